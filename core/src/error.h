@@ -1,0 +1,17 @@
+/* error.h - internal: filling the caller-owned pathgate_error. */
+#ifndef PATHGATE_ERROR_H
+#define PATHGATE_ERROR_H
+
+#include "pathgate/common.h"
+
+/* Sets err (if not NULL) to code and a formatted message; returns code, so
+ * callers write `return pathgate__error_set(err, PATHGATE_EINVAL, "...")`.
+ * fmt NULL uses pathgate_strerror(code). The message must never contain a
+ * host path: format only canonical addresses, keys and user-given text. */
+int pathgate__error_set(pathgate_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Resets err (if not NULL) to code 0 and an empty message. */
+void pathgate__error_clear(pathgate_error *err);
+
+#endif
