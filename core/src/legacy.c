@@ -301,8 +301,11 @@ int pathgate_legacy_to_uri(pathgate_uri **out, const pathgate_legacy *path,
     pathgate_convention conv = convention;
     if (conv == PATHGATE_CONVENTION_NONE) {
         conv = infer(path->text, path->len);
-        if (conv == PATHGATE_CONVENTION_NONE)
-            return convert_error(err, PATHGATE_ENOTABS, path, conv);
+        if (conv == PATHGATE_CONVENTION_NONE) {
+            /* the text's own faults first, as from_native reports them */
+            int rc = pathgate__text_check(path->text, path->len, PATHGATE_PATH_MAX, NULL);
+            return convert_error(err, rc < 0 ? rc : PATHGATE_ENOTABS, path, conv);
+        }
     }
     int rc = pathgate_uri_from_native(out, path->text, path->len, conv, &path->alloc, NULL);
     if (rc < 0) {
