@@ -37,7 +37,8 @@
 #define PG_MODULE_PARTS(X) \
     X(errors)              \
     X(uri)                 \
-    X(legacy)
+    X(legacy)              \
+    X(ref)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */

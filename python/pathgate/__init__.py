@@ -17,6 +17,7 @@ from ._core import (
     PathError,
     PathUri,
     SessionError,
+    VisibilityRef,
     __version__,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "PathError",
     "PathUri",
     "SessionError",
+    "VisibilityRef",
     "__version__",
 ]
