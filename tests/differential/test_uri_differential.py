@@ -354,6 +354,8 @@ def generate() -> list[Case]:
         segs = gen_tail(rnd, False, allow_c0)
         if segs and re.match(r"^[A-Za-z]:", segs[0]):
             segs[0] = "_" + segs[0]  # R10 covers drive-like POSIX paths
+        if segs and rnd.random() < 0.03:
+            segs[0] = rnd.choice("CDxz") + "|"  # the legacy drive spelling `C|`
         text = "/" + "/".join(segs)
         if rnd.random() < 0.1:
             text += "/"
