@@ -507,10 +507,11 @@ def test_differential_native_uri():
     per_check: dict[str, int] = {}
 
     def fail(c: Case, msg: str) -> None:
-        check = msg.split(" ", 1)[0] + c.kind
+        check = re.split(r"[ (]", msg, maxsplit=1)[0] + "/" + c.kind
         per_check[check] = per_check.get(check, 0) + 1
         if per_check[check] <= 6:
-            failures.append(f"[{c.kind}/{conv(c.windows)}] {c.text!r}: {msg}")
+            line = f"[{c.kind}/{conv(c.windows)}] {c.text!r}: {msg}"
+            failures.append(line if len(line) < 600 else line[:600] + "...")
         else:
             failures.append("")
 
