@@ -67,7 +67,9 @@ static inline void fz_check_uri(const pathgate_uri *u)
              "u does not start with itself: %s", s);
     if (!fz_has_encoded_sep(s) && !pathgate_uri_is_opaque(u)) {
         rc = pathgate_uri_relative_to(&b, u, u, NULL);
-        FZ_CHECK(rc == 0 && b.ptr && b.len == 0, "relative_to(u, u) != \"\": %s", s);
+        FZ_CHECK((rc == 0 && b.ptr && b.len == 0) ||
+                     (rc == PATHGATE_EUTF8 && pathgate_uri_convention(u) == PATHGATE_CONVENTION_WINDOWS),
+                 "relative_to(u, u) != \"\": %s (%s)", s, pathgate_errname(rc));
         pathgate_buf_dispose(&b);
     }
 }

@@ -39,8 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_known_error(rc);
         pathgate_buf_dispose(&a);
     }
+    /* a Windows segment must decode to UTF-8: basename may say EUTF8 */
     rc = pathgate_uri_basename(&a, u, NULL);
-    FZ_CHECK(rc == 0, "basename failed: %s", s);
+    FZ_CHECK(rc == 0 || (rc == PATHGATE_EUTF8 && conv == PATHGATE_CONVENTION_WINDOWS),
+             "basename failed: %s (%s)", s, pathgate_errname(rc));
     pathgate_buf_dispose(&a);
 
     /* the parent chain ends at a root, each parent contains its child */
