@@ -38,7 +38,9 @@
     X(errors)              \
     X(uri)                 \
     X(legacy)              \
-    X(ref)
+    X(ref)                 \
+    X(resolver)            \
+    X(session)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */

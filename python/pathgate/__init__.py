@@ -16,8 +16,12 @@ from ._core import (
     LegacyAppPathString,
     PathError,
     PathUri,
+    Resolver,
+    Session,
     SessionError,
+    SessionState,
     VisibilityRef,
+    VisibilityResolution,
     __version__,
 )
 
@@ -31,7 +35,11 @@ __all__ = [
     "LegacyAppPathString",
     "PathError",
     "PathUri",
+    "Resolver",
+    "Session",
     "SessionError",
+    "SessionState",
     "VisibilityRef",
+    "VisibilityResolution",
     "__version__",
 ]
