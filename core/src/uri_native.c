@@ -169,7 +169,7 @@ typedef struct win_root {
 
 static int drive_at(const char *s, size_t n, size_t i)
 {
-    return n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
+    return i <= n && n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
            is_sep(s[i + 2]);
 }
 

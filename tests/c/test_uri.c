@@ -454,6 +454,44 @@ static void test_fast_paths_agree_with_full_paths(void **state)
     }
 }
 
+/* Every short text over the bytes that steer the root parsers, each in a
+ * heap buffer of exactly its size (so that ASan sees any read past it). */
+static void test_short_inputs_in_exact_buffers(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "\\/.?C:U%f";
+    const size_t k = sizeof alphabet - 1;
+    pathgate_uri *bases[3] = {parse_ok("file:///a"), parse_ok("file:///C:/a"),
+                              parse_ok("file://s/sh/a")};
+    for (size_t len = 0; len <= 5; len++) {
+        size_t total = 1;
+        for (size_t i = 0; i < len; i++)
+            total *= k;
+        for (size_t code = 0; code < total; code++) {
+            char *text = malloc(len ? len : 1);
+            size_t c = code;
+            for (size_t i = 0; i < len; i++, c /= k)
+                text[i] = alphabet[c % k];
+            pathgate_uri *u = NULL;
+            if (pathgate_uri_parse(&u, text, len, pg_test_alloc(), NULL) == 0)
+                pathgate_uri_free(u);
+            for (int conv = 0; conv <= 2; conv++)
+                if (pathgate_uri_from_native(&u, text, len, (pathgate_convention)conv,
+                                             pg_test_alloc(), NULL) == 0)
+                    pathgate_uri_free(u);
+            for (int b = 0; b < 3; b++) {
+                if (pathgate_uri_join(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+                if (pathgate_uri_join_descendant(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+            }
+            free(text);
+        }
+    }
+    for (int b = 0; b < 3; b++)
+        pathgate_uri_free(bases[b]);
+}
+
 /* ---------------------------------------------------------- equality laws */
 
 static void test_equal_and_hash_laws(void **state)
@@ -677,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_random_posix_round_trips),
         cmocka_unit_test(test_random_windows_round_trips),
         cmocka_unit_test(test_fast_paths_agree_with_full_paths),
+        cmocka_unit_test(test_short_inputs_in_exact_buffers),
         cmocka_unit_test(test_equal_and_hash_laws),
         cmocka_unit_test(test_derived_uris_use_the_base_allocator),
         cmocka_unit_test(test_allocation_failures),
