@@ -51,9 +51,10 @@
  *  - from_native: POSIX non-UTF-8 bytes are encoded honestly; POSIX text
  *    with a NUL, or whose result would start with a drive segment, and
  *    Windows text with a NUL, device paths (`\\.\COM1`, `\\?\Volume{..}`,
- *    `\\.\C:` without a separator), a UNC server or share of `.`, `..`,
- *    `localhost`, a missing/empty share, or a server that is no valid host,
- *    become the opaque form. Windows opaque payloads are UTF-16LE of the
+ *    `\\.\C:` without a separator), a UNC server of `.`, `..` or
+ *    `localhost` (any case), a share of `.` or `..`, a missing or empty
+ *    server or share, or a server that is no valid host, become the
+ *    opaque form. Windows opaque payloads are UTF-16LE of the
  *    text with `/` turned into `\` (so their convention always infers as
  *    Windows). `\\?\` paths are normalised like the others (`..` and `/`
  *    are read, not kept verbatim). Relative or empty text is ENOTABS;

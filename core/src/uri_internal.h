@@ -1,5 +1,5 @@
 /* uri_internal.h - internal: the pathgate_uri layout and the builder that
- * every constructor (parse, from_native, join, parent) uses.
+ * the constructors (parse, from_native, join) write through.
  *
  * A pathgate_uri is ONE allocation: this header followed by the
  * NUL-terminated URI string. Everything else (segments, decoded forms) is
