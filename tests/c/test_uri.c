@@ -251,7 +251,7 @@ static void test_random_posix_round_trips(void **state)
     (void)state;
     static const char *pieces[] = {"/", "/", "/", "a", "B", ".", "..", "%", "%2F", "%41", " ",
                                    "#", "?", "\\", "C:", "é", "\xff", "~", "[", "|", "\t",
-                                   ":", "@", "..."};
+                                   ":", "@", "...", "d|"};
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
     char text[256], norm[256];
     for (int iter = 0; iter < 3000; iter++) {
@@ -272,7 +272,8 @@ static void test_random_posix_round_trips(void **state)
         assert_string_equal(pathgate_uri_string(again, NULL), s);
         assert_true(pathgate_uri_equal(u, again));
         assert_true(pathgate_uri_hash(u) == pathgate_uri_hash(again));
-        int drive_like = nn >= 3 && norm[2] == ':' && (nn == 3 || norm[3] == '/') &&
+        int drive_like = nn >= 3 && (norm[2] == ':' || norm[2] == '|') &&
+                         (nn == 3 || norm[3] == '/') &&
                          ((norm[1] | 0x20) >= 'a' && (norm[1] | 0x20) <= 'z');
         pathgate_buf b = PATHGATE_BUF_INIT;
         int rc = pathgate_uri_to_native(&b, again, PATHGATE_CONVENTION_POSIX, NULL);

@@ -29,7 +29,8 @@ typedef struct pathgate_uri pathgate_uri;
  * fragment (EFRAGMENT), encoded NUL (EENCODEDNUL, except in the opaque
  * form), other schemes (ESCHEME), a relative reference (ENOTABS) and bad
  * syntax (ESYNTAX). `file:/x` reads as `file:///x`; host localhost is
- * dropped; a host-less drive letter is uppercased; %XX spellings are kept
+ * dropped; a host-less drive letter is uppercased (and the WHATWG legacy
+ * first segment `C|` read as `C:`); %XX spellings are kept
  * as written; dot segments are resolved (a `..` above the root is
  * ESYNTAX); empty segments drop. Raw space, `"<>`{}` and non-ASCII UTF-8
  * in the path are accepted and percent-encoded. */
