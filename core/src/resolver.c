@@ -233,7 +233,7 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
         int e = errno;
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory %s", who,
                                    e == ENOENT    ? "does not exist"
-                                   : e == ENOTDIR ? "is not a directory"
+                                   : e == ENOTDIR ? "is a file, not a directory"
                                    : e == EACCES  ? "is not accessible"
                                                   : "cannot be opened");
     }

@@ -645,7 +645,7 @@ static void test_construction_errors(void **state)
         {{{PG_S("repo"), missing, strlen(missing), 0}}, 1, {{0}}, 0, PATHGATE_EIO,
          "root 'repo': the directory does not exist"},
         {{{PG_S("repo"), file, strlen(file), 0}}, 1, {{0}}, 0, PATHGATE_EIO,
-         "root 'repo': the directory is not a directory"},
+         "root 'repo': the directory is a file, not a directory"},
         {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("Gone Mod"), missing, strlen(missing), 0}}, 1, PATHGATE_EIO,
          "'Gone Mod'"},
         {{{PG_S("repo"), NULL, 0, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
