@@ -146,11 +146,14 @@ def emit(args: argparse.Namespace, plain: str | None, data: Any) -> None:
 
 def cmd_resolve(args: argparse.Namespace) -> int:
     resolver = make_resolver(args)
+    # Relative input is relative to --base, or to the home root (the first
+    # configured root), as in a fresh Session.
+    base = args.base if args.base else f"root:{resolver.roots[0]}"
     records = []
     lines = []
     failed = False
     for index, text in enumerate(args.address, 1):
-        res = resolver.resolve(text, require_exists=not args.no_require_exists, base=args.base)
+        res = resolver.resolve(text, require_exists=not args.no_require_exists, base=base)
         record: dict[str, Any] = {
             "ok": res.ok,
             "address": str(res.ref) if res.ok else None,
@@ -324,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("resolve", cmd_resolve, "resolve addresses, URIs or paths to canonical addresses")
     p.add_argument("address", nargs="+")
     p.add_argument("--no-require-exists", action="store_true", help="accept a missing target")
-    p.add_argument("--base", help="canonical address that relative input is relative to")
+    p.add_argument("--base", help="canonical address that relative input is relative to (default: the first root)")
     p.add_argument("--host-path", action="store_true", help="also print the host path (local use only)")
 
     for name, func, what in (("uri", cmd_uri, "convert a native path to a file: URI"),
