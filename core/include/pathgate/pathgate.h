@@ -34,5 +34,6 @@
 #include "legacy.h"
 #include "resolver.h"
 #include "session.h"
+#include "exec.h"
 
 #endif /* PATHGATE_H */
