@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -128,16 +129,18 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     /* 4. The working directory, by fd: no path string is involved. */
     if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0)
         child_fail(a, STAGE_CWD, rc);
-    /* 5. No capabilities, now or after execve (root included). Dropping
-     * from the bounding set needs CAP_SETPCAP: without it there is
-     * nothing to drop (EPERM), and EINVAL ends the list of capabilities. */
-    for (int c = 0; c < 64; c++) {
-        rc = RAW(SYS_prctl, PR_CAPBSET_DROP, c, 0, 0, 0);
-        if (rc == -EINVAL)
-            break;
-        if (rc < 0 && rc != -EPERM)
-            child_fail(a, STAGE_CAPS, rc);
-    }
+    /* 5. No capabilities, now or after execve (root included): with
+     * SECBIT_NOROOT an execve by uid 0 no longer grants the full set, so
+     * clearing ambient, inheritable, permitted and effective sets is final
+     * (no_new_privs below rules out setuid and file capabilities). Setting
+     * securebits needs CAP_SETPCAP: without it (EPERM) the process is not
+     * privileged and exec grants it nothing anyway. */
+    rc = RAW(SYS_prctl, PR_SET_SECUREBITS,
+             SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+             0, 0, 0);
+    if (rc < 0 && rc != -EPERM)
+        child_fail(a, STAGE_CAPS, rc);
     rc = RAW(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     if (rc < 0 && rc != -EINVAL)
         child_fail(a, STAGE_CAPS, rc);
