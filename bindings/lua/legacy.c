@@ -77,8 +77,11 @@ static int legacy_infer_convention(lua_State *L)
 
 static int legacy_tostring(lua_State *L)
 {
+    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_LEGACY_MT);
+    if (!box->ptr)
+        return pg_pushclosed(L, PG_LEGACY_MT);
     size_t len;
-    const char *s = pathgate_legacy_text(checklegacy(L, 1), &len);
+    const char *s = pathgate_legacy_text(box->ptr, &len);
     lua_pushlstring(L, s, len);
     return 1;
 }

@@ -50,6 +50,17 @@ static int ref_session_abs(lua_State *L)
     return 1;
 }
 
+static int ref_tostring(lua_State *L)
+{
+    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_REF_MT);
+    if (!box->ptr)
+        return pg_pushclosed(L, PG_REF_MT);
+    size_t len;
+    const char *s = pathgate_ref_address(box->ptr, &len);
+    lua_pushlstring(L, s, len);
+    return 1;
+}
+
 static int ref_eq(lua_State *L)
 {
     pg_box *a = (pg_box *)luaL_testudata(L, 1, PG_REF_MT);
@@ -72,7 +83,7 @@ static int ref_close(lua_State *L)
 void pg_open_ref(lua_State *L, int module_idx, int scratch_idx)
 {
     static const luaL_Reg meta[] = {
-        {"__tostring", ref_session_abs},
+        {"__tostring", ref_tostring},
         {"__eq", ref_eq},
         {"__gc", ref_close},
         {"__close", ref_close},

@@ -346,8 +346,7 @@ static int resolver_tostring(lua_State *L)
 {
     pg_resolver *r = (pg_resolver *)luaL_checkudata(L, 1, PG_RESOLVER_MT);
     if (r->closed || !r->ptr) {
-        lua_pushliteral(L, "pathgate.Resolver (closed)");
-        return 1;
+        return pg_pushclosed(L, PG_RESOLVER_MT);
     }
     lua_pushfstring(L, "pathgate.Resolver (%d roots, %d mods, %d tokens)",
                     (int)pathgate_resolver_root_count(r->ptr),

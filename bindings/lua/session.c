@@ -146,8 +146,7 @@ static int session_tostring(lua_State *L)
     lua_getiuservalue(L, 1, 1);
     pg_resolver *r = (pg_resolver *)lua_touserdata(L, -1);
     if (!box->ptr || !r || r->closed) {
-        lua_pushliteral(L, "pathgate.Session (closed)");
-        return 1;
+        return pg_pushclosed(L, PG_SESSION_MT);
     }
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
     pathgate_buf_dispose(buf);

@@ -150,8 +150,11 @@ static int uri_display(lua_State *L)
 
 static int uri_tostring(lua_State *L)
 {
+    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_URI_MT);
+    if (!box->ptr)
+        return pg_pushclosed(L, PG_URI_MT);
     size_t len;
-    const char *s = pathgate_uri_string(pg_checkuri(L, 1), &len);
+    const char *s = pathgate_uri_string(box->ptr, &len);
     lua_pushlstring(L, s, len);
     return 1;
 }

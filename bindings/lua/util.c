@@ -98,6 +98,12 @@ int pg_bufresult(lua_State *L, int rc, pathgate_buf *buf, const pathgate_error *
     return 1;
 }
 
+int pg_pushclosed(lua_State *L, const char *tname)
+{
+    lua_pushfstring(L, "%s (closed)", tname);
+    return 1;
+}
+
 void pg_closebox(lua_State *L, int arg, const char *tname, void (*fn)(void *))
 {
     pg_box *box = (pg_box *)luaL_checkudata(L, arg, tname);

@@ -85,6 +85,9 @@ void pg_pushbuf(lua_State *L, pathgate_buf *buf);
  * absent) and 1, or pg_fail(). */
 int pg_bufresult(lua_State *L, int rc, pathgate_buf *buf, const pathgate_error *err);
 
+/* __tostring of a closed object: "<tname> (closed)"; returns 1. */
+int pg_pushclosed(lua_State *L, const char *tname);
+
 /* Shared __gc/__close helper: runs fn(box->ptr) once and clears it. */
 void pg_closebox(lua_State *L, int arg, const char *tname, void (*fn)(void *));
 
