@@ -53,6 +53,34 @@ function M.full_gc()
   for _ = 1, 4 do collectgarbage("collect") end
 end
 
+------------------------------------------------------------------ a test tree
+
+-- Builds a fresh tree under a temp dir and returns a table with its dirs:
+--   repo/common/traits/00_traits.txt, repo/common/empty/, repo/a b/é.txt,
+--   repo/escape -> ../outside (outward symlink), repo/inner -> common,
+--   repo/dangling -> ../outside/missing, game/readme.txt,
+--   mods/some/descriptor.mod, outside/secret.txt
+function M.make_tree()
+  local t = { top = M.tmpdir() }
+  t.repo, t.game = t.top .. "/repo", t.top .. "/game"
+  t.mod, t.outside = t.top .. "/mods/some", t.top .. "/outside"
+  M.mkdir(t.repo .. "/common/traits")
+  M.mkdir(t.repo .. "/common/empty")
+  M.mkdir(t.repo .. "/a b")
+  M.mkdir(t.game)
+  M.mkdir(t.mod)
+  M.mkdir(t.outside)
+  M.write(t.repo .. "/common/traits/00_traits.txt", "trait = 1\n")
+  M.write(t.repo .. "/a b/\195\169.txt", "e\n")
+  M.write(t.game .. "/readme.txt", "game\n")
+  M.write(t.mod .. "/descriptor.mod", "name=\"Some Mod\"\n")
+  M.write(t.outside .. "/secret.txt", "secret\n")
+  M.symlink("../outside", t.repo .. "/escape")
+  M.symlink("common", t.repo .. "/inner")
+  M.symlink("../outside/missing", t.repo .. "/dangling")
+  return t
+end
+
 ---------------------------------------------------------------- uri_cases.tsv
 
 local function unescape(field, where)
