@@ -298,16 +298,15 @@ int pathgate_legacy_to_uri(pathgate_uri **out, const pathgate_legacy *path,
     if (convention != PATHGATE_CONVENTION_NONE && convention != PATHGATE_CONVENTION_POSIX &&
         convention != PATHGATE_CONVENTION_WINDOWS)
         return pathgate__error_set(err, PATHGATE_EINVAL, "unknown convention");
-    pathgate_convention conv = convention;
-    if (conv == PATHGATE_CONVENTION_NONE) {
-        conv = infer(path->text, path->len);
-        if (conv == PATHGATE_CONVENTION_NONE)
-            return convert_error(err, PATHGATE_ENOTABS, path, conv);
-    }
-    int rc = pathgate_uri_from_native(out, path->text, path->len, conv, &path->alloc, NULL);
+    /* from_native decides (and infers the same way); the convention named
+     * in a failure is the one given, else the one the text shows. */
+    int rc = pathgate_uri_from_native(out, path->text, path->len, convention, &path->alloc, NULL);
     if (rc < 0) {
         *out = NULL;
-        return convert_error(err, rc, path, conv);
+        pathgate_convention named = convention;
+        if (named == PATHGATE_CONVENTION_NONE)
+            named = infer(path->text, path->len);
+        return convert_error(err, rc, path, named);
     }
     return PATHGATE_OK;
 }
@@ -381,9 +380,11 @@ int pathgate_legacy_resolve_against(pathgate_uri **out, const pathgate_legacy *p
     const char *s = path->text;
     size_t len = path->len;
     pathgate_convention conv = pathgate_uri_convention(cwd);
-    int rc = pathgate__text_check(s, len, PATHGATE_PATH_MAX, NULL);
-    if (rc < 0)
-        return resolve_error(err, rc, path, conv);
+    int rc;
+    /* join validates the text (NUL, UTF-8 where the convention needs it);
+     * only the length is checked here, for the stack copies below. */
+    if (len > PATHGATE_PATH_MAX)
+        return resolve_error(err, PATHGATE_ETOOLONG, path, conv);
     if (conv == PATHGATE_CONVENTION_NONE)
         return resolve_error(err, PATHGATE_EOPAQUE, path, conv);
 

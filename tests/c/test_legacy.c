@@ -206,10 +206,14 @@ static void test_to_uri_fails_closed_naming_text_and_convention(void **state)
     TO_URI_ERR("C:\\x", POSIX, PATHGATE_ENOTABS);  /* a relative POSIX name */
     TO_URI_ERR("~/x", INFER, PATHGATE_ENOTABS);     /* never expanded */
     /* NUL and bad UTF-8: shown escaped in the message */
-    check_to_uri("/a\0b", 4, INFER, NULL, PATHGATE_ENUL,
-                 "cannot convert '/a\\x00b' to a posix URI: nul byte");
-    check_to_uri("/a\xFF", 3, INFER, NULL, PATHGATE_EUTF8,
-                 "cannot convert '/a\xEF\xBF\xBD' to a posix URI: invalid utf8");
+    check_to_uri("a\0b", 3, POSIX, NULL, PATHGATE_ENOTABS,
+                 "cannot convert 'a\\x00b' to a posix URI: not absolute");
+    /* an absolute POSIX path holding NUL has only the opaque form */
+    check_to_uri("/a\0b", 4, INFER, "file:///%00/bad/path/L2EAYg", 0, NULL);
+    check_to_uri("C:\\a\xFF", 5, INFER, NULL, PATHGATE_EUTF8,
+                 "cannot convert 'C:\\a\xEF\xBF\xBD' to a windows URI: invalid utf8");
+    /* POSIX names are bytes: no UTF-8 needed */
+    check_to_uri("/a\xFF", 3, INFER, "file:///a%FF", 0, NULL);
     check_to_uri("x\n\x1b[2J", 6, INFER, NULL, PATHGATE_ENOTABS,
                  "cannot convert 'x\\n\\x1B[2J' to a URI: not absolute (no convention inferred)");
 
@@ -409,7 +413,14 @@ static void test_resolve_posix_cwd(void **state)
     RESOLVE_ERR("\\\\srv\\share\\x", PCWD, NULL, PATHGATE_ECONVENTION);
     RESOLVE_ERR("\\\\?\\C:\\x", PCWD, NULL, PATHGATE_ECONVENTION);
     /* text the resolver refuses */
-    RESOLVE_ERR("a\xFF", PCWD, NULL, PATHGATE_EUTF8);
+    RESOLVE_OK("a\xFF", PCWD, NULL, PCWD "/a%FF"); /* POSIX names are bytes */
+    RESOLVE_ERR("a\xFF", WCWD, NULL, PATHGATE_EUTF8);
+    static char big[PATHGATE_PATH_MAX + 2];
+    memset(big, 'a', sizeof big - 1);
+    RESOLVE_ERR(big, PCWD, NULL, PATHGATE_ETOOLONG);
+    RESOLVE_ERR(big, WCWD, NULL, PATHGATE_ETOOLONG);
+    big[0] = big[1] = '/';
+    RESOLVE_ERR(big, WCWD, NULL, PATHGATE_ETOOLONG);
 
     pathgate_legacy *p = mk("a\0b", 3);
     pathgate_uri *cwd = uri(PCWD), *out = NULL;
@@ -445,7 +456,7 @@ static void test_resolve_windows_cwd(void **state)
     /* a leading \\ or // is UNC */
     RESOLVE_OK("\\\\srv\\share\\x", WCWD, NULL, "file://srv/share/x");
     RESOLVE_OK("//srv/share/x", WCWD, NULL, "file://srv/share/x");
-    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share");
+    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share/");
     RESOLVE_OK("\\\\?\\UNC\\srv\\share\\y", WCWD, NULL, "file://srv/share/y");
     /* POSIX-absolute (and \x) text is root-relative: keeps the drive */
     RESOLVE_OK("/etc/hosts", WCWD, NULL, "file:///C:/etc/hosts");
@@ -457,7 +468,7 @@ static void test_resolve_windows_cwd(void **state)
 
     /* a UNC cwd: root-relative text stays on the share */
     RESOLVE_OK("/x", "file://srv/share/d/e", NULL, "file://srv/share/x");
-    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share");
+    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share/");
     RESOLVE_OK("f", "file://srv/share/d/e", NULL, "file://srv/share/d/e/f");
     RESOLVE_OK("C:\\x", "file://srv/share/d", NULL, "file:///C:/x");
 }

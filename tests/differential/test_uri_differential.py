@@ -30,8 +30,12 @@ R2  Drive letter case. pathgate upper-cases a drive letter (``c:`` ->
 R3  Trailing separator / empty segments. pathgate drops empty segments, so
     ``/x/`` is ``file:///x``; Node and pathlib keep a trailing ``/`` (Node even
     writes ``file:///C://`` for ``C:\\``). Trailing slashes of the reference
-    are removed except for the root forms ``file:///`` and ``file:///X:/``, and
-    a trailing native separator is removed likewise.
+    are removed except for the root forms ``file:///``, ``file:///X:/`` and
+    the share root ``file://host/share/`` (which pathgate always writes with
+    its slash, as ``\\\\host\\share\\`` natively, like ``C:\\``; Node and
+    pathlib write ``file://host/share`` for ``\\\\host\\share``); a trailing
+    native separator is treated likewise, and repeated native separators
+    (Node renders its own ``file:///C://`` as ``C:\\\\``) count as one.
 R4  Dot segments. pathgate resolves ``.`` and ``..`` and never climbs above
     ``/``, a drive or a UNC share. pathlib resolves nothing: its path is
     normalised lexically (with the same clamping) before comparing. Node
@@ -44,9 +48,11 @@ R5  Relative text. pathgate refuses it (not_absolute); Node resolves it
 R6  C0 controls. Node's URL pathname setter drops trailing C0 controls
     (``/a\\x01`` -> ``file:///a``). Inputs holding a C0 control are compared
     with pathlib only (which encodes them as pathgate does).
-R7  UNC host case. Node lower-cases the host (WHATWG host parsing);
-    pathgate keeps the server name as written. Hosts compare
-    case-insensitively (Windows server names are case-insensitive).
+R7  UNC host. Node lower-cases the host (WHATWG host parsing); pathgate
+    keeps the server name as written. Hosts compare case-insensitively
+    (Windows server names are case-insensitive). Node also reads a host
+    ending in a number as IPv4 (``\\\\9\\s`` -> ``file://0.0.0.9/s``);
+    pathgate keeps the name: such hosts are not compared with Node.
 R8  Device aliases. pathgate normalises ``\\\\?\\C:\\``, ``\\\\.\\C:\\``,
     ``\\\\?\\UNC\\s\\sh\\`` and ``\\\\.\\UNC\\s\\sh\\`` to the plain forms; pathlib does not
     know them (it makes ``file://%3F/C%3A/x``) and Node normalises only the
@@ -62,6 +68,13 @@ R10 Opaque fallback. A POSIX path whose first segment looks like a drive
     means something else). Such inputs are checked to be opaque, to carry
     the original text (POSIX: its bytes; Windows: UTF-16LE), and to refuse
     to_native (error ``opaque``); they are not compared with the references.
+R12 Node's ``pathToFileURL`` finds a UNC server and share only between
+    backslashes (``\\\\srv/share`` gives ``file:///share``); ``/`` and ``\\``
+    are the same Windows separator, so Node is given the backslash spelling.
+    For UNC it does not normalise the path either, and the URL parser then
+    lets ``..`` pop an *empty* segment (``a\\\\..`` -> ``a/``) where pathgate
+    drops empty segments first: Node is given UNC text with repeated
+    separators collapsed.
 R11 ``to_native`` of a pathgate URI is compared with Node's
     ``fileURLToPath(uri)`` exactly (after R2/R3), and with
     ``urllib.parse.unquote`` of the URI's path put through ``PurePath``.
@@ -217,18 +230,28 @@ def canon_uri(u: str) -> str:
     path = re.sub(r"/{2,}", "/", path)
     if path.endswith("/") and not re.fullmatch(r"/([A-Z]:/)?", path):  # R3
         path = path.rstrip("/")
+    if host and path.count("/") == 1:
+        path += "/"  # R3: a share root is written like a drive root
     return "file://" + host + path
 
 
 def canon_native(p: str, windows: bool) -> str:
-    """R2 + R3 applied to native text."""
+    """R2 + R3 + R7 applied to native text."""
     if windows:
+        m = re.match(r"^\\\\([^\\]*)", p)
+        if m:  # R7
+            p = "\\\\" + m.group(1).lower() + p[m.end():]
+        p = p[:2] + re.sub(r"\\{2,}", r"\\", p[2:])  # Node's C:\\ for file:///C://
         if re.match(r"^[A-Za-z]:", p):
             p = p[0].upper() + p[1:]
         if p.endswith("\\") and not re.fullmatch(r"[A-Z]:\\", p):
             p = p.rstrip("\\")
-    elif p.endswith("/") and p != "/":
-        p = p.rstrip("/")
+        if re.fullmatch(r"\\\\[^\\]+\\[^\\]+", p):
+            p += "\\"  # R3: a share root renders like a drive root
+    else:
+        p = re.sub(r"/{2,}", "/", p)
+        if p.endswith("/") and p != "/":
+            p = p.rstrip("/")
     return p
 
 
@@ -320,7 +343,6 @@ class Case:
     kind: str  # posix | drive | unc | alias | relative | opaque
     plain: str = ""  # R8: the plain form of an alias
     c0: bool = False
-    unc_clamped: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -355,7 +377,7 @@ def generate() -> list[Case]:
             share = gen_segment(rnd, True, False).replace(":", "_")
         segs = [server, share] + gen_tail(rnd, True, False)
         text = "\\\\" + server + rnd.choice("\\/") + join_win(rnd, segs[1:])
-        cases.append(Case(text, True, "unc", unc_clamped=clamp_dots(segs[2:])[1]))
+        cases.append(Case(text, True, "unc"))
     for _ in range(N_ALIAS):
         if rnd.random() < 0.5:
             plain = rnd.choice("CDZ") + ":\\" + "\\".join(gen_tail(rnd, True, False))
@@ -395,6 +417,37 @@ def generate() -> list[Case]:
 
 
 # ------------------------------------------------------------- references
+
+
+def node_spelling(text: str, windows: bool) -> str:
+    """R12: Node's pathToFileURL finds a UNC server and share only between
+    backslashes; `/` and `\\` are the same Windows separator, so Node is
+    given the backslash spelling."""
+    if not windows:
+        return text
+    t = text.replace("/", "\\")
+    if t.startswith("\\\\"):  # R3: Node keeps empty UNC segments for `..` to pop
+        t = "\\\\" + re.sub(r"\\{2,}", r"\\", t[2:])
+    return t
+
+
+def node_reads_host_as_ipv4(text: str, windows: bool) -> bool:
+    """R7: the WHATWG host parser reads a host ending in a number as IPv4."""
+    if not windows:
+        return False
+    m = re.match(r"^[\\/]{2}([^\\/]*)", text)
+    return bool(m) and re.fullmatch(r"(.*\.)?(\d+|0[xX][0-9A-Fa-f]*)\.?", m.group(1)) is not None
+
+
+def unc_pops_share(text: str, windows: bool) -> bool:
+    """R4: whether a `..` of a UNC path would climb above its share."""
+    if not windows:
+        return False
+    t = text.replace("/", "\\")
+    if not t.startswith("\\\\"):
+        return False
+    parts = t[2:].split("\\")
+    return clamp_dots(parts[2:])[1]
 
 
 def pathlib_uri(text: str, windows: bool) -> str:
@@ -449,9 +502,12 @@ def test_differential_native_uri():
     pg_infer = res[len(res) - n:]
 
     failures: list[str] = []
+    per_check: dict[str, int] = {}
 
     def fail(c: Case, msg: str) -> None:
-        if len(failures) < 40:
+        check = msg.split(" ", 1)[0] + c.kind
+        per_check[check] = per_check.get(check, 0) + 1
+        if per_check[check] <= 6:
             failures.append(f"[{c.kind}/{conv(c.windows)}] {c.text!r}: {msg}")
         else:
             failures.append("")
@@ -503,9 +559,11 @@ def test_differential_native_uri():
         if want != canon_uri(val):
             fail(c, f"pathgate {val} != pathlib {want}")
         # Node: skipped for C0 controls (R6) and UNC `..` popping the share (R4)
-        if not c.c0 and not c.unc_clamped:
+        if (not c.c0 and not unc_pops_share(ref_text, c.windows)
+                and not node_reads_host_as_ipv4(ref_text, c.windows)):
             node_idx[i] = len(node_q)
-            node_q.append({"op": "to_url", "path": ref_text, "windows": c.windows})
+            node_q.append({"op": "to_url", "path": node_spelling(ref_text, c.windows),
+                           "windows": c.windows})
             node_q.append({"op": "to_path", "url": val, "windows": c.windows})
         second.append(("to_native", conv(c.windows), val))
         second_idx.append((i, "native"))
@@ -536,14 +594,14 @@ def test_differential_native_uri():
                 continue
             pg_native[i] = val
             want = canon_native(pathlib_native(u, c.windows), c.windows)  # R11
-            if val != want:
+            if canon_native(val, c.windows) != want:
                 fail(c, f"to_native({u}) = {val!r}, pathlib says {want!r}")
         elif what == "node_href_native":
             href = node[node_idx[i]]["href"]
             want = node[node_idx[i]].get("back")
             if st != "ok" or want is None:
                 fail(c, f"Node href {href}: pathgate {st} {val}, Node {node[node_idx[i]]}")
-            elif val != canon_native(want, c.windows):
+            elif canon_native(val, c.windows) != canon_native(want, c.windows):
                 fail(c, f"Node href {href}: pathgate native {val!r} != Node {want!r}")
 
     for i, k in node_idx.items():
@@ -557,7 +615,8 @@ def test_differential_native_uri():
             fail(c, f"pathgate {u} != Node {r_url['href']} (canonical {canon_uri(r_url['href'])})")
         if "path" not in r_path:
             fail(c, f"Node fileURLToPath({u}) failed: {r_path}")
-        elif i in pg_native and canon_native(r_path["path"], c.windows) != pg_native[i]:
+        elif i in pg_native and (canon_native(r_path["path"], c.windows)
+                                 != canon_native(pg_native[i], c.windows)):
             fail(c, f"to_native({u}) = {pg_native[i]!r}, Node says {r_path['path']!r}")
 
     real = [f for f in failures if f]

@@ -1,0 +1,413 @@
+/* test_containment.c - pathgate__contain_open / pathgate__contain_probe on a
+ * real tree: every case runs through openat2 and through the O_NOFOLLOW
+ * fallback walk, and both must give the same answer. */
+#define _GNU_SOURCE
+#include "support.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "contain.h"
+
+typedef struct tree {
+    char *tmp;  /* T */
+    char *base; /* T/base */
+    int fd;     /* O_PATH of T/base */
+} tree;
+
+static char *join(const char *a, const char *b)
+{
+    char *p = NULL;
+    assert_true(asprintf(&p, "%s/%s", a, b) > 0);
+    return p;
+}
+
+static void mkfile(const char *dir, const char *rel, const char *content)
+{
+    char *p = join(dir, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+    free(p);
+}
+
+static void mkdirs(const char *dir, const char *rel)
+{
+    char *p = join(dir, rel);
+    assert_int_equal(mkdir(p, 0700), 0);
+    free(p);
+}
+
+static void mklink(const char *dir, const char *rel, const char *target)
+{
+    char *p = join(dir, rel);
+    assert_int_equal(symlink(target, p), 0);
+    free(p);
+}
+
+static int setup(void **state)
+{
+    tree *t = calloc(1, sizeof *t);
+    t->tmp = pg_tmpdir_make();
+    assert_non_null(t->tmp);
+    t->base = join(t->tmp, "base");
+    mkdirs(t->tmp, "base");
+    mkdirs(t->tmp, "outside");
+    mkfile(t->tmp, "outside/secret", "outside");
+
+    const char *b = t->base;
+    mkfile(b, "file", "inside");
+    mkdirs(b, "dir");
+    mkdirs(b, "dir/sub");
+    mkfile(b, "dir/sub/deep.txt", "deep");
+    mklink(b, "in_link", "dir/sub");
+    mklink(b, "in_file_link", "file");
+    mklink(b, "out_rel", "../outside");
+    char *abs_out = join(t->tmp, "outside");
+    mklink(b, "out_abs", abs_out);
+    char *abs_secret = join(t->tmp, "outside/secret");
+    mklink(b, "out_file_abs", abs_secret);
+    free(abs_out);
+    free(abs_secret);
+    mklink(b, "up", "dir/sub/../../..");
+    mklink(b, "chain1", "chain2");
+    mklink(b, "chain2", "chain3");
+    mklink(b, "chain3", "dir/sub");
+    mklink(b, "chain_out1", "chain_out2");
+    mklink(b, "chain_out2", "dir/../out_rel");
+    mklink(b, "loop_a", "loop_b");
+    mklink(b, "loop_b", "loop_a");
+    mklink(b, "self", "self");
+    mklink(b, "dangling_in", "nothere");
+    mklink(b, "dangling_out", "../nothere");
+    mklink(b, "dangling_out_abs", "/nonexistent-pathgate-target");
+    mklink(b, "dangling_via_missing", "missing/../../outside");
+    mklink(b, "missing_then_back", "missing/../file");
+    mklink(b, "proc_root", "/proc/self/root");
+    mklink(b, "dir/up_ok", "../file");
+    mklink(b, "dir/up_out", "../../outside/secret");
+    mklink(b, "to_base", ".");
+    mklink(b, "back_in", "../base/file");
+    mklink(b, "slash_dir", "dir/");
+    mklink(b, "slash_file", "file/");
+    mklink(b, "empty_name_dir", "dir//sub/./");
+    t->fd = open(t->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    assert_true(t->fd >= 0);
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    tree *t = *state;
+    close(t->fd);
+    free(t->base);
+    pg_tmpdir_remove(t->tmp);
+    free(t);
+    return 0;
+}
+
+/* The fd names the same inode as base/expect (stat follows links). */
+static void assert_fd_is(int fd, const tree *t, const char *expect, int nofollow)
+{
+    struct stat a, b;
+    assert_int_equal(fstat(fd, &a), 0);
+    char *p = join(t->base, expect);
+    assert_int_equal(nofollow ? lstat(p, &b) : stat(p, &b), 0);
+    free(p);
+    assert_int_equal(a.st_dev, b.st_dev);
+    assert_int_equal(a.st_ino, b.st_ino);
+}
+
+typedef struct ocase {
+    const char *rel;
+    int flags;
+    int expect; /* 0 = an fd; otherwise -errno */
+    const char *same_as; /* for an fd: the file it must be ("" = base) */
+} ocase;
+
+static const ocase open_cases[] = {
+    {"", O_PATH, 0, "."},
+    {"file", O_PATH, 0, "file"},
+    {"file", O_RDONLY, 0, "file"},
+    {"dir/sub/deep.txt", O_RDONLY, 0, "dir/sub/deep.txt"},
+    {"in_link", O_PATH, 0, "dir/sub"},
+    {"in_link/deep.txt", O_RDONLY, 0, "dir/sub/deep.txt"},
+    {"in_file_link", O_PATH, 0, "file"},
+    {"in_file_link", O_RDONLY, 0, "file"},
+    {"chain1", O_PATH | O_DIRECTORY, 0, "dir/sub"},
+    {"chain1/deep.txt", O_PATH, 0, "dir/sub/deep.txt"},
+    {"dir/up_ok", O_RDONLY, 0, "file"},
+    {"to_base/file", O_PATH, 0, "file"},
+    {"to_base", O_PATH, 0, "."},
+    {"slash_dir", O_PATH, 0, "dir"},
+    {"empty_name_dir", O_PATH, 0, "dir/sub"},
+    {"dir", O_RDONLY | O_DIRECTORY, 0, "dir"},
+    /* escapes */
+    {"out_rel", O_PATH, -EXDEV, NULL},
+    {"out_rel/secret", O_RDONLY, -EXDEV, NULL},
+    {"out_abs", O_PATH, -EXDEV, NULL},
+    {"out_abs/secret", O_PATH, -EXDEV, NULL},
+    {"out_file_abs", O_RDONLY, -EXDEV, NULL},
+    {"up", O_PATH, -EXDEV, NULL},
+    {"chain_out1", O_PATH, -EXDEV, NULL},
+    {"chain_out1/secret", O_RDONLY, -EXDEV, NULL},
+    {"dangling_out", O_PATH, -EXDEV, NULL},
+    {"dangling_out_abs", O_PATH, -EXDEV, NULL},
+    {"proc_root", O_PATH, -EXDEV, NULL},
+    {"proc_root/etc/passwd", O_RDONLY, -EXDEV, NULL},
+    {"dir/up_out", O_RDONLY, -EXDEV, NULL},
+    {"back_in", O_PATH, -EXDEV, NULL},
+    {"/etc", O_PATH, -EXDEV, NULL},
+    {"../outside/secret", O_PATH, -EXDEV, NULL},
+    {"dir/../../outside", O_PATH, -EXDEV, NULL},
+    /* loops, misses, files used as directories */
+    {"loop_a", O_PATH, -ELOOP, NULL},
+    {"self", O_PATH, -ELOOP, NULL},
+    {"self/x", O_PATH, -ELOOP, NULL},
+    {"dangling_in", O_PATH, -ENOENT, NULL},
+    {"dangling_via_missing", O_PATH, -ENOENT, NULL},
+    {"missing_then_back", O_PATH, -ENOENT, NULL},
+    {"nothere", O_PATH, -ENOENT, NULL},
+    {"nothere/a/b", O_PATH, -ENOENT, NULL},
+    {"file/x", O_PATH, -ENOTDIR, NULL},
+    {"in_file_link/x", O_PATH, -ENOTDIR, NULL},
+    {"file", O_PATH | O_DIRECTORY, -ENOTDIR, NULL},
+    {"slash_file", O_PATH, -ENOTDIR, NULL},
+    /* O_NOFOLLOW: the final symlink is not followed */
+    {"in_file_link", O_RDONLY | O_NOFOLLOW, -ELOOP, NULL},
+    {"dir/.", O_PATH, 0, "dir"},
+};
+
+static void test_open_cases_both_modes(void **state)
+{
+    tree *t = *state;
+    for (int force = 0; force <= 1; force++) {
+        for (size_t i = 0; i < sizeof open_cases / sizeof *open_cases; i++) {
+            const ocase *c = &open_cases[i];
+            int fd = pathgate__contain_open(t->fd, c->rel, c->flags, 0, force);
+            if (c->expect == 0) {
+                if (fd < 0)
+                    fail_msg("%s (force=%d): expected an fd, got %s", c->rel, force, strerror(-fd));
+                assert_fd_is(fd, t, c->same_as, 0);
+                close(fd);
+            } else if (fd != c->expect) {
+                if (fd >= 0)
+                    close(fd);
+                fail_msg("%s (force=%d): expected %s, got %s", c->rel, force, strerror(-c->expect),
+                         fd >= 0 ? "an fd" : strerror(-fd));
+            }
+        }
+    }
+}
+
+static void test_nofollow_opath_opens_the_link_itself(void **state)
+{
+    tree *t = *state;
+    for (int force = 0; force <= 1; force++) {
+        int fd = pathgate__contain_open(t->fd, "in_file_link", O_PATH | O_NOFOLLOW, 0, force);
+        assert_true(fd >= 0);
+        assert_fd_is(fd, t, "in_file_link", 1);
+        close(fd);
+        fd = pathgate__contain_open(t->fd, "out_abs", O_PATH | O_NOFOLLOW, 0, force);
+        assert_true(fd >= 0); /* the link inode itself lies inside */
+        assert_fd_is(fd, t, "out_abs", 1);
+        close(fd);
+        /* but a link on the way is still checked */
+        assert_int_equal(pathgate__contain_open(t->fd, "out_abs/secret", O_PATH | O_NOFOLLOW, 0, force),
+                         -EXDEV);
+    }
+}
+
+static void test_read_through_inside_link(void **state)
+{
+    tree *t = *state;
+    for (int force = 0; force <= 1; force++) {
+        int fd = pathgate__contain_open(t->fd, "dir/up_ok", O_RDONLY, 0, force);
+        assert_true(fd >= 0);
+        char buf[16] = {0};
+        assert_int_equal(read(fd, buf, sizeof buf - 1), 6);
+        assert_string_equal(buf, "inside");
+        close(fd);
+    }
+}
+
+static int exists_at(const tree *t, const char *rel_to_tmp)
+{
+    char *p = join(t->tmp, rel_to_tmp);
+    struct stat st;
+    int r = lstat(p, &st) == 0;
+    free(p);
+    return r;
+}
+
+static void test_create_never_goes_through_outward_link(void **state)
+{
+    tree *t = *state;
+    for (int force = 0; force <= 1; force++) {
+        int fd = pathgate__contain_open(t->fd, "dangling_out", O_WRONLY | O_CREAT, 0600, force);
+        assert_int_equal(fd, -EXDEV);
+        assert_false(exists_at(t, "nothere"));
+        fd = pathgate__contain_open(t->fd, "out_rel/created", O_WRONLY | O_CREAT, 0600, force);
+        assert_int_equal(fd, -EXDEV);
+        assert_false(exists_at(t, "outside/created"));
+        /* a dangling link that stays inside is created through, like the kernel does */
+        fd = pathgate__contain_open(t->fd, "dangling_in", O_WRONLY | O_CREAT, 0600, force);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_true(exists_at(t, "base/nothere"));
+        char *p = join(t->base, "nothere");
+        unlink(p);
+        free(p);
+        /* O_EXCL never follows the final link */
+        assert_int_equal(pathgate__contain_open(t->fd, "dangling_in", O_WRONLY | O_CREAT | O_EXCL, 0600, force),
+                         -EEXIST);
+        assert_false(exists_at(t, "base/nothere"));
+        fd = pathgate__contain_open(t->fd, "dir/new.txt", O_WRONLY | O_CREAT | O_EXCL, 0600, force);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_true(exists_at(t, "base/dir/new.txt"));
+        p = join(t->base, "dir/new.txt");
+        unlink(p);
+        free(p);
+    }
+}
+
+typedef struct pcase {
+    const char *rel;
+    int expect;
+} pcase;
+
+static const pcase probe_cases[] = {
+    {"", 0},
+    {"file", 0},
+    {"in_link/deep.txt", 0},
+    {"chain1", 0},
+    {"dir/up_ok", 0},
+    {"nothere", -ENOENT},
+    {"nothere/a/b", -ENOENT},
+    {"dangling_in", -ENOENT},
+    {"dangling_in/x/y", -ENOENT},
+    {"dir/sub/new/file", -ENOENT},
+    {"in_link/new", -ENOENT},
+    /* the existing part escapes: invalid whatever exists beyond */
+    {"dangling_out", -EXDEV},
+    {"dangling_out/x", -EXDEV},
+    {"dangling_out_abs", -EXDEV},
+    {"dangling_via_missing", -EXDEV},
+    {"dangling_via_missing/x", -EXDEV},
+    {"out_rel/nothere", -EXDEV},
+    {"out_abs/secret", -EXDEV},
+    {"proc_root/x", -EXDEV},
+    {"chain_out1/nothere", -EXDEV},
+    /* a missing directory then `..` back to an existing file is a miss */
+    {"missing_then_back", -ENOENT},
+    {"file/x", -ENOTDIR},
+    {"loop_a", -ELOOP},
+    {"loop_a/x", -ELOOP},
+};
+
+static void test_probe_explains_misses_both_modes(void **state)
+{
+    tree *t = *state;
+    for (int force = 0; force <= 1; force++) {
+        for (size_t i = 0; i < sizeof probe_cases / sizeof *probe_cases; i++) {
+            const pcase *c = &probe_cases[i];
+            int rc = pathgate__contain_probe(t->fd, c->rel, force);
+            if (rc != c->expect)
+                fail_msg("probe %s (force=%d): expected %d (%s), got %d (%s)", c->rel, force, c->expect,
+                         strerror(-c->expect), rc, strerror(-rc));
+        }
+    }
+}
+
+static void test_link_limit_is_forty(void **state)
+{
+    tree *t = *state;
+    /* n0 -> n1 -> ... -> n40 -> file: 41 links, one more than allowed;
+     * m0 -> ... -> m39 -> file: 40 links, allowed */
+    char name[32], target[32];
+    for (int i = 0; i <= 40; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        if (i == 40)
+            snprintf(target, sizeof target, "file");
+        else
+            snprintf(target, sizeof target, "n%d", i + 1);
+        mklink(t->base, name, target);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "m%d", i);
+        if (i == 39)
+            snprintf(target, sizeof target, "file");
+        else
+            snprintf(target, sizeof target, "m%d", i + 1);
+        mklink(t->base, name, target);
+    }
+    for (int force = 0; force <= 1; force++) {
+        assert_int_equal(pathgate__contain_open(t->fd, "n0", O_PATH, 0, force), -ELOOP);
+        assert_int_equal(pathgate__contain_probe(t->fd, "n0", force), -ELOOP);
+        int fd = pathgate__contain_open(t->fd, "m0", O_PATH, 0, force);
+        assert_true(fd >= 0);
+        assert_fd_is(fd, t, "file", 0);
+        close(fd);
+    }
+}
+
+static void test_misuse(void **state)
+{
+    tree *t = *state;
+    assert_int_equal(pathgate__contain_open(-1, "x", O_PATH, 0, 0), -EINVAL);
+    assert_int_equal(pathgate__contain_open(t->fd, NULL, O_PATH, 0, 1), -EINVAL);
+    assert_int_equal(pathgate__contain_probe(t->fd, NULL, 0), -EINVAL);
+    char *longrel = malloc(PATHGATE_PATH_MAX + 2);
+    memset(longrel, 'a', PATHGATE_PATH_MAX + 1);
+    longrel[PATHGATE_PATH_MAX + 1] = '\0';
+    for (int force = 0; force <= 1; force++)
+        assert_int_equal(pathgate__contain_open(t->fd, longrel, O_PATH, 0, force), -ENAMETOOLONG);
+    free(longrel);
+    char seg[NAME_MAX + 2];
+    memset(seg, 'b', sizeof seg - 1);
+    seg[sizeof seg - 1] = '\0';
+    for (int force = 0; force <= 1; force++)
+        assert_int_equal(pathgate__contain_open(t->fd, seg, O_PATH, 0, force), -ENAMETOOLONG);
+}
+
+static void test_errno_to_code(void **state)
+{
+    (void)state;
+    assert_int_equal(pathgate__errno_to_code(0), PATHGATE_OK);
+    assert_int_equal(pathgate__errno_to_code(-EXDEV), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate__errno_to_code(-ELOOP), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate__errno_to_code(-ENAMETOOLONG), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate__errno_to_code(-ENOENT), PATHGATE_ENOTFOUND);
+    assert_int_equal(pathgate__errno_to_code(-ENOTDIR), PATHGATE_ENOTDIR);
+    assert_int_equal(pathgate__errno_to_code(-EISDIR), PATHGATE_EISDIR);
+    assert_int_equal(pathgate__errno_to_code(-EACCES), PATHGATE_EACCES);
+    assert_int_equal(pathgate__errno_to_code(-EPERM), PATHGATE_EACCES);
+    assert_int_equal(pathgate__errno_to_code(-EEXIST), PATHGATE_EEXIST);
+    assert_int_equal(pathgate__errno_to_code(-ENOMEM), PATHGATE_ENOMEM);
+    assert_int_equal(pathgate__errno_to_code(-EIO), PATHGATE_EIO);
+    assert_int_equal(pathgate__errno_to_code(-EAGAIN), PATHGATE_EIO);
+    assert_int_equal(pathgate__errno_to_code(-ENOSPC), PATHGATE_EIO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_cases_both_modes),
+        cmocka_unit_test(test_nofollow_opath_opens_the_link_itself),
+        cmocka_unit_test(test_read_through_inside_link),
+        cmocka_unit_test(test_create_never_goes_through_outward_link),
+        cmocka_unit_test(test_probe_explains_misses_both_modes),
+        cmocka_unit_test(test_link_limit_is_forty),
+        cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_errno_to_code),
+    };
+    return cmocka_run_group_tests_name("containment", tests, setup, teardown);
+}
