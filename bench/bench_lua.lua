@@ -3,10 +3,12 @@
 --   lua5.4 bench/bench_lua.lua [BUILD_DIR [ITERATIONS [ROUNDS]]]
 --
 -- Runs the same operations through `require "pathgate"` (BUILD_DIR/lua) and
--- through the C API (BUILD_DIR/bench/bench_lua_c, built by the bench glob),
--- best of ROUNDS rounds of ITERATIONS each, process CPU time on both sides,
--- garbage collection included on the Lua side; prints one table with the
--- ratio. A measurement, not a test: it asserts nothing about time.
+-- through the C API (BUILD_DIR/bench/bench_lua_c, built by the bench glob).
+-- Rounds of ITERATIONS alternate between Lua and C so that load from other
+-- processes hits both alike; each side keeps its best of ROUNDS. Process
+-- CPU time on both sides, garbage collection included on the Lua side.
+-- Prints one table with the ratio. A measurement, not a test: it asserts
+-- nothing about time.
 local build = arg[1] or "build"
 local ITERATIONS = tonumber(arg[2]) or 200000
 local ROUNDS = tonumber(arg[3]) or 5
@@ -59,30 +61,32 @@ do
   assert(u:to_native() == NATIVE)
 end
 
-local lua_ns = {}
+local function c_round(name)
+  local cmd = ("%s %s %d 1 %s"):format(q(build .. "/bench/bench_lua_c"), q(top), ITERATIONS, name)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  local ok = p:close()
+  local ns = tonumber(out:match("^" .. name .. " (%S+)"))
+  if not (ok and ns) then
+    os.execute("rm -rf " .. q(top))
+    error("bench_lua_c failed (build it: cmake --build " .. build .. " --target bench_lua_c)")
+  end
+  return ns
+end
+
+local lua_ns, c_ns = {}, {}
 for _, name in ipairs(ORDER) do
-  local best
   for _ = 1, ROUNDS do
     collectgarbage("collect")
     local t0 = os.clock()
     loops[name](ITERATIONS)
     local per = (os.clock() - t0) / ITERATIONS * 1e9
-    if not best or per < best then best = per end
+    lua_ns[name] = math.min(lua_ns[name] or math.huge, per)
+    c_ns[name] = math.min(c_ns[name] or math.huge, c_round(name))
   end
-  lua_ns[name] = best
 end
 assert(#r == 0, "every token was released")
-
-local c_ns = {}
-local cmd = ("%s %s %d %d"):format(q(build .. "/bench/bench_lua_c"), q(top), ITERATIONS, ROUNDS)
-local p = assert(io.popen(cmd))
-for line in p:lines() do
-  local name, ns = line:match("^(%S+) (%S+)$")
-  if name then c_ns[name] = tonumber(ns) end
-end
-local ok = p:close()
 os.execute("rm -rf " .. q(top))
-assert(ok, "bench_lua_c failed (build it: cmake --build " .. build .. " --target bench_lua_c)")
 
 print(("pathgate Lua binding vs C, %d iterations, best of %d rounds, CPU ns per operation")
   :format(ITERATIONS, ROUNDS))

@@ -3,9 +3,9 @@
  * runs it and the same work through `require "pathgate"`, then prints the
  * ratio). Not a test: it measures and prints, it asserts nothing about time.
  *
- * Usage: bench_lua_c ROOT_DIR ITERATIONS ROUNDS
- * Prints one line per operation: `<name> <best ns per op over ROUNDS>`,
- * process CPU time (the clock Lua's os.clock reads).
+ * Usage: bench_lua_c ROOT_DIR ITERATIONS ROUNDS [OPERATION]
+ * Prints one line per operation (or only OPERATION): `<name> <best ns per
+ * op over ROUNDS>`, process CPU time (the clock Lua's os.clock reads).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,8 +88,8 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s ROOT_DIR ITERATIONS ROUNDS\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s ROOT_DIR ITERATIONS ROUNDS [OPERATION]\n", argv[0]);
         return 2;
     }
     long iterations = atol(argv[2]), rounds = atol(argv[3]);
@@ -109,6 +109,8 @@ int main(int argc, char **argv)
         die("parse", rc);
 
     for (size_t k = 0; k < sizeof OPS / sizeof OPS[0]; k++) {
+        if (argc == 5 && strcmp(argv[4], OPS[k].name) != 0)
+            continue;
         double best = 0;
         for (long round = 0; round < rounds; round++) {
             double t0 = cpu_ns();

@@ -16,7 +16,7 @@
 
 static pathgate_legacy *checklegacy(lua_State *L, int arg)
 {
-    return (pathgate_legacy *)pg_checkobj(L, arg, PG_LEGACY_MT);
+    return (pathgate_legacy *)pg_checkobj(L, arg, PG_LEGACY);
 }
 
 static int legacy_new(lua_State *L)
@@ -25,7 +25,7 @@ static int legacy_new(lua_State *L)
     size_t len;
     const char *text = pg_checktext(L, 1, &len);
     pathgate_error err = {0, ""};
-    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY_MT);
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY);
     int rc = pathgate_legacy_new((pathgate_legacy **)&box->ptr, text, len, NULL, &err);
     return pg_commit(L, rc, &err);
 }
@@ -35,7 +35,7 @@ static int legacy_from_uri(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_convention conv = pg_optconvention(L, 2);
     pathgate_error err = {0, ""};
-    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY_MT);
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY);
     int rc = pathgate_legacy_from_uri((pathgate_legacy **)&box->ptr, uri, conv, &err);
     return pg_commit(L, rc, &err);
 }
@@ -77,9 +77,9 @@ static int legacy_infer_convention(lua_State *L)
 
 static int legacy_tostring(lua_State *L)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_LEGACY_MT);
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_LEGACY);
     if (!box->ptr)
-        return pg_pushclosed(L, PG_LEGACY_MT);
+        return pg_pushclosed(L, PG_LEGACY);
     size_t len;
     const char *s = pathgate_legacy_text(box->ptr, &len);
     lua_pushlstring(L, s, len);
@@ -88,8 +88,8 @@ static int legacy_tostring(lua_State *L)
 
 static int legacy_eq(lua_State *L)
 {
-    pg_box *a = (pg_box *)luaL_testudata(L, 1, PG_LEGACY_MT);
-    pg_box *b = (pg_box *)luaL_testudata(L, 2, PG_LEGACY_MT);
+    pg_box *a = (pg_box *)pg_testudata(L, 1, PG_LEGACY);
+    pg_box *b = (pg_box *)pg_testudata(L, 2, PG_LEGACY);
     int eq = 0;
     if (a && b && a->ptr && b->ptr) {
         size_t la, lb;
@@ -108,7 +108,7 @@ static void legacy_free(void *p)
 
 static int legacy_close(lua_State *L)
 {
-    pg_closebox(L, 1, PG_LEGACY_MT, legacy_free);
+    pg_closebox(L, 1, PG_LEGACY, legacy_free);
     return 0;
 }
 
@@ -132,6 +132,6 @@ void pg_open_legacy(lua_State *L, int module_idx, int scratch_idx)
         {"from_uri", legacy_from_uri},
         {NULL, NULL},
     };
-    pg_newclass(L, scratch_idx, PG_LEGACY_MT, meta, methods);
+    pg_newclass(L, scratch_idx, PG_LEGACY, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "LegacyAppPathString", statics, legacy_new);
 }

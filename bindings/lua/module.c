@@ -7,6 +7,8 @@
  * registry and every function shares this state's scratch as upvalue, so
  * two Lua states in one process share nothing.
  */
+#include <string.h>
+
 #include "util.h"
 
 static int scratch_gc(lua_State *L)
@@ -23,7 +25,9 @@ int luaopen_pathgate(lua_State *L)
     lua_settop(L, 0);
     lua_createtable(L, 0, 8); /* 1: the module */
 
-    pg_scratch *s = (pg_scratch *)lua_newuserdatauv(L, sizeof *s, 0); /* 2 */
+    /* 2: the scratch, with one user value per class metatable */
+    pg_scratch *s = (pg_scratch *)lua_newuserdatauv(L, sizeof *s, PG_NCLASSES);
+    memset(s, 0, sizeof *s);
     pathgate_buf init = PATHGATE_BUF_INIT;
     s->buf = init;
     luaL_newmetatable(L, PG_SCRATCH_MT);

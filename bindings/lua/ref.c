@@ -11,12 +11,12 @@
 
 pathgate_ref *pg_checkref(lua_State *L, int arg)
 {
-    return (pathgate_ref *)pg_checkobj(L, arg, PG_REF_MT);
+    return (pathgate_ref *)pg_checkobj(L, arg, PG_REF);
 }
 
 void pg_pushref_from(lua_State *L, pathgate_ref **ref)
 {
-    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF_MT);
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF);
     box->ptr = *ref; /* nothing below allocates */
     *ref = NULL;
     lua_setmetatable(L, -2);
@@ -29,7 +29,7 @@ static int ref_new(lua_State *L)
     const char *token = pg_checktext(L, 1, &tlen);
     const char *address = pg_checktext(L, 2, &alen);
     pathgate_error err = {0, ""};
-    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF_MT);
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF);
     int rc = pathgate_ref_new((pathgate_ref **)&box->ptr, token, tlen, address, alen, NULL, &err);
     return pg_commit(L, rc, &err);
 }
@@ -52,9 +52,9 @@ static int ref_session_abs(lua_State *L)
 
 static int ref_tostring(lua_State *L)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_REF_MT);
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_REF);
     if (!box->ptr)
-        return pg_pushclosed(L, PG_REF_MT);
+        return pg_pushclosed(L, PG_REF);
     size_t len;
     const char *s = pathgate_ref_address(box->ptr, &len);
     lua_pushlstring(L, s, len);
@@ -63,8 +63,8 @@ static int ref_tostring(lua_State *L)
 
 static int ref_eq(lua_State *L)
 {
-    pg_box *a = (pg_box *)luaL_testudata(L, 1, PG_REF_MT);
-    pg_box *b = (pg_box *)luaL_testudata(L, 2, PG_REF_MT);
+    pg_box *a = (pg_box *)pg_testudata(L, 1, PG_REF);
+    pg_box *b = (pg_box *)pg_testudata(L, 2, PG_REF);
     lua_pushboolean(L, a && b && a->ptr && b->ptr && pathgate_ref_equal(a->ptr, b->ptr));
     return 1;
 }
@@ -76,7 +76,7 @@ static void ref_free(void *p)
 
 static int ref_close(lua_State *L)
 {
-    pg_closebox(L, 1, PG_REF_MT, ref_free);
+    pg_closebox(L, 1, PG_REF, ref_free);
     return 0;
 }
 
@@ -94,6 +94,6 @@ void pg_open_ref(lua_State *L, int module_idx, int scratch_idx)
         {"session_abs", ref_session_abs},
         {NULL, NULL},
     };
-    pg_newclass(L, scratch_idx, PG_REF_MT, meta, methods);
+    pg_newclass(L, scratch_idx, PG_REF, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "VisibilityRef", NULL, ref_new);
 }

@@ -26,7 +26,7 @@
 
 pg_resolution *pg_newresolution(lua_State *L)
 {
-    return (pg_resolution *)pg_newbox(L, sizeof(pg_resolution), 1, PG_RESOLUTION_MT);
+    return (pg_resolution *)pg_newbox(L, sizeof(pg_resolution), 1, PG_RESOLUTION);
 }
 
 int pg_resolution_result(lua_State *L, int rc, const pathgate_error *err)
@@ -36,7 +36,7 @@ int pg_resolution_result(lua_State *L, int rc, const pathgate_error *err)
 
 static pg_resolution *checkresolution(lua_State *L, int arg)
 {
-    return (pg_resolution *)luaL_checkudata(L, arg, PG_RESOLUTION_MT);
+    return (pg_resolution *)pg_checkudata(L, arg, PG_RESOLUTION);
 }
 
 static void pushopt(lua_State *L, const char *s)
@@ -147,7 +147,7 @@ void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, i
             /* The string (or ref) stays alive in the options table. */
             if (lua_type(L, -1) == LUA_TSTRING)
                 opts->base = lua_tolstring(L, -1, &opts->base_len);
-            else if (luaL_testudata(L, -1, PG_REF_MT))
+            else if (pg_testudata(L, -1, PG_REF))
                 opts->base = pathgate_ref_address(pg_checkref(L, lua_gettop(L)), &opts->base_len);
             else
                 luaL_argerror(L, arg, lua_pushfstring(L, "option 'base' must be a string or %s, got %s",
@@ -164,7 +164,7 @@ void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, i
 
 pg_resolver *pg_checkresolver(lua_State *L, int arg)
 {
-    pg_resolver *r = (pg_resolver *)luaL_checkudata(L, arg, PG_RESOLVER_MT);
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, arg, PG_RESOLVER);
     if (r->closed || !r->ptr)
         luaL_argerror(L, arg, "attempt to use a closed " PG_RESOLVER_MT);
     return r;
@@ -276,7 +276,7 @@ static int resolver_new(lua_State *L)
         opts.mods = collect(L, 3, 1, "mods", &opts.nmods);
 
     pathgate_error err = {0, ""};
-    pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER_MT);
+    pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
     int rc = pathgate_resolver_new(&r->ptr, &opts, &err);
     return pg_commit(L, rc, &err);
 }
@@ -344,9 +344,9 @@ static int resolver_mods(lua_State *L)
 
 static int resolver_tostring(lua_State *L)
 {
-    pg_resolver *r = (pg_resolver *)luaL_checkudata(L, 1, PG_RESOLVER_MT);
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, 1, PG_RESOLVER);
     if (r->closed || !r->ptr) {
-        return pg_pushclosed(L, PG_RESOLVER_MT);
+        return pg_pushclosed(L, PG_RESOLVER);
     }
     lua_pushfstring(L, "pathgate.Resolver (%d roots, %d mods, %d tokens)",
                     (int)pathgate_resolver_root_count(r->ptr),
@@ -359,7 +359,7 @@ static int resolver_tostring(lua_State *L)
  * resolver keep it until the last of them is freed (session.c). */
 static int resolver_close(lua_State *L)
 {
-    pg_resolver *r = (pg_resolver *)luaL_checkudata(L, 1, PG_RESOLVER_MT);
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, 1, PG_RESOLVER);
     r->closed = 1;
     pg_resolver_release_core(r);
     return 0;
@@ -390,7 +390,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {"close", resolver_close},
         {NULL, NULL},
     };
-    pg_newclass(L, scratch_idx, PG_RESOLUTION_MT, res_meta, NULL);
-    pg_newclass(L, scratch_idx, PG_RESOLVER_MT, meta, methods);
+    pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);
+    pg_newclass(L, scratch_idx, PG_RESOLVER, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "Resolver", NULL, resolver_new);
 }

@@ -17,7 +17,6 @@
  */
 #include "util.h"
 
-#define PG_BUFPAIR_MT "pathgate.bufpair"
 
 typedef struct pg_bufpair {
     pathgate_buf a, b;
@@ -25,7 +24,7 @@ typedef struct pg_bufpair {
 
 static int bufpair_gc(lua_State *L)
 {
-    pg_bufpair *p = (pg_bufpair *)luaL_checkudata(L, 1, PG_BUFPAIR_MT);
+    pg_bufpair *p = (pg_bufpair *)pg_checkudata(L, 1, PG_BUFPAIR);
     pathgate_buf_dispose(&p->a);
     pathgate_buf_dispose(&p->b);
     return 0;
@@ -33,7 +32,7 @@ static int bufpair_gc(lua_State *L)
 
 static pathgate_session *checksession(lua_State *L, int arg)
 {
-    pathgate_session *s = (pathgate_session *)pg_checkobj(L, arg, PG_SESSION_MT);
+    pathgate_session *s = (pathgate_session *)pg_checkobj(L, arg, PG_SESSION);
     lua_getiuservalue(L, arg, 1);
     pg_resolver *r = (pg_resolver *)lua_touserdata(L, -1);
     if (r->closed)
@@ -50,7 +49,7 @@ static int session_new(lua_State *L)
     const char *home = lua_isnoneornil(L, 2) ? NULL : pg_checktext(L, 2, &hlen);
     lua_settop(L, 2);
     pathgate_error err = {0, ""};
-    pg_box *box = pg_newbox(L, sizeof(pg_box), 1, PG_SESSION_MT); /* 3, mt 4 */
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 1, PG_SESSION); /* 3, mt 4 */
     int rc = pathgate_session_new((pathgate_session **)&box->ptr, r->ptr, home, hlen, &err);
     if (rc == 0) {
         lua_pushvalue(L, 1);
@@ -111,7 +110,8 @@ static int session_get(lua_State *L)
     pathgate_buf init = PATHGATE_BUF_INIT;
     p->a = init;
     p->b = init;
-    luaL_setmetatable(L, PG_BUFPAIR_MT);
+    pg_pushmetatable(L, PG_BUFPAIR);
+    lua_setmetatable(L, -2);
     size_t depth = 0;
     pathgate_error err = {0, ""};
     int rc = pathgate_session_get(&p->a, &p->b, &depth, s, &err);
@@ -142,11 +142,11 @@ static int session_resolve(lua_State *L)
 
 static int session_tostring(lua_State *L)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_SESSION_MT);
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_SESSION);
     lua_getiuservalue(L, 1, 1);
     pg_resolver *r = (pg_resolver *)lua_touserdata(L, -1);
     if (!box->ptr || !r || r->closed) {
-        return pg_pushclosed(L, PG_SESSION_MT);
+        return pg_pushclosed(L, PG_SESSION);
     }
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
     pathgate_buf_dispose(buf);
@@ -160,7 +160,7 @@ static int session_tostring(lua_State *L)
 /* __close, __gc and :close(): idempotent. */
 static int session_close(lua_State *L)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_SESSION_MT);
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_SESSION);
     if (!box->ptr)
         return 0;
     pathgate_session_free(box->ptr);
@@ -196,7 +196,7 @@ void pg_open_session(lua_State *L, int module_idx, int scratch_idx)
         {"__gc", bufpair_gc},
         {NULL, NULL},
     };
-    pg_newclass(L, scratch_idx, PG_BUFPAIR_MT, bufpair_meta, NULL);
-    pg_newclass(L, scratch_idx, PG_SESSION_MT, meta, methods);
+    pg_newclass(L, scratch_idx, PG_BUFPAIR, bufpair_meta, NULL);
+    pg_newclass(L, scratch_idx, PG_SESSION, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "Session", NULL, session_new);
 }

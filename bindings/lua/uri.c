@@ -18,12 +18,12 @@
 
 pathgate_uri *pg_checkuri(lua_State *L, int arg)
 {
-    return (pathgate_uri *)pg_checkobj(L, arg, PG_URI_MT);
+    return (pathgate_uri *)pg_checkobj(L, arg, PG_URI);
 }
 
 pg_box *pg_newuri(lua_State *L)
 {
-    return pg_newbox(L, sizeof(pg_box), 0, PG_URI_MT);
+    return pg_newbox(L, sizeof(pg_box), 0, PG_URI);
 }
 
 static int uri_parse(lua_State *L)
@@ -150,9 +150,9 @@ static int uri_display(lua_State *L)
 
 static int uri_tostring(lua_State *L)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, 1, PG_URI_MT);
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_URI);
     if (!box->ptr)
-        return pg_pushclosed(L, PG_URI_MT);
+        return pg_pushclosed(L, PG_URI);
     size_t len;
     const char *s = pathgate_uri_string(box->ptr, &len);
     lua_pushlstring(L, s, len);
@@ -162,8 +162,8 @@ static int uri_tostring(lua_State *L)
 static int uri_eq(lua_State *L)
 {
     /* Either operand may be of another type: then they differ. */
-    pg_box *a = (pg_box *)luaL_testudata(L, 1, PG_URI_MT);
-    pg_box *b = (pg_box *)luaL_testudata(L, 2, PG_URI_MT);
+    pg_box *a = (pg_box *)pg_testudata(L, 1, PG_URI);
+    pg_box *b = (pg_box *)pg_testudata(L, 2, PG_URI);
     /* A closed URI equals nothing but itself (raw equality, no __eq). */
     lua_pushboolean(L, a && b && a->ptr && b->ptr && pathgate_uri_equal(a->ptr, b->ptr));
     return 1;
@@ -176,7 +176,7 @@ static void uri_free(void *p)
 
 static int uri_close(lua_State *L)
 {
-    pg_closebox(L, 1, PG_URI_MT, uri_free);
+    pg_closebox(L, 1, PG_URI, uri_free);
     return 0;
 }
 
@@ -208,6 +208,6 @@ void pg_open_uri(lua_State *L, int module_idx, int scratch_idx)
         {"from_native", uri_from_native},
         {NULL, NULL},
     };
-    pg_newclass(L, scratch_idx, PG_URI_MT, meta, methods);
+    pg_newclass(L, scratch_idx, PG_URI, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "PathUri", statics, NULL);
 }

@@ -3,6 +3,16 @@
 
 #include <string.h>
 
+const char *const pg_class_name[PG_NCLASSES] = {
+    [PG_URI] = PG_URI_MT,
+    [PG_LEGACY] = PG_LEGACY_MT,
+    [PG_REF] = PG_REF_MT,
+    [PG_RESOLUTION] = PG_RESOLUTION_MT,
+    [PG_RESOLVER] = PG_RESOLVER_MT,
+    [PG_SESSION] = PG_SESSION_MT,
+    [PG_BUFPAIR] = PG_BUFPAIR_MT,
+};
+
 const char *pg_checktext(lua_State *L, int arg, size_t *len)
 {
     if (lua_type(L, arg) != LUA_TSTRING)
@@ -38,21 +48,41 @@ void pg_pushconvention(lua_State *L, pathgate_convention convention)
         lua_pushnil(L);
 }
 
-void *pg_checkobj(lua_State *L, int arg, const char *tname)
+void *pg_testudata(lua_State *L, int arg, pg_class cls)
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, arg, tname);
-    if (!box->ptr) {
-        lua_pushfstring(L, "attempt to use a closed %s", tname);
-        luaL_argerror(L, arg, lua_tostring(L, -1));
-    }
+    if (lua_type(L, arg) != LUA_TUSERDATA || !lua_getmetatable(L, arg))
+        return NULL;
+    const void *mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    return mt == pg_scratch_get(L)->mt[cls] ? lua_touserdata(L, arg) : NULL;
+}
+
+void *pg_checkudata(lua_State *L, int arg, pg_class cls)
+{
+    void *p = pg_testudata(L, arg, cls);
+    if (!p)
+        luaL_typeerror(L, arg, pg_class_name[cls]);
+    return p;
+}
+
+void *pg_checkobj(lua_State *L, int arg, pg_class cls)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, arg, cls);
+    if (!box->ptr)
+        luaL_argerror(L, arg, lua_pushfstring(L, "attempt to use a closed %s", pg_class_name[cls]));
     return box->ptr;
 }
 
-pg_box *pg_newbox(lua_State *L, size_t size, int nuv, const char *tname)
+void pg_pushmetatable(lua_State *L, pg_class cls)
+{
+    lua_getiuservalue(L, lua_upvalueindex(1), (int)cls + 1);
+}
+
+pg_box *pg_newbox(lua_State *L, size_t size, int nuv, pg_class cls)
 {
     pg_box *box = (pg_box *)lua_newuserdatauv(L, size, nuv);
     memset(box, 0, size);
-    luaL_getmetatable(L, tname);
+    pg_pushmetatable(L, cls);
     return box;
 }
 
@@ -98,25 +128,29 @@ int pg_bufresult(lua_State *L, int rc, pathgate_buf *buf, const pathgate_error *
     return 1;
 }
 
-int pg_pushclosed(lua_State *L, const char *tname)
+int pg_pushclosed(lua_State *L, pg_class cls)
 {
-    lua_pushfstring(L, "%s (closed)", tname);
+    lua_pushfstring(L, "%s (closed)", pg_class_name[cls]);
     return 1;
 }
 
-void pg_closebox(lua_State *L, int arg, const char *tname, void (*fn)(void *))
+void pg_closebox(lua_State *L, int arg, pg_class cls, void (*fn)(void *))
 {
-    pg_box *box = (pg_box *)luaL_checkudata(L, arg, tname);
+    pg_box *box = (pg_box *)pg_checkudata(L, arg, cls);
     void *p = box->ptr;
     box->ptr = NULL;
     if (p)
         fn(p);
 }
 
-void pg_newclass(lua_State *L, int scratch_idx, const char *tname, const luaL_Reg *meta,
+void pg_newclass(lua_State *L, int scratch_idx, pg_class cls, const luaL_Reg *meta,
                  const luaL_Reg *methods)
 {
-    luaL_newmetatable(L, tname); /* sets __name */
+    const char *tname = pg_class_name[cls];
+    luaL_newmetatable(L, tname); /* sets __name; also kept in the registry */
+    ((pg_scratch *)lua_touserdata(L, scratch_idx))->mt[cls] = lua_topointer(L, -1);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, scratch_idx, (int)cls + 1);
     lua_pushvalue(L, scratch_idx);
     luaL_setfuncs(L, meta, 1);
     if (methods) {

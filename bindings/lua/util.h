@@ -25,7 +25,25 @@
 #define PG_RESOLUTION_MT "pathgate.VisibilityResolution"
 #define PG_RESOLVER_MT "pathgate.Resolver"
 #define PG_SESSION_MT "pathgate.Session"
+#define PG_BUFPAIR_MT "pathgate.bufpair"
 #define PG_SCRATCH_MT "pathgate.scratch"
+
+/* The classes of userdata; their metatables are found through the scratch
+ * (below) rather than by name in the registry, which keeps the type check
+ * of every call to a pointer comparison. */
+typedef enum pg_class {
+    PG_URI,
+    PG_LEGACY,
+    PG_REF,
+    PG_RESOLUTION,
+    PG_RESOLVER,
+    PG_SESSION,
+    PG_BUFPAIR,
+    PG_NCLASSES
+} pg_class;
+
+/* Metatable name of each class (index: pg_class). */
+extern const char *const pg_class_name[PG_NCLASSES];
 
 /* Every object is a full userdata starting with its core pointer;
  * NULL once closed (by __close, __gc or :close()). */
@@ -43,6 +61,9 @@ typedef struct pg_box {
  */
 typedef struct pg_scratch {
     pathgate_buf buf;
+    /* Identity of each class's metatable in this state; the metatables
+     * themselves are the scratch's user values 1..PG_NCLASSES. */
+    const void *mt[PG_NCLASSES];
 } pg_scratch;
 
 static inline pg_scratch *pg_scratch_get(lua_State *L)
@@ -61,15 +82,21 @@ pathgate_convention pg_checkconvention(lua_State *L, int arg);
 /* Pushes a convention name or nil. */
 void pg_pushconvention(lua_State *L, pathgate_convention convention);
 
-/* The open object at arg of metatable tname; raises on a wrong type and
- * on a closed object ("attempt to use a closed pathgate.X"). */
-void *pg_checkobj(lua_State *L, int arg, const char *tname);
+/* The userdata at arg when it is of class cls, else NULL. */
+void *pg_testudata(lua_State *L, int arg, pg_class cls);
+/* The same, raising luaL_typeerror's "pathgate.X expected, got Y". */
+void *pg_checkudata(lua_State *L, int arg, pg_class cls);
+/* The open object's core pointer at arg; raises on a wrong type and on a
+ * closed object ("attempt to use a closed pathgate.X"). */
+void *pg_checkobj(lua_State *L, int arg, pg_class cls);
 
-/* Pushes a new userdata box of `size` bytes (zeroed pointer, nuv user
- * values) and then its metatable, so that a core constructor can fill
- * box->ptr and pg_commit() attach the metatable without allocating
- * anything in between (a raise can never leak the core object). */
-pg_box *pg_newbox(lua_State *L, size_t size, int nuv, const char *tname);
+/* Pushes a new userdata box of `size` bytes (zeroed, nuv user values) and
+ * then its metatable, so that a core constructor can fill box->ptr and
+ * pg_commit() attach the metatable without allocating anything in between
+ * (a raise can never leak the core object). */
+pg_box *pg_newbox(lua_State *L, size_t size, int nuv, pg_class cls);
+/* Pushes the metatable of cls. */
+void pg_pushmetatable(lua_State *L, pg_class cls);
 /* After pg_newbox: on rc == 0 attaches the metatable (box on top, return
  * 1); otherwise drops box and metatable and returns pg_fail(). */
 int pg_commit(lua_State *L, int rc, const pathgate_error *err);
@@ -85,16 +112,16 @@ void pg_pushbuf(lua_State *L, pathgate_buf *buf);
  * absent) and 1, or pg_fail(). */
 int pg_bufresult(lua_State *L, int rc, pathgate_buf *buf, const pathgate_error *err);
 
-/* __tostring of a closed object: "<tname> (closed)"; returns 1. */
-int pg_pushclosed(lua_State *L, const char *tname);
+/* __tostring of a closed object: "<name> (closed)"; returns 1. */
+int pg_pushclosed(lua_State *L, pg_class cls);
 
 /* Shared __gc/__close helper: runs fn(box->ptr) once and clears it. */
-void pg_closebox(lua_State *L, int arg, const char *tname, void (*fn)(void *));
+void pg_closebox(lua_State *L, int arg, pg_class cls, void (*fn)(void *));
 
-/* Creates metatable tname with the given metamethods and an __index table
- * of methods, every function getting the scratch (at scratch_idx) as its
- * upvalue. Leaves the stack unchanged. */
-void pg_newclass(lua_State *L, int scratch_idx, const char *tname, const luaL_Reg *meta,
+/* Creates the metatable of cls with the given metamethods and an __index
+ * table of methods, every function getting the scratch (at scratch_idx) as
+ * its upvalue, and records it in the scratch. Leaves the stack unchanged. */
+void pg_newclass(lua_State *L, int scratch_idx, pg_class cls, const luaL_Reg *meta,
                  const luaL_Reg *methods);
 
 /* Builds the class table module[name] holding `statics` (upvalue: the
