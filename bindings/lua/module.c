@@ -19,6 +19,7 @@ static int scratch_gc(lua_State *L)
 }
 
 __attribute__((visibility("default"))) int luaopen_pathgate(lua_State *L);
+void pg_open_exec(lua_State *L, int module_idx, int scratch_idx); /* exec.c */
 
 int luaopen_pathgate(lua_State *L)
 {
@@ -40,6 +41,7 @@ int luaopen_pathgate(lua_State *L)
     pg_open_ref(L, 1, 2);
     pg_open_resolver(L, 1, 2);
     pg_open_session(L, 1, 2);
+    pg_open_exec(L, 1, 2); /* after resolver and session: adds their execute */
 
     lua_pushstring(L, pathgate_version());
     lua_setfield(L, 1, "version");
