@@ -449,7 +449,9 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
             until = grace_end;
         if (killed && !eof && drain_end < until)
             until = drain_end;
-        int wait_ms = until == UINT64_MAX ? -1 : (until > now ? (int)(until - now) : 0);
+        /* (a wait longer than an hour is cut into hours: the int of poll) */
+        uint64_t left = until > now ? until - now : 0;
+        int wait_ms = until == UINT64_MAX ? -1 : (int)(left > 3600000u ? 3600000u : left);
         if (!exited && pidfd < 0 && (wait_ms < 0 || wait_ms > NO_PIDFD_TICK_MS))
             wait_ms = NO_PIDFD_TICK_MS;
         int pr = poll(pfd, nfd, wait_ms);
