@@ -34,5 +34,6 @@
 #include "legacy.h"
 #include "resolver.h"
 #include "session.h"
+#include "fs.h"
 
 #endif /* PATHGATE_H */
