@@ -1,0 +1,38 @@
+/*
+ * random.h - internal: a batched source of kernel randomness.
+ *
+ * One pool per owner (never a global): getrandom(2) fills a page at a
+ * time, so taking 16 bytes costs no system call except once per refill.
+ * Not locked: the owner serialises access (the registry holds its lock).
+ *
+ * Fork: the pool page is marked MADV_WIPEONFORK where the kernel allows
+ * it, so a forked child finds it empty and refills instead of repeating
+ * the parent's bytes (best effort: without it a child repeats at most one
+ * page of the parent's bytes).
+ */
+#ifndef PATHGATE_RANDOM_H
+#define PATHGATE_RANDOM_H
+
+#include <stddef.h>
+
+#include "pathgate/common.h"
+
+typedef struct pathgate__random_page pathgate__random_page;
+
+typedef struct pathgate__random {
+    void *block;                 /* what the allocator returned */
+    pathgate__random_page *page; /* page-aligned inside block */
+    size_t capacity;             /* random bytes a full page holds */
+    size_t page_size;
+    int wipe_on_fork;            /* madvise succeeded: undo before free */
+} pathgate__random;
+
+/* Allocates the pool (empty: the first take fills it). 0 or ENOMEM. */
+int pathgate__random_init(pathgate__random *r, const pathgate_allocator *alloc);
+/* Wipes and frees the pool. Safe on a zeroed or disposed struct. */
+void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *alloc);
+/* Copies n fresh random bytes (n <= 64) to out and wipes them from the
+ * pool. 0, or PATHGATE_EIO when the kernel gives no randomness. */
+int pathgate__random_take(pathgate__random *r, void *out, size_t n);
+
+#endif

@@ -1,0 +1,178 @@
+/* ref.c - VisibilityRef: an immutable (token, canonical address) pair. */
+#include "ref.h"
+
+#include <string.h>
+#include <uuid/uuid.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "text.h"
+
+/* One allocation: the struct, then the address bytes and a terminator. The
+ * allocator is a copy, so a ref outlives the resolver that minted it. */
+struct pathgate_ref {
+    pathgate_allocator alloc;
+    size_t address_len;
+    unsigned char id[PATHGATE__TOKEN_BYTES];
+    char token[PATHGATE__TOKEN_LEN + 1];
+    char address[];
+};
+
+/* A ref address may be longer than an input (a long mod name), so it is
+ * bounded only by what a record can hold. */
+#define REF_ADDRESS_MAX ((size_t)UINT32_MAX)
+
+static int ref_alloc(pathgate_ref **out, const pathgate_allocator *alloc, const char *address,
+                     size_t len)
+{
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, alloc);
+    if (len > REF_ADDRESS_MAX)
+        return PATHGATE_EINVAL;
+    pathgate_ref *ref = pathgate__malloc(&a, sizeof *ref + len + 1);
+    if (!ref)
+        return PATHGATE_ENOMEM;
+    ref->alloc = a;
+    ref->address_len = len;
+    if (len)
+        memcpy(ref->address, address, len);
+    ref->address[len] = '\0';
+    *out = ref;
+    return PATHGATE_OK;
+}
+
+int pathgate__ref_make(pathgate_ref **out, const pathgate_allocator *alloc,
+                       const unsigned char id[PATHGATE__TOKEN_BYTES], const char *address,
+                       size_t len)
+{
+    pathgate_ref *ref;
+    int rc = ref_alloc(&ref, alloc, address, len);
+    if (rc)
+        return rc;
+    memcpy(ref->id, id, PATHGATE__TOKEN_BYTES);
+    uuid_unparse_lower(ref->id, ref->token);
+    *out = ref;
+    return PATHGATE_OK;
+}
+
+const unsigned char *pathgate__ref_id(const pathgate_ref *ref)
+{
+    return ref->id;
+}
+
+/* 36 characters, `-` at 8, 13, 18 and 23, lowercase hex elsewhere. */
+static int token_shape_ok(const char *t, size_t len)
+{
+    if (!t || len != PATHGATE__TOKEN_LEN)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (c != '-')
+                return 0;
+        } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int pathgate_ref_new(pathgate_ref **out, const char *token, size_t token_len,
+                     const char *address, size_t address_len, const pathgate_allocator *alloc,
+                     pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!token_shape_ok(token, token_len))
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "token is not a lowercase UUID (36 characters)");
+    int rc = pathgate__text_check(address, address_len, REF_ADDRESS_MAX, err);
+    if (rc)
+        return rc;
+    if (address_len == 0)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "address is empty");
+    char spelled[PATHGATE__TOKEN_LEN + 1];
+    memcpy(spelled, token, PATHGATE__TOKEN_LEN);
+    spelled[PATHGATE__TOKEN_LEN] = '\0';
+    uuid_t id;
+    if (uuid_parse(spelled, id) != 0) /* cannot fail after the shape check */
+        return pathgate__error_set(err, PATHGATE_EINVAL, "token is not a UUID");
+    rc = pathgate__ref_make(out, alloc, id, address, address_len);
+    if (rc)
+        return pathgate__error_set(err, rc, NULL);
+    return PATHGATE_OK;
+}
+
+int pathgate_ref_dup(pathgate_ref **out, const pathgate_ref *ref, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!ref)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "ref is NULL");
+    int rc = pathgate__ref_make(out, &ref->alloc, ref->id, ref->address, ref->address_len);
+    if (rc)
+        return pathgate__error_set(err, rc, NULL);
+    return PATHGATE_OK;
+}
+
+void pathgate_ref_free(pathgate_ref *ref)
+{
+    if (!ref)
+        return;
+    pathgate_allocator a = ref->alloc;
+    pathgate__free(&a, ref);
+}
+
+const char *pathgate_ref_token(const pathgate_ref *ref, size_t *len)
+{
+    if (!ref) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = PATHGATE__TOKEN_LEN;
+    return ref->token;
+}
+
+const char *pathgate_ref_address(const pathgate_ref *ref, size_t *len)
+{
+    if (!ref) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = ref->address_len;
+    return ref->address;
+}
+
+int pathgate_ref_equal(const pathgate_ref *a, const pathgate_ref *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b)
+        return 0;
+    return memcmp(a->id, b->id, PATHGATE__TOKEN_BYTES) == 0 && a->address_len == b->address_len &&
+           memcmp(a->address, b->address, a->address_len) == 0;
+}
+
+/* FNV-1a over the token bytes then the address: equal refs hash equally,
+ * and the value is the same in every process (nothing is seeded). */
+uint64_t pathgate_ref_hash(const pathgate_ref *ref)
+{
+    if (!ref)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < PATHGATE__TOKEN_BYTES; i++) {
+        h ^= ref->id[i];
+        h *= 0x100000001b3ULL;
+    }
+    for (size_t i = 0; i < ref->address_len; i++) {
+        h ^= (unsigned char)ref->address[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}

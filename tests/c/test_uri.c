@@ -1,0 +1,686 @@
+/* test_uri.c - PathUri unit tests beyond the case table: argument checks,
+ * limits, error detail, the encoding set byte by byte, randomised
+ * round trips, equality/hash laws, and allocation failure for every
+ * public function (tests/c/test_uri_cases.c runs tests/data/uri_cases.tsv). */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "uri_internal.h"
+
+static pathgate_uri *parse_ok(const char *text)
+{
+    pathgate_uri *u = NULL;
+    pathgate_error err;
+    int rc = pathgate_uri_parse(&u, text, strlen(text), pg_test_alloc(), &err);
+    if (rc)
+        fail_msg("parse \"%s\": %s (%s)", text, pathgate_errname(rc), err.message);
+    return u;
+}
+
+static pathgate_uri *native_ok(const char *text, size_t len, pathgate_convention c)
+{
+    pathgate_uri *u = NULL;
+    pathgate_error err;
+    int rc = pathgate_uri_from_native(&u, text, len, c, pg_test_alloc(), &err);
+    if (rc)
+        fail_msg("from_native: %s (%s)", pathgate_errname(rc), err.message);
+    return u;
+}
+
+/* ------------------------------------------------------- arguments, limits */
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    pathgate_uri *u = parse_ok("file:///a");
+    pathgate_uri *out = (pathgate_uri *)1;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    assert_int_equal(pathgate_uri_parse(NULL, PG_S("file:///"), NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_parse(&out, NULL, 3, NULL, &err), PATHGATE_EINVAL);
+    assert_null(out);
+    assert_int_equal(pathgate_uri_parse(&out, NULL, 0, NULL, &err), PATHGATE_ENOTABS);
+    assert_int_equal(pathgate_uri_from_native(NULL, PG_S("/"), 0, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_from_native(&out, NULL, 2, 0, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_from_native(&out, PG_S("/"), (pathgate_convention)7, NULL, &err),
+                     PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_from_native(&out, NULL, 0, 0, NULL, &err), PATHGATE_ENOTABS);
+    assert_int_equal(pathgate_uri_dup(&out, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_parent(&out, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_basename(&b, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_relative_to(&b, u, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_join(&out, NULL, PG_S("x"), &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_join(&out, u, NULL, 1, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_join_descendant(&out, NULL, PG_S("x"), &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_to_native(&b, NULL, 0, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_to_native(&b, u, (pathgate_convention)3, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_to_host_path(NULL, u, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_display(&b, NULL), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_uri_starts_with(u, NULL), 0);
+    assert_int_equal(pathgate_uri_starts_with(NULL, u), 0);
+    assert_int_equal(pathgate_uri_equal(u, NULL), 0);
+    assert_int_equal(pathgate_uri_equal(NULL, NULL), 1);
+    assert_null(pathgate_uri_string(NULL, NULL));
+    size_t len = 99;
+    assert_null(pathgate_uri_string(NULL, &len));
+    assert_int_equal(len, 0);
+    assert_int_equal(pathgate_uri_convention(NULL), PATHGATE_CONVENTION_NONE);
+    assert_int_equal(pathgate_uri_is_opaque(NULL), 0);
+    /* join with empty text and a NULL pointer is the base */
+    assert_int_equal(pathgate_uri_join(&out, u, NULL, 0, &err), 0);
+    assert_true(pathgate_uri_equal(out, u));
+    pathgate_uri_free(out);
+    pathgate_uri_free(NULL);
+    pathgate_uri_free(u);
+}
+
+static void test_length_limits(void **state)
+{
+    (void)state;
+    size_t max = PATHGATE_PATH_MAX;
+    char *text = malloc(max + 2);
+    /* parse: exactly PATH_MAX bytes is fine, one more is ETOOLONG */
+    memcpy(text, "file:///", 8);
+    memset(text + 8, 'a', max + 1 - 8);
+    pathgate_uri *u = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_uri_parse(&u, text, max, pg_test_alloc(), &err), 0);
+    assert_int_equal(strlen(pathgate_uri_string(u, NULL)), max);
+    pathgate_uri_free(u);
+    assert_int_equal(pathgate_uri_parse(&u, text, max + 1, pg_test_alloc(), &err), PATHGATE_ETOOLONG);
+    assert_int_equal(err.code, PATHGATE_ETOOLONG);
+    assert_null(u);
+    /* from_native */
+    text[0] = '/';
+    memset(text + 1, 'a', max);
+    assert_int_equal(pathgate_uri_from_native(&u, text, max, 0, pg_test_alloc(), &err), 0);
+    pathgate_uri_free(u);
+    assert_int_equal(pathgate_uri_from_native(&u, text, max + 1, 0, pg_test_alloc(), &err),
+                     PATHGATE_ETOOLONG);
+    /* join */
+    pathgate_uri *base = parse_ok("file:///b");
+    assert_int_equal(pathgate_uri_join(&u, base, text + 1, max, &err), 0);
+    pathgate_uri_free(u);
+    assert_int_equal(pathgate_uri_join(&u, base, text + 1, max + 1, &err), PATHGATE_ETOOLONG);
+    pathgate_uri_free(base);
+    /* a maximal native path of bytes that all need encoding: the URI is
+     * three times longer and still renders back byte for byte */
+    text[0] = '/';
+    memset(text + 1, 0xFF, max - 1);
+    u = native_ok(text, max, PATHGATE_CONVENTION_POSIX);
+    size_t n;
+    pathgate_uri_string(u, &n);
+    assert_int_equal(n, 8 + 3 * (max - 1));
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_uri_to_native(&b, u, 0, &err), 0);
+    assert_int_equal(b.len, max);
+    assert_memory_equal(b.ptr, text, max);
+    pathgate_buf_dispose(&b);
+    pathgate_uri_free(u);
+    free(text);
+}
+
+static void test_error_detail(void **state)
+{
+    (void)state;
+    pathgate_uri *u = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_uri_parse(&u, PG_S("gopher://x/y"), NULL, &err), PATHGATE_ESCHEME);
+    assert_int_equal(err.code, PATHGATE_ESCHEME);
+    assert_non_null(strstr(err.message, "gopher"));
+    assert_int_equal(pathgate_uri_parse(&u, PG_S("file:///a%zz"), NULL, &err), PATHGATE_ESYNTAX);
+    assert_int_equal(err.code, PATHGATE_ESYNTAX);
+    assert_true(strlen(err.message) > 0);
+    /* a long scheme is cut short in the message */
+    char big[300];
+    memset(big, 'q', sizeof big);
+    memcpy(big + sizeof big - 4, "://x", 4);
+    assert_int_equal(pathgate_uri_parse(&u, big, sizeof big, NULL, &err), PATHGATE_ESCHEME);
+    assert_true(strlen(err.message) < 80);
+    assert_int_equal(pathgate_uri_from_native(&u, PG_S("rel"), 0, NULL, &err), PATHGATE_ENOTABS);
+    assert_int_equal(err.code, PATHGATE_ENOTABS);
+    /* err is optional */
+    assert_int_equal(pathgate_uri_parse(&u, PG_S("file:///x?q"), NULL, NULL), PATHGATE_EQUERY);
+}
+
+/* -------------------------------------------------------- encoding set */
+
+/* DESIGN.md section 2, written out independently of pct.c: the bytes a
+ * segment encodes (plus DEL, our documented addition). */
+static int design_encodes(unsigned c)
+{
+    return c < 0x20 || c == ' ' || c == '"' || c == '#' || c == '%' || c == '<' || c == '>' ||
+           c == '?' || c == '`' || c == '{' || c == '}' || c == '\\' || c == 0x7F || c >= 0x80;
+}
+
+static void test_every_byte_encodes_as_designed(void **state)
+{
+    (void)state;
+    for (unsigned c = 1; c < 256; c++) {
+        if (c == '/' || c == '.')
+            continue;
+        char text[3] = {'/', (char)c, 'x'};
+        pathgate_uri *u = native_ok(text, 3, PATHGATE_CONVENTION_POSIX);
+        const char *s = pathgate_uri_string(u, NULL);
+        char expect[16];
+        if (design_encodes(c))
+            snprintf(expect, sizeof expect, "file:///%%%02Xx", c);
+        else
+            snprintf(expect, sizeof expect, "file:///%cx", (char)c);
+        if (strcmp(s, expect) != 0)
+            fail_msg("byte 0x%02X: expected %s, got %s", c, expect, s);
+        /* the string parses back (our literal set includes `[]|^`, which
+         * RFC 3986 refuses) and renders the byte again */
+        pathgate_uri *again = parse_ok(s);
+        assert_string_equal(pathgate_uri_string(again, NULL), s);
+        pathgate_buf b = PATHGATE_BUF_INIT;
+        assert_int_equal(pathgate_uri_to_native(&b, again, 0, NULL), 0);
+        assert_int_equal(b.len, 3);
+        assert_memory_equal(b.ptr, text, 3);
+        pathgate_buf_dispose(&b);
+        pathgate_uri_free(again);
+        pathgate_uri_free(u);
+    }
+}
+
+/* The opaque payload is the original POSIX bytes, exactly. */
+static void test_opaque_payload_is_the_original_bytes(void **state)
+{
+    (void)state;
+    const char text[] = "/a/\0/../C:";
+    pathgate_uri *u = native_ok(text, sizeof text - 1, PATHGATE_CONVENTION_POSIX);
+    assert_true(pathgate_uri_is_opaque(u));
+    assert_string_equal(pathgate_uri_string(u, NULL), "file:///%00/bad/path/L2EvAC8uLi9DOg");
+    assert_int_equal(pathgate_uri_convention(u), PATHGATE_CONVENTION_POSIX);
+    pathgate_uri *p = (pathgate_uri *)1;
+    assert_int_equal(pathgate_uri_parent(&p, u, NULL), 0);
+    assert_null(p);
+    pathgate_uri *j = (pathgate_uri *)1;
+    assert_int_equal(pathgate_uri_join(&j, u, PG_S("x"), NULL), PATHGATE_EOPAQUE);
+    assert_null(j);
+    assert_true(pathgate_uri_starts_with(u, u));
+    pathgate_uri_free(u);
+}
+
+/* ------------------------------------------------- randomised round trips */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Lexical normalisation of a POSIX path, the oracle: split on '/', drop
+ * empty and '.', '..' pops (clamped at '/'). */
+static size_t posix_normalise(char *out, const char *in, size_t n)
+{
+    size_t len = 0;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && in[i] == '/')
+            i++;
+        size_t j = i;
+        while (j < n && in[j] != '/')
+            j++;
+        size_t sl = j - i;
+        if (sl == 0 || (sl == 1 && in[i] == '.')) {
+        } else if (sl == 2 && in[i] == '.' && in[i + 1] == '.') {
+            while (len > 0 && out[len - 1] != '/')
+                len--;
+            if (len > 0)
+                len--;
+        } else {
+            out[len++] = '/';
+            memcpy(out + len, in + i, sl);
+            len += sl;
+        }
+        i = j;
+    }
+    if (len == 0)
+        out[len++] = '/';
+    return len;
+}
+
+static void test_random_posix_round_trips(void **state)
+{
+    (void)state;
+    static const char *pieces[] = {"/", "/", "/", "a", "B", ".", "..", "%", "%2F", "%41", " ",
+                                   "#", "?", "\\", "C:", "é", "\xff", "~", "[", "|", "\t",
+                                   ":", "@", "..."};
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    char text[256], norm[256];
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t n = 0;
+        text[n++] = '/';
+        int count = (int)(rng_next(&seed) % 12);
+        for (int k = 0; k < count; k++) {
+            const char *p = pieces[rng_next(&seed) % (sizeof pieces / sizeof *pieces)];
+            size_t pl = strlen(p);
+            memcpy(text + n, p, pl);
+            n += pl;
+        }
+        size_t nn = posix_normalise(norm, text, n);
+        pathgate_uri *u = native_ok(text, n, PATHGATE_CONVENTION_POSIX);
+        size_t ul;
+        const char *s = pathgate_uri_string(u, &ul);
+        pathgate_uri *again = parse_ok(s);
+        assert_string_equal(pathgate_uri_string(again, NULL), s);
+        assert_true(pathgate_uri_equal(u, again));
+        assert_true(pathgate_uri_hash(u) == pathgate_uri_hash(again));
+        int drive_like = nn >= 3 && norm[2] == ':' && (nn == 3 || norm[3] == '/') &&
+                         ((norm[1] | 0x20) >= 'a' && (norm[1] | 0x20) <= 'z');
+        pathgate_buf b = PATHGATE_BUF_INIT;
+        int rc = pathgate_uri_to_native(&b, again, PATHGATE_CONVENTION_POSIX, NULL);
+        if (drive_like) {
+            assert_true(pathgate_uri_is_opaque(u));
+            assert_int_equal(rc, PATHGATE_EOPAQUE);
+        } else {
+            assert_int_equal(rc, 0);
+            if (b.len != nn || memcmp(b.ptr, norm, nn) != 0)
+                fail_msg("\"%.*s\": expected \"%.*s\", got \"%s\" via %s", (int)n, text, (int)nn,
+                         norm, b.ptr, s);
+            /* every ancestor is a prefix, and the rest is relative_to */
+            pathgate_uri *p = NULL;
+            assert_int_equal(pathgate_uri_parent(&p, again, NULL), 0);
+            if (p) {
+                assert_true(pathgate_uri_starts_with(again, p));
+                pathgate_buf rel = PATHGATE_BUF_INIT, base = PATHGATE_BUF_INIT;
+                assert_int_equal(pathgate_uri_relative_to(&rel, again, p, NULL), 0);
+                assert_int_equal(pathgate_uri_basename(&base, again, NULL), 0);
+                assert_non_null(rel.ptr);
+                assert_int_equal(rel.len, base.len);
+                assert_memory_equal(rel.ptr, base.ptr, rel.len);
+                /* join(parent, basename) is the URI again */
+                pathgate_uri *j = NULL;
+                assert_int_equal(pathgate_uri_join(&j, p, base.ptr, base.len, NULL), 0);
+                if (!strchr(base.ptr, '/') && strcmp(base.ptr, "..") && strcmp(base.ptr, ".") &&
+                    !pathgate_uri_is_opaque(j))
+                    assert_true(pathgate_uri_equal(j, again));
+                pathgate_uri_free(j);
+                pathgate_buf_dispose(&rel);
+                pathgate_buf_dispose(&base);
+                pathgate_uri_free(p);
+            }
+        }
+        pathgate_buf_dispose(&b);
+        pathgate_uri_free(again);
+        pathgate_uri_free(u);
+    }
+}
+
+static void test_random_windows_round_trips(void **state)
+{
+    (void)state;
+    static const char *pieces[] = {"\\", "/", "\\", "a", "B", ".", "..", "%", " ", "#", "?",
+                                   "é", "日", "~", "[", "$", "x:y", "..."};
+    static const char *roots[] = {"c:\\", "D:/", "\\\\srv\\share\\", "//Srv/s h/",
+                                  "\\\\?\\e:\\", "\\\\.\\UNC\\h\\sh\\"};
+    static const char *native_roots[] = {"C:", "D:", "\\\\srv\\share", "\\\\Srv\\s h", "E:",
+                                         "\\\\h\\sh"};
+    uint64_t seed = 0xD1B54A32D192ED03ULL;
+    char text[256], expect[256];
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t r = rng_next(&seed) % 6;
+        size_t n = strlen(roots[r]);
+        memcpy(text, roots[r], n);
+        int count = (int)(rng_next(&seed) % 10);
+        for (int k = 0; k < count; k++) {
+            const char *p = pieces[rng_next(&seed) % (sizeof pieces / sizeof *pieces)];
+            memcpy(text + n, p, strlen(p));
+            n += strlen(p);
+        }
+        /* oracle: the native root, then POSIX-normalised segments with
+         * '\' as separator, clamped at the root */
+        char tail[256], norm[256];
+        size_t rl = strlen(roots[r]), tl = 0;
+        for (size_t i = rl; i < n; i++)
+            tail[tl++] = text[i] == '\\' ? '/' : text[i];
+        size_t nn = posix_normalise(norm, tail, tl);
+        size_t el = strlen(native_roots[r]);
+        memcpy(expect, native_roots[r], el);
+        for (size_t i = 0; i < nn; i++)
+            expect[el++] = norm[i] == '/' ? '\\' : norm[i];
+        pathgate_uri *u = native_ok(text, n, PATHGATE_CONVENTION_WINDOWS);
+        assert_int_equal(pathgate_uri_convention(u), PATHGATE_CONVENTION_WINDOWS);
+        const char *s = pathgate_uri_string(u, NULL);
+        pathgate_uri *again = parse_ok(s);
+        assert_string_equal(pathgate_uri_string(again, NULL), s);
+        assert_true(pathgate_uri_equal(u, again));
+        pathgate_buf b = PATHGATE_BUF_INIT;
+        assert_int_equal(pathgate_uri_to_native(&b, again, 0, NULL), 0);
+        if (b.len != el || memcmp(b.ptr, expect, el) != 0)
+            fail_msg("\"%.*s\": expected \"%.*s\", got \"%s\" via %s", (int)n, text, (int)el,
+                     expect, b.ptr, s);
+        /* case-insensitive: the upper-cased spelling is equal, same hash */
+        for (size_t i = 0; i < n; i++)
+            if (text[i] >= 'a' && text[i] <= 'z')
+                text[i] = (char)(text[i] - 32);
+        pathgate_uri *upper = native_ok(text, n, PATHGATE_CONVENTION_WINDOWS);
+        assert_true(pathgate_uri_equal(u, upper));
+        assert_true(pathgate_uri_hash(u) == pathgate_uri_hash(upper));
+        pathgate_uri_free(upper);
+        pathgate_buf_dispose(&b);
+        pathgate_uri_free(again);
+        pathgate_uri_free(u);
+    }
+}
+
+/* The fast paths (plain text) and the full paths must agree everywhere. */
+static void assert_same(int rc, pathgate_uri *fast, int slow_rc, pathgate_uri *slow,
+                        const char *text, size_t n)
+{
+    if (rc != slow_rc || (rc == 0 && strcmp(pathgate_uri_string(fast, NULL),
+                                            pathgate_uri_string(slow, NULL)) != 0))
+        fail_msg("\"%.*s\": fast %s \"%s\", full %s \"%s\"", (int)n, text, pathgate_errname(rc),
+                 rc ? "" : pathgate_uri_string(fast, NULL), pathgate_errname(slow_rc),
+                 slow_rc ? "" : pathgate_uri_string(slow, NULL));
+    if (rc == 0) {
+        assert_int_equal(pathgate_uri_convention(fast), pathgate_uri_convention(slow));
+        assert_true(pathgate_uri_equal(fast, slow));
+        /* same offsets: the same parent and basename */
+        pathgate_buf b1 = PATHGATE_BUF_INIT, b2 = PATHGATE_BUF_INIT;
+        assert_int_equal(pathgate_uri_basename(&b1, fast, NULL), pathgate_uri_basename(&b2, slow, NULL));
+        assert_true((b1.ptr == NULL) == (b2.ptr == NULL));
+        if (b1.ptr)
+            assert_string_equal(b1.ptr, b2.ptr);
+        pathgate_buf_dispose(&b1);
+        pathgate_buf_dispose(&b2);
+        pathgate_uri *p1 = NULL, *p2 = NULL;
+        assert_int_equal(pathgate_uri_parent(&p1, fast, NULL), 0);
+        assert_int_equal(pathgate_uri_parent(&p2, slow, NULL), 0);
+        assert_true((p1 == NULL) == (p2 == NULL));
+        if (p1)
+            assert_string_equal(pathgate_uri_string(p1, NULL), pathgate_uri_string(p2, NULL));
+        pathgate_uri_free(p1);
+        pathgate_uri_free(p2);
+    }
+    pathgate_uri_free(fast);
+    pathgate_uri_free(slow);
+}
+
+static void test_fast_paths_agree_with_full_paths(void **state)
+{
+    (void)state;
+    static const char *uri_pieces[] = {"/", "/", "/", "//", "a", "Bc", ".", "..", "%2e", "%2E.",
+                                       "%2F", "%00", "%41", "%zz", "%", "%4", "C:", "c%3a", "z:",
+                                       "?", "#", " ", "\xc3\xa9", "[", "|", "^", "\\", ":", "@",
+                                       "~", "localhost", "\x01", "'", "*"};
+    static const char *heads[] = {"file:", "file:/", "file://", "file:///", "FILE:///", "File:/",
+                                  "file://localhost/", "file://h/", "http:///", ""};
+    static const char *native_pieces[] = {"/", "\\", "a", "Bc", ".", "..", "%", " ", "#", "?",
+                                          "C:", "c:", "\xc3\xa9", "\xff", "\x00", "~", ":",
+                                          "[", "\x7f", "\\\\", "//"};
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, pg_test_alloc());
+    uint64_t seed = 0x2545F4914F6CDD1DULL;
+    char text[256];
+    for (int iter = 0; iter < 6000; iter++) {
+        const char *h = heads[rng_next(&seed) % (sizeof heads / sizeof *heads)];
+        size_t n = strlen(h);
+        memcpy(text, h, n);
+        int count = (int)(rng_next(&seed) % 9);
+        for (int k = 0; k < count; k++) {
+            const char *p = uri_pieces[rng_next(&seed) % (sizeof uri_pieces / sizeof *uri_pieces)];
+            memcpy(text + n, p, strlen(p));
+            n += strlen(p);
+        }
+        pathgate_uri *fast = NULL, *slow = NULL;
+        int rc = pathgate_uri_parse(&fast, text, n, pg_test_alloc(), NULL);
+        int slow_rc = pathgate__uri_parse_ex(&slow, text, n, pg_test_alloc(), NULL, 1);
+        assert_same(rc, fast, slow_rc, slow, text, n);
+    }
+    for (int iter = 0; iter < 6000; iter++) {
+        size_t n = 0;
+        int count = (int)(rng_next(&seed) % 10);
+        for (int k = 0; k < count; k++) {
+            const char *p =
+                native_pieces[rng_next(&seed) % (sizeof native_pieces / sizeof *native_pieces)];
+            size_t pl = strlen(p) ? strlen(p) : 1; /* "\x00" is one NUL byte */
+            memcpy(text + n, p, pl);
+            n += pl;
+        }
+        for (int c = 0; c <= 2; c++) {
+            pathgate_uri *fast = NULL, *slow = NULL;
+            int rc = pathgate__uri_from_native_ex(&fast, text, n, (pathgate_convention)c, &a, NULL, 0);
+            int slow_rc = pathgate__uri_from_native_ex(&slow, text, n, (pathgate_convention)c, &a,
+                                                       NULL, 1);
+            assert_same(rc, fast, slow_rc, slow, text, n);
+        }
+    }
+}
+
+/* ---------------------------------------------------------- equality laws */
+
+static void test_equal_and_hash_laws(void **state)
+{
+    (void)state;
+    static const char *uris[] = {
+        "file:///a", "file:///A", "file:///a%41", "file:///aA", "file:///a/b", "file:///a%2Fb",
+        "file:///a%2fb", "file:///C:/a", "file:///c:/A", "file:///c%3a/a", "file:///C%3A/a%41",
+        "file:///C:/", "file:///D:/", "file://s/sh/x", "file://S/SH/X", "file://s%41/sh",
+        "file://sa/sh", "file:///%C3%A9", "file:///%c3%a9", "file:///C:/%C3%89",
+        "file:///C:/%C3%A9", "file:///", "file:///%00/bad/path/L3g", "file:///x",
+        "file:///%00/bad/path/QUJD",
+    };
+    size_t n = sizeof uris / sizeof *uris;
+    pathgate_uri *u[32];
+    for (size_t i = 0; i < n; i++)
+        u[i] = parse_ok(uris[i]);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(pathgate_uri_equal(u[i], u[i]));
+        pathgate_uri *d = NULL;
+        assert_int_equal(pathgate_uri_dup(&d, u[i], NULL), 0);
+        assert_true(pathgate_uri_equal(u[i], d));
+        assert_string_equal(pathgate_uri_string(d, NULL), pathgate_uri_string(u[i], NULL));
+        pathgate_uri_free(d);
+        for (size_t j = 0; j < n; j++) {
+            int eq = pathgate_uri_equal(u[i], u[j]);
+            assert_int_equal(eq, pathgate_uri_equal(u[j], u[i]));
+            if (eq)
+                assert_true(pathgate_uri_hash(u[i]) == pathgate_uri_hash(u[j]));
+            /* equal URIs relate identically to every third one */
+            for (size_t k = 0; eq && k < n; k++)
+                assert_int_equal(pathgate_uri_equal(u[i], u[k]), pathgate_uri_equal(u[j], u[k]));
+        }
+    }
+    /* a few that must differ, so the hash is not constant */
+    assert_false(pathgate_uri_hash(u[0]) == pathgate_uri_hash(u[1]));
+    assert_false(pathgate_uri_hash(u[4]) == pathgate_uri_hash(u[5]));
+    for (size_t i = 0; i < n; i++)
+        pathgate_uri_free(u[i]);
+}
+
+static void test_derived_uris_use_the_base_allocator(void **state)
+{
+    (void)state;
+    pathgate_uri *base = parse_ok("file:///a/b");
+    pathgate_uri *p = NULL, *j = NULL, *d = NULL;
+    assert_int_equal(pathgate_uri_parent(&p, base, NULL), 0);
+    assert_int_equal(pathgate_uri_join(&j, base, PG_S("c"), NULL), 0);
+    assert_int_equal(pathgate_uri_dup(&d, base, NULL), 0);
+    pathgate_uri_free(base); /* cmocka would report any cross-allocator free */
+    assert_string_equal(pathgate_uri_string(p, NULL), "file:///a");
+    assert_string_equal(pathgate_uri_string(j, NULL), "file:///a/b/c");
+    pathgate_uri_free(p);
+    pathgate_uri_free(j);
+    pathgate_uri_free(d);
+}
+
+/* ------------------------------------------------------ allocation failure */
+
+typedef struct chaos {
+    const char *a;
+    const char *b;
+} chaos;
+
+static int body_parse(const pathgate_allocator *alloc, void *ctx)
+{
+    const chaos *c = ctx;
+    pathgate_uri *u = NULL;
+    int rc = pathgate_uri_parse(&u, c->a, strlen(c->a), alloc, NULL);
+    if (rc == 0)
+        assert_string_equal(pathgate_uri_string(u, NULL), c->b);
+    else
+        assert_null(u);
+    pathgate_uri_free(u);
+    return rc;
+}
+
+static int body_from_native(const pathgate_allocator *alloc, void *ctx)
+{
+    const chaos *c = ctx;
+    pathgate_uri *u = NULL;
+    int rc = pathgate_uri_from_native(&u, c->a, strlen(c->a), PATHGATE_CONVENTION_NONE, alloc, NULL);
+    pathgate_uri_free(u);
+    return rc;
+}
+
+/* Builds a URI with the failing allocator, then runs every derived
+ * operation (each allocates with the URI's allocator). */
+static int body_ops(const pathgate_allocator *alloc, void *ctx)
+{
+    const chaos *c = ctx;
+    pathgate_uri *u = NULL, *base = NULL, *out = NULL;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_parse(&u, c->a, strlen(c->a), alloc, NULL);
+    if (rc)
+        return rc;
+    if ((rc = pathgate_uri_parse(&base, c->b, strlen(c->b), alloc, NULL)))
+        goto done;
+    if ((rc = pathgate_uri_dup(&out, u, NULL)))
+        goto done;
+    pathgate_uri_free(out);
+    out = NULL;
+    if ((rc = pathgate_uri_parent(&out, u, NULL)))
+        goto done;
+    pathgate_uri_free(out);
+    out = NULL;
+    if ((rc = pathgate_uri_basename(&b, u, NULL)))
+        goto done;
+    if ((rc = pathgate_uri_relative_to(&b, u, base, NULL)))
+        goto done;
+    if ((rc = pathgate_uri_join(&out, base, PG_S("x/../y z"), NULL)))
+        goto done;
+    pathgate_uri_free(out);
+    out = NULL;
+    if ((rc = pathgate_uri_join(&out, base, PG_S("/abs/x"), NULL)))
+        goto done;
+    pathgate_uri_free(out);
+    out = NULL;
+    if ((rc = pathgate_uri_join_descendant(&out, base, PG_S("d/e"), NULL)))
+        goto done;
+    pathgate_uri_free(out);
+    out = NULL;
+    if ((rc = pathgate_uri_to_native(&b, u, 0, NULL)))
+        goto done;
+    rc = pathgate_uri_to_host_path(&b, u, NULL);
+    if (rc && rc != PATHGATE_ECONVENTION)
+        goto done;
+    if ((rc = pathgate_uri_display(&b, u)))
+        goto done;
+done:
+    pathgate_buf_dispose(&b);
+    pathgate_uri_free(out);
+    pathgate_uri_free(base);
+    pathgate_uri_free(u);
+    return rc;
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    /* parse: short, and long enough that uriparser's nodes leave the arena */
+    chaos p1 = {"file://LOCALHOST/a b/%41/../c:", "file:///a%20b/c:"};
+    assert_int_equal(pg_for_each_failing_alloc(body_parse, &p1), 1); /* one block, no more */
+    /* (a host sends every parse through uriparser) */
+    char longuri[1200] = "file://s/h/";
+    char longexp[1200] = "file://s/h/";
+    for (int i = 0; i < 200; i++) {
+        strcat(longuri, "s/");
+        strcat(longexp, i ? "/s" : "s");
+    }
+    chaos p2 = {longuri, longexp};
+    assert_true(pg_for_each_failing_alloc(body_parse, &p2) > 1); /* uriparser allocated too */
+    chaos p3 = {"file:///%00/bad/path/L3g", "file:///%00/bad/path/L3g"};
+    pg_for_each_failing_alloc(body_parse, &p3);
+
+    /* from_native: POSIX, Windows drive and UNC, both opaque forms: ONE
+     * allocation each */
+    static const struct {
+        const char *text;
+        long allocations;
+    } natives[] = {{"/a/b c", 1},  {"C:\\x\\..\\y", 1}, {"\\\\s\\sh\\x", 1},
+                   {"/C:/x", 1},   {"\\\\.\\COM1", 1},  {"\\\\?\\UNC\\s\\sh", 1}};
+    for (size_t i = 0; i < sizeof natives / sizeof *natives; i++) {
+        chaos c = {natives[i].text, NULL};
+        assert_int_equal(pg_for_each_failing_alloc(body_from_native, &c), natives[i].allocations);
+    }
+
+    /* every derived operation, POSIX and Windows and an opaque URI */
+    chaos o1 = {"file:///a/b/c%20d", "file:///a"};
+    pg_for_each_failing_alloc(body_ops, &o1);
+    chaos o2 = {"file:///C:/x/y", "file:///c:/"};
+    pg_for_each_failing_alloc(body_ops, &o2);
+    chaos o3 = {"file://s/sh/x", "file://S/SH"};
+    pg_for_each_failing_alloc(body_ops, &o3);
+}
+
+static int body_opaque_ops(const pathgate_allocator *alloc, void *ctx)
+{
+    (void)ctx;
+    pathgate_uri *u = NULL, *out = NULL;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_from_native(&u, PG_S("/C:/x"), PATHGATE_CONVENTION_POSIX, alloc, NULL);
+    if (rc)
+        return rc;
+    /* display falls back to the string (an allocation); the rest fail
+     * without allocating */
+    if ((rc = pathgate_uri_display(&b, u)) == 0) {
+        assert_string_equal(b.ptr, pathgate_uri_string(u, NULL));
+        assert_int_equal(pathgate_uri_to_native(&b, u, 0, NULL), PATHGATE_EOPAQUE);
+        assert_int_equal(pathgate_uri_parent(&out, u, NULL), 0);
+        assert_null(out);
+        /* a POSIX join whose result looks like a drive becomes opaque */
+        pathgate_uri *root = NULL;
+        rc = pathgate_uri_from_native(&root, PG_S("/"), PATHGATE_CONVENTION_POSIX, alloc, NULL);
+        if (rc == 0)
+            rc = pathgate_uri_join(&out, root, PG_S("C:"), NULL);
+        if (rc == 0)
+            assert_true(pathgate_uri_is_opaque(out));
+        pathgate_uri_free(root);
+    }
+    pathgate_uri_free(out);
+    pathgate_buf_dispose(&b);
+    pathgate_uri_free(u);
+    return rc;
+}
+
+static void test_allocation_failures_opaque(void **state)
+{
+    (void)state;
+    pg_for_each_failing_alloc(body_opaque_ops, NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_length_limits),
+        cmocka_unit_test(test_error_detail),
+        cmocka_unit_test(test_every_byte_encodes_as_designed),
+        cmocka_unit_test(test_opaque_payload_is_the_original_bytes),
+        cmocka_unit_test(test_random_posix_round_trips),
+        cmocka_unit_test(test_random_windows_round_trips),
+        cmocka_unit_test(test_fast_paths_agree_with_full_paths),
+        cmocka_unit_test(test_equal_and_hash_laws),
+        cmocka_unit_test(test_derived_uris_use_the_base_allocator),
+        cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_allocation_failures_opaque),
+    };
+    return cmocka_run_group_tests_name("uri", tests, NULL, NULL);
+}

@@ -1,0 +1,366 @@
+/* test_uri_cases.c - runs every case of tests/data/uri_cases.tsv (format in
+ * its header) against pathgate_uri_*, reporting each failing line. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "uri_internal.h"
+
+/* A field after unescaping: bytes, or absent (\N). */
+typedef struct field {
+    char *s;
+    size_t n;
+    int absent;
+} field;
+
+/* An operation's outcome: an error code, absent, or bytes. */
+typedef struct outcome {
+    int rc;
+    int absent;
+    char *s; /* malloc'd */
+    size_t n;
+} outcome;
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Unescapes s[0..n) into f; 0, or -1 for a malformed escape. */
+static int unescape(field *f, const char *s, size_t n)
+{
+    f->absent = n == 2 && s[0] == '\\' && s[1] == 'N';
+    f->s = malloc(n + 1);
+    f->n = 0;
+    if (f->absent)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\') {
+            if (++i >= n)
+                return -1;
+            switch (s[i]) {
+            case '\\': c = '\\'; break;
+            case 't': c = '\t'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 'x':
+                if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+                    return -1;
+                c = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+                i += 2;
+                break;
+            default:
+                return -1;
+            }
+        }
+        f->s[f->n++] = c;
+    }
+    f->s[f->n] = '\0';
+    return 0;
+}
+
+static void set_text(outcome *o, const char *s, size_t n)
+{
+    o->s = malloc(n + 1);
+    memcpy(o->s, s, n);
+    o->s[n] = '\0';
+    o->n = n;
+}
+
+static void set_buf(outcome *o, int rc, pathgate_buf *b)
+{
+    o->rc = rc;
+    if (rc == 0 && !b->ptr)
+        o->absent = 1;
+    else if (rc == 0)
+        set_text(o, b->ptr, b->len);
+    pathgate_buf_dispose(b);
+}
+
+static void set_uri(outcome *o, int rc, pathgate_uri *u)
+{
+    o->rc = rc;
+    if (rc == 0 && !u)
+        o->absent = 1;
+    else if (rc == 0) {
+        size_t n;
+        const char *s = pathgate_uri_string(u, &n);
+        set_text(o, s, n);
+    }
+    pathgate_uri_free(u);
+}
+
+static void set_bool(outcome *o, int v)
+{
+    set_text(o, v ? "true" : "false", v ? 4 : 5);
+}
+
+static int parse_conv(const field *f, pathgate_convention *c)
+{
+    if (f->n == 5 && memcmp(f->s, "posix", 5) == 0)
+        *c = PATHGATE_CONVENTION_POSIX;
+    else if (f->n == 7 && memcmp(f->s, "windows", 7) == 0)
+        *c = PATHGATE_CONVENTION_WINDOWS;
+    else if (f->n == 5 && memcmp(f->s, "infer", 5) == 0)
+        *c = PATHGATE_CONVENTION_NONE;
+    else
+        return -1;
+    return 0;
+}
+
+/* Parses a URI operand; on failure prints why and returns NULL. */
+static pathgate_uri *operand(const field *f, int line, const char *what)
+{
+    pathgate_uri *u = NULL;
+    pathgate_error err;
+    int rc = pathgate_uri_parse(&u, f->s, f->n, pg_test_alloc(), &err);
+    if (rc) {
+        print_error("uri_cases.tsv:%d: %s \"%s\" does not parse: %s (%s)\n", line, what, f->s,
+                    pathgate_errname(rc), err.message);
+        return NULL;
+    }
+    return u;
+}
+
+/* The invariant of every built URI: its string parses back to itself. */
+static int check_reparse(const pathgate_uri *u, int line)
+{
+    size_t n;
+    const char *s = pathgate_uri_string(u, &n);
+    pathgate_uri *again = NULL;
+    int rc = pathgate_uri_parse(&again, s, n, pg_test_alloc(), NULL);
+    int ok = rc == 0 && strcmp(pathgate_uri_string(again, NULL), s) == 0 &&
+             pathgate_uri_equal(u, again) && pathgate_uri_hash(u) == pathgate_uri_hash(again) &&
+             pathgate_uri_convention(u) == pathgate_uri_convention(again) &&
+             pathgate_uri_is_opaque(u) == pathgate_uri_is_opaque(again);
+    if (!ok)
+        print_error("uri_cases.tsv:%d: \"%s\" does not parse back to itself (%s)\n", line, s,
+                    pathgate_errname(rc));
+    pathgate_uri_free(again);
+    return ok;
+}
+
+/* The fast and the full path give the same result; frees slow. */
+static int check_same(int line, int rc, const pathgate_uri *fast, int slow_rc, pathgate_uri *slow)
+{
+    int same = rc == slow_rc && (rc != 0 || (!strcmp(pathgate_uri_string(fast, NULL),
+                                                       pathgate_uri_string(slow, NULL)) &&
+                                             pathgate_uri_convention(fast) ==
+                                                 pathgate_uri_convention(slow) &&
+                                             pathgate_uri_equal(fast, slow)));
+    if (!same)
+        print_error("uri_cases.tsv:%d: fast path %s \"%s\", full path %s \"%s\"\n", line,
+                    pathgate_errname(rc), rc ? "" : pathgate_uri_string(fast, NULL),
+                    pathgate_errname(slow_rc), slow_rc ? "" : pathgate_uri_string(slow, NULL));
+    pathgate_uri_free(slow);
+    return same;
+}
+
+/* Runs one case; returns 1 when it passes. */
+static int run_case(int line, const char *op, field *in, field *arg, field *exp)
+{
+    outcome o = {0, 0, NULL, 0};
+    pathgate_uri *u = NULL, *v = NULL, *r = NULL;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    pathgate_convention conv = PATHGATE_CONVENTION_NONE;
+    int ok = 1;
+    int needs_conv = !strcmp(op, "from_native") || !strcmp(op, "to_native") ||
+                     !strcmp(op, "native_roundtrip");
+    if (needs_conv && parse_conv(arg, &conv)) {
+        print_error("uri_cases.tsv:%d: bad convention \"%s\"\n", line, arg->s);
+        return 0;
+    }
+    if (!strcmp(op, "parse")) {
+        int rc = pathgate_uri_parse(&r, in->s, in->n, pg_test_alloc(), NULL);
+        if (rc == 0)
+            ok = check_reparse(r, line);
+        /* the full path (no fast path, always uriparser) agrees */
+        pathgate_uri *slow = NULL;
+        int slow_rc = pathgate__uri_parse_ex(&slow, in->s, in->n, pg_test_alloc(), NULL, 1);
+        ok = check_same(line, rc, r, slow_rc, slow) && ok;
+        set_uri(&o, rc, r);
+    } else if (!strcmp(op, "from_native")) {
+        int rc = pathgate_uri_from_native(&r, in->s, in->n, conv, pg_test_alloc(), NULL);
+        if (rc == 0)
+            ok = check_reparse(r, line);
+        pathgate_uri *slow = NULL;
+        pathgate_allocator a;
+        pathgate__alloc_init(&a, pg_test_alloc());
+        int slow_rc = pathgate__uri_from_native_ex(&slow, in->s, in->n, conv, &a, NULL, 1);
+        ok = check_same(line, rc, r, slow_rc, slow) && ok;
+        set_uri(&o, rc, r);
+    } else if (!strcmp(op, "native_roundtrip")) {
+        int rc = pathgate_uri_from_native(&r, in->s, in->n, conv, pg_test_alloc(), NULL);
+        if (rc == 0)
+            rc = pathgate_uri_to_native(&b, r, conv, NULL);
+        pathgate_uri_free(r);
+        set_buf(&o, rc, &b);
+    } else {
+        /* every other op takes a URI input */
+        if (!(u = operand(in, line, "input")))
+            return 0;
+        if (!strcmp(op, "to_native")) {
+            set_buf(&o, pathgate_uri_to_native(&b, u, conv, NULL), &b);
+        } else if (!strcmp(op, "parent")) {
+            int rc = pathgate_uri_parent(&r, u, NULL);
+            if (rc == 0 && r) {
+                ok = check_reparse(r, line);
+                /* a parent is an ancestor (unless an encoded separator
+                 * makes starts_with fail closed) */
+                if (!strchr(in->s, '%') && !pathgate_uri_starts_with(u, r)) {
+                    print_error("uri_cases.tsv:%d: the parent is no ancestor\n", line);
+                    ok = 0;
+                }
+            }
+            set_uri(&o, rc, r);
+        } else if (!strcmp(op, "basename")) {
+            set_buf(&o, pathgate_uri_basename(&b, u, NULL), &b);
+        } else if (!strcmp(op, "join") || !strcmp(op, "join_descendant")) {
+            int rc = !strcmp(op, "join") ? pathgate_uri_join(&r, u, arg->s, arg->n, NULL)
+                                         : pathgate_uri_join_descendant(&r, u, arg->s, arg->n, NULL);
+            if (rc == 0)
+                ok = check_reparse(r, line);
+            set_uri(&o, rc, r);
+        } else if (!strcmp(op, "starts_with") || !strcmp(op, "relative_to") ||
+                   !strcmp(op, "equal")) {
+            if (!(v = operand(arg, line, "arg"))) {
+                pathgate_uri_free(u);
+                return 0;
+            }
+            if (!strcmp(op, "starts_with")) {
+                set_bool(&o, pathgate_uri_starts_with(u, v));
+            } else if (!strcmp(op, "relative_to")) {
+                set_buf(&o, pathgate_uri_relative_to(&b, u, v, NULL), &b);
+            } else {
+                int eq = pathgate_uri_equal(u, v);
+                if (eq != pathgate_uri_equal(v, u)) {
+                    print_error("uri_cases.tsv:%d: equal is not symmetric\n", line);
+                    ok = 0;
+                }
+                if (eq && pathgate_uri_hash(u) != pathgate_uri_hash(v)) {
+                    print_error("uri_cases.tsv:%d: equal URIs hash differently\n", line);
+                    ok = 0;
+                }
+                set_bool(&o, eq);
+            }
+        } else if (!strcmp(op, "convention")) {
+            const char *name = pathgate_convention_name(pathgate_uri_convention(u));
+            if (name)
+                set_text(&o, name, strlen(name));
+            else
+                o.absent = 1;
+        } else if (!strcmp(op, "is_opaque")) {
+            set_bool(&o, pathgate_uri_is_opaque(u));
+        } else if (!strcmp(op, "display")) {
+            set_buf(&o, pathgate_uri_display(&b, u), &b);
+        } else if (!strcmp(op, "host_path")) {
+            set_buf(&o, pathgate_uri_to_host_path(&b, u, NULL), &b);
+        } else {
+            print_error("uri_cases.tsv:%d: unknown op \"%s\"\n", line, op);
+            ok = 0;
+        }
+    }
+    pathgate_uri_free(u);
+    pathgate_uri_free(v);
+
+    /* compare with expected */
+    int match;
+    char got[600];
+    if (o.rc)
+        snprintf(got, sizeof got, "!%s", pathgate_errname(o.rc));
+    else if (o.absent)
+        snprintf(got, sizeof got, "\\N");
+    else
+        snprintf(got, sizeof got, "\"%.*s\"", (int)(o.n > 500 ? 500 : o.n), o.s);
+    if (exp->absent)
+        match = o.rc == 0 && o.absent;
+    else if (exp->n && exp->s[0] == '!')
+        match = o.rc != 0 && strcmp(pathgate_errname(o.rc), exp->s + 1) == 0;
+    else
+        match = o.rc == 0 && !o.absent && o.n == exp->n && memcmp(o.s, exp->s, o.n) == 0;
+    if (!match)
+        print_error("uri_cases.tsv:%d: %s \"%s\" \"%s\": expected \"%s\", got %s\n", line, op,
+                    in->s, arg->absent ? "\\N" : arg->s, exp->absent ? "\\N" : exp->s, got);
+    free(o.s);
+    return ok && match;
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    const char *src = getenv("PATHGATE_SOURCE_DIR");
+    assert_non_null(src);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/uri_cases.tsv", src);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int lineno = 0, cases = 0, failed = 0;
+    while ((got = getline(&line, &cap, fp)) >= 0) {
+        lineno++;
+        size_t n = (size_t)got;
+        if (n && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (n == 0 || line[0] == '#')
+            continue;
+        /* split into exactly four fields */
+        const char *f[4];
+        size_t fl[4];
+        size_t start = 0;
+        int k = 0;
+        for (size_t i = 0; i <= n && k < 5; i++) {
+            if (i == n || line[i] == '\t') {
+                if (k < 4) {
+                    f[k] = line + start;
+                    fl[k] = i - start;
+                }
+                k++;
+                start = i + 1;
+            }
+        }
+        cases++;
+        if (k != 4) {
+            print_error("uri_cases.tsv:%d: expected 4 fields, got %d\n", lineno, k);
+            failed++;
+            continue;
+        }
+        char op[32];
+        snprintf(op, sizeof op, "%.*s", (int)fl[0], f[0]);
+        field in, arg, exp;
+        int bad = unescape(&in, f[1], fl[1]) | unescape(&arg, f[2], fl[2]) |
+                  unescape(&exp, f[3], fl[3]);
+        if (bad) {
+            print_error("uri_cases.tsv:%d: malformed escape\n", lineno);
+            failed++;
+        } else if (!run_case(lineno, op, &in, &arg, &exp)) {
+            failed++;
+        }
+        free(in.s);
+        free(arg.s);
+        free(exp.s);
+    }
+    free(line);
+    fclose(fp);
+    print_message("uri_cases.tsv: %d cases, %d failed\n", cases, failed);
+    assert_true(cases >= 300);
+    assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+    };
+    return cmocka_run_group_tests_name("uri_cases", tests, NULL, NULL);
+}
