@@ -48,9 +48,15 @@ static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *addres
     t->base_fd = pathgate__resolver_base_fd(r, base);
     t->base_flags = pathgate__resolver_base_flags(r, base);
     t->force_fallback = (pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK) != 0;
-    t->rel = t->address + (rel - address);
-    t->rel_len = len - (size_t)(rel - address);
-    t->prefix_len = t->rel_len ? (size_t)(t->rel - t->address) - 1 : len;
+    if (*rel) {
+        t->rel = t->address + (rel - address);
+        t->rel_len = len - (size_t)(rel - address);
+        t->prefix_len = (size_t)(t->rel - t->address) - 1;
+    } else { /* the base itself */
+        t->rel = t->address + len;
+        t->rel_len = 0;
+        t->prefix_len = len;
+    }
     return PATHGATE_OK;
 }
 
