@@ -1,0 +1,45 @@
+"""pathgate: contained path resolution for LLM agents and game tooling.
+
+Canonical addresses (``root:repo/x``, ``mod:Name/x``), ``file://`` URIs and
+raw Windows/POSIX paths are resolved strictly inside configured roots, with
+containment enforced by the kernel. Every behaviour lives in the C core; this
+package re-exports its types from :mod:`pathgate._core`.
+"""
+
+from ._core import (
+    CAPACITY_MESSAGE,
+    INVALID_PATH_MESSAGE,
+    MAX_TOKENS_DEFAULT,
+    PATH_MAX,
+    SESSION_MAX_DEPTH,
+    Error,
+    LegacyAppPathString,
+    PathError,
+    PathUri,
+    Resolver,
+    Session,
+    SessionError,
+    SessionState,
+    VisibilityRef,
+    VisibilityResolution,
+    __version__,
+)
+
+__all__ = [
+    "CAPACITY_MESSAGE",
+    "INVALID_PATH_MESSAGE",
+    "MAX_TOKENS_DEFAULT",
+    "PATH_MAX",
+    "SESSION_MAX_DEPTH",
+    "Error",
+    "LegacyAppPathString",
+    "PathError",
+    "PathUri",
+    "Resolver",
+    "Session",
+    "SessionError",
+    "SessionState",
+    "VisibilityRef",
+    "VisibilityResolution",
+    "__version__",
+]
