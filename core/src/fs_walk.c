@@ -24,6 +24,7 @@
 #include "fs_internal.h"
 #include "glob.h"
 #include "resolver_internal.h"
+#include "text.h"
 
 #define DIRBUF_MIN 32768
 
@@ -68,6 +69,18 @@ static int ent_cmp(const void *pa, const void *pb)
     }
 }
 
+/* A name that a canonical address can spell: UTF-8, no `\`, no control
+ * character. Anything else has no address and is not reported. */
+static int addressable(const char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7F || c == '\\')
+            return 0;
+    }
+    return pathgate__utf8_valid(name, len);
+}
+
 /* Reads every entry of L->fd and sorts them. 0 or PATHGATE_ENOMEM; a read
  * error ends the listing early (what was read is kept). */
 static int read_dir(level *L, const pathgate_allocator *a)
@@ -95,6 +108,8 @@ static int read_dir(level *L, const pathgate_allocator *a)
         const char *name = d->d_name;
         size_t len = strlen(name);
         if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+            continue;
+        if (!addressable(name, len))
             continue;
         unsigned char type = d->d_type;
         if (type == DT_UNKNOWN) {

@@ -291,6 +291,28 @@ static void test_glob(void **state)
     assert_int_equal(pathgate_fs_glob(&l, f->r, NULL, 0, NULL, 0, NULL, &err), PATHGATE_EINVAL);
 }
 
+static void test_unaddressable_names_are_not_reported(void **state)
+{
+    fx *f = *state;
+    /* names no canonical address can spell: not UTF-8, a backslash, a
+     * control character */
+    FX_PUT(f->repo, "dir/bad\xFF.txt", "needle\n");
+    FX_PUT(f->repo, "dir/back\\slash.txt", "needle\n");
+    FX_PUT(f->repo, "dir/tab\there.txt", "needle\n");
+    pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
+    pathgate_error err;
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), PG_S("root:repo/dir"), NULL, &err), 0);
+    assert_int_equal(l.count, 1);
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/dir"), NULL, &err), 0);
+    assert_int_equal(l.count, 2);
+    pathgate_fs_list_dispose(&l);
+    pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
+    grep_ok(f, &m, "needle", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 2);
+    pathgate_fs_matches_dispose(&m);
+}
+
 static void test_session_default_root(void **state)
 {
     fx *f = *state;
@@ -402,6 +424,7 @@ int main(void)
         FX_TESTS(test_grep_long_lines_and_chunks),
         FX_TESTS(test_grep_errors),
         FX_TESTS(test_glob),
+        FX_TESTS(test_unaddressable_names_are_not_reported),
         FX_TESTS(test_session_default_root),
         FX_TESTS(test_walk_depth_limit),
         FX_TESTS(test_walk_skips_unreadable_directories),
