@@ -40,7 +40,8 @@
     X(legacy)              \
     X(ref)                 \
     X(resolver)            \
-    X(session)
+    X(session)             \
+    X(fs)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */
