@@ -8,7 +8,7 @@
  *   _fs_edit(owner, path, old, new, all)      -> (str, int)
  *   _fs_delete(owner, path)                   -> str
  *   _fs_grep(owner, pattern, path, glob, max) -> (list[dict], bool)
- *   _fs_glob(owner, pattern, path)            -> list[dict]
+ *   _fs_glob(owner, pattern, path, metadata=False) -> list[dict]
  *   _fs_upload(owner, files)                  -> list[str | None]
  *   _fs_download(owner, paths)                -> list[(bytes | None, str | None)]
  *
@@ -76,11 +76,15 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
         const pathgate_fs_info *e = &l->items[i];
         PyObject *d = PyDict_New();
         PyObject *p = str_of(e->path, e->path_len);
-        PyObject *size = PyLong_FromUnsignedLongLong(e->size);
-        PyObject *t = PyUnicode_FromString(e->modified_at);
-        int bad = !d || !p || !size || !t || PyDict_SetItem(d, k_path, p) < 0 ||
-                  PyDict_SetItem(d, k_dir, e->is_dir ? Py_True : Py_False) < 0 ||
-                  PyDict_SetItem(d, k_size, size) < 0 || PyDict_SetItem(d, k_time, t) < 0;
+        PyObject *size = NULL, *t = NULL;
+        int bad = !d || !p || PyDict_SetItem(d, k_path, p) < 0 ||
+                  PyDict_SetItem(d, k_dir, e->is_dir ? Py_True : Py_False) < 0;
+        if (!bad && e->has_metadata) {
+            size = PyLong_FromUnsignedLongLong(e->size);
+            t = PyUnicode_FromString(e->modified_at);
+            bad = !size || !t || PyDict_SetItem(d, k_size, size) < 0 ||
+                  PyDict_SetItem(d, k_time, t) < 0;
+        }
         Py_XDECREF(p);
         Py_XDECREF(size);
         Py_XDECREF(t);
@@ -414,13 +418,18 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
 static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path"};
-    PyObject *a[3];
-    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+    static const char *const names[] = {NULL, "pattern", "path", "metadata"};
+    PyObject *a[4];
+    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 4, 3, 2, a) < 0)
         return NULL;
     owner o;
     if (owner_arg(st, a[0], &o) < 0)
         return NULL;
+    int metadata = 0;
+    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+        return NULL;
+    if (metadata)
+        o.opts.flags |= PATHGATE_FS_METADATA;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;
@@ -624,7 +633,7 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
     PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
     PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None) -> (matches, truncated)"),
-    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None) -> list of FileInfo dicts"),
+    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False) -> list of FileInfo dicts"),
     PG_FS_METH(upload, "_fs_upload(owner, files) -> list of error codes or None"),
     PG_FS_METH(download, "_fs_download(owner, paths) -> list of (bytes or None, error or None)"),
     {NULL, NULL, 0, NULL},

@@ -8,15 +8,22 @@
 #include "fs_internal.h"
 #include "glob.h"
 
+typedef struct glob_ctx {
+    pathgate_fs_list *out;
+    int metadata;
+} glob_ctx;
+
 static int glob_visit(void *p, const pathgate__walk_file *f)
 {
-    pathgate_fs_list *out = p;
+    glob_ctx *c = p;
     struct stat st;
     if (f->is_link)
         st = f->st;
+    else if (!c->metadata) /* the directory entry said: a regular file */
+        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, NULL);
     else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
         return 0; /* gone or replaced since the listing */
-    return pathgate__fs_list_push(out, f->path, f->path_len, 0, &st);
+    return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, c->metadata ? &st : NULL);
 }
 
 int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
@@ -37,7 +44,8 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
     if ((rc = pathgate__glob_compile(&g, pattern, pattern_len, t.alloc, err)) < 0)
         return rc;
     out->alloc = *t.alloc;
-    pathgate__walk w = {&t, g, 0, glob_visit, out, 0};
+    glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_METADATA)};
+    pathgate__walk w = {&t, g, 0, glob_visit, &c, 0};
     rc = pathgate__fs_walk(&w, err);
     pathgate__glob_free(g);
     if (rc < 0) {

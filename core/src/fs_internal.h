@@ -73,7 +73,8 @@ char *pathgate__fs_arena_strdup(void **arena, const pathgate_allocator *a, const
 char *pathgate__fs_arena_alloc(void **arena, const pathgate_allocator *a, size_t len);
 void pathgate__fs_arena_free(void **arena, const pathgate_allocator *a);
 
-/* Appends an entry: path is copied (len bytes + NUL). */
+/* Appends an entry: path is copied (len bytes + NUL); st NULL = no
+ * metadata. */
 int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len, int is_dir,
                            const struct stat *st);
 int pathgate__fs_matches_push(pathgate_fs_matches *m, const char *path, size_t path_len,

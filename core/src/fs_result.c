@@ -123,6 +123,14 @@ int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len,
     e->path = p;
     e->path_len = len;
     e->is_dir = is_dir;
+    e->has_metadata = st != NULL;
+    if (!st) {
+        e->size = 0;
+        e->mtime_sec = 0;
+        e->mtime_nsec = 0;
+        e->modified_at[0] = '\0';
+        return PATHGATE_OK;
+    }
     e->size = is_dir ? 0 : (uint64_t)st->st_size;
     e->mtime_sec = (int64_t)st->st_mtim.tv_sec;
     e->mtime_nsec = st->st_mtim.tv_nsec;

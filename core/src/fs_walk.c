@@ -73,17 +73,23 @@ static int ent_cmp(const void *pa, const void *pb)
  * character. Anything else has no address and is not reported. */
 static int addressable(const char *name, size_t len)
 {
+    int ascii = 1;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)name[i];
         if (c < 0x20 || c == 0x7F || c == '\\')
             return 0;
+        ascii &= c < 0x80;
     }
-    return pathgate__utf8_valid(name, len);
+    return ascii || pathgate__utf8_valid(name, len);
 }
 
-/* Reads every entry of L->fd and sorts them. 0 or PATHGATE_ENOMEM; a read
- * error ends the listing early (what was read is kept). */
-static int read_dir(level *L, const pathgate_allocator *a)
+/* Reads every entry of L->fd and sorts them. With a glob, entries that
+ * cannot match (files) or lead to no match (directories) are dropped before
+ * the sort: `state` is the directory's glob state, `scratch` room for one
+ * more. 0 or PATHGATE_ENOMEM; a read error ends the listing early (what was
+ * read is kept). */
+static int read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
+                    const unsigned char *state, unsigned char *scratch, int shallow)
 {
     size_t used = 0;
     L->n = L->next = 0;
@@ -122,6 +128,13 @@ static int read_dir(level *L, const pathgate_allocator *a)
         }
         if (type != DT_DIR && type != DT_REG && type != DT_LNK)
             continue;
+        if (g && !shallow) {
+            int keep = pathgate__glob_step(g, scratch, state, name, len);
+            if (type != DT_DIR)
+                keep = pathgate__glob_accepts(g, scratch);
+            if (!keep)
+                continue;
+        }
         if (L->n == L->ecap) {
             size_t cap = L->ecap ? L->ecap * 2 : 64;
             ent *ne = pathgate__realloc(a, L->ents, cap * sizeof *ne);
@@ -188,7 +201,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
     int depth = 0;
     levels[0].fd = root;
     levels[0].rel_len = root_len;
-    if ((rc = read_dir(&levels[0], a)) < 0)
+    if ((rc = read_dir(&levels[0], a, g, states, file_state, w->shallow)) < 0)
         goto done;
 
     while (depth >= 0) {
@@ -224,16 +237,11 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
             level *C = &levels[++depth];
             C->fd = fd;
             C->rel_len = len;
-            if ((rc = read_dir(C, a)) < 0)
+            if ((rc = read_dir(C, a, g, states + ss * (size_t)depth, file_state, 0)) < 0)
                 goto done;
             continue;
         }
-
-        if (g) {
-            pathgate__glob_step(g, file_state, state, e->name, e->len);
-            if (!pathgate__glob_accepts(g, file_state))
-                continue;
-        }
+        /* a file here matched the glob already (read_dir) */
         pathgate__walk_file f;
         f.dirfd = L->fd;
         f.name = e->name;

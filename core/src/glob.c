@@ -11,7 +11,9 @@
  * at PATHGATE__GLOB_MAX_POSITIONS / 8 bytes, small enough for the stack. */
 #define PATHGATE__GLOB_MAX_POSITIONS 4096
 
-enum seg_kind { SEG_LITERAL, SEG_WILD, SEG_GLOBSTAR, SEG_NEVER, SEG_ACCEPT };
+/* SEG_SUFFIX: `*` then a literal (`*.txt`, or `*` alone), the common case,
+ * matched without the general matcher. */
+enum seg_kind { SEG_LITERAL, SEG_SUFFIX, SEG_WILD, SEG_GLOBSTAR, SEG_NEVER, SEG_ACCEPT };
 
 typedef struct seg {
     unsigned char kind;
@@ -488,6 +490,9 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
                 rc = add_pos(b, SEG_GLOBSTAR, NULL, 0, err);
             else if (segment_literal(s, n, lit, &lit_len))
                 rc = add_pos(b, SEG_LITERAL, lit, lit_len, err);
+            else if (s[0] == '*' && segment_literal(s + 1, n - 1, lit, &lit_len) &&
+                     !memchr(s + 1, '\\', n - 1))
+                rc = add_pos(b, SEG_SUFFIX, lit, lit_len, err);
             else
                 rc = add_pos(b, SEG_WILD, s, n, err);
             if (rc < 0)
@@ -500,7 +505,7 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
         return rc;
     /* a final globstar names what is below, never the directory itself:
      * it is followed by an implicit `*` segment */
-    if (!trailing && last_globstar && (rc = add_pos(b, SEG_WILD, "*", 1, err)) < 0)
+    if (!trailing && last_globstar && (rc = add_pos(b, SEG_SUFFIX, "", 0, err)) < 0)
         return rc;
     return add_pos(b, SEG_ACCEPT, NULL, 0, err);
 }
@@ -591,6 +596,10 @@ int pathgate__glob_step(const pathgate__glob *g, unsigned char *next, const unsi
             break;
         case SEG_LITERAL:
             if (s->len == len && memcmp(g->pool + s->off, name, len) == 0)
+                BIT_SET(next, i + 1);
+            break;
+        case SEG_SUFFIX: /* never a leading dot: the pattern starts with `*` */
+            if (!dot && len >= s->len && memcmp(name + len - s->len, g->pool + s->off, s->len) == 0)
                 BIT_SET(next, i + 1);
             break;
         case SEG_WILD:

@@ -201,12 +201,16 @@ def _content_bytes(content: str | bytes | Mapping[str, Any]) -> str | bytes:
 class Backend:
     """deepagents' BackendProtocol over a pathgate Resolver or Session."""
 
-    __slots__ = ("_owner",)
+    __slots__ = ("_owner", "_glob_metadata")
 
-    def __init__(self, resolver_or_session: Resolver | Session) -> None:
+    def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None:
+        """``glob_metadata=True`` adds ``size`` and ``modified_at`` to every
+        glob match (one stat per match); by default glob answers paths only,
+        as the protocol requires (``ls`` always has both)."""
         if not isinstance(resolver_or_session, (Resolver, Session)):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
+        self._glob_metadata = bool(glob_metadata)
 
     @property
     def resolver(self) -> Resolver:
@@ -286,7 +290,9 @@ class Backend:
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         try:
-            return GlobResult(matches=_core._fs_glob(self._owner, pattern, path))
+            return GlobResult(
+                matches=_core._fs_glob(self._owner, pattern, path, metadata=self._glob_metadata)
+            )
         except Error as exc:
             return GlobResult(error=str(exc))
 

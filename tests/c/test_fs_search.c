@@ -187,6 +187,46 @@ static void test_grep_long_lines_and_chunks(void **state)
     pathgate_fs_matches_dispose(&m);
 }
 
+static void test_grep_literal_finder_edges(void **state)
+{
+    fx *f = *state;
+    /* the finder's rare byte is everywhere here: it falls back to memmem */
+    char buf[5000];
+    memset(buf, 'Q', sizeof buf);
+    memcpy(buf + 4000, "QZ\nQ", 4);
+    memcpy(buf + sizeof buf - 3, "\nQZ", 3);
+    fx_put(f->repo, "qs.txt", buf, sizeof buf);
+    pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
+    grep_ok(f, &m, "QZ", "root:repo/qs.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 2);
+    assert_int_equal(m.items[0].line, 1);
+    assert_int_equal(m.items[0].text_len, 4002);
+    assert_int_equal(m.items[1].line, 3);
+    assert_string_equal(m.items[1].text, "QZ");
+    pathgate_fs_matches_dispose(&m);
+    /* at the very start and end of a file, a needle as long as the line,
+     * one longer than the file, a near miss at the end */
+    FX_PUT(f->repo, "edges.txt", "abc\nxabcx\nab");
+    grep_ok(f, &m, "abc", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 2);
+    pathgate_fs_matches_dispose(&m);
+    grep_ok(f, &m, "ab", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 3);
+    assert_string_equal(m.items[2].text, "ab");
+    pathgate_fs_matches_dispose(&m);
+    grep_ok(f, &m, "abcx\x7f", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 0);
+    pathgate_fs_matches_dispose(&m);
+    grep_ok(f, &m, "abc\xC3\xA9" "abcabcabcabcabcabc", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 0);
+    pathgate_fs_matches_dispose(&m);
+    /* non-ASCII needles */
+    FX_PUT(f->repo, "u.txt", "caf\xC3\xA9 cr\xC3\xA8me\n");
+    grep_ok(f, &m, "\xC3\xA8me", "root:repo/u.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 1);
+    pathgate_fs_matches_dispose(&m);
+}
+
 static void test_grep_errors(void **state)
 {
     fx *f = *state;
@@ -226,8 +266,18 @@ static void test_glob(void **state)
             fail_msg("glob %zu: %s, expected %s", i, l.items[i].path, want[i]);
     assert_int_equal(l.count, 10);
     assert_false(l.items[0].is_dir);
+    assert_false(l.items[0].has_metadata); /* paths only by default */
+    assert_int_equal(l.items[0].size, 0);
+    assert_string_equal(l.items[0].modified_at, "");
+    pathgate_fs_list_dispose(&l);
+    pathgate_fs_options meta = PATHGATE_FS_OPTIONS_INIT;
+    meta.flags = PATHGATE_FS_METADATA;
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), NULL, 0, &meta, &err), 0);
+    assert_int_equal(l.count, 10);
+    assert_true(l.items[0].has_metadata);
     assert_int_equal(l.items[0].size, 17);
     assert_int_equal(strlen(l.items[0].modified_at), 32);
+    assert_int_equal(l.items[1].size, 98894); /* big.txt */
     pathgate_fs_list_dispose(&l);
 
     /* ** crosses directories; regular files only; inside file links count */
@@ -422,6 +472,7 @@ int main(void)
         FX_TESTS(test_grep_finds_in_path_order),
         FX_TESTS(test_grep_glob_and_max_count),
         FX_TESTS(test_grep_long_lines_and_chunks),
+        FX_TESTS(test_grep_literal_finder_edges),
         FX_TESTS(test_grep_errors),
         FX_TESTS(test_glob),
         FX_TESTS(test_unaddressable_names_are_not_reported),

@@ -278,7 +278,11 @@ def test_glob(fs):
         "root:repo/a.txt", "root:repo/big.txt", "root:repo/crlf.txt", "root:repo/dir/sub/deep.txt",
         "root:repo/empty.txt", "root:repo/name with space.txt", "root:repo/nofinal.txt",
         "root:repo/ünïcödé.txt"]
-    assert all(m["is_dir"] is False and "size" in m for m in res.matches)
+    assert all(m == {"path": m["path"], "is_dir": False} for m in res.matches)  # paths only
+    meta = Backend(fs["resolver"], glob_metadata=True).glob("a.txt").matches
+    assert meta == [{"path": "root:repo/a.txt", "is_dir": False, "size": 17,
+                     "modified_at": meta[0]["modified_at"]}]
+    assert meta[0]["modified_at"].endswith("+00:00")
     assert [m["path"] for m in b.glob("**/*.py").matches] == ["root:repo/dir/x.py"]
     assert [m["path"] for m in b.glob(".hidden/*").matches] == ["root:repo/.hidden/secret.txt"]
     assert [m["path"] for m in b.glob("{a,b*}.{txt,dat}").matches] == [

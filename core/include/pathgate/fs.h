@@ -101,10 +101,15 @@ typedef struct pathgate_fs_options {
      * (temp file removed, target untouched) with that code. NULL = none. */
     int (*test_hook)(pathgate_fs_hook_point point, void *ctx);
     void *test_hook_ctx;
+    unsigned int flags; /* PATHGATE_FS_* below */
 } pathgate_fs_options;
 
+/* glob: also fill size and modification time of each match (one fstatat
+ * per match; ls always fills them). */
+#define PATHGATE_FS_METADATA 0x1u
+
 #define PATHGATE_FS_OPTIONS_VERSION 1
-#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, NULL, NULL}
+#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, NULL, NULL, 0}
 
 /* ------------------------------------------------------------- results */
 
@@ -113,6 +118,8 @@ typedef struct pathgate_fs_info {
     const char *path; /* canonical address; a directory's ends in '/' */
     size_t path_len;
     int is_dir;
+    int has_metadata; /* size, mtime and modified_at are set (always for ls;
+                         for glob with PATHGATE_FS_METADATA) */
     uint64_t size; /* bytes; 0 for a directory */
     int64_t mtime_sec;
     long mtime_nsec;
@@ -285,7 +292,8 @@ PATHGATE_EXTERN int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver
 
 /* Regular files below address (NULL as for grep) matching pattern (see
  * glob.h: `*`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `**`, names at any depth
- * when the pattern has no `/`, leading dots only explicitly), sorted. */
+ * when the pattern has no `/`, leading dots only explicitly), sorted. Only
+ * paths unless opts->flags has PATHGATE_FS_METADATA. */
 PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver,
                                      const char *pattern, size_t pattern_len,
                                      const char *address, size_t address_len,
