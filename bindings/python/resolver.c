@@ -30,7 +30,7 @@ PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
                                   : PyUnicode_FromString(res->root_category);
         if (self->root_category == NULL)
             goto fail;
-        self->relative_path = PyUnicode_FromString(res->relative_path);
+        self->relative_path = pg_native_str(res->relative_path, strlen(res->relative_path));
         if (self->relative_path == NULL)
             goto fail;
         self->exists = PyBool_FromLong(res->exists);
@@ -193,8 +193,13 @@ static int resolver_bases(PyObject *mapping, const char *what, pathgate_base_spe
         return -1;
     }
     PyObject *items = PyMapping_Items(mapping);
-    if (items == NULL)
+    if (items == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a mapping of name to directory", what);
+        }
         return -1;
+    }
     Py_ssize_t count = PyList_Size(items);
     *specs = PyMem_Calloc(count > 0 ? (size_t)count : 1, sizeof **specs);
     if (*specs == NULL) {
@@ -204,6 +209,10 @@ static int resolver_bases(PyObject *mapping, const char *what, pathgate_base_spe
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *item = PyList_GetItem(items, i);
+        if (item == NULL || !PyTuple_Check(item) || PyTuple_Size(item) != 2) {
+            PyErr_Format(PyExc_TypeError, "%s.items() must give (name, directory) pairs", what);
+            goto fail;
+        }
         PyObject *key = PyTuple_GetItem(item, 0), *dir = PyTuple_GetItem(item, 1);
         const char *name, *path;
         Py_ssize_t name_len, path_len;

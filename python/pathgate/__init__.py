@@ -24,6 +24,7 @@ from ._core import (
     VisibilityResolution,
     __version__,
 )
+from .backend import *  # noqa: E402,F401,F403 - Backend and the deepagents result types
 
 __all__ = [
     "CAPACITY_MESSAGE",

@@ -47,7 +47,7 @@ def tree(tmp_path):
     (mod / "common" / "m.txt").write_text("m\n")
     (outside / "secret.txt").write_text("secret\n")
     (repo / "escape").symlink_to(outside)
-    (repo / "inner").symlink_to(repo / "docs")
+    (repo / "inner").symlink_to("docs")  # relative: stays inside
     return {"tmp": tmp_path, "repo": repo, "game": game, "mod": mod, "outside": outside}
 
 
