@@ -6,6 +6,7 @@
  *                  allow_unconfined=False, env=None, _test_no_landlock=False)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int)
+ *   _core._landlock_abi() -> int
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
  * defaults to the session's cwd); timeout is in seconds; env is a mapping
@@ -211,17 +212,13 @@ static PyMethodDef exec_methods[] = {
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
      "allow_network=False, allow_unconfined=False, env=None)\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
-    {"landlock_abi", pg_landlock_abi, METH_NOARGS,
-     "landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
+    {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
+     "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
     {NULL, NULL, 0, NULL},
 };
 
 int pg_exec_init(PyObject *module, pg_state *st) {
     (void)st;
-    if (PyModule_AddFunctions(module, exec_methods) < 0)
-        return -1;
-    if (PyModule_AddIntConstant(module, "EXEC_TIMEOUT_DEFAULT", PATHGATE_EXEC_TIMEOUT_DEFAULT_MS / 1000) < 0 ||
-        PyModule_AddIntConstant(module, "EXEC_OUTPUT_CAP_DEFAULT", PATHGATE_EXEC_OUTPUT_CAP_DEFAULT) < 0)
-        return -1;
-    return 0;
+    /* Private names: the public surface is python/pathgate/sandbox.py. */
+    return PyModule_AddFunctions(module, exec_methods);
 }

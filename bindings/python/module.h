@@ -43,7 +43,7 @@
     X(ref)                 \
     X(resolver)            \
     X(session)             \
-    X(fs)             \
+    X(fs)                  \
     X(exec)
 
 /* Every strong reference the module state holds (traversed and cleared as

@@ -25,6 +25,7 @@ from ._core import (
     __version__,
 )
 from .backend import *  # noqa: E402,F401,F403 - Backend and the deepagents result types
+from .sandbox import *  # noqa: E402,F401,F403 - ExecuteResponse, execute, landlock_abi
 
 __all__ = [
     "CAPACITY_MESSAGE",

@@ -27,6 +27,7 @@ from typing import Any, Literal, Union
 
 from . import _core
 from ._core import Error, Resolver, Session
+from .sandbox import SandboxMixin
 
 __all__ = [
     "Backend",
@@ -198,7 +199,7 @@ def _content_bytes(content: str | bytes | Mapping[str, Any]) -> str | bytes:
     return data["content"]
 
 
-class Backend:
+class Backend(SandboxMixin):
     """deepagents' BackendProtocol over a pathgate Resolver or Session."""
 
     __slots__ = ("_owner", "_glob_metadata")

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ._core import Resolver, Session
+from .sandbox import SandboxMixin
 
 __all__ = [
     "Backend",
@@ -100,7 +101,7 @@ class FileDownloadResponse:
 
 def convert_file_data(data: Mapping[str, Any]) -> FileData: ...
 
-class Backend:
+class Backend(SandboxMixin):
     def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None: ...
     @property
     def resolver(self) -> Resolver: ...
