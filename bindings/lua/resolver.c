@@ -61,12 +61,11 @@ static void pushresref(lua_State *L, int arg, pg_resolution *r)
 static int resolution_index(lua_State *L)
 {
     pg_resolution *r = checkresolution(L, 1);
-    size_t len;
-    const char *k = lua_tolstring(L, 2, &len);
-    if (!k || lua_type(L, 2) != LUA_TSTRING) {
+    if (lua_type(L, 2) != LUA_TSTRING) { /* like a table: other keys are nil */
         lua_pushnil(L);
         return 1;
     }
+    const char *k = lua_tostring(L, 2);
     const pathgate_resolution *res = &r->res;
     if (strcmp(k, "ok") == 0)
         lua_pushboolean(L, res->ok);
