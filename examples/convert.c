@@ -60,13 +60,27 @@ static const failure failures[] = {
     {"other scheme", "https://example.com/x", 1, PATHGATE_CONVENTION_NONE, PATHGATE_ESCHEME},
 };
 
-/* Display width in code points (good enough for a table). */
-static size_t width(const char *s)
+/* Display width on a terminal: one column a code point, two for the wide
+ * East Asian ranges (good enough for a table). */
+static size_t width(const char *str)
 {
+    const unsigned char *s = (const unsigned char *)str;
     size_t w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
+    while (*s) {
+        unsigned long cp = *s;
+        int n = cp < 0x80 ? 0 : cp < 0xE0 ? 1 : cp < 0xF0 ? 2 : 3;
+        if (n)
+            cp &= 0x3Fu >> n;
+        s++;
+        for (int k = 0; k < n && (*s & 0xC0) == 0x80; k++, s++)
+            cp = (cp << 6) | (*s & 0x3F);
+        int wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                   (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                   (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                   (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+                   (cp >= 0x20000 && cp <= 0x3FFFD);
+        w += wide ? 2 : 1;
+    }
     return w;
 }
 

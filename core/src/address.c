@@ -54,10 +54,11 @@ static int has_prefix_nocase(const char *s, size_t len, const char *prefix)
     return 1;
 }
 
-static size_t span_until(const char *s, size_t len, const char *stops)
+/* Length of the prefix of s holding neither stop byte a nor b. */
+static size_t span_until(const char *s, size_t len, char a, char b)
 {
     size_t i = 0;
-    while (i < len && !strchr(stops, s[i]))
+    while (i < len && s[i] != a && s[i] != b)
         i++;
     return i;
 }
@@ -91,7 +92,7 @@ int pathgate__address_mod_name_valid(const char *name, size_t len)
 static pathgate_reason parse_root(pathgate__parsed *out, const char *s, size_t len,
                                   const pathgate__names *names)
 {
-    size_t k = span_until(s, len, "/\\");
+    size_t k = span_until(s, len, '/', '\\');
     long index = (k && names && names->root) ? names->root(names->ctx, s, k) : -1;
     if (index < 0)
         return PATHGATE_REASON_UNKNOWN_ROOT;
@@ -107,7 +108,7 @@ static pathgate_reason parse_root(pathgate__parsed *out, const char *s, size_t l
 static pathgate_reason parse_mod(pathgate__parsed *out, const char *s, size_t len,
                                  const pathgate__names *names)
 {
-    size_t k = span_until(s, len, "/:");
+    size_t k = span_until(s, len, '/', ':');
     long index = -1;
     size_t name_len = k;
     if (k && names && names->mod)
@@ -215,7 +216,7 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
      * of this host lies there */
     if (text[0] == '\\' || (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
         return PATHGATE_REASON_OUTSIDE_BASES;
-    size_t first = span_until(text, len, "/\\");
+    size_t first = span_until(text, len, '/', '\\');
     if (memchr(text, ':', first))
         return PATHGATE_REASON_SYNTAX;
     out->form = PATHGATE__FORM_RELATIVE;
@@ -297,7 +298,7 @@ int pathgate__address_split(int *is_mod, long *index, const char **rel, size_t *
     }
     const char *s = text + skip;
     size_t n = len - skip;
-    size_t k = span_until(s, n, "/");
+    size_t k = span_until(s, n, '/', '/');
     long (*lookup)(void *, const char *, size_t) = mod ? names->mod : names->root;
     if (k == 0 || !lookup)
         return -1;

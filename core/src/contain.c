@@ -265,6 +265,38 @@ int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mo
     return walk_open(dirfd, rel, open_flags, mode, 0);
 }
 
+/*
+ * The common miss, a new name in an existing directory, without a walk:
+ * when the parent resolves beneath dirfd (openat2, links followed) and the
+ * last name is not there at all (not even as a dangling symlink), the
+ * answer is -ENOENT. Returns 1 when this cannot decide (the parent is
+ * missing too, or the last name is a symlink): the caller walks.
+ */
+static int probe_last_missing(int dirfd, const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    const char *name = slash ? slash + 1 : rel;
+    int pfd = dirfd;
+    if (slash) {
+        char parent[PATHGATE_PATH_MAX];
+        size_t n = (size_t)(slash - rel);
+        if (n >= sizeof parent)
+            return 1;
+        memcpy(parent, rel, n);
+        parent[n] = '\0';
+        pfd = openat2_beneath(dirfd, parent, O_PATH | O_DIRECTORY, 0);
+        if (pfd == -ENOENT)
+            return 1;
+        if (pfd < 0)
+            return pfd; /* the existing part escapes, or is not a directory */
+    }
+    char c;
+    int rc = readlinkat(pfd, name, &c, 1) < 0 && errno == ENOENT ? -ENOENT : 1;
+    if (pfd != dirfd)
+        close(pfd);
+    return rc;
+}
+
 int pathgate__contain_probe(int dirfd, const char *rel, int force_fallback)
 {
     if (!rel || dirfd < 0)
@@ -278,9 +310,14 @@ int pathgate__contain_probe(int dirfd, const char *rel, int force_fallback)
             close(fd);
             return 0;
         }
-        /* a miss still has to be explained: walk it */
         if (fd != -ENOENT && fd != -ENOSYS && fd != -EPERM)
             return fd;
+        if (fd == -ENOENT) {
+            int rc = probe_last_missing(dirfd, rel);
+            if (rc != 1)
+                return rc;
+        }
+        /* a miss still has to be explained: walk it */
     }
     fd = walk_open(dirfd, rel, O_PATH, 0, 1);
     if (fd >= 0) {

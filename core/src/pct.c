@@ -6,51 +6,55 @@
 #define BAD PATHGATE__PCT_BADHOST
 #define LEN PATHGATE__PCT_LENIENT
 #define LEN_ENC (PATHGATE__PCT_LENIENT | PATHGATE__PCT_LENIENT_ENC)
+#define SLASH PATHGATE__PCT_SLASH
+#define POK PATHGATE__PCT_PATH_OK
+#define PCH PATHGATE__PCT_PCHAR
+#define NP PATHGATE__PCT_NOT_PLAIN
 
 /* GNU range designators keep the table readable; unlisted bytes are 0. */
-const unsigned char pathgate__pct_class[256] = {
-    [0x00 ... 0x1F] = SEG | BAD,
-    [' '] = SEG | LEN_ENC,
-    ['!'] = HOK,
-    ['"'] = SEG | BAD | LEN_ENC,
-    ['#'] = SEG,
-    ['$'] = HOK,
-    ['%'] = SEG,
-    ['&'] = HOK,
-    ['\''] = HOK,
-    ['('] = HOK,
-    [')'] = HOK,
-    ['*'] = HOK | BAD,
-    ['+'] = HOK,
-    [','] = HOK,
-    ['-'] = HOK,
-    ['.'] = HOK,
-    ['/'] = BAD,
-    ['0' ... '9'] = HOK,
-    [':'] = BAD,
-    [';'] = HOK,
-    ['<'] = SEG | BAD | LEN_ENC,
-    ['='] = HOK,
-    ['>'] = SEG | BAD | LEN_ENC,
-    ['?'] = SEG | BAD,
-    ['@'] = 0,
-    ['A' ... 'Z'] = HOK,
-    ['['] = LEN,
-    ['\\'] = SEG | BAD,
-    [']'] = LEN,
-    ['^'] = LEN,
-    ['_'] = HOK,
-    ['`'] = SEG | LEN_ENC,
-    ['a' ... 'z'] = HOK,
-    ['{'] = SEG | LEN_ENC,
-    ['|'] = BAD | LEN,
-    ['}'] = SEG | LEN_ENC,
-    ['~'] = HOK,
-    [0x7F] = SEG | BAD,
-    [0x80 ... 0xFF] = SEG | LEN_ENC,
+const unsigned short pathgate__pct_class[256] = {
+    [0x00 ... 0x1F] = SEG | BAD | NP,
+    [' '] = SEG | LEN_ENC | POK | NP,
+    ['!'] = HOK | PCH | POK,
+    ['"'] = SEG | BAD | LEN_ENC | POK | NP,
+    ['#'] = SEG | NP,
+    ['$'] = HOK | PCH | POK,
+    ['%'] = SEG | NP,
+    ['&'] = HOK | PCH | POK,
+    ['\''] = HOK | PCH | POK,
+    ['('] = HOK | PCH | POK,
+    [')'] = HOK | PCH | POK,
+    ['*'] = HOK | PCH | BAD | POK,
+    ['+'] = HOK | PCH | POK,
+    [','] = HOK | PCH | POK,
+    ['-'] = HOK | PCH | POK,
+    ['.'] = HOK | PCH | POK,
+    ['/'] = BAD | SLASH | POK | NP,
+    ['0' ... '9'] = HOK | PCH | POK,
+    [':'] = BAD | POK | PCH,
+    [';'] = HOK | PCH | POK,
+    ['<'] = SEG | BAD | LEN_ENC | POK | NP,
+    ['='] = HOK | PCH | POK,
+    ['>'] = SEG | BAD | LEN_ENC | POK | NP,
+    ['?'] = SEG | BAD | NP,
+    ['@'] = POK | PCH,
+    ['A' ... 'Z'] = HOK | PCH | POK,
+    ['['] = LEN | POK,
+    ['\\'] = SEG | BAD | NP,
+    [']'] = LEN | POK,
+    ['^'] = LEN | POK,
+    ['_'] = HOK | PCH | POK,
+    ['`'] = SEG | LEN_ENC | POK | NP,
+    ['a' ... 'z'] = HOK | PCH | POK,
+    ['{'] = SEG | LEN_ENC | POK | NP,
+    ['|'] = BAD | LEN | POK,
+    ['}'] = SEG | LEN_ENC | POK | NP,
+    ['~'] = HOK | PCH | POK,
+    [0x7F] = SEG | BAD | NP,
+    [0x80 ... 0xFF] = SEG | LEN_ENC | POK | NP,
 };
 
-static const char hex_upper[16] = "0123456789ABCDEF";
+const char pathgate__pct_hex[16] = "0123456789ABCDEF";
 
 size_t pathgate__pct_count(const char *s, size_t n, int cls)
 {
@@ -69,8 +73,8 @@ size_t pathgate__pct_encode(char *dst, const char *s, size_t n, int cls)
                          : (pathgate__pct_class[c] & PATHGATE__PCT_HOST_OK) == 0;
         if (encode) {
             *p++ = '%';
-            *p++ = hex_upper[c >> 4];
-            *p++ = hex_upper[c & 15];
+            *p++ = pathgate__pct_hex[c >> 4];
+            *p++ = pathgate__pct_hex[c & 15];
         } else {
             *p++ = (char)c;
         }
@@ -84,19 +88,6 @@ size_t pathgate__pct_decode(char *dst, const char *s, size_t n)
     while (i < n)
         dst[out++] = (char)pathgate__pct_next(s, &i);
     return out;
-}
-
-int pathgate__pct_valid(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%')
-            continue;
-        if (n - i < 3 || pathgate__pct_hexval((unsigned char)s[i + 1]) < 0 ||
-            pathgate__pct_hexval((unsigned char)s[i + 2]) < 0)
-            return 0;
-        i += 2;
-    }
-    return 1;
 }
 
 int pathgate__pct_has_decoded(const char *s, size_t n, unsigned char c)

@@ -30,43 +30,44 @@ pathgate_uri *pathgate__uri_alloc(const pathgate_allocator *a, size_t cap)
     return u;
 }
 
-int pathgate__ub_start(pathgate__uri_builder *b, const pathgate_allocator *a, size_t cap,
-                       const char *host, size_t host_len, int encode_host)
+/* ----------------------------------------------------------------- builder */
+
+void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
+                       size_t cap, const char *host, size_t host_len, int encode_host)
 {
     memset(b, 0, sizeof *b);
+    b->buf = buf;
+    b->cap = cap;
+    b->alloc = a;
     size_t host_out = host_len;
     if (encode_host)
         host_out += 2 * (host_len - pathgate__pct_count(host, host_len, PATHGATE__PCT_HOST_OK));
-    size_t need = PATHGATE__URI_PREFIX_LEN + host_out + 1;
-    if (cap < need)
-        cap = need;
-    /* one spare byte: the '/' finish adds after a bare drive or share */
-    b->u = pathgate__uri_alloc(a, cap + 1);
-    if (!b->u)
-        return PATHGATE_ENOMEM;
-    b->cap = cap;
-    char *s = b->u->str;
-    memcpy(s, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
+    if (PATHGATE__URI_PREFIX_LEN + host_out + 1 > cap) {
+        b->overflow = 1;
+        return;
+    }
+    memcpy(buf, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
     if (encode_host)
-        pathgate__pct_encode(s + PATHGATE__URI_PREFIX_LEN, host, host_len, 0);
+        pathgate__pct_encode(buf + PATHGATE__URI_PREFIX_LEN, host, host_len, 0);
     else if (host_len)
-        memcpy(s + PATHGATE__URI_PREFIX_LEN, host, host_len);
-    b->u->host_end = (uint32_t)(PATHGATE__URI_PREFIX_LEN + host_out);
-    s[b->u->host_end] = '/';
-    b->len = b->seg_start = b->u->host_end + 1u;
-    return PATHGATE_OK;
+        memcpy(buf + PATHGATE__URI_PREFIX_LEN, host, host_len);
+    b->host_end = PATHGATE__URI_PREFIX_LEN + host_out;
+    buf[b->host_end] = '/';
+    b->len = b->seg_start = b->host_end + 1;
 }
 
 int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, size_t extra)
 {
     memset(b, 0, sizeof *b);
     size_t cap = base->len + extra;
-    b->u = pathgate__uri_alloc(&base->alloc, cap + 1); /* + the root '/' as above */
+    b->u = pathgate__uri_alloc(&base->alloc, cap + 1); /* + the reserved byte */
     if (!b->u)
         return PATHGATE_ENOMEM;
+    b->buf = b->u->str;
     b->cap = cap;
-    memcpy(b->u->str, base->str, base->len);
-    b->u->host_end = base->host_end;
+    b->alloc = &b->u->alloc;
+    memcpy(b->buf, base->str, base->len);
+    b->host_end = base->host_end;
     b->seg_start = base->host_end + 1u;
     b->len = base->len;
     if (base->root_end > b->seg_start) { /* a drive or a share is the first segment */
@@ -77,49 +78,82 @@ int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, 
     if (b->len > b->seg_start) {
         b->count = 1;
         for (size_t i = b->seg_start; i < b->len; i++)
-            b->count += b->u->str[i] == '/';
+            b->count += b->buf[i] == '/';
     }
     return PATHGATE_OK;
 }
 
-static char *ub_room(pathgate__uri_builder *b, size_t n)
+void pathgate__ub_push_raw(pathgate__uri_builder *b, const char *s, size_t n)
 {
     size_t sep = b->count ? 1 : 0;
     if (b->overflow || b->len + sep + n > b->cap) {
         b->overflow = 1;
-        return NULL;
+        return;
     }
     if (sep)
-        b->u->str[b->len++] = '/';
-    b->count++;
-    return b->u->str + b->len;
-}
-
-void pathgate__ub_push_raw(pathgate__uri_builder *b, const char *s, size_t n)
-{
-    char *p = ub_room(b, n);
-    if (!p)
-        return;
-    memcpy(p, s, n);
+        b->buf[b->len++] = '/';
+    memcpy(b->buf + b->len, s, n);
     b->len += n;
+    b->count++;
 }
 
-void pathgate__ub_push_encoded(pathgate__uri_builder *b, const char *s, size_t n, int cls)
+int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, int flags,
+                             size_t depth, pathgate_error *err)
 {
-    size_t need = n + 2 * pathgate__pct_count(s, n, cls);
-    char *p = ub_room(b, need);
-    if (!p)
-        return;
-    b->len += pathgate__pct_encode(p, s, n, cls);
+    /* worst case: every byte tripled, one '/' more than the separators */
+    if (b->overflow || b->len + 1 + 3 * n > b->cap) {
+        b->overflow = 1;
+        return PATHGATE_OK;
+    }
+    const int win = flags & PATHGATE__UB_WIN;
+    char *buf = b->buf;
+    size_t i = 0;
+    while (i < n) {
+        /* write the segment after a tentative '/'; keep it only if real */
+        size_t start = i;
+        size_t w = b->len + (b->count ? 1 : 0);
+        int colon = 0;
+        while (i < n) {
+            unsigned char c = (unsigned char)s[i];
+            unsigned cls = pathgate__pct_class[c];
+            if (!(cls & (PATHGATE__PCT_SEG | PATHGATE__PCT_SLASH))) {
+                colon |= c == ':';
+                buf[w++] = (char)c;
+            } else if (c == '/' || (win && c == '\\')) {
+                break;
+            } else {
+                pathgate__pct_put(buf + w, c);
+                w += 3;
+            }
+            i++;
+        }
+        size_t raw = i - start;
+        i++; /* the separator */
+        if (raw == 0 || (raw == 1 && s[start] == '.'))
+            continue;
+        if (raw == 2 && s[start] == '.' && s[start + 1] == '.') {
+            if ((flags & PATHGATE__UB_DESCENDANT) && b->count <= depth)
+                return pathgate__error_set(err, PATHGATE_ENOTDESC, "'..' leaves the base");
+            (void)pathgate__ub_pop(b); /* clamps at the root */
+            continue;
+        }
+        if ((flags & PATHGATE__UB_DESCENDANT) && win && colon)
+            return pathgate__error_set(err, PATHGATE_ENOTDESC,
+                                       "a Windows segment holding ':' is not a plain name");
+        if (b->count)
+            buf[b->len] = '/';
+        b->len = w;
+        b->count++;
+    }
+    return PATHGATE_OK;
 }
 
 int pathgate__ub_pop(pathgate__uri_builder *b)
 {
     if (b->count <= b->floor)
         return -1;
-    const char *s = b->u->str;
     size_t i = b->len;
-    while (i > b->seg_start && s[i - 1] != '/')
+    while (i > b->seg_start && b->buf[i - 1] != '/')
         i--;
     b->len = i > b->seg_start ? i - 1 : b->seg_start;
     b->count--;
@@ -132,7 +166,7 @@ const char *pathgate__ub_first(const pathgate__uri_builder *b, size_t *n)
         *n = 0;
         return NULL;
     }
-    const char *s = b->u->str + b->seg_start;
+    const char *s = b->buf + b->seg_start;
     const char *slash = memchr(s, '/', b->len - b->seg_start);
     *n = slash ? (size_t)(slash - s) : b->len - b->seg_start;
     return s;
@@ -155,6 +189,7 @@ void pathgate__ub_abandon(pathgate__uri_builder *b)
     if (b->u)
         pathgate__free(&b->u->alloc, b->u);
     b->u = NULL;
+    b->buf = NULL;
 }
 
 int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_error *err)
@@ -163,29 +198,39 @@ int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_e
         pathgate__ub_abandon(b);
         return pathgate__error_set(err, PATHGATE_EINVAL, "internal error: URI bound exceeded");
     }
-    pathgate_uri *u = b->u;
-    char *s = u->str;
-    int hosted = u->host_end > PATHGATE__URI_PREFIX_LEN;
+    char *s = b->buf;
+    int hosted = b->host_end > PATHGATE__URI_PREFIX_LEN;
     size_t first_n = 0;
     const char *first = pathgate__ub_first(b, &first_n);
     int drive = !hosted && first && pathgate__uri_is_drive_seg(first, first_n);
-    u->convention = (hosted || drive) ? PATHGATE_CONVENTION_WINDOWS : PATHGATE_CONVENTION_POSIX;
+    size_t root_end = b->seg_start;
     if (first && (hosted || drive)) {
         if (drive && s[b->seg_start] >= 'a' && s[b->seg_start] <= 'z')
             s[b->seg_start] = (char)(s[b->seg_start] - 'a' + 'A');
         if (b->count == 1)
-            s[b->len++] = '/'; /* cap reserved this byte */
-        u->root_end = (uint32_t)(b->seg_start + first_n + 1);
-    } else {
-        u->root_end = (uint32_t)b->seg_start;
+            s[b->len++] = '/'; /* the reserved byte */
+        root_end = b->seg_start + first_n + 1;
     }
-    s[b->len] = '\0';
+    pathgate_uri *u = b->u;
+    if (!u) {
+        u = pathgate__uri_alloc(b->alloc, b->len);
+        if (!u)
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        memcpy(u->str, s, b->len);
+    }
+    u->str[b->len] = '\0';
     u->len = (uint32_t)b->len;
+    u->host_end = (uint32_t)b->host_end;
+    u->root_end = (uint32_t)root_end;
+    u->convention = (hosted || drive) ? PATHGATE_CONVENTION_WINDOWS : PATHGATE_CONVENTION_POSIX;
     u->opaque = 0;
     *out = u;
     b->u = NULL;
+    b->buf = NULL;
     return PATHGATE_OK;
 }
+
+/* ------------------------------------------------------------ opaque form */
 
 pathgate_convention pathgate__opaque_convention(const unsigned char *p, size_t n)
 {
@@ -197,40 +242,42 @@ pathgate_convention pathgate__opaque_convention(const unsigned char *p, size_t n
     return PATHGATE_CONVENTION_NONE;
 }
 
-int pathgate__uri_make_opaque_b64(pathgate_uri **out, const pathgate_allocator *a, const char *b64,
-                                  size_t n, pathgate_convention convention, pathgate_error *err)
+static pathgate_uri *opaque_alloc(const pathgate_allocator *a, size_t b64_len,
+                                  pathgate_convention convention)
 {
-    size_t len = PATHGATE__OPAQUE_PREFIX_LEN + n;
+    size_t len = PATHGATE__OPAQUE_PREFIX_LEN + b64_len;
     pathgate_uri *u = pathgate__uri_alloc(a, len);
     if (!u)
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        return NULL;
     memcpy(u->str, PATHGATE__OPAQUE_PREFIX, PATHGATE__OPAQUE_PREFIX_LEN);
-    memcpy(u->str + PATHGATE__OPAQUE_PREFIX_LEN, b64, n);
     u->str[len] = '\0';
     u->len = (uint32_t)len;
     u->host_end = PATHGATE__URI_PREFIX_LEN;
     u->root_end = (uint32_t)len;
     u->opaque = 1;
     u->convention = (uint8_t)convention;
-    *out = u;
-    return PATHGATE_OK;
+    return u;
 }
 
 int pathgate__uri_make_opaque(pathgate_uri **out, const pathgate_allocator *a,
                               const unsigned char *payload, size_t n, pathgate_error *err)
 {
-    size_t len = PATHGATE__OPAQUE_PREFIX_LEN + pathgate__b64url_encoded_len(n);
-    pathgate_uri *u = pathgate__uri_alloc(a, len);
+    pathgate_uri *u = opaque_alloc(a, pathgate__b64url_encoded_len(n),
+                                   pathgate__opaque_convention(payload, n));
     if (!u)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    memcpy(u->str, PATHGATE__OPAQUE_PREFIX, PATHGATE__OPAQUE_PREFIX_LEN);
     pathgate__b64url_encode(u->str + PATHGATE__OPAQUE_PREFIX_LEN, payload, n);
-    u->str[len] = '\0';
-    u->len = (uint32_t)len;
-    u->host_end = PATHGATE__URI_PREFIX_LEN;
-    u->root_end = (uint32_t)len;
-    u->opaque = 1;
-    u->convention = (uint8_t)pathgate__opaque_convention(payload, n);
+    *out = u;
+    return PATHGATE_OK;
+}
+
+int pathgate__uri_make_opaque_b64(pathgate_uri **out, const pathgate_allocator *a, const char *b64,
+                                  size_t n, pathgate_convention convention, pathgate_error *err)
+{
+    pathgate_uri *u = opaque_alloc(a, n, convention);
+    if (!u)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    memcpy(u->str + PATHGATE__OPAQUE_PREFIX_LEN, b64, n);
     *out = u;
     return PATHGATE_OK;
 }

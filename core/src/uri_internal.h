@@ -53,47 +53,67 @@ int pathgate__uri_is_drive_seg(const char *s, size_t n);
 pathgate_uri *pathgate__uri_alloc(const pathgate_allocator *a, size_t cap);
 
 /*
- * The builder writes `file://HOST/seg/seg...` straight into a URI block
- * sized by the caller's upper bound. Segments are pushed already split;
- * `..` pops, never below `floor` segments (1 once a drive or share is
- * the first segment). Writes past cap set `overflow` instead of writing
- * (an internal bug guard: finish then fails with EINVAL).
+ * The builder writes `file://HOST/seg/seg...` into a buffer: a caller's
+ * stack buffer (parse, from_native: finish then allocates the exact
+ * block and copies) or the block itself (join: sized by an upper bound).
+ * Segments are separated by '/'; `..` pops, never below `floor` segments
+ * (1 once a drive or share is the first segment). Writes cannot exceed
+ * cap by construction: callers check the worst case up front and set
+ * `overflow` instead (finish then fails with EINVAL, an internal bug).
  */
 typedef struct pathgate__uri_builder {
-    pathgate_uri *u;
-    size_t cap;
+    char *buf;        /* the string being built */
+    size_t cap;       /* bytes buf may hold (one more is reserved, see finish) */
+    pathgate_uri *u;  /* the block when buf lies inside it, else NULL */
+    const pathgate_allocator *alloc;
     size_t len;
-    size_t seg_start; /* index after the path's leading '/' */
-    size_t count;     /* segments pushed (drive/share included) */
+    size_t host_end;  /* index of the path's leading '/' */
+    size_t seg_start; /* host_end + 1 */
+    size_t count;     /* segments (drive/share included) */
     size_t floor;     /* segments `..` may not pop */
     int overflow;
 } pathgate__uri_builder;
 
-/* Allocates the block and writes `file://` host `/`. host is URI text
- * written as given, or, with encode_host, raw text percent-encoded so that
- * only RFC 3986 unreserved and sub-delims stay literal. cap bounds the
- * whole string (host included). Returns 0 or PATHGATE_ENOMEM. */
-int pathgate__ub_start(pathgate__uri_builder *b, const pathgate_allocator *a, size_t cap,
-                       const char *host, size_t host_len, int encode_host);
-/* Starts from an existing URI (copied, its trailing root '/' dropped),
- * with room for extra more bytes. */
+/* A stack buffer big enough for any string built from at most
+ * PATHGATE_PATH_MAX input bytes (every byte may triple), plus the
+ * reserved byte. */
+#define PATHGATE__URI_STACK (PATHGATE__URI_PREFIX_LEN + 3 * PATHGATE_PATH_MAX + 4)
+
+/* Starts in buf[0..cap] (cap + 1 bytes) with `file://` host `/`. host is
+ * URI text written as given, or, with encode_host, raw text percent-encoded
+ * so that only RFC 3986 unreserved and sub-delims stay literal. */
+void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
+                       size_t cap, const char *host, size_t host_len, int encode_host);
+/* Starts from a copy of base (its trailing root '/' dropped) inside a new
+ * block with room for `extra` more bytes. Returns 0 or PATHGATE_ENOMEM. */
 int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, size_t extra);
-/* Appends one segment: raw copies s as URI text; encoded percent-encodes
- * the bytes of the pct.h class cls (PATHGATE__PCT_SEG for native text,
- * PATHGATE__PCT_LENIENT_ENC for the lenient bytes of a parsed path). */
+/* Appends one segment s[0..n) copied as is (already URI text). */
 void pathgate__ub_push_raw(pathgate__uri_builder *b, const char *s, size_t n);
-void pathgate__ub_push_encoded(pathgate__uri_builder *b, const char *s, size_t n, int cls);
+
+enum {
+    PATHGATE__UB_WIN = 1,       /* '\' separates too */
+    PATHGATE__UB_DESCENDANT = 2 /* `..` below `depth` segments, or (with WIN) a
+                                   segment holding ':', is ENOTDESC */
+};
+/* Appends native path text s[0..n), split on '/' (and '\' with WIN):
+ * empty and `.` segments drop, `..` pops (clamped at the root, or ENOTDESC
+ * in descendant mode), every other segment is percent-encoded with the
+ * segment set. Returns 0 or PATHGATE_ENOTDESC (err filled). */
+int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, int flags,
+                             size_t depth, pathgate_error *err);
 /* Removes the last segment: 0, or -1 (nothing done) at the floor. */
 int pathgate__ub_pop(pathgate__uri_builder *b);
 /* Truncates to the root: the first `floor` segments. */
 void pathgate__ub_to_root(pathgate__uri_builder *b);
 /* The first segment (NULL when none). */
 const char *pathgate__ub_first(const pathgate__uri_builder *b, size_t *n);
-/* Completes the URI: adds the '/' after a bare drive or share root,
- * computes root_end and the convention, terminates the string. Returns 0,
- * or EINVAL (internal overflow; the block is freed). */
+/* Completes the URI: adds the '/' after a bare drive or share root
+ * (the reserved byte), upper-cases a drive letter, computes root_end and
+ * the convention, and hands over the block (allocating it when building
+ * in a caller's buffer). Returns 0, ENOMEM or EINVAL (overflow); the
+ * builder is released either way. */
 int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_error *err);
-/* Frees the block of an unfinished builder. */
+/* Releases an unfinished builder. */
 void pathgate__ub_abandon(pathgate__uri_builder *b);
 
 /* Builds the opaque URI of payload[0..n) with convention inferred from
@@ -106,10 +126,20 @@ int pathgate__uri_make_opaque_b64(pathgate_uri **out, const pathgate_allocator *
 /* The convention an opaque payload names (its first bytes suffice). */
 pathgate_convention pathgate__opaque_convention(const unsigned char *payload, size_t n);
 
+/* pathgate_uri_parse; slow skips the fast paths (the plain-text one and
+ * leaving uriparser out for a host-less URI whose path is plainly valid),
+ * so that the tests can compare both. */
+int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
+                           const pathgate_allocator *alloc, pathgate_error *err, int slow);
+
 /* from_native with text already validated as the caller requires; join
  * uses it for absolute text (the NUL check differs). */
 int pathgate__uri_from_native(pathgate_uri **out, const char *text, size_t len,
                               pathgate_convention convention, const pathgate_allocator *a,
                               pathgate_error *err);
+/* The same; slow skips the fast paths for plain text (the tests compare). */
+int pathgate__uri_from_native_ex(pathgate_uri **out, const char *text, size_t len,
+                                 pathgate_convention convention, const pathgate_allocator *a,
+                                 pathgate_error *err, int slow);
 
 #endif

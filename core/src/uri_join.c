@@ -30,36 +30,6 @@ static enum join_kind classify(const char *s, size_t n, int win)
     return JOIN_RELATIVE;
 }
 
-/* Appends the segments of s[0..n). In descendant mode a `..` below the
- * base (depth segments) or a Windows segment holding ':' is ENOTDESC;
- * otherwise `..` clamps at the root. */
-static int append(pathgate__uri_builder *b, const char *s, size_t n, int win, int descendant,
-                  size_t depth, pathgate_error *err)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j < n && !is_sep(s[j], win))
-            j++;
-        const char *seg = s + i;
-        size_t len = j - i;
-        i = j + 1;
-        if (len == 0 || (len == 1 && seg[0] == '.'))
-            continue;
-        if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-            if (descendant && b->count <= depth)
-                return pathgate__error_set(err, PATHGATE_ENOTDESC, "'..' leaves the base");
-            (void)pathgate__ub_pop(b); /* clamps at the root */
-            continue;
-        }
-        if (descendant && win && memchr(seg, ':', len))
-            return pathgate__error_set(err, PATHGATE_ENOTDESC,
-                                       "a Windows segment holding ':' is not a plain name");
-        pathgate__ub_push_encoded(b, seg, len, PATHGATE__PCT_SEG);
-    }
-    return PATHGATE_OK;
-}
-
 static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, size_t len,
                 int descendant, pathgate_error *err)
 {
@@ -86,9 +56,9 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
         return pathgate__uri_from_native(out, text, len, (pathgate_convention)base->convention,
                                          &base->alloc, err);
 
+    /* the result is built inside its block, sized for the worst case */
     pathgate__uri_builder b;
-    size_t extra = 1 + len + 2 * pathgate__pct_count(text, len, PATHGATE__PCT_SEG);
-    if (pathgate__ub_start_from(&b, base, extra))
+    if (pathgate__ub_start_from(&b, base, 1 + 3 * len))
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     if (kind == JOIN_DRIVE_RELATIVE) {
         size_t first_n;
@@ -104,7 +74,8 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
     } else if (kind == JOIN_ROOT_RELATIVE) {
         pathgate__ub_to_root(&b);
     }
-    int rc = append(&b, text, len, win, descendant, b.count, err);
+    int flags = (win ? PATHGATE__UB_WIN : 0) | (descendant ? PATHGATE__UB_DESCENDANT : 0);
+    int rc = pathgate__ub_push_native(&b, text, len, flags, b.count, err);
     if (rc) {
         pathgate__ub_abandon(&b);
         return rc;
@@ -115,7 +86,7 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
         /* A POSIX result `/C:/..` would read back as a Windows drive: as in
          * from_native it becomes the opaque form of its native bytes,
          * decoded in place (decoding only shrinks). */
-        char *path = b.u->str + b.seg_start - 1;
+        char *path = b.buf + b.seg_start - 1;
         size_t n = pathgate__pct_decode(path, path, b.len - b.seg_start + 1);
         rc = pathgate__uri_make_opaque(out, &base->alloc, (const unsigned char *)path, n, err);
         pathgate__ub_abandon(&b);

@@ -25,52 +25,129 @@ static int is_dotdot(const char *s, size_t n)
     return n == 2 && s[0] == '.' && s[1] == '.';
 }
 
-/* Pushes the segments of s[0..n) split on '/' (and '\' when win):
- * empty and `.` drop, `..` pops but never below the builder's floor. */
-static void push_native_segments(pathgate__uri_builder *b, const char *s, size_t n, int win)
+/* ------------------------------------------------------------- fast paths */
+
+static int is_dot_or_empty(const char *seg, size_t len)
 {
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j < n && s[j] != '/' && !(win && s[j] == '\\'))
-            j++;
-        const char *seg = s + i;
-        size_t len = j - i;
-        if (len && !is_dot(seg, len)) {
-            if (is_dotdot(seg, len))
-                (void)pathgate__ub_pop(b); /* clamps at the root */
-            else
-                pathgate__ub_push_encoded(b, seg, len, PATHGATE__PCT_SEG);
-        }
-        i = j + 1;
-    }
+    return len == 0 || (seg[0] == '.' && (len == 1 || (len == 2 && seg[1] == '.')));
 }
 
-/* Upper bound of the URI for native text s[0..n) plus `extra` bytes. */
-static size_t native_bound(const char *s, size_t n, size_t extra)
+#define ATTENTION (PATHGATE__PCT_SEG | PATHGATE__PCT_SLASH)
+
+/* The fast path handles text whose segments need only encoding: split by
+ * single separators ('/', and '\\' with win), none empty, `.` or `..`, no
+ * NUL. It returns the number of bytes to percent-encode, or -1 for text
+ * the general path must take; *high is set when a byte is >= 0x80. The
+ * empty text qualifies. */
+static long fast_segments(const char *str, size_t n, int win, int *high)
 {
-    return PATHGATE__URI_PREFIX_LEN + 1 + n + 2 * pathgate__pct_count(s, n, PATHGATE__PCT_SEG) +
-           extra;
+    const unsigned char *s = (const unsigned char *)str;
+    long enc = 0;
+    int hi = 0;
+    size_t seg = 0;
+    *high = 0;
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (!(pathgate__pct_class[c] & ATTENTION))
+            continue;
+        if (c == '/' || (win && c == '\\')) {
+            if (is_dot_or_empty(str + seg, i - seg))
+                return -1;
+            seg = i + 1;
+        } else if (c == 0) {
+            return -1;
+        } else {
+            enc++;
+            hi |= c >= 0x80;
+        }
+    }
+    *high = hi;
+    return is_dot_or_empty(str + seg, n - seg) ? -1 : enc;
+}
+
+/* Allocates the URI `file://` + prefix + the encoded tail (enc bytes of it
+ * to encode, separators turned into '/') and sets its offsets. */
+static int build_fast(pathgate_uri **out, const pathgate_allocator *a, const char *prefix,
+                      size_t prefix_n, const char *tail, size_t tail_n, long enc,
+                      pathgate_convention convention, pathgate_error *err)
+{
+    size_t len = PATHGATE__URI_PREFIX_LEN + prefix_n + tail_n + 2 * (size_t)enc;
+    pathgate_uri *u = pathgate__uri_alloc(a, len);
+    if (!u)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    char *p = u->str;
+    memcpy(p, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
+    p += PATHGATE__URI_PREFIX_LEN;
+    memcpy(p, prefix, prefix_n);
+    p += prefix_n;
+    size_t i = 0;
+    if (enc == 0 && convention == PATHGATE_CONVENTION_POSIX) {
+        memcpy(p, tail, tail_n); /* nothing to change */
+        i = tail_n;
+    }
+    while (i < tail_n) {
+        size_t run = pathgate__pct_span(tail + i, tail_n - i, ATTENTION);
+        memcpy(p, tail + i, run);
+        p += run;
+        i += run;
+        if (i == tail_n)
+            break;
+        unsigned char c = (unsigned char)tail[i++];
+        if (c == '/' || (convention == PATHGATE_CONVENTION_WINDOWS && c == '\\'))
+            *p++ = '/';
+        else
+            p = pathgate__pct_put(p, c);
+    }
+    u->str[len] = '\0';
+    u->len = (uint32_t)len;
+    u->host_end = PATHGATE__URI_PREFIX_LEN;
+    u->root_end = (uint32_t)(PATHGATE__URI_PREFIX_LEN + prefix_n);
+    u->convention = (uint8_t)convention;
+    *out = u;
+    return PATHGATE_OK;
+}
+
+/* 1 when s[0..n) is all ASCII (8 bytes at a time). */
+static int ascii_only(const char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= (unsigned char)s[i];
+    return !(acc & 0x8080808080808080ULL);
 }
 
 /* ------------------------------------------------------------------ POSIX */
 
 static int posix_from_native(pathgate_uri **out, const char *s, size_t n,
-                             const pathgate_allocator *a, pathgate_error *err)
+                             const pathgate_allocator *a, int slow, pathgate_error *err)
 {
     if (n == 0 || s[0] != '/')
         return pathgate__error_set(err, PATHGATE_ENOTABS, "POSIX path is not absolute");
+    /* the common case: no dot or empty segment, no NUL, not drive-like */
+    int drive_like = n >= 3 && pathgate__is_alpha((unsigned char)s[1]) && s[2] == ':' &&
+                     (n == 3 || s[3] == '/');
+    int high;
+    long enc;
+    if (!slow && !drive_like && (enc = fast_segments(s + 1, n - 1, 0, &high)) >= 0)
+        return build_fast(out, a, "/", 1, s + 1, n - 1, enc, PATHGATE_CONVENTION_POSIX, err);
     if (memchr(s, '\0', n)) /* no honest URI form */
         return pathgate__uri_make_opaque(out, a, (const unsigned char *)s, n, err);
+    char buf[PATHGATE__URI_STACK];
     pathgate__uri_builder b;
-    if (pathgate__ub_start(&b, a, native_bound(s, n, 0), "", 0, 0))
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    push_native_segments(&b, s, n, 0);
+    pathgate__ub_init(&b, a, buf, sizeof buf - 1, "", 0, 0);
+    (void)pathgate__ub_push_native(&b, s, n, 0, 0, err);
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
     if (first && pathgate__uri_is_drive_seg(first, first_n)) {
         /* `/C:/x` would read back as a Windows drive: no honest URI form */
-        pathgate__ub_abandon(&b);
         return pathgate__uri_make_opaque(out, a, (const unsigned char *)s, n, err);
     }
     return pathgate__ub_finish(&b, out, err);
@@ -92,7 +169,7 @@ typedef struct win_root {
 
 static int drive_at(const char *s, size_t n, size_t i)
 {
-    return n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
+    return i <= n && n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
            is_sep(s[i + 2]);
 }
 
@@ -204,32 +281,36 @@ static int windows_opaque(pathgate_uri **out, const char *s, size_t n,
 }
 
 static int windows_from_native(pathgate_uri **out, const char *s, size_t n,
-                               const pathgate_allocator *a, pathgate_error *err)
+                               const pathgate_allocator *a, int slow, pathgate_error *err)
 {
-    if (!pathgate__utf8_valid(s, n))
+    /* the common case: `X:\\` and segments that need only encoding */
+    int high;
+    long enc;
+    if (!slow && drive_at(s, n, 0) && (enc = fast_segments(s + 3, n - 3, 1, &high)) >= 0) {
+        if (high && !pathgate__utf8_valid(s, n))
+            return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
+        char prefix[4] = {'/', (char)(s[0] & ~0x20), ':', '/'}; /* upper-cased letter */
+        return build_fast(out, a, prefix, 4, s + 3, n - 3, enc, PATHGATE_CONVENTION_WINDOWS, err);
+    }
+    if (!ascii_only(s, n) && !pathgate__utf8_valid(s, n))
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     win_root r = win_split_root(s, n);
     if (r.kind == WIN_NOTABS)
         return pathgate__error_set(err, PATHGATE_ENOTABS, "Windows path is not absolute");
     if (r.kind == WIN_OPAQUE || memchr(s, '\0', n))
         return windows_opaque(out, s, n, a, err);
+    char buf[PATHGATE__URI_STACK];
     pathgate__uri_builder b;
-    int rc;
     if (r.kind == WIN_DRIVE) {
-        rc = pathgate__ub_start(&b, a, native_bound(s, n, 2), "", 0, 0);
-        if (rc == 0) {
-            char drive[2] = {r.letter, ':'};
-            pathgate__ub_push_raw(&b, drive, 2);
-        }
+        pathgate__ub_init(&b, a, buf, sizeof buf - 1, "", 0, 0);
+        char drive[2] = {r.letter, ':'};
+        pathgate__ub_push_raw(&b, drive, 2);
     } else {
-        rc = pathgate__ub_start(&b, a, native_bound(s, n, 2 * r.server_n), r.server, r.server_n, 1);
-        if (rc == 0)
-            pathgate__ub_push_encoded(&b, r.share, r.share_n, PATHGATE__PCT_SEG);
+        pathgate__ub_init(&b, a, buf, sizeof buf - 1, r.server, r.server_n, 1);
+        (void)pathgate__ub_push_native(&b, r.share, r.share_n, PATHGATE__UB_WIN, 0, err);
     }
-    if (rc)
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     b.floor = 1;
-    push_native_segments(&b, s + r.rest, n - r.rest, 1);
+    (void)pathgate__ub_push_native(&b, s + r.rest, n - r.rest, PATHGATE__UB_WIN, 0, err);
     return pathgate__ub_finish(&b, out, err);
 }
 
@@ -248,6 +329,13 @@ int pathgate__uri_from_native(pathgate_uri **out, const char *text, size_t len,
                               pathgate_convention convention, const pathgate_allocator *a,
                               pathgate_error *err)
 {
+    return pathgate__uri_from_native_ex(out, text, len, convention, a, err, 0);
+}
+
+int pathgate__uri_from_native_ex(pathgate_uri **out, const char *text, size_t len,
+                                 pathgate_convention convention, const pathgate_allocator *a,
+                                 pathgate_error *err, int slow)
+{
     if (convention == PATHGATE_CONVENTION_NONE) {
         convention = infer_native(text, len);
         if (convention == PATHGATE_CONVENTION_NONE)
@@ -255,8 +343,8 @@ int pathgate__uri_from_native(pathgate_uri **out, const char *text, size_t len,
                                        "path is not absolute in either convention");
     }
     if (convention == PATHGATE_CONVENTION_POSIX)
-        return posix_from_native(out, text, len, a, err);
-    return windows_from_native(out, text, len, a, err);
+        return posix_from_native(out, text, len, a, slow, err);
+    return windows_from_native(out, text, len, a, slow, err);
 }
 
 int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
@@ -276,14 +364,34 @@ int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
 
 /* -------------------------------------------------------------- to_native */
 
-/* Appends the decoded s[0..n) at p; fails when it decodes to a separator. */
-static int put_decoded(char *p, size_t *len, const char *s, size_t n, int win)
+/* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
+ * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
+ * under Windows), 2 when one decoded to a non-ASCII byte. */
+static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win)
 {
-    size_t start = *len;
-    *len += pathgate__pct_decode(p + start, s, n);
-    if (memchr(p + start, '/', *len - start) || (win && memchr(p + start, '\\', *len - start)))
-        return -1;
-    return 0;
+    size_t o = *len;
+    int flags = 0;
+    if (sep == '/' && !memchr(s, '%', n)) { /* nothing to change */
+        memcpy(p + o, s, n);
+        *len = o + n;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '/') {
+            c = (unsigned char)sep;
+        } else if (c == '%') {
+            c = (unsigned char)(pathgate__pct_hexval((unsigned char)s[i + 1]) << 4 |
+                                pathgate__pct_hexval((unsigned char)s[i + 2]));
+            i += 2;
+            if (c == '/' || (win && c == '\\'))
+                flags |= 1;
+            flags |= c >= 0x80 ? 2 : 0;
+        }
+        p[o++] = (char)c;
+    }
+    *len = o;
+    return flags;
 }
 
 int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
@@ -305,42 +413,35 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
         return pathgate__error_set(err, PATHGATE_ECONVENTION,
                                    "a URI without host or drive has no Windows form");
 
+    /* The canonical path is `/seg/seg` (a root keeps a trailing '/'), so
+     * decoding it with '/' turned into the separator is the whole job:
+     *   POSIX   file:///a/b -> /a/b     file:///C:/ -> /C:
+     *   Windows file:///C:/a -> C:\a    file://h/s/a -> \\h\s\a  */
     char *p = pathgate__malloc(&uri->alloc, uri->len + 1);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     size_t len = 0;
-    int bad = 0;
-    char sep = win ? '\\' : '/';
+    int flags = 0;
+    const char *path = uri->str + uri->host_end;
+    size_t path_n = uri->len - uri->host_end;
     if (hosted) {
         p[len++] = '\\';
         p[len++] = '\\';
-        bad |= put_decoded(p, &len, uri->str + PATHGATE__URI_PREFIX_LEN,
-                           uri->host_end - PATHGATE__URI_PREFIX_LEN, 1);
-        p[len++] = '\\';
-    } else if (!win) {
-        p[len++] = '/';
+        flags |= put_decoded(p, &len, uri->str + PATHGATE__URI_PREFIX_LEN,
+                             uri->host_end - PATHGATE__URI_PREFIX_LEN, '\\', 1);
+    } else if (win) {
+        path++; /* drop the '/' before the drive */
+        path_n--;
     }
-    /* segments after the host; a drive or share is the first of them */
-    const char *s = uri->str;
-    size_t i = uri->host_end + 1u, end = uri->len, nseg = 0;
-    while (i < end) {
-        const char *slash = memchr(s + i, '/', end - i);
-        size_t j = slash ? (size_t)(slash - s) : end;
-        if (j > i) {
-            if (nseg++)
-                p[len++] = sep;
-            bad |= put_decoded(p, &len, s + i, j - i, win);
-        }
-        i = j + 1;
-    }
-    if (win && nseg == 1)
-        p[len++] = '\\'; /* `C:\`, `\\server\share\` */
+    flags |= put_decoded(p, &len, path, path_n, win ? '\\' : '/', win);
+    if (!win && len > 1 && p[len - 1] == '/')
+        len--; /* `/C:/` -> `/C:` */
     p[len] = '\0';
-    if (bad) {
+    if (flags & 1) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_ESYNTAX, "URI segment holds an encoded separator");
     }
-    if (win && !pathgate__utf8_valid(p, len)) {
+    if (win && (flags & 2) && !pathgate__utf8_valid(p, len)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }

@@ -102,7 +102,7 @@ static int is_scheme_char(unsigned char c)
 /* 1 for a segment decoding to ".", 2 for "..", 0 otherwise. */
 static int dot_segment(const char *s, size_t n)
 {
-    if (n > 6)
+    if (n > 6 || (s[0] != '.' && s[0] != '%'))
         return 0;
     char d[6];
     size_t len = pathgate__pct_decode(d, s, n);
@@ -193,14 +193,170 @@ static int is_opaque_path(const char *path, size_t n)
     return n >= 14 && memcmp(path, "/%00/bad/path/", 14) == 0;
 }
 
+/* 1 when uriparser has nothing to add for a host-less URI: the path holds
+ * only RFC 3986 pchar, '/', well-formed %XX and the lenient bytes. */
+static int path_is_plain(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (pathgate__pct_is(c, PATHGATE__PCT_PATH_OK))
+            continue;
+        if (c != '%' || n - i < 3 || pathgate__pct_hexval((unsigned char)s[i + 1]) < 0 ||
+            pathgate__pct_hexval((unsigned char)s[i + 2]) < 0)
+            return 0;
+        i += 2;
+    }
+    return 1;
+}
+
+/* Appends the (syntax-checked) path: empty segments drop, dot segments
+ * (also spelled %2E) resolve, a `..` above the root is ESYNTAX, %00 is
+ * EENCODEDNUL, %XX stays as written, lenient bytes get encoded. The first
+ * segment becomes the root when it is a share (hosted) or a drive. */
+static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int hosted,
+                      pathgate_error *err)
+{
+    if (b->overflow || b->len + 1 + 3 * n > b->cap) {
+        b->overflow = 1;
+        return PATHGATE_OK;
+    }
+    char *buf = b->buf;
+    size_t i = 0;
+    while (i < n) {
+        /* write the segment after a tentative '/'; keep it only if real */
+        size_t start = i;
+        size_t w = b->len + (b->count ? 1 : 0);
+        while (i < n && path[i] != '/') {
+            unsigned char c = (unsigned char)path[i];
+            if (c == '%') {
+                if (path[i + 1] == '0' && path[i + 2] == '0')
+                    return pathgate__error_set(err, PATHGATE_EENCODEDNUL, NULL);
+                memcpy(buf + w, path + i, 3);
+                w += 3;
+                i += 3;
+            } else if (pathgate__pct_is(c, PATHGATE__PCT_LENIENT_ENC)) {
+                pathgate__pct_put(buf + w, c);
+                w += 3;
+                i++;
+            } else {
+                buf[w++] = (char)c;
+                i++;
+            }
+        }
+        size_t raw = i - start;
+        i++; /* the '/' */
+        if (raw == 0)
+            continue;
+        int dots = dot_segment(path + start, raw);
+        if (dots == 1)
+            continue;
+        if (dots == 2) {
+            if (pathgate__ub_pop(b) == 0)
+                continue;
+            return pathgate__error_set(err, PATHGATE_ESYNTAX, "'..' climbs above the root");
+        }
+        if (b->count)
+            buf[b->len] = '/';
+        b->len = w;
+        if (++b->count == 1 && (hosted || pathgate__uri_is_drive_seg(path + start, raw)))
+            b->floor = 1; /* a share or a drive: the root */
+    }
+    return PATHGATE_OK;
+}
+
+/* -------------------------------------------------------------- fast path */
+
+#define NOT_PLAIN 1
+
+/* The common case, `file:///seg/seg` or `file:/seg/seg` whose segments
+ * are plain (RFC 3986 pchar or our literal `[]|^`, well-formed %XX other
+ * than %00, none empty or a dot segment, no trailing '/'), is already
+ * canonical but for a drive letter's case and a bare drive's '/'. It
+ * passes every check of the full parse, which it skips. Returns
+ * NOT_PLAIN for anything else. */
+static int parse_plain(pathgate_uri **out, const char *s, size_t len,
+                       const pathgate_allocator *alloc, pathgate_error *err)
+{
+    if (len < 6 || strncasecmp(s, "file:/", 6) != 0)
+        return NOT_PLAIN;
+    size_t p = 5;
+    if (len > 6 && s[6] == '/') {
+        if (len < 8 || s[7] != '/')
+            return NOT_PLAIN; /* an authority, or `file://` */
+        p = 7;
+    }
+    const char *path = s + p; /* `/...` */
+    size_t n = len - p;
+    /* `file:///` alone is plain; otherwise every segment is checked at
+     * the '/' that ends it (the text's end counts as one) */
+    for (size_t i = 1, start = 1; n > 1;) {
+        i += pathgate__pct_span(path + i, n - i, PATHGATE__PCT_NOT_PLAIN);
+        unsigned char c = i < n ? (unsigned char)path[i] : '/';
+        if (c == '%') {
+            if (n - i < 3 || pathgate__pct_hexval((unsigned char)path[i + 1]) < 0 ||
+                pathgate__pct_hexval((unsigned char)path[i + 2]) < 0 ||
+                (path[i + 1] == '0' && path[i + 2] == '0'))
+                return NOT_PLAIN;
+            i += 3;
+            continue;
+        }
+        if (c != '/' || i == start || dot_segment(path + start, i - start))
+            return NOT_PLAIN;
+        if (i == n)
+            break;
+        start = ++i;
+    }
+    /* a drive is upper-cased; a bare one gets its root '/' */
+    const char *slash = n > 1 ? memchr(path + 1, '/', n - 1) : NULL;
+    size_t first = slash ? (size_t)(slash - (path + 1)) : n - 1;
+    int drive = pathgate__uri_is_drive_seg(path + 1, first);
+    int bare = drive && !slash;
+    size_t out_len = PATHGATE__URI_PREFIX_LEN + n + (size_t)bare;
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, alloc);
+    pathgate_uri *u = pathgate__uri_alloc(&a, out_len);
+    if (!u)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    memcpy(u->str, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
+    memcpy(u->str + PATHGATE__URI_PREFIX_LEN, path, n);
+    if (bare)
+        u->str[out_len - 1] = '/';
+    u->str[out_len] = '\0';
+    u->len = (uint32_t)out_len;
+    u->host_end = PATHGATE__URI_PREFIX_LEN;
+    u->root_end = PATHGATE__URI_PREFIX_LEN + 1;
+    u->convention = PATHGATE_CONVENTION_POSIX;
+    if (drive) {
+        char *letter = u->str + PATHGATE__URI_PREFIX_LEN + 1;
+        if (*letter >= 'a' && *letter <= 'z')
+            *letter = (char)(*letter - 'a' + 'A');
+        u->root_end = (uint32_t)(PATHGATE__URI_PREFIX_LEN + 1 + first + 1);
+        u->convention = PATHGATE_CONVENTION_WINDOWS;
+    }
+    *out = u;
+    return PATHGATE_OK;
+}
+
 /* ----------------------------------------------------------------- parse */
 
 int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
                        const pathgate_allocator *alloc, pathgate_error *err)
 {
+    return pathgate__uri_parse_ex(out, text, len, alloc, err, 0);
+}
+
+int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
+                           const pathgate_allocator *alloc, pathgate_error *err,
+                           int slow)
+{
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
+    if (!slow && text && len <= PATHGATE_PATH_MAX) {
+        int rc = parse_plain(out, text, len, alloc, err);
+        if (rc != NOT_PLAIN)
+            return rc;
+    }
     int rc = pathgate__text_check(text, len, PATHGATE_PATH_MAX, err);
     if (rc)
         return rc;
@@ -237,9 +393,12 @@ int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
     }
     pathgate_allocator a;
     pathgate__alloc_init(&a, alloc);
-    rc = check_syntax(s, len, path_start, &a, err);
-    if (rc)
-        return rc;
+    if (slow || host_end > host_start ||
+        !path_is_plain(s + path_start, len - path_start)) {
+        rc = check_syntax(s, len, path_start, &a, err);
+        if (rc)
+            return rc;
+    }
 
     const char *host = s + host_start;
     size_t host_n = host_end - host_start;
@@ -256,42 +415,13 @@ int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
     if (!host_n && is_opaque_path(path, path_n))
         return parse_opaque(out, path, path_n, &a, err);
 
-    /* segments: empty ones drop, dot segments resolve, `..` never climbs
-     * above the root (an error here), lenient bytes get encoded */
-    size_t cap = PATHGATE__URI_PREFIX_LEN + host_n + 1 + path_n +
-                 2 * pathgate__pct_count(path, path_n, PATHGATE__PCT_LENIENT_ENC);
+    char buf[PATHGATE__URI_STACK];
     pathgate__uri_builder b;
-    if (pathgate__ub_start(&b, &a, cap, host, host_n, 0))
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    size_t k = 0;
-    while (k < path_n) {
-        const char *slash = memchr(path + k, '/', path_n - k);
-        size_t j = slash ? (size_t)(slash - path) : path_n;
-        const char *seg = path + k;
-        size_t n = j - k;
-        k = j + 1;
-        if (n == 0)
-            continue;
-        if (pathgate__pct_has_decoded(seg, n, '\0')) {
-            pathgate__ub_abandon(&b);
-            return pathgate__error_set(err, PATHGATE_EENCODEDNUL, NULL);
-        }
-        int dots = dot_segment(seg, n);
-        if (dots == 1)
-            continue;
-        if (dots == 2) {
-            if (pathgate__ub_pop(&b) == 0)
-                continue;
-            pathgate__ub_abandon(&b);
-            return pathgate__error_set(err, PATHGATE_ESYNTAX, "'..' climbs above the root");
-        }
-        pathgate__ub_push_encoded(&b, seg, n, PATHGATE__PCT_LENIENT_ENC);
-        if (b.count == 1 && (host_n || pathgate__uri_is_drive_seg(seg, n)))
-            b.floor = 1; /* a share or a drive: the root */
-    }
-    if (host_n && b.count == 0) {
-        pathgate__ub_abandon(&b);
+    pathgate__ub_init(&b, &a, buf, sizeof buf - 1, host, host_n, 0);
+    rc = build_path(&b, path, path_n, host_n > 0, err);
+    if (rc)
+        return rc;
+    if (host_n && b.count == 0)
         return pathgate__error_set(err, PATHGATE_ESYNTAX, "UNC URI has no share");
-    }
     return pathgate__ub_finish(&b, out, err);
 }

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+#include "uri_internal.h"
+
 static pathgate_uri *parse_ok(const char *text)
 {
     pathgate_uri *u = NULL;
@@ -367,6 +370,128 @@ static void test_random_windows_round_trips(void **state)
     }
 }
 
+/* The fast paths (plain text) and the full paths must agree everywhere. */
+static void assert_same(int rc, pathgate_uri *fast, int slow_rc, pathgate_uri *slow,
+                        const char *text, size_t n)
+{
+    if (rc != slow_rc || (rc == 0 && strcmp(pathgate_uri_string(fast, NULL),
+                                            pathgate_uri_string(slow, NULL)) != 0))
+        fail_msg("\"%.*s\": fast %s \"%s\", full %s \"%s\"", (int)n, text, pathgate_errname(rc),
+                 rc ? "" : pathgate_uri_string(fast, NULL), pathgate_errname(slow_rc),
+                 slow_rc ? "" : pathgate_uri_string(slow, NULL));
+    if (rc == 0) {
+        assert_int_equal(pathgate_uri_convention(fast), pathgate_uri_convention(slow));
+        assert_true(pathgate_uri_equal(fast, slow));
+        /* same offsets: the same parent and basename */
+        pathgate_buf b1 = PATHGATE_BUF_INIT, b2 = PATHGATE_BUF_INIT;
+        assert_int_equal(pathgate_uri_basename(&b1, fast, NULL), pathgate_uri_basename(&b2, slow, NULL));
+        assert_true((b1.ptr == NULL) == (b2.ptr == NULL));
+        if (b1.ptr)
+            assert_string_equal(b1.ptr, b2.ptr);
+        pathgate_buf_dispose(&b1);
+        pathgate_buf_dispose(&b2);
+        pathgate_uri *p1 = NULL, *p2 = NULL;
+        assert_int_equal(pathgate_uri_parent(&p1, fast, NULL), 0);
+        assert_int_equal(pathgate_uri_parent(&p2, slow, NULL), 0);
+        assert_true((p1 == NULL) == (p2 == NULL));
+        if (p1)
+            assert_string_equal(pathgate_uri_string(p1, NULL), pathgate_uri_string(p2, NULL));
+        pathgate_uri_free(p1);
+        pathgate_uri_free(p2);
+    }
+    pathgate_uri_free(fast);
+    pathgate_uri_free(slow);
+}
+
+static void test_fast_paths_agree_with_full_paths(void **state)
+{
+    (void)state;
+    static const char *uri_pieces[] = {"/", "/", "/", "//", "a", "Bc", ".", "..", "%2e", "%2E.",
+                                       "%2F", "%00", "%41", "%zz", "%", "%4", "C:", "c%3a", "z:",
+                                       "?", "#", " ", "\xc3\xa9", "[", "|", "^", "\\", ":", "@",
+                                       "~", "localhost", "\x01", "'", "*"};
+    static const char *heads[] = {"file:", "file:/", "file://", "file:///", "FILE:///", "File:/",
+                                  "file://localhost/", "file://h/", "http:///", ""};
+    static const char *native_pieces[] = {"/", "\\", "a", "Bc", ".", "..", "%", " ", "#", "?",
+                                          "C:", "c:", "\xc3\xa9", "\xff", "\x00", "~", ":",
+                                          "[", "\x7f", "\\\\", "//"};
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, pg_test_alloc());
+    uint64_t seed = 0x2545F4914F6CDD1DULL;
+    char text[256];
+    for (int iter = 0; iter < 6000; iter++) {
+        const char *h = heads[rng_next(&seed) % (sizeof heads / sizeof *heads)];
+        size_t n = strlen(h);
+        memcpy(text, h, n);
+        int count = (int)(rng_next(&seed) % 9);
+        for (int k = 0; k < count; k++) {
+            const char *p = uri_pieces[rng_next(&seed) % (sizeof uri_pieces / sizeof *uri_pieces)];
+            memcpy(text + n, p, strlen(p));
+            n += strlen(p);
+        }
+        pathgate_uri *fast = NULL, *slow = NULL;
+        int rc = pathgate_uri_parse(&fast, text, n, pg_test_alloc(), NULL);
+        int slow_rc = pathgate__uri_parse_ex(&slow, text, n, pg_test_alloc(), NULL, 1);
+        assert_same(rc, fast, slow_rc, slow, text, n);
+    }
+    for (int iter = 0; iter < 6000; iter++) {
+        size_t n = 0;
+        int count = (int)(rng_next(&seed) % 10);
+        for (int k = 0; k < count; k++) {
+            const char *p =
+                native_pieces[rng_next(&seed) % (sizeof native_pieces / sizeof *native_pieces)];
+            size_t pl = strlen(p) ? strlen(p) : 1; /* "\x00" is one NUL byte */
+            memcpy(text + n, p, pl);
+            n += pl;
+        }
+        for (int c = 0; c <= 2; c++) {
+            pathgate_uri *fast = NULL, *slow = NULL;
+            int rc = pathgate__uri_from_native_ex(&fast, text, n, (pathgate_convention)c, &a, NULL, 0);
+            int slow_rc = pathgate__uri_from_native_ex(&slow, text, n, (pathgate_convention)c, &a,
+                                                       NULL, 1);
+            assert_same(rc, fast, slow_rc, slow, text, n);
+        }
+    }
+}
+
+/* Every short text over the bytes that steer the root parsers, each in a
+ * heap buffer of exactly its size (so that ASan sees any read past it). */
+static void test_short_inputs_in_exact_buffers(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "\\/.?C:U%f";
+    const size_t k = sizeof alphabet - 1;
+    pathgate_uri *bases[3] = {parse_ok("file:///a"), parse_ok("file:///C:/a"),
+                              parse_ok("file://s/sh/a")};
+    for (size_t len = 0; len <= 5; len++) {
+        size_t total = 1;
+        for (size_t i = 0; i < len; i++)
+            total *= k;
+        for (size_t code = 0; code < total; code++) {
+            char *text = malloc(len ? len : 1);
+            size_t c = code;
+            for (size_t i = 0; i < len; i++, c /= k)
+                text[i] = alphabet[c % k];
+            pathgate_uri *u = NULL;
+            if (pathgate_uri_parse(&u, text, len, pg_test_alloc(), NULL) == 0)
+                pathgate_uri_free(u);
+            for (int conv = 0; conv <= 2; conv++)
+                if (pathgate_uri_from_native(&u, text, len, (pathgate_convention)conv,
+                                             pg_test_alloc(), NULL) == 0)
+                    pathgate_uri_free(u);
+            for (int b = 0; b < 3; b++) {
+                if (pathgate_uri_join(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+                if (pathgate_uri_join_descendant(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+            }
+            free(text);
+        }
+    }
+    for (int b = 0; b < 3; b++)
+        pathgate_uri_free(bases[b]);
+}
+
 /* ---------------------------------------------------------- equality laws */
 
 static void test_equal_and_hash_laws(void **state)
@@ -510,8 +635,9 @@ static void test_allocation_failures(void **state)
     /* parse: short, and long enough that uriparser's nodes leave the arena */
     chaos p1 = {"file://LOCALHOST/a b/%41/../c:", "file:///a%20b/c:"};
     assert_int_equal(pg_for_each_failing_alloc(body_parse, &p1), 1); /* one block, no more */
-    char longuri[1200] = "file:///";
-    char longexp[1200] = "file:///";
+    /* (a host sends every parse through uriparser) */
+    char longuri[1200] = "file://s/h/";
+    char longexp[1200] = "file://s/h/";
     for (int i = 0; i < 200; i++) {
         strcat(longuri, "s/");
         strcat(longexp, i ? "/s" : "s");
@@ -521,14 +647,13 @@ static void test_allocation_failures(void **state)
     chaos p3 = {"file:///%00/bad/path/L3g", "file:///%00/bad/path/L3g"};
     pg_for_each_failing_alloc(body_parse, &p3);
 
-    /* from_native: POSIX, Windows drive and UNC, both opaque forms; ONE
-     * allocation each, except a POSIX path found drive-like only after
-     * normalising (its first block is dropped for the opaque one) */
+    /* from_native: POSIX, Windows drive and UNC, both opaque forms: ONE
+     * allocation each */
     static const struct {
         const char *text;
         long allocations;
     } natives[] = {{"/a/b c", 1},  {"C:\\x\\..\\y", 1}, {"\\\\s\\sh\\x", 1},
-                   {"/C:/x", 2},   {"\\\\.\\COM1", 1},  {"\\\\?\\UNC\\s\\sh", 1}};
+                   {"/C:/x", 1},   {"\\\\.\\COM1", 1},  {"\\\\?\\UNC\\s\\sh", 1}};
     for (size_t i = 0; i < sizeof natives / sizeof *natives; i++) {
         chaos c = {natives[i].text, NULL};
         assert_int_equal(pg_for_each_failing_alloc(body_from_native, &c), natives[i].allocations);
@@ -589,6 +714,8 @@ int main(void)
         cmocka_unit_test(test_opaque_payload_is_the_original_bytes),
         cmocka_unit_test(test_random_posix_round_trips),
         cmocka_unit_test(test_random_windows_round_trips),
+        cmocka_unit_test(test_fast_paths_agree_with_full_paths),
+        cmocka_unit_test(test_short_inputs_in_exact_buffers),
         cmocka_unit_test(test_equal_and_hash_laws),
         cmocka_unit_test(test_derived_uris_use_the_base_allocator),
         cmocka_unit_test(test_allocation_failures),

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+#include "uri_internal.h"
+
 /* A field after unescaping: bytes, or absent (\N). */
 typedef struct field {
     char *s;
@@ -146,6 +149,22 @@ static int check_reparse(const pathgate_uri *u, int line)
     return ok;
 }
 
+/* The fast and the full path give the same result; frees slow. */
+static int check_same(int line, int rc, const pathgate_uri *fast, int slow_rc, pathgate_uri *slow)
+{
+    int same = rc == slow_rc && (rc != 0 || (!strcmp(pathgate_uri_string(fast, NULL),
+                                                       pathgate_uri_string(slow, NULL)) &&
+                                             pathgate_uri_convention(fast) ==
+                                                 pathgate_uri_convention(slow) &&
+                                             pathgate_uri_equal(fast, slow)));
+    if (!same)
+        print_error("uri_cases.tsv:%d: fast path %s \"%s\", full path %s \"%s\"\n", line,
+                    pathgate_errname(rc), rc ? "" : pathgate_uri_string(fast, NULL),
+                    pathgate_errname(slow_rc), slow_rc ? "" : pathgate_uri_string(slow, NULL));
+    pathgate_uri_free(slow);
+    return same;
+}
+
 /* Runs one case; returns 1 when it passes. */
 static int run_case(int line, const char *op, field *in, field *arg, field *exp)
 {
@@ -164,11 +183,20 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
         int rc = pathgate_uri_parse(&r, in->s, in->n, pg_test_alloc(), NULL);
         if (rc == 0)
             ok = check_reparse(r, line);
+        /* the full path (no fast path, always uriparser) agrees */
+        pathgate_uri *slow = NULL;
+        int slow_rc = pathgate__uri_parse_ex(&slow, in->s, in->n, pg_test_alloc(), NULL, 1);
+        ok = check_same(line, rc, r, slow_rc, slow) && ok;
         set_uri(&o, rc, r);
     } else if (!strcmp(op, "from_native")) {
         int rc = pathgate_uri_from_native(&r, in->s, in->n, conv, pg_test_alloc(), NULL);
         if (rc == 0)
             ok = check_reparse(r, line);
+        pathgate_uri *slow = NULL;
+        pathgate_allocator a;
+        pathgate__alloc_init(&a, pg_test_alloc());
+        int slow_rc = pathgate__uri_from_native_ex(&slow, in->s, in->n, conv, &a, NULL, 1);
+        ok = check_same(line, rc, r, slow_rc, slow) && ok;
         set_uri(&o, rc, r);
     } else if (!strcmp(op, "native_roundtrip")) {
         int rc = pathgate_uri_from_native(&r, in->s, in->n, conv, pg_test_alloc(), NULL);

@@ -157,6 +157,8 @@ typedef struct pathgate_resolve_options {
  * base). On failure ok = 0, error_message is PATHGATE_MSG_INVALID or
  * PATHGATE_MSG_CAPACITY and reason says why. Strings are NUL-terminated and
  * live as long as the resolution (root_category as long as the resolver).
+ * relative_path points into the ref's address (no copy is made): after
+ * taking the ref out, it lives as long as that ref.
  */
 typedef struct pathgate_resolution {
     int ok;

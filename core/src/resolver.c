@@ -1,0 +1,702 @@
+/*
+ * resolver.c - the resolver: construction from a closed set of roots and
+ * mods, the single resolve entry point, host_path / release / token_count
+ * and the internal accessors of resolver_internal.h.
+ *
+ * resolve() is lexical first (address.c decides the base and builds the
+ * canonical address in a stack buffer), then asks the kernel once
+ * (contain.c: one openat2(O_PATH) and one close when the target exists),
+ * then mints a token (registry.c). For canonical input the only
+ * allocation is the ref the registry mints.
+ */
+#define _GNU_SOURCE
+#include "resolver_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "alloc.h"
+#include "contain.h"
+#include "error.h"
+#include "pathgate/uri.h"
+#include "registry.h"
+#include "text.h"
+
+typedef struct base {
+    char *name;    /* root key or mod name */
+    size_t name_len;
+    char *address; /* `root:<key>` or `mod:<Name>` */
+    size_t address_len;
+    char *host;    /* real path recorded at construction */
+    size_t host_len;
+    pathgate_uri *uri_real; /* host as a URI, for mapping host paths back */
+    pathgate_uri *uri_conf; /* the directory as configured, when it differs */
+    int fd;
+    unsigned int flags;
+    int is_mod;
+} base;
+
+struct pathgate_resolver {
+    pathgate_allocator alloc;
+    base *bases; /* roots first, then mods */
+    size_t nroots;
+    size_t nmods;
+    unsigned int flags;
+    pathgate__registry *reg;
+};
+
+/* A canonical address: at most PATHGATE_PATH_MAX bytes. */
+#define ADDR_CAP (PATHGATE_PATH_MAX + 1)
+
+const char *pathgate_reason_name(pathgate_reason reason)
+{
+    static const char *const names[] = {
+#define PATHGATE_X_REASON_NAME(name, text) text,
+        PATHGATE_REASON_MAP(PATHGATE_X_REASON_NAME)
+#undef PATHGATE_X_REASON_NAME
+    };
+    if ((unsigned)reason >= sizeof names / sizeof *names)
+        return "unknown";
+    return names[reason];
+}
+
+/* ------------------------------------------------------------ names */
+
+static long find_name(const pathgate_resolver *r, size_t from, size_t n, const char *s, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const base *b = &r->bases[from + i];
+        if (b->name_len == len && memcmp(b->name, s, len) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+static long lookup_root(void *ctx, const char *s, size_t len)
+{
+    const pathgate_resolver *r = ctx;
+    return find_name(r, 0, r->nroots, s, len);
+}
+
+static long lookup_mod(void *ctx, const char *s, size_t len)
+{
+    const pathgate_resolver *r = ctx;
+    return find_name(r, r->nroots, r->nmods, s, len);
+}
+
+static pathgate__names names_of(const pathgate_resolver *r)
+{
+    pathgate__names n = {lookup_root, lookup_mod, (void *)r};
+    return n;
+}
+
+/* ----------------------------------------------------- construction */
+
+static void base_dispose(const pathgate_allocator *a, base *b)
+{
+    pathgate__free(a, b->name);
+    pathgate__free(a, b->address);
+    pathgate__free(a, b->host);
+    pathgate_uri_free(b->uri_real);
+    pathgate_uri_free(b->uri_conf);
+    if (b->fd >= 0)
+        close(b->fd);
+    memset(b, 0, sizeof *b);
+    b->fd = -1;
+}
+
+void pathgate_resolver_free(pathgate_resolver *r)
+{
+    if (!r)
+        return;
+    pathgate_allocator a = r->alloc;
+    for (size_t i = 0; r->bases && i < r->nroots + r->nmods; i++)
+        base_dispose(&a, &r->bases[i]);
+    pathgate__free(&a, r->bases);
+    pathgate__registry_free(r->reg);
+    pathgate__free(&a, r);
+}
+
+/* How a base is named in messages: the key or name as given when it is
+ * printable text, otherwise its position. Never the directory. */
+static void describe(char *out, size_t cap, const pathgate_base_spec *spec, int is_mod, size_t index)
+{
+    const char *kind = is_mod ? "mod" : "root";
+    int printable = spec->name && spec->name_len && spec->name_len <= 128 &&
+                    pathgate__utf8_valid(spec->name, spec->name_len);
+    for (size_t i = 0; printable && i < spec->name_len; i++) {
+        unsigned char c = (unsigned char)spec->name[i];
+        if (c < 0x20 || c == 0x7F || c == '\'')
+            printable = 0;
+    }
+    if (printable)
+        snprintf(out, cap, "%s '%.*s'", kind, (int)spec->name_len, spec->name);
+    else
+        snprintf(out, cap, "%s #%zu", kind, index + 1);
+}
+
+static int check_specs(const pathgate_base_spec *specs, size_t n, int is_mod, pathgate_error *err)
+{
+    char who[256];
+    for (size_t i = 0; i < n; i++) {
+        const pathgate_base_spec *s = &specs[i];
+        describe(who, sizeof who, s, is_mod, i);
+        if (!s->name && s->name_len)
+            return pathgate__error_set(err, PATHGATE_EINVAL, "%s: name is NULL", who);
+        if (is_mod ? !pathgate__address_mod_name_valid(s->name, s->name_len)
+                   : !pathgate__address_key_valid(s->name, s->name_len))
+            return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                       is_mod ? "%s: a mod name must be non-empty UTF-8 without '/', ':', "
+                                                "NUL, control characters or surrounding spaces"
+                                              : "%s: a root key must match [a-z][a-z0-9_]*",
+                                       who);
+        if (s->flags & ~PATHGATE_BASE_READ_ONLY)
+            return pathgate__error_set(err, PATHGATE_EINVAL, "%s: unknown flags", who);
+        if (!s->dir || s->dir_len == 0)
+            return pathgate__error_set(err, PATHGATE_ECONFIG, "%s: no directory given", who);
+        if (s->dir_len > PATHGATE_PATH_MAX || memchr(s->dir, '\0', s->dir_len))
+            return pathgate__error_set(err, PATHGATE_ECONFIG, "%s: the directory is not a valid path", who);
+        for (size_t j = 0; j < i; j++)
+            if (specs[j].name_len == s->name_len && memcmp(specs[j].name, s->name, s->name_len) == 0)
+                return pathgate__error_set(err, PATHGATE_ECONFIG, "%s is configured twice", who);
+    }
+    return PATHGATE_OK;
+}
+
+/* The real path of the directory open as fd: /proc/self/fd first, then
+ * realpath(dir); either must name the very inode we hold. */
+static int real_path_of(char *out, size_t cap, int fd, const char *dir)
+{
+    struct stat held, seen;
+    if (fstat(fd, &held) != 0)
+        return -1;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, cap - 1);
+    if (n > 0 && (size_t)n < cap - 1 && out[0] == '/') {
+        out[n] = '\0';
+        if (stat(out, &seen) == 0 && seen.st_dev == held.st_dev && seen.st_ino == held.st_ino)
+            return 0;
+    }
+    char buf[PATH_MAX];
+    if (!realpath(dir, buf) || strlen(buf) >= cap)
+        return -1;
+    if (stat(buf, &seen) != 0 || seen.st_dev != held.st_dev || seen.st_ino != held.st_ino)
+        return -1;
+    strcpy(out, buf);
+    return 0;
+}
+
+/* A host path as a POSIX URI for reverse mapping: *out NULL when it has
+ * none (too long, ...); only ENOMEM is an error. */
+static int host_uri(pathgate_uri **out, const char *path, size_t len, const pathgate_allocator *a)
+{
+    int rc = pathgate_uri_from_native(out, path, len, PATHGATE_CONVENTION_POSIX, a, NULL);
+    if (rc == PATHGATE_ENOMEM)
+        return rc;
+    if (rc != 0)
+        *out = NULL;
+    return PATHGATE_OK;
+}
+
+static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s, int is_mod,
+                     size_t index, pathgate_error *err)
+{
+    const pathgate_allocator *a = &r->alloc;
+    char who[256];
+    describe(who, sizeof who, s, is_mod, index);
+    b->is_mod = is_mod;
+    b->flags = s->flags;
+    b->name = pathgate__strndup(a, s->name, s->name_len);
+    b->name_len = s->name_len;
+    const char *ns = is_mod ? "mod:" : "root:";
+    b->address_len = strlen(ns) + s->name_len;
+    b->address = pathgate__malloc(a, b->address_len + 1);
+    if (!b->name || !b->address)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    memcpy(b->address, ns, strlen(ns));
+    memcpy(b->address + strlen(ns), s->name, s->name_len);
+    b->address[b->address_len] = '\0';
+
+    char dir[PATHGATE_PATH_MAX + 1];
+    memcpy(dir, s->dir, s->dir_len);
+    dir[s->dir_len] = '\0';
+    b->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (b->fd < 0) {
+        int e = errno;
+        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory %s", who,
+                                   e == ENOENT    ? "does not exist"
+                                   : e == ENOTDIR ? "is a file, not a directory"
+                                   : e == EACCES  ? "is not accessible"
+                                                  : "cannot be opened");
+    }
+    char real[PATH_MAX];
+    if (real_path_of(real, sizeof real, b->fd, dir) != 0)
+        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory's real path cannot be determined",
+                                   who);
+    b->host_len = strlen(real);
+    b->host = pathgate__strndup(a, real, b->host_len);
+    if (!b->host)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    if (host_uri(&b->uri_real, real, b->host_len, a) != 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+
+    /* the directory as configured, made absolute lexically */
+    char conf[2 * PATHGATE_PATH_MAX + 2];
+    if (dir[0] == '/') {
+        strcpy(conf, dir);
+    } else {
+        if (!getcwd(conf, PATHGATE_PATH_MAX + 1))
+            return PATHGATE_OK; /* no cwd: map by the real path only */
+        size_t n = strlen(conf);
+        conf[n++] = '/';
+        memcpy(conf + n, dir, s->dir_len + 1);
+    }
+    pathgate_uri *u = NULL;
+    if (host_uri(&u, conf, strlen(conf), a) != 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    if (u && b->uri_real && pathgate_uri_equal(u, b->uri_real))
+        pathgate_uri_free(u);
+    else
+        b->uri_conf = u;
+    return PATHGATE_OK;
+}
+
+int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_options *opts,
+                          pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    if (!opts || opts->version != PATHGATE_RESOLVER_OPTIONS_VERSION)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "options missing or of an unknown version");
+    if ((!opts->roots && opts->nroots) || (!opts->mods && opts->nmods))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "base array is NULL");
+    if (opts->flags & ~PATHGATE_RESOLVER_FORCE_FALLBACK)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "unknown resolver flags");
+    if (opts->nroots == 0)
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "no root configured");
+    int rc = check_specs(opts->roots, opts->nroots, 0, err);
+    if (rc == 0)
+        rc = check_specs(opts->mods, opts->nmods, 1, err);
+    if (rc != 0)
+        return rc;
+
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, opts->allocator);
+    pathgate_resolver *r = pathgate__calloc(&a, 1, sizeof *r);
+    if (!r)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    r->alloc = a;
+    r->flags = opts->flags;
+    size_t total = opts->nroots + opts->nmods;
+    r->bases = pathgate__calloc(&a, total, sizeof *r->bases);
+    if (!r->bases) {
+        pathgate__free(&a, r);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    for (size_t i = 0; i < total; i++)
+        r->bases[i].fd = -1;
+    r->nroots = opts->nroots;
+    r->nmods = opts->nmods;
+    for (size_t i = 0; i < total && rc == 0; i++) {
+        int is_mod = i >= opts->nroots;
+        size_t k = is_mod ? i - opts->nroots : i;
+        rc = base_init(r, &r->bases[i], is_mod ? &opts->mods[k] : &opts->roots[k], is_mod, k, err);
+    }
+    if (rc == 0) {
+        size_t max = opts->max_tokens ? opts->max_tokens : PATHGATE_MAX_TOKENS_DEFAULT;
+        rc = pathgate__registry_new(&r->reg, max, &r->alloc);
+        if (rc != 0)
+            pathgate__error_set(err, rc, NULL);
+    }
+    if (rc != 0) {
+        pathgate_resolver_free(r);
+        return rc;
+    }
+    *out = r;
+    return PATHGATE_OK;
+}
+
+size_t pathgate_resolver_root_count(const pathgate_resolver *r)
+{
+    return r ? r->nroots : 0;
+}
+
+const char *pathgate_resolver_root_key(const pathgate_resolver *r, size_t index)
+{
+    return (r && index < r->nroots) ? r->bases[index].name : NULL;
+}
+
+size_t pathgate_resolver_mod_count(const pathgate_resolver *r)
+{
+    return r ? r->nmods : 0;
+}
+
+const char *pathgate_resolver_mod_name(const pathgate_resolver *r, size_t index)
+{
+    return (r && index < r->nmods) ? r->bases[r->nroots + index].name : NULL;
+}
+
+/* ------------------------------------------------------------- resolve */
+
+/* The lexical outcome of an input: the base and its canonical address. */
+typedef struct located {
+    size_t base;
+    char addr[ADDR_CAP];
+    size_t len;
+    size_t rel_off;
+} located;
+
+/* The base whose directory holds uri (longest base wins; on a tie the
+ * first configured, so a root before a mod) and the decoded relative
+ * path. *rel->ptr stays NULL when no base holds it. */
+static int map_uri(size_t *bi, pathgate_buf *rel, const pathgate_resolver *r, const pathgate_uri *uri)
+{
+    const pathgate_uri *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < r->nroots + r->nmods; i++) {
+        const base *b = &r->bases[i];
+        const pathgate_uri *cands[2] = {b->uri_real, b->uri_conf};
+        for (int c = 0; c < 2; c++) {
+            if (!cands[c] || !pathgate_uri_starts_with(uri, cands[c]))
+                continue;
+            size_t n;
+            pathgate_uri_string(cands[c], &n);
+            if (!best || n > best_len) {
+                best = cands[c];
+                best_len = n;
+                *bi = i;
+            }
+        }
+    }
+    if (!best)
+        return PATHGATE_OK;
+    return pathgate_uri_relative_to(rel, uri, best, NULL);
+}
+
+/* A URI or host path -> base + canonical address. */
+static int locate_host(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                       const pathgate__parsed *p)
+{
+    pathgate_uri *uri = NULL;
+    int rc = p->form == PATHGATE__FORM_URI
+                 ? pathgate_uri_parse(&uri, p->text, p->len, &r->alloc, NULL)
+                 : pathgate_uri_from_native(&uri, p->text, p->len, PATHGATE_CONVENTION_POSIX, &r->alloc, NULL);
+    if (rc == PATHGATE_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        *reason = (rc == PATHGATE_EENCODEDNUL || rc == PATHGATE_ENUL || rc == PATHGATE_EUTF8)
+                      ? PATHGATE_REASON_ENCODING
+                  : rc == PATHGATE_ETOOLONG ? PATHGATE_REASON_TOO_LONG
+                                            : PATHGATE_REASON_SYNTAX;
+        return PATHGATE_OK;
+    }
+    pathgate_buf rel = PATHGATE_BUF_INIT;
+    size_t bi = 0;
+    rc = map_uri(&bi, &rel, r, uri);
+    pathgate_uri_free(uri);
+    if (rc != 0) {
+        pathgate_buf_dispose(&rel);
+        return rc == PATHGATE_ENOMEM ? rc : (*reason = PATHGATE_REASON_SYNTAX, PATHGATE_OK);
+    }
+    if (!rel.ptr) {
+        *reason = PATHGATE_REASON_OUTSIDE_BASES;
+        return PATHGATE_OK;
+    }
+    /* decoding may have produced anything: check it like input */
+    if (memchr(rel.ptr, '\0', rel.len) || !pathgate__utf8_valid(rel.ptr, rel.len)) {
+        *reason = PATHGATE_REASON_ENCODING;
+    } else {
+        const base *b = &r->bases[bi];
+        loc->base = bi;
+        *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod,
+                                          b->name, b->name_len, "", 0, rel.ptr, rel.len);
+        for (size_t i = loc->rel_off; *reason == PATHGATE_REASON_OK && i < loc->len; i++)
+            if ((unsigned char)loc->addr[i] < 0x20 || loc->addr[i] == 0x7F)
+                *reason = PATHGATE_REASON_SYNTAX;
+    }
+    pathgate_buf_dispose(&rel);
+    return PATHGATE_OK;
+}
+
+/* Any non-relative input -> base + canonical address. */
+static int locate_absolute(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                           const pathgate__parsed *p)
+{
+    if (p->form != PATHGATE__FORM_ADDRESS)
+        return locate_host(reason, loc, r, p);
+    size_t bi = p->is_mod ? r->nroots + (size_t)p->index : (size_t)p->index;
+    const base *b = &r->bases[bi];
+    loc->base = bi;
+    *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod, b->name,
+                                      b->name_len, "", 0, p->text, p->len);
+    return PATHGATE_OK;
+}
+
+static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r, const char *text,
+                  size_t len, const char *base_text, size_t base_len)
+{
+    pathgate__names names = names_of(r);
+    pathgate__parsed p;
+    *reason = pathgate__address_parse(&p, text, len, &names);
+    if (*reason != PATHGATE_REASON_OK)
+        return PATHGATE_OK;
+    if (p.form != PATHGATE__FORM_RELATIVE)
+        return locate_absolute(reason, loc, r, &p);
+    if (!base_text) {
+        *reason = PATHGATE_REASON_RELATIVE_WITHOUT_BASE;
+        return PATHGATE_OK;
+    }
+    /* the base, resolved lexically on its own first */
+    pathgate__parsed bp;
+    pathgate_reason br = pathgate__address_parse(&bp, base_text, base_len, &names);
+    if (br == PATHGATE_REASON_OK && bp.form == PATHGATE__FORM_RELATIVE)
+        br = PATHGATE_REASON_INVALID_BASE;
+    if (br == PATHGATE_REASON_OK) {
+        int rc = locate_absolute(&br, loc, r, &bp);
+        if (rc != 0)
+            return rc;
+    }
+    if (br != PATHGATE_REASON_OK) {
+        *reason = PATHGATE_REASON_INVALID_BASE;
+        return PATHGATE_OK;
+    }
+    char base_rel[ADDR_CAP];
+    size_t base_rel_len = loc->len - loc->rel_off;
+    memcpy(base_rel, loc->addr + loc->rel_off, base_rel_len);
+    const base *b = &r->bases[loc->base];
+    *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod, b->name,
+                                      b->name_len, base_rel, base_rel_len, p.text, p.len);
+    return PATHGATE_OK;
+}
+
+/* The kernel's answer about an address whose lexical form is valid. */
+static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, const located *loc,
+                                    int require_exists)
+{
+    const char *rel = loc->addr + loc->rel_off;
+    int rc = pathgate__contain_probe(r->bases[loc->base].fd, rel, r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
+    *exists = rc == 0;
+    switch (-rc) {
+    case 0:
+        return PATHGATE_REASON_OK;
+    case ENOENT:
+        return require_exists ? PATHGATE_REASON_NOT_FOUND : PATHGATE_REASON_OK;
+    case EXDEV:
+        return PATHGATE_REASON_ESCAPES_ROOT;
+    case ENOTDIR:
+        return PATHGATE_REASON_NOT_A_DIRECTORY;
+    case ELOOP: /* a link loop (or more than 40 links): nothing to find */
+        return PATHGATE_REASON_NOT_FOUND;
+    case ENAMETOOLONG:
+        return PATHGATE_REASON_TOO_LONG;
+    default:
+        return PATHGATE_REASON_IO;
+    }
+}
+
+static void fail(pathgate_resolution *out, pathgate_reason reason)
+{
+    out->ok = 0;
+    out->exists = 0;
+    out->reason = reason;
+    out->error_message = reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
+}
+
+int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
+                              const pathgate_resolve_options *opts, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
+    *out = init;
+    if (!r || (!text && len))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    int require_exists = 1;
+    const char *base_text = NULL;
+    size_t base_len = 0;
+    if (opts) {
+        if (opts->version != PATHGATE_RESOLVE_OPTIONS_VERSION || (!opts->base && opts->base_len))
+            return pathgate__error_set(err, PATHGATE_EINVAL, "invalid resolve options");
+        require_exists = opts->require_exists != 0;
+        base_text = opts->base;
+        base_len = opts->base_len;
+    }
+
+    located loc;
+    pathgate_reason reason;
+    int rc = locate(&reason, &loc, r, text ? text : "", len, base_text, base_len);
+    if (rc != 0)
+        return pathgate__error_set(err, rc, NULL);
+    int exists = 0;
+    if (reason == PATHGATE_REASON_OK)
+        reason = check_exists(&exists, r, &loc, require_exists);
+    if (reason != PATHGATE_REASON_OK) {
+        fail(out, reason);
+        return PATHGATE_OK;
+    }
+
+    pathgate_ref *ref = NULL;
+    rc = pathgate__registry_mint(&ref, r->reg, loc.base, loc.addr, loc.len);
+    if (rc == PATHGATE_ENOMEM)
+        return pathgate__error_set(err, rc, NULL);
+    if (rc != 0) {
+        fail(out, rc == PATHGATE_ECAPACITY ? PATHGATE_REASON_CAPACITY : PATHGATE_REASON_IO);
+        return PATHGATE_OK;
+    }
+    const base *b = &r->bases[loc.base];
+    size_t alen;
+    const char *addr = pathgate_ref_address(ref, &alen);
+    out->ok = 1;
+    out->exists = exists;
+    out->reason = PATHGATE_REASON_OK;
+    out->ref = ref;
+    out->root_category = b->is_mod ? NULL : b->name;
+    out->relative_path = addr + loc.rel_off; /* inside the ref: "" at the base */
+    return PATHGATE_OK;
+}
+
+void pathgate_resolution_dispose(pathgate_resolution *res)
+{
+    if (!res)
+        return;
+    pathgate_ref_free(res->ref);
+    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
+    *res = init;
+}
+
+/* ---------------------------------------------------- the registry side */
+
+int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgate_resolver *r,
+                             const char *address, size_t len)
+{
+    if (!r || (!address && len))
+        return PATHGATE_EINVAL;
+    pathgate__names names = names_of(r);
+    int is_mod;
+    long index;
+    const char *s;
+    size_t n;
+    if (pathgate__address_split(&is_mod, &index, &s, &n, address ? address : "", len, &names) != 0)
+        return PATHGATE_EINVALIDPATH;
+    if (base_index)
+        *base_index = is_mod ? r->nroots + (size_t)index : (size_t)index;
+    if (rel)
+        *rel = s;
+    return PATHGATE_OK;
+}
+
+int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const pathgate_ref *ref,
+                                pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    if (!r || !ref)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    size_t bi;
+    if (!pathgate__registry_lookup(&bi, r->reg, ref))
+        return PATHGATE_OK;
+    size_t alen;
+    const char *addr = pathgate_ref_address(ref, &alen);
+    size_t split_bi;
+    const char *rel;
+    if (pathgate__resolver_split(&split_bi, &rel, r, addr, alen) != 0 || split_bi != bi)
+        return PATHGATE_OK;
+    const base *b = &r->bases[bi];
+    size_t rel_len = alen - (size_t)(rel - addr);
+    if (*rel == '\0')
+        rel_len = 0;
+    int root = b->host_len == 1; /* "/" itself */
+    size_t n = b->host_len + (rel_len ? rel_len + !root : 0);
+    char *p = pathgate__malloc(&r->alloc, n + 1);
+    if (!p)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    memcpy(p, b->host, b->host_len);
+    if (rel_len) {
+        size_t k = b->host_len;
+        if (!root)
+            p[k++] = '/';
+        memcpy(p + k, rel, rel_len);
+    }
+    p[n] = '\0';
+    pathgate__buf_adopt(out, &r->alloc, p, n);
+    return PATHGATE_OK;
+}
+
+int pathgate_resolver_release(pathgate_resolver *r, const pathgate_ref *ref)
+{
+    if (!r || !ref)
+        return 0;
+    return pathgate__registry_release(r->reg, ref);
+}
+
+size_t pathgate_resolver_token_count(pathgate_resolver *r)
+{
+    return r ? pathgate__registry_count(r->reg) : 0;
+}
+
+/* --------------------------------------------------------- internals */
+
+size_t pathgate__resolver_base_count(const pathgate_resolver *r)
+{
+    return r->nroots + r->nmods;
+}
+
+int pathgate__resolver_base_fd(const pathgate_resolver *r, size_t i)
+{
+    return i < r->nroots + r->nmods ? r->bases[i].fd : -1;
+}
+
+const char *pathgate__resolver_base_address(const pathgate_resolver *r, size_t i)
+{
+    return i < r->nroots + r->nmods ? r->bases[i].address : NULL;
+}
+
+unsigned int pathgate__resolver_base_flags(const pathgate_resolver *r, size_t i)
+{
+    return i < r->nroots + r->nmods ? r->bases[i].flags : 0;
+}
+
+const char *pathgate__resolver_base_host_path(const pathgate_resolver *r, size_t i)
+{
+    return i < r->nroots + r->nmods ? r->bases[i].host : NULL;
+}
+
+const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r)
+{
+    return &r->alloc;
+}
+
+unsigned int pathgate__resolver_flags(const pathgate_resolver *r)
+{
+    return r->flags;
+}
+
+int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address, size_t len,
+                            int open_flags, mode_t mode)
+{
+    size_t bi;
+    const char *rel;
+    if (!r || pathgate__resolver_split(&bi, &rel, r, address, len) != 0)
+        return PATHGATE_EINVALIDPATH;
+    size_t rel_len = *rel ? len - (size_t)(rel - address) : 0;
+    char buf[ADDR_CAP];
+    if (rel_len >= sizeof buf)
+        return PATHGATE_EINVALIDPATH;
+    memcpy(buf, rel, rel_len);
+    buf[rel_len] = '\0';
+    if (base_index)
+        *base_index = bi;
+    int fd = pathgate__contain_open(r->bases[bi].fd, buf, open_flags, mode,
+                                    r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
+    return fd >= 0 ? fd : pathgate__errno_to_code(fd);
+}
