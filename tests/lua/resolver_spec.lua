@@ -246,7 +246,7 @@ describe("Resolver", function()
     it("builds refs from strings with nil, message, code on bad input", function()
       local v, msg, code = pathgate.VisibilityRef("x\0y", "root:repo")
       assert.is_nil(v); assert.is_string(msg); assert.is_string(code)
-      raises("string expected, got nil", pathgate.VisibilityRef, "tok")
+      raises("string expected, got no value", pathgate.VisibilityRef, "tok")
     end)
 
     it("keep refs valid after their resolver is collected", function()
