@@ -38,7 +38,11 @@
  *    an IP literal, `.`/`..`, and may not decode to `/ \ ? * : " < > |` or
  *    a control byte (ESYNTAX). `file://` alone reads as `file:///`.
  *  - A drive segment is `X:` or `X%3A` exactly; its letter is upper-cased,
- *    the colon's spelling is kept. `C|` and `%43:` are not drives.
+ *    the colon's spelling is kept. `%43:` and `C%7C` are not drives. The
+ *    legacy spelling `C|` as the first segment of a host-less URI is read
+ *    as the drive `C:`, as WHATWG URL parsers (browsers, Node) read it, so
+ *    that pathgate and they agree on which file a URI names; a POSIX path
+ *    whose first segment is `X|` therefore becomes the opaque form.
  *  - Equality and hash compare decoded segments (so `%41` equals `A`):
  *    POSIX byte-exact, Windows ASCII case-insensitive (host too). An
  *    opaque URI equals only the same opaque string.
@@ -51,16 +55,17 @@
  *  - from_native: POSIX non-UTF-8 bytes are encoded honestly; POSIX text
  *    with a NUL, or whose result would start with a drive segment, and
  *    Windows text with a NUL, device paths (`\\.\COM1`, `\\?\Volume{..}`,
- *    `\\.\C:` without a separator), a UNC server or share of `.`, `..`,
- *    `localhost`, a missing/empty share, or a server that is no valid host,
- *    become the opaque form. Windows opaque payloads are UTF-16LE of the
+ *    `\\.\C:` without a separator), a UNC server of `.`, `..` or
+ *    `localhost` (any case), a share of `.` or `..`, a missing or empty
+ *    server or share, or a server that is no valid host, become the
+ *    opaque form. Windows opaque payloads are UTF-16LE of the
  *    text with `/` turned into `\` (so their convention always infers as
  *    Windows). `\\?\` paths are normalised like the others (`..` and `/`
  *    are read, not kept verbatim). Relative or empty text is ENOTABS;
  *    Windows text must be UTF-8. DOS device names (`C:\x\NUL`) and
  *    trailing dots/spaces are not special.
  *  - join: a POSIX result whose first segment would read as a drive
- *    becomes the opaque form (as from_native). join_descendant rejects
+ *    (`X:` or `X|`) becomes the opaque form (as from_native). join_descendant rejects
  *    absolute, drive-relative and root-relative text, and under Windows
  *    any segment holding `:`, with ENOTDESC; a `..` that steps above the
  *    base at any point is ENOTDESC (no clamping).
