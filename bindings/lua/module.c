@@ -40,6 +40,7 @@ int luaopen_pathgate(lua_State *L)
     pg_open_ref(L, 1, 2);
     pg_open_resolver(L, 1, 2);
     pg_open_session(L, 1, 2);
+    { void pg_open_fs(lua_State *, int, int); pg_open_fs(L, 1, 2); } /* fs.c: methods of Resolver, Session */
 
     lua_pushstring(L, pathgate_version());
     lua_setfield(L, 1, "version");
