@@ -218,8 +218,10 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     int e = 0;
     if (replace_mode && fchmod(fd, keep_mode) < 0)
         e = -errno;
-    if (!e && (rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED)) < 0)
+    if (!e && (rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED)) < 0) {
+        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
         goto abort;
+    }
     if (!e)
         e = write_all(fd, content, len);
     if (!e && fsync(fd) < 0)
@@ -231,8 +233,10 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
         rc = pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
         goto abort;
     }
-    if ((rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME)) < 0)
+    if ((rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME)) < 0) {
+        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
         goto abort;
+    }
     if (renameat(dirfd, tmp, dirfd, name) < 0) {
         e = -errno;
         rc = e == -EISDIR ? pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE)
@@ -243,8 +247,6 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     return PATHGATE_OK;
 
 abort:
-    if (rc < 0 && err && err->code != rc)
-        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
     if (fd >= 0)
         close(fd);
     unlinkat(dirfd, tmp, 0);
