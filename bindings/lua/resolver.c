@@ -13,9 +13,9 @@
  *   r:close()
  *
  * A resolution is a record read by field: ok, ref, root_category,
- * relative_path, exists, error_message, reason. It owns the core
- * resolution, so nothing leaks whatever raises; `ref` is handed over to
- * one VisibilityRef on first read and cached.
+ * relative_path, exists, error_message, reason. It is built at once from
+ * the core resolution, which is then disposed: the record owns no C memory
+ * (no finalizer) and stays valid whatever happens to its resolver or ref.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,67 +24,110 @@
 
 /* -------------------------------------------------------- resolutions */
 
-pg_resolution *pg_newresolution(lua_State *L)
+/* The record's C part; its strings and ref are user values. */
+typedef struct pg_record {
+    int ok;
+    int exists;
+    pathgate_reason reason;
+} pg_record;
+
+enum { UV_REF = 1, UV_RELATIVE_PATH, UV_ROOT_CATEGORY, UV_ERROR_MESSAGE, UV_COUNT = 4 };
+
+void pg_resolution_begin(lua_State *L)
 {
-    return (pg_resolution *)pg_newbox(L, sizeof(pg_resolution), 1, PG_RESOLUTION);
+    /* The ref box has no metatable (so no finalizer) until it holds a ref. */
+    pg_box *ref = (pg_box *)lua_newuserdatauv(L, sizeof(pg_box), 0);
+    ref->ptr = NULL;
+    pg_record *rec = (pg_record *)lua_newuserdatauv(L, sizeof(pg_record), UV_COUNT);
+    memset(rec, 0, sizeof *rec);
+    pg_pushmetatable(L, PG_RESOLUTION);
+    lua_setmetatable(L, -2);
 }
 
-int pg_resolution_result(lua_State *L, int rc, const pathgate_error *err)
+/* Copies s (NUL-terminated, at most cap - 1 bytes kept) into buf. */
+static size_t copy_bounded(char *buf, size_t cap, const char *s)
 {
-    return pg_commit(L, rc, err);
+    size_t n = s ? strnlen(s, cap - 1) : 0;
+    memcpy(buf, s ? s : "", n);
+    buf[n] = '\0';
+    return n;
 }
 
-static pg_resolution *checkresolution(lua_State *L, int arg)
+int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res,
+                         const pathgate_error *err)
 {
-    return (pg_resolution *)pg_checkudata(L, arg, PG_RESOLUTION);
+    if (rc != 0) {
+        lua_pop(L, 2);
+        return pg_fail(L, rc, err);
+    }
+    /* Stack: ref box (-2), record (-1). Nothing below allocates until the
+     * core resolution is disposed. */
+    pg_record *rec = (pg_record *)lua_touserdata(L, -1);
+    rec->ok = res->ok;
+    rec->exists = res->exists;
+    rec->reason = res->reason;
+    char rel[PATHGATE_PATH_MAX + 1], msg[PATHGATE_ERROR_TEXT_LENGTH];
+    size_t rel_len = 0, msg_len = 0;
+    const char *root = NULL; /* lives in the resolver, an argument of the call */
+    if (res->ok) {
+        pg_box *ref = (pg_box *)lua_touserdata(L, -2);
+        ref->ptr = res->ref;
+        res->ref = NULL;
+        rel_len = copy_bounded(rel, sizeof rel, res->relative_path);
+        root = res->root_category;
+    } else {
+        msg_len = copy_bounded(msg, sizeof msg, res->error_message);
+    }
+    pathgate_resolution_dispose(res); /* relative_path pointed into the ref */
+    if (rec->ok) {
+        lua_rotate(L, -2, 1); /* record, ref box */
+        pg_pushmetatable(L, PG_REF);
+        lua_setmetatable(L, -2);
+        lua_setiuservalue(L, -2, UV_REF);
+        lua_pushlstring(L, rel, rel_len);
+        lua_setiuservalue(L, -2, UV_RELATIVE_PATH);
+        if (root) {
+            lua_pushstring(L, root);
+            lua_setiuservalue(L, -2, UV_ROOT_CATEGORY);
+        }
+    } else {
+        lua_pushlstring(L, msg, msg_len);
+        lua_setiuservalue(L, -2, UV_ERROR_MESSAGE);
+        lua_remove(L, -2); /* the unused ref box */
+    }
+    return 1;
 }
 
-static void pushopt(lua_State *L, const char *s)
+static pg_record *checkresolution(lua_State *L, int arg)
 {
-    if (s)
-        lua_pushstring(L, s);
-    else
-        lua_pushnil(L);
-}
-
-/* The resolution's ref as a VisibilityRef (created once, then cached). */
-static void pushresref(lua_State *L, int arg, pg_resolution *r)
-{
-    if (lua_getiuservalue(L, arg, 1) != LUA_TNIL || !r->res.ref)
-        return;
-    lua_pop(L, 1);
-    pg_pushref_from(L, &r->res.ref);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, arg, 1);
+    return (pg_record *)pg_checkudata(L, arg, PG_RESOLUTION);
 }
 
 static int resolution_index(lua_State *L)
 {
-    pg_resolution *r = checkresolution(L, 1);
-    size_t len;
-    const char *k = lua_tolstring(L, 2, &len);
-    if (!k || lua_type(L, 2) != LUA_TSTRING) {
+    pg_record *rec = checkresolution(L, 1);
+    if (lua_type(L, 2) != LUA_TSTRING) { /* like a table: other keys are nil */
         lua_pushnil(L);
         return 1;
     }
-    const pathgate_resolution *res = &r->res;
+    const char *k = lua_tostring(L, 2);
     if (strcmp(k, "ok") == 0)
-        lua_pushboolean(L, res->ok);
+        lua_pushboolean(L, rec->ok);
     else if (strcmp(k, "ref") == 0)
-        pushresref(L, 1, r);
-    else if (strcmp(k, "root_category") == 0)
-        pushopt(L, res->ok ? res->root_category : NULL);
+        lua_getiuservalue(L, 1, UV_REF);
     else if (strcmp(k, "relative_path") == 0)
-        pushopt(L, res->ok ? res->relative_path : NULL);
+        lua_getiuservalue(L, 1, UV_RELATIVE_PATH);
+    else if (strcmp(k, "root_category") == 0)
+        lua_getiuservalue(L, 1, UV_ROOT_CATEGORY);
     else if (strcmp(k, "exists") == 0) {
-        if (res->ok)
-            lua_pushboolean(L, res->exists);
+        if (rec->ok)
+            lua_pushboolean(L, rec->exists);
         else
             lua_pushnil(L);
     } else if (strcmp(k, "error_message") == 0)
-        pushopt(L, res->ok ? NULL : res->error_message);
+        lua_getiuservalue(L, 1, UV_ERROR_MESSAGE);
     else if (strcmp(k, "reason") == 0)
-        lua_pushstring(L, pathgate_reason_name(res->reason));
+        lua_pushstring(L, pathgate_reason_name(rec->reason));
     else
         lua_pushnil(L);
     return 1;
@@ -92,31 +135,19 @@ static int resolution_index(lua_State *L)
 
 static int resolution_tostring(lua_State *L)
 {
-    pg_resolution *r = checkresolution(L, 1);
-    const pathgate_resolution *res = &r->res;
-    if (!res->ok) {
+    pg_record *rec = checkresolution(L, 1);
+    if (!rec->ok) {
+        lua_getiuservalue(L, 1, UV_ERROR_MESSAGE);
         lua_pushfstring(L, "VisibilityResolution(ok=false, error_message=\"%s\", reason=%s)",
-                        res->error_message ? res->error_message : "",
-                        pathgate_reason_name(res->reason));
+                        lua_tostring(L, -1), pathgate_reason_name(rec->reason));
         return 1;
     }
-    const char *address = NULL;
-    if (res->ref) {
-        address = pathgate_ref_address(res->ref, NULL);
-    } else if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA) {
-        pg_box *box = (pg_box *)lua_touserdata(L, -1);
-        if (box->ptr)
-            address = pathgate_ref_address(box->ptr, NULL);
-    }
+    lua_getiuservalue(L, 1, UV_REF);
+    pg_box *ref = (pg_box *)lua_touserdata(L, -1);
     lua_pushfstring(L, "VisibilityResolution(ok=true, ref=%s, exists=%s)",
-                    address ? address : "(closed)", res->exists ? "true" : "false");
+                    ref && ref->ptr ? pathgate_ref_address(ref->ptr, NULL) : "(closed)",
+                    rec->exists ? "true" : "false");
     return 1;
-}
-
-static int resolution_gc(lua_State *L)
-{
-    pathgate_resolution_dispose(&checkresolution(L, 1)->res);
-    return 0;
 }
 
 /* ---------------------------------------------------------- options */
@@ -289,9 +320,10 @@ static int resolver_resolve(lua_State *L)
     pathgate_resolve_options opts;
     pg_resolve_options(L, 3, &opts, 1);
     pathgate_error err = {0, ""};
-    pg_resolution *res = pg_newresolution(L);
-    int rc = pathgate_resolver_resolve(&res->res, r->ptr, text, len, &opts, &err);
-    return pg_resolution_result(L, rc, &err);
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    pg_resolution_begin(L);
+    int rc = pathgate_resolver_resolve(&res, r->ptr, text, len, &opts, &err);
+    return pg_resolution_finish(L, rc, &res, &err);
 }
 
 static int resolver_host_path(lua_State *L)
@@ -370,7 +402,6 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
     static const luaL_Reg res_meta[] = {
         {"__index", resolution_index},
         {"__tostring", resolution_tostring},
-        {"__gc", resolution_gc},
         {NULL, NULL},
     };
     static const luaL_Reg meta[] = {

@@ -135,9 +135,10 @@ static int session_resolve(lua_State *L)
     pathgate_resolve_options opts;
     pg_resolve_options(L, 3, &opts, 0);
     pathgate_error err = {0, ""};
-    pg_resolution *res = pg_newresolution(L);
-    int rc = pathgate_session_resolve(&res->res, s, text, len, opts.require_exists, &err);
-    return pg_resolution_result(L, rc, &err);
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    pg_resolution_begin(L);
+    int rc = pathgate_session_resolve(&res, s, text, len, opts.require_exists, &err);
+    return pg_resolution_finish(L, rc, &res, &err);
 }
 
 static int session_tostring(lua_State *L)

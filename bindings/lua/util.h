@@ -145,13 +145,20 @@ pathgate_ref *pg_checkref(lua_State *L, int arg);
  * the caller still owns it, so call it only while ref is owned elsewhere. */
 void pg_pushref_from(lua_State *L, pathgate_ref **ref);
 
-/* Resolutions (resolver.c): pushes a new resolution box whose `res` a core
- * resolve fills; pg_resolution_result finishes it like pg_commit. */
-typedef struct pg_resolution {
-    pathgate_resolution res;
-} pg_resolution;
-pg_resolution *pg_newresolution(lua_State *L);
-int pg_resolution_result(lua_State *L, int rc, const pathgate_error *err);
+/*
+ * Resolutions (resolver.c). A resolution record owns no C memory: on
+ * success it holds its VisibilityRef and Lua strings, so it needs no
+ * finalizer and never points into a resolver or a ref that may be gone.
+ *   pg_resolution_begin(L) pushes the (still empty) ref and record boxes,
+ *   then a core resolve fills a local pathgate_resolution, and
+ *   pg_resolution_finish() moves its ref into the ref box, copies the
+ *   strings, disposes it and leaves the record on top (or returns
+ *   pg_fail() when rc < 0). Nothing can raise while the core resolution
+ *   still owns memory, so nothing leaks.
+ */
+void pg_resolution_begin(lua_State *L);
+int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res,
+                         const pathgate_error *err);
 /* Parses an options table of resolve(): require_exists (boolean) and,
  * when allow_base, base (string or VisibilityRef). Raises on misuse. */
 void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, int allow_base);

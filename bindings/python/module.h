@@ -19,7 +19,9 @@
 #ifndef PATHGATE_PY_MODULE_H
 #define PATHGATE_PY_MODULE_H
 
+#ifndef PATHGATE_PY_FULL_API /* -DPATHGATE_PYTHON_ABI3=OFF, for measuring */
 #define Py_LIMITED_API 0x030B0000
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -30,7 +30,7 @@ PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
                                   : PyUnicode_FromString(res->root_category);
         if (self->root_category == NULL)
             goto fail;
-        self->relative_path = PyUnicode_FromString(res->relative_path);
+        self->relative_path = pg_native_str(res->relative_path, strlen(res->relative_path));
         if (self->relative_path == NULL)
             goto fail;
         self->exists = PyBool_FromLong(res->exists);

@@ -229,9 +229,14 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     memcpy(dir, s->dir, s->dir_len);
     dir[s->dir_len] = '\0';
     b->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (b->fd < 0)
-        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory cannot be opened (%s)", who,
-                                   strerror(errno));
+    if (b->fd < 0) {
+        int e = errno;
+        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory %s", who,
+                                   e == ENOENT    ? "does not exist"
+                                   : e == ENOTDIR ? "is a file, not a directory"
+                                   : e == EACCES  ? "is not accessible"
+                                                  : "cannot be opened");
+    }
     char real[PATH_MAX];
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory's real path cannot be determined",

@@ -7,9 +7,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "contain.h"
@@ -378,6 +385,72 @@ static void test_misuse(void **state)
         assert_int_equal(pathgate__contain_open(t->fd, seg, O_PATH, 0, force), -ENAMETOOLONG);
 }
 
+/* In a child whose seccomp filter makes openat2 answer `err`, the
+ * non-forced path must fall back by itself and give every answer of the
+ * table (fd identity included). Returns the number of mismatches. */
+static int run_table_without_openat2(const tree *t, int err)
+{
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof filter / sizeof *filter, filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return 100;
+    struct open_how how = {.flags = O_PATH, .resolve = RESOLVE_BENEATH};
+    if (syscall(SYS_openat2, t->fd, "file", &how, sizeof how) != -1 || errno != err)
+        return 101; /* the filter is not in force */
+    int bad = 0;
+    for (size_t i = 0; i < sizeof open_cases / sizeof *open_cases; i++) {
+        const ocase *c = &open_cases[i];
+        int fd = pathgate__contain_open(t->fd, c->rel, c->flags, 0, 0);
+        if (c->expect == 0) {
+            struct stat a, b;
+            char *p = join(t->base, c->same_as);
+            if (fd < 0 || fstat(fd, &a) != 0 || stat(p, &b) != 0 || a.st_ino != b.st_ino) {
+                fprintf(stderr, "without openat2 (%s): %s: wrong answer\n", strerror(err), c->rel);
+                bad++;
+            }
+            free(p);
+        } else if (fd != c->expect) {
+            fprintf(stderr, "without openat2 (%s): %s: expected %s, got %d\n", strerror(err), c->rel,
+                    strerror(-c->expect), fd);
+            bad++;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    for (size_t i = 0; i < sizeof probe_cases / sizeof *probe_cases; i++) {
+        int rc = pathgate__contain_probe(t->fd, probe_cases[i].rel, 0);
+        if (rc != probe_cases[i].expect) {
+            fprintf(stderr, "without openat2 (%s): probe %s: got %d\n", strerror(err), probe_cases[i].rel, rc);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static void test_falls_back_when_openat2_is_refused(void **state)
+{
+    tree *t = *state;
+    const int errs[] = {ENOSYS, EPERM};
+    for (size_t i = 0; i < 2; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(run_table_without_openat2(t, errs[i]));
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        if (WEXITSTATUS(status) != 0)
+            fail_msg("without openat2 (%s): %d mismatches (100+: no seccomp)", strerror(errs[i]),
+                     WEXITSTATUS(status));
+    }
+}
+
 static void test_errno_to_code(void **state)
 {
     (void)state;
@@ -407,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_probe_explains_misses_both_modes),
         cmocka_unit_test(test_link_limit_is_forty),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_falls_back_when_openat2_is_refused),
         cmocka_unit_test(test_errno_to_code),
     };
     return cmocka_run_group_tests_name("containment", tests, setup, teardown);

@@ -2,7 +2,10 @@
 -- Loaded through package.path (tests/lua/?.lua is on it, see .busted).
 local M = {}
 
-M.source_dir = os.getenv("PATHGATE_SOURCE_DIR") or "."
+-- The checkout: from the environment (ctest sets it) or from this file's
+-- place, tests/lua/helpers.lua.
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+M.source_dir = os.getenv("PATHGATE_SOURCE_DIR") or (here .. "/../..")
 
 -- Quotes a string for /bin/sh.
 function M.sh_quote(s)

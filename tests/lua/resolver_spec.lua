@@ -246,7 +246,7 @@ describe("Resolver", function()
     it("builds refs from strings with nil, message, code on bad input", function()
       local v, msg, code = pathgate.VisibilityRef("x\0y", "root:repo")
       assert.is_nil(v); assert.is_string(msg); assert.is_string(code)
-      raises("string expected, got nil", pathgate.VisibilityRef, "tok")
+      raises("string expected, got no value", pathgate.VisibilityRef, "tok")
     end)
 
     it("keep refs valid after their resolver is collected", function()
@@ -277,6 +277,25 @@ describe("Resolver", function()
       assert.are.equal("root:repo/common", tostring(res.ref))
       helpers.full_gc()
       assert.are.equal("root:repo/common", tostring(res.ref))
+    end)
+
+    it("keep every field of a resolution after its resolver and its ref are gone", function()
+      local res, mres
+      do
+        local tmp = assert(pathgate.Resolver { roots = { repo = t.repo }, mods = { M = t.mod } })
+        res = tmp:resolve("root:repo/common/traits/00_traits.txt")
+        mres = tmp:resolve("mod:M/descriptor.mod")
+        tmp:close()
+      end
+      helpers.full_gc()
+      do local ref <close> = res.ref end -- the ref is closed, the record stays whole
+      assert.are.equal("repo", res.root_category)
+      assert.are.equal("common/traits/00_traits.txt", res.relative_path)
+      assert.is_true(res.ok and res.exists)
+      assert.are.equal("VisibilityResolution(ok=true, ref=(closed), exists=true)", tostring(res))
+      assert.is_nil(mres.root_category)
+      assert.are.equal("descriptor.mod", mres.relative_path)
+      assert.are.equal("mod:M/descriptor.mod", tostring(mres.ref))
     end)
 
     it("survive resolutions and resolvers collected in any order", function()

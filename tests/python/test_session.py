@@ -136,3 +136,15 @@ def test_never_changes_the_process_cwd(resolver):
     s.push("common")
     s.cd("game")
     assert os.getcwd() == before
+
+
+def test_messages_never_show_a_host_path(resolver, tree):
+    host = str(tree["tmp"])
+    s = Session(resolver)
+    shown = [s.push(tree["repo"] / "common"), repr(s), repr(s.get()), s.pop()]
+    for bad in (tree["outside"], tree["repo"] / "README.md", tree["repo"] / "escape",
+                tree["repo"] / "missing", str(tree["outside"]) + "\0"):
+        with pytest.raises(SessionError) as info:
+            s.push(bad)
+        shown += [str(info.value), repr(info.value)]
+    assert all(host not in text for text in shown), shown
