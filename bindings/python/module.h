@@ -42,7 +42,9 @@
     X(legacy)              \
     X(ref)                 \
     X(resolver)            \
-    X(session)
+    X(session)             \
+    X(fs)                  \
+    X(exec)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */

@@ -24,6 +24,8 @@ from ._core import (
     VisibilityResolution,
     __version__,
 )
+from .backend import *  # noqa: E402,F401,F403 - Backend and the deepagents result types
+from .sandbox import *  # noqa: E402,F401,F403 - ExecuteResponse, execute, landlock_abi
 
 __all__ = [
     "CAPACITY_MESSAGE",

@@ -34,5 +34,7 @@
 #include "legacy.h"
 #include "resolver.h"
 #include "session.h"
+#include "fs.h"
+#include "exec.h"
 
 #endif /* PATHGATE_H */

@@ -1,0 +1,186 @@
+/*
+ * exec.c - contained command execution (DESIGN.md section 7b) as methods of
+ * Resolver and Session:
+ *
+ *   r:execute(command [, opts])  -> {output=, exit_code=, truncated=,
+ *   s:execute(command [, opts])      timed_out=, landlock_abi=}
+ *                                   | nil, message, code
+ *   opts: cwd (canonical address; default the first root, or the session's
+ *         cwd), timeout (seconds > 0; default 120), output_cap (bytes > 0;
+ *         default 100000), allow_network, allow_unconfined (booleans),
+ *         env (table KEY = "value", merged over the defaults),
+ *         _test_no_landlock (boolean, for tests only).
+ *
+ * The call is synchronous for its own state and shares nothing with other
+ * states: everything it needs lives on this state's stack or in the core.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+void pg_open_exec(lua_State *L, int module_idx, int scratch_idx);
+
+static int optbool(lua_State *L, int tbl, const char *k)
+{
+    if (!lua_isboolean(L, -1))
+        luaL_argerror(L, tbl, lua_pushfstring(L, "option '%s' must be a boolean, got %s", k,
+                                              luaL_typename(L, -1)));
+    return lua_toboolean(L, -1);
+}
+
+/* "KEY=VALUE" strings for the env table at `tbl`, pushed on the stack,
+ * then a userdata holding the NULL-terminated array of pointers to them
+ * (on top). Everything stays on the stack for the whole call. */
+static const char *const *push_env(lua_State *L, int opts_idx, int tbl)
+{
+    int first = lua_gettop(L) + 1, n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, tbl)) {
+        size_t klen = 0, vlen = 0;
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &klen) : NULL;
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &vlen) : NULL;
+        if (!k || !v || klen == 0 || strlen(k) != klen || strlen(v) != vlen || strchr(k, '='))
+            luaL_argerror(L, opts_idx,
+                          "option 'env' must map names (no '=' or NUL) to strings (no NUL)");
+        lua_pop(L, 1);
+        luaL_checkstack(L, 2, "too many environment entries");
+        lua_pushfstring(L, "%s=%s", k, v);
+        lua_insert(L, -2); /* keep the key on top for lua_next */
+        n++;
+    }
+    const char **arr = (const char **)lua_newuserdatauv(L, sizeof(char *) * ((size_t)n + 1), 0);
+    for (int i = 0; i < n; i++)
+        arr[i] = lua_tostring(L, first + i);
+    arr[n] = NULL;
+    return arr;
+}
+
+/* Reads the options table at `arg` into *o. Raises on misuse. May push
+ * values (the env strings) that must stay on the stack during the call. */
+static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
+{
+    pathgate_exec_options init = PATHGATE_EXEC_OPTIONS_INIT;
+    *o = init;
+    if (lua_isnoneornil(L, arg))
+        return;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    arg = lua_absindex(L, arg);
+    int has_env = 0;
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (k && strcmp(k, "cwd") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_argerror(L, arg, "option 'cwd' must be a string");
+            o->cwd = lua_tolstring(L, -1, &o->cwd_len); /* alive in the table */
+        } else if (k && strcmp(k, "timeout") == 0) {
+            int isnum = 0;
+            lua_Number t = lua_tonumberx(L, -1, &isnum);
+            if (!isnum || !(t > 0) || t > 4.0e6)
+                luaL_argerror(L, arg, "option 'timeout' must be a number of seconds > 0");
+            double ms = ceil((double)t * 1000.0);
+            o->timeout_ms = (unsigned int)ms;
+        } else if (k && strcmp(k, "output_cap") == 0) {
+            int isnum = 0;
+            lua_Integer cap = lua_tointegerx(L, -1, &isnum);
+            if (!isnum || cap <= 0)
+                luaL_argerror(L, arg, "option 'output_cap' must be an integer > 0");
+            o->output_cap = (size_t)cap;
+        } else if (k && strcmp(k, "allow_network") == 0) {
+            o->allow_network = optbool(L, arg, k);
+        } else if (k && strcmp(k, "allow_unconfined") == 0) {
+            o->allow_unconfined = optbool(L, arg, k);
+        } else if (k && strcmp(k, "_test_no_landlock") == 0) {
+            if (optbool(L, arg, k))
+                o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
+        } else if (k && strcmp(k, "env") == 0) {
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_argerror(L, arg, "option 'env' must be a table");
+            has_env = 1;
+        } else {
+            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
+                                                  k ? k : luaL_typename(L, -2)));
+        }
+        lua_pop(L, 1);
+    }
+    if (has_env) {
+        lua_getfield(L, arg, "env");
+        o->env = push_env(L, arg, lua_gettop(L));
+    }
+}
+
+/* Pushes the result table; the output moves through the scratch buffer so
+ * that a raise while copying it leaks nothing. */
+static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pathgate_error *err)
+{
+    if (rc != 0)
+        return pg_fail(L, rc, err);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    *buf = res->output;
+    pathgate_buf none = PATHGATE_BUF_INIT;
+    res->output = none;
+    lua_createtable(L, 0, 5);
+    pg_pushbuf(L, buf);
+    lua_setfield(L, -2, "output");
+    lua_pushinteger(L, res->exit_code);
+    lua_setfield(L, -2, "exit_code");
+    lua_pushboolean(L, res->truncated);
+    lua_setfield(L, -2, "truncated");
+    lua_pushboolean(L, res->timed_out);
+    lua_setfield(L, -2, "timed_out");
+    lua_pushinteger(L, res->landlock_abi);
+    lua_setfield(L, -2, "landlock_abi");
+    return 1;
+}
+
+static int resolver_execute(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t len;
+    const char *command = pg_checktext(L, 2, &len);
+    pathgate_exec_options o;
+    exec_options(L, 3, &o);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    int rc = pathgate_exec_run(&res, r->ptr, command, len, &o, &err);
+    return push_result(L, rc, &res, &err);
+}
+
+static int session_execute(lua_State *L)
+{
+    pathgate_session *s = (pathgate_session *)pg_checkobj(L, 1, PG_SESSION);
+    lua_getiuservalue(L, 1, 1);
+    pg_resolver *r = (pg_resolver *)lua_touserdata(L, -1);
+    if (!r || r->closed)
+        luaL_argerror(L, 1, "the session's " PG_RESOLVER_MT " is closed");
+    lua_pop(L, 1);
+    size_t len;
+    const char *command = pg_checktext(L, 2, &len);
+    pathgate_exec_options o;
+    exec_options(L, 3, &o);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    int rc = pathgate_exec_run_session(&res, s, command, len, &o, &err);
+    return push_result(L, rc, &res, &err);
+}
+
+/* Adds `execute` to the method table (__index) of cls. */
+static void add_method(lua_State *L, int scratch_idx, pg_class cls, lua_CFunction fn)
+{
+    lua_getiuservalue(L, scratch_idx, (int)cls + 1); /* the metatable */
+    lua_getfield(L, -1, "__index");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_pushvalue(L, scratch_idx);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, "execute");
+    lua_pop(L, 2);
+}
+
+void pg_open_exec(lua_State *L, int module_idx, int scratch_idx)
+{
+    (void)module_idx;
+    add_method(L, scratch_idx, PG_RESOLVER, resolver_execute);
+    add_method(L, scratch_idx, PG_SESSION, session_execute);
+}

@@ -1,0 +1,431 @@
+/*
+ * fs.c - the file operations of DESIGN.md section 7 as methods of Resolver
+ * and Session objects (a Session resolves relative paths against its cwd):
+ *
+ *   obj:ls(path)                              -> { {path=, is_dir=, size=, modified_at=}, ... }
+ *   obj:read(path [, offset [, limit]])       -> {path=, content=, encoding=, total_lines=,
+ *                                                 start_line=, end_line=, next_offset=,
+ *                                                 empty=, no_lines_requested=, modified_at=}
+ *   obj:write(path, content)                  -> address
+ *   obj:edit(path, old, new [, replace_all])  -> address, occurrences
+ *   obj:delete(path)                          -> address
+ *   obj:grep(pattern [, path [, glob [, max_count]]]) -> { {path=, line=, text=}, ... }, truncated
+ *   obj:glob(pattern [, path [, metadata]])   -> { {path=, is_dir=false[, size=, modified_at=]}, ... }
+ *   obj:upload_files({ {path, content}, ... }) -> { {path=, error=nil|code}, ... }
+ *   obj:download_files({ path, ... })          -> { {path=, content=|nil, error=nil|code}, ... }
+ *
+ * Expected failures return nil, message, code (pathgate_errname); per-item
+ * failures of upload/download carry the deepagents codes (file_not_found,
+ * permission_denied, is_directory, invalid_path). Misuse raises.
+ */
+#include <string.h>
+
+#include "util.h"
+
+typedef struct owner {
+    pathgate_resolver *resolver;
+    pathgate_fs_options opts;
+} owner;
+
+/* The Resolver or Session at index 1. */
+static void check_owner(lua_State *L, owner *o)
+{
+    pathgate_fs_options init = PATHGATE_FS_OPTIONS_INIT;
+    o->opts = init;
+    o->resolver = NULL;
+    if (pg_testudata(L, 1, PG_RESOLVER)) {
+        o->resolver = pg_checkresolver(L, 1)->ptr;
+        return;
+    }
+    if (pg_testudata(L, 1, PG_SESSION)) {
+        o->opts.session = (pathgate_session *)pg_checkobj(L, 1, PG_SESSION);
+        lua_getiuservalue(L, 1, 1); /* the session's resolver box */
+        pg_resolver *r = (pg_resolver *)lua_touserdata(L, -1);
+        if (r == NULL || r->closed)
+            luaL_argerror(L, 1, "the session's " PG_RESOLVER_MT " is closed");
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_typeerror(L, 1, PG_RESOLVER_MT " or " PG_SESSION_MT);
+}
+
+static const char *opt_text(lua_State *L, int arg, size_t *len)
+{
+    if (lua_isnoneornil(L, arg)) {
+        *len = 0;
+        return NULL;
+    }
+    return pg_checktext(L, arg, len);
+}
+
+static void set_str(lua_State *L, const char *key, const char *s, size_t len)
+{
+    lua_pushlstring(L, s, len);
+    lua_setfield(L, -2, key);
+}
+
+static void set_int(lua_State *L, const char *key, int present, uint64_t v)
+{
+    if (!present)
+        return;
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, key);
+}
+
+static void set_bool(lua_State *L, const char *key, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, key);
+}
+
+/* Pushes the entries of l as an array of FileInfo tables and disposes l.
+ * l lives in a userdata (with __gc) on the stack below while this runs, so
+ * a memory error while building the tables leaks nothing. */
+static void push_list(lua_State *L, const pathgate_fs_list *l)
+{
+    lua_createtable(L, (int)l->count, 0);
+    for (size_t i = 0; i < l->count; i++) {
+        const pathgate_fs_info *e = &l->items[i];
+        lua_createtable(L, 0, 4);
+        set_str(L, "path", e->path, e->path_len);
+        set_bool(L, "is_dir", e->is_dir);
+        if (e->has_metadata) {
+            set_int(L, "size", 1, e->size);
+            lua_pushstring(L, e->modified_at);
+            lua_setfield(L, -2, "modified_at");
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* Result holders as userdata with __gc, so that a raise while converting
+ * (memory) frees the core result. */
+typedef enum holder_kind { H_LIST, H_MATCHES, H_READ, H_BLOBS } holder_kind;
+
+typedef struct holder {
+    holder_kind kind;
+    union {
+        pathgate_fs_list list;
+        pathgate_fs_matches matches;
+        pathgate_fs_read_result read;
+        pathgate_fs_blobs blobs;
+    } u;
+} holder;
+
+static void holder_dispose(holder *h)
+{
+    switch (h->kind) {
+    case H_LIST:
+        pathgate_fs_list_dispose(&h->u.list);
+        break;
+    case H_MATCHES:
+        pathgate_fs_matches_dispose(&h->u.matches);
+        break;
+    case H_READ:
+        pathgate_fs_read_result_dispose(&h->u.read);
+        break;
+    case H_BLOBS:
+        pathgate_fs_blobs_dispose(&h->u.blobs);
+        break;
+    }
+}
+
+static int holder_gc(lua_State *L)
+{
+    holder_dispose((holder *)lua_touserdata(L, 1));
+    return 0;
+}
+
+/* Pushes a zeroed holder with a __gc metatable (one per state, in the
+ * registry under a private key). */
+static holder *new_holder(lua_State *L, holder_kind kind)
+{
+    holder *h = (holder *)lua_newuserdatauv(L, sizeof *h, 0);
+    memset(h, 0, sizeof *h);
+    h->kind = kind;
+    if (luaL_newmetatable(L, "pathgate.fs.result")) {
+        lua_pushcfunction(L, holder_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return h;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static int fs_ls(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = opt_text(L, 2, &len);
+    holder *h = new_holder(L, H_LIST);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_ls(&h->u.list, o.resolver, path, len, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    push_list(L, &h->u.list);
+    holder_dispose(h);
+    return 1;
+}
+
+static int fs_glob(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t plen, len;
+    const char *pat = pg_checktext(L, 2, &plen);
+    const char *path = opt_text(L, 3, &len);
+    if (lua_toboolean(L, 4))
+        o.opts.flags |= PATHGATE_FS_METADATA;
+    holder *h = new_holder(L, H_LIST);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_glob(&h->u.list, o.resolver, pat, plen, path, len, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    push_list(L, &h->u.list);
+    holder_dispose(h);
+    return 1;
+}
+
+static int fs_read(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    lua_Integer offset = luaL_optinteger(L, 3, 0);
+    lua_Integer limit = luaL_optinteger(L, 4, PATHGATE_FS_READ_LIMIT_DEFAULT);
+    holder *h = new_holder(L, H_READ);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_read(&h->u.read, o.resolver, path, len, (int64_t)offset, (int64_t)limit,
+                              &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    const pathgate_fs_read_result *r = &h->u.read;
+    lua_createtable(L, 0, 10);
+    set_str(L, "path", r->path.ptr, r->path.len);
+    set_str(L, "content", r->content.ptr ? r->content.ptr : "", r->content.len);
+    lua_pushstring(L, r->encoding == PATHGATE_FS_BASE64 ? "base64" : "utf-8");
+    lua_setfield(L, -2, "encoding");
+    set_bool(L, "empty", r->empty);
+    set_bool(L, "no_lines_requested", r->no_lines_requested);
+    set_int(L, "total_lines", r->has_window, r->total_lines);
+    set_int(L, "start_line", r->has_window, r->start_line);
+    set_int(L, "end_line", r->has_window, r->end_line);
+    set_int(L, "next_offset", r->has_next, r->next_offset);
+    if (!r->no_lines_requested) {
+        lua_pushstring(L, r->modified_at);
+        lua_setfield(L, -2, "modified_at");
+    }
+    holder_dispose(h);
+    return 1;
+}
+
+static int fs_write(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len, dlen;
+    const char *path = pg_checktext(L, 2, &len);
+    const char *data = pg_checktext(L, 3, &dlen);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_write(buf, o.resolver, path, len, data, dlen, &o.opts, &err);
+    return pg_bufresult(L, rc, buf, &err);
+}
+
+static int fs_edit(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len, olen, nlen;
+    const char *path = pg_checktext(L, 2, &len);
+    const char *old_s = pg_checktext(L, 3, &olen);
+    const char *new_s = pg_checktext(L, 4, &nlen);
+    int all = lua_toboolean(L, 5);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    pathgate_error err = {0, ""};
+    size_t n = 0;
+    int rc = pathgate_fs_edit(buf, &n, o.resolver, path, len, old_s, olen, new_s, nlen, all,
+                              &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    pg_pushbuf(L, buf);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 2;
+}
+
+static int fs_delete(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_delete(buf, o.resolver, path, len, &o.opts, &err);
+    return pg_bufresult(L, rc, buf, &err);
+}
+
+static int fs_grep(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t plen, len, glen;
+    const char *pat = pg_checktext(L, 2, &plen);
+    const char *path = opt_text(L, 3, &len);
+    const char *glob = opt_text(L, 4, &glen);
+    size_t max = PATHGATE_FS_NO_LIMIT;
+    if (!lua_isnoneornil(L, 5)) {
+        lua_Integer v = luaL_checkinteger(L, 5);
+        luaL_argcheck(L, v >= 0, 5, "max_count must be >= 0");
+        max = (size_t)v;
+    }
+    holder *h = new_holder(L, H_MATCHES);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_grep(&h->u.matches, o.resolver, pat, plen, path, len, glob, glen, max,
+                              &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    const pathgate_fs_matches *m = &h->u.matches;
+    lua_createtable(L, (int)m->count, 0);
+    for (size_t i = 0; i < m->count; i++) {
+        const pathgate_fs_match *e = &m->items[i];
+        lua_createtable(L, 0, 3);
+        set_str(L, "path", e->path, e->path_len);
+        set_int(L, "line", 1, e->line);
+        set_str(L, "text", e->text, e->text_len);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushboolean(L, m->truncated);
+    holder_dispose(h);
+    return 2;
+}
+
+/* The deepagents code of a per-item failure, or nil. */
+static void push_op_error(lua_State *L, int code)
+{
+    const char *e = pathgate_fs_operation_error(code);
+    if (e)
+        lua_pushstring(L, e);
+    else
+        lua_pushnil(L);
+}
+
+static int fs_upload(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 2);
+    /* the items point into strings held by the argument table, which
+     * nothing can change while the core runs */
+    pathgate_fs_item *items = (pathgate_fs_item *)lua_newuserdatauv(
+        L, (size_t)(n ? n : 1) * (sizeof(pathgate_fs_item) + sizeof(int)), 0);
+    int *codes = (int *)(void *)(items + (n ? n : 1));
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
+            luaL_argerror(L, 2, "each file must be a table {path, content}");
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            luaL_argerror(L, 2, "each file must be {path (string), content (string)}");
+        pathgate_fs_item *it = &items[i - 1];
+        it->path = lua_tolstring(L, -2, &it->path_len);
+        it->data = lua_tolstring(L, -1, &it->size);
+        lua_pop(L, 3);
+    }
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    for (lua_Integer i = 0; i < n; i++)
+        if (codes[i] == PATHGATE_ENOMEM)
+            return pg_fail(L, PATHGATE_ENOMEM, NULL);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushlstring(L, items[i - 1].path, items[i - 1].path_len);
+        lua_setfield(L, -2, "path");
+        push_op_error(L, codes[i - 1]);
+        lua_setfield(L, -2, "error");
+        lua_rawseti(L, -2, i);
+    }
+    return 1;
+}
+
+static int fs_download(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 2);
+    pathgate_fs_item *items =
+        (pathgate_fs_item *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *items, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, 2, i) != LUA_TSTRING)
+            luaL_argerror(L, 2, "paths must be strings");
+        items[i - 1].path = lua_tolstring(L, -1, &items[i - 1].path_len);
+        items[i - 1].data = NULL;
+        items[i - 1].size = 0;
+        lua_pop(L, 1);
+    }
+    holder *h = new_holder(L, H_BLOBS);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_download(&h->u.blobs, o.resolver, items, (size_t)n, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    for (lua_Integer i = 0; i < n; i++)
+        if (h->u.blobs.items[i].code == PATHGATE_ENOMEM)
+            return pg_fail(L, PATHGATE_ENOMEM, NULL);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        const pathgate_fs_blob *b = &h->u.blobs.items[i - 1];
+        lua_createtable(L, 0, 3);
+        lua_pushlstring(L, items[i - 1].path, items[i - 1].path_len);
+        lua_setfield(L, -2, "path");
+        if (b->code == 0) {
+            lua_pushlstring(L, (const char *)b->data, b->size);
+            lua_setfield(L, -2, "content");
+        }
+        push_op_error(L, b->code);
+        lua_setfield(L, -2, "error");
+        lua_rawseti(L, -2, i);
+    }
+    holder_dispose(h);
+    return 1;
+}
+
+static const luaL_Reg fs_methods[] = {
+    {"ls", fs_ls},
+    {"read", fs_read},
+    {"write", fs_write},
+    {"edit", fs_edit},
+    {"delete", fs_delete},
+    {"grep", fs_grep},
+    {"glob", fs_glob},
+    {"upload_files", fs_upload},
+    {"download_files", fs_download},
+    {NULL, NULL},
+};
+
+void pg_open_fs(lua_State *L, int module_idx, int scratch_idx);
+
+/* Adds the methods to the Resolver and Session classes (after their parts
+ * have created them). */
+void pg_open_fs(lua_State *L, int module_idx, int scratch_idx)
+{
+    (void)module_idx;
+    const pg_class classes[] = {PG_RESOLVER, PG_SESSION};
+    for (size_t i = 0; i < 2; i++) {
+        lua_getiuservalue(L, scratch_idx, (int)classes[i] + 1); /* its metatable */
+        lua_getfield(L, -1, "__index");
+        lua_pushvalue(L, scratch_idx);
+        luaL_setfuncs(L, fs_methods, 1);
+        lua_pop(L, 2);
+    }
+}

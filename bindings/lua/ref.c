@@ -1,0 +1,99 @@
+/*
+ * ref.c - pathgate.VisibilityRef: token + canonical address (DESIGN.md
+ * section 5). Holds no host path and no pointer to its resolver, so it
+ * stays valid (as a value) after the resolver is collected.
+ *
+ *   VisibilityRef(token, session_abs) -> ref | nil, msg, code
+ *   ref:token(), ref:session_abs()    -> string
+ *   tostring(ref) is the canonical address; == compares token and address.
+ */
+#include "util.h"
+
+pathgate_ref *pg_checkref(lua_State *L, int arg)
+{
+    return (pathgate_ref *)pg_checkobj(L, arg, PG_REF);
+}
+
+void pg_pushref_from(lua_State *L, pathgate_ref **ref)
+{
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF);
+    box->ptr = *ref; /* nothing below allocates */
+    *ref = NULL;
+    lua_setmetatable(L, -2);
+}
+
+static int ref_new(lua_State *L)
+{
+    lua_remove(L, 1); /* the class table (__call) */
+    size_t tlen, alen;
+    const char *token = pg_checktext(L, 1, &tlen);
+    const char *address = pg_checktext(L, 2, &alen);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF);
+    int rc = pathgate_ref_new((pathgate_ref **)&box->ptr, token, tlen, address, alen, NULL, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int ref_token(lua_State *L)
+{
+    size_t len;
+    const char *s = pathgate_ref_token(pg_checkref(L, 1), &len);
+    lua_pushlstring(L, s, len);
+    return 1;
+}
+
+static int ref_session_abs(lua_State *L)
+{
+    size_t len;
+    const char *s = pathgate_ref_address(pg_checkref(L, 1), &len);
+    lua_pushlstring(L, s, len);
+    return 1;
+}
+
+static int ref_tostring(lua_State *L)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_REF);
+    if (!box->ptr)
+        return pg_pushclosed(L, PG_REF);
+    size_t len;
+    const char *s = pathgate_ref_address(box->ptr, &len);
+    lua_pushlstring(L, s, len);
+    return 1;
+}
+
+static int ref_eq(lua_State *L)
+{
+    pg_box *a = (pg_box *)pg_testudata(L, 1, PG_REF);
+    pg_box *b = (pg_box *)pg_testudata(L, 2, PG_REF);
+    lua_pushboolean(L, a && b && a->ptr && b->ptr && pathgate_ref_equal(a->ptr, b->ptr));
+    return 1;
+}
+
+static void ref_free(void *p)
+{
+    pathgate_ref_free(p);
+}
+
+static int ref_close(lua_State *L)
+{
+    pg_closebox(L, 1, PG_REF, ref_free);
+    return 0;
+}
+
+void pg_open_ref(lua_State *L, int module_idx, int scratch_idx)
+{
+    static const luaL_Reg meta[] = {
+        {"__tostring", ref_tostring},
+        {"__eq", ref_eq},
+        {"__gc", ref_close},
+        {"__close", ref_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg methods[] = {
+        {"token", ref_token},
+        {"session_abs", ref_session_abs},
+        {NULL, NULL},
+    };
+    pg_newclass(L, scratch_idx, PG_REF, meta, methods);
+    pg_newclasstable(L, module_idx, scratch_idx, "VisibilityRef", NULL, ref_new);
+}

@@ -1,0 +1,427 @@
+/*
+ * resolver.c - pathgate.Resolver and its results, pathgate.VisibilityResolution
+ * (DESIGN.md sections 4 and 5).
+ *
+ *   Resolver{roots = {key = dir, ...}, mods = {Name = dir, ...}, max_tokens = n}
+ *       -> resolver | nil, msg, code         (roots/mods: map, sorted by
+ *          name, or a list {{key, dir}, ...} keeping its order)
+ *   r:resolve(text [, {require_exists = bool, base = addr | ref}]) -> resolution
+ *   r:host_path(ref) -> string | nil
+ *   r:release(ref)   -> boolean
+ *   r:count(), #r    -> live tokens
+ *   r:roots(), r:mods() -> configured keys / names, in order
+ *   r:close()
+ *
+ * A resolution is a record read by field: ok, ref, root_category,
+ * relative_path, exists, error_message, reason. It is built at once from
+ * the core resolution, which is then disposed: the record owns no C memory
+ * (no finalizer) and stays valid whatever happens to its resolver or ref.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* -------------------------------------------------------- resolutions */
+
+/* The record's C part; its strings and ref are user values. */
+typedef struct pg_record {
+    int ok;
+    int exists;
+    pathgate_reason reason;
+} pg_record;
+
+enum { UV_REF = 1, UV_RELATIVE_PATH, UV_ROOT_CATEGORY, UV_ERROR_MESSAGE, UV_COUNT = 4 };
+
+void pg_resolution_begin(lua_State *L)
+{
+    /* The ref box has no metatable (so no finalizer) until it holds a ref. */
+    pg_box *ref = (pg_box *)lua_newuserdatauv(L, sizeof(pg_box), 0);
+    ref->ptr = NULL;
+    pg_record *rec = (pg_record *)lua_newuserdatauv(L, sizeof(pg_record), UV_COUNT);
+    memset(rec, 0, sizeof *rec);
+    pg_pushmetatable(L, PG_RESOLUTION);
+    lua_setmetatable(L, -2);
+}
+
+/* Copies s (NUL-terminated, at most cap - 1 bytes kept) into buf. */
+static size_t copy_bounded(char *buf, size_t cap, const char *s)
+{
+    size_t n = s ? strnlen(s, cap - 1) : 0;
+    memcpy(buf, s ? s : "", n);
+    buf[n] = '\0';
+    return n;
+}
+
+int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res,
+                         const pathgate_error *err)
+{
+    if (rc != 0) {
+        lua_pop(L, 2);
+        return pg_fail(L, rc, err);
+    }
+    /* Stack: ref box (-2), record (-1). Nothing below allocates until the
+     * core resolution is disposed. */
+    pg_record *rec = (pg_record *)lua_touserdata(L, -1);
+    rec->ok = res->ok;
+    rec->exists = res->exists;
+    rec->reason = res->reason;
+    char rel[PATHGATE_PATH_MAX + 1], msg[PATHGATE_ERROR_TEXT_LENGTH];
+    size_t rel_len = 0, msg_len = 0;
+    const char *root = NULL; /* lives in the resolver, an argument of the call */
+    if (res->ok) {
+        pg_box *ref = (pg_box *)lua_touserdata(L, -2);
+        ref->ptr = res->ref;
+        res->ref = NULL;
+        rel_len = copy_bounded(rel, sizeof rel, res->relative_path);
+        root = res->root_category;
+    } else {
+        msg_len = copy_bounded(msg, sizeof msg, res->error_message);
+    }
+    pathgate_resolution_dispose(res); /* relative_path pointed into the ref */
+    if (rec->ok) {
+        lua_rotate(L, -2, 1); /* record, ref box */
+        pg_pushmetatable(L, PG_REF);
+        lua_setmetatable(L, -2);
+        lua_setiuservalue(L, -2, UV_REF);
+        lua_pushlstring(L, rel, rel_len);
+        lua_setiuservalue(L, -2, UV_RELATIVE_PATH);
+        if (root) {
+            lua_pushstring(L, root);
+            lua_setiuservalue(L, -2, UV_ROOT_CATEGORY);
+        }
+    } else {
+        lua_pushlstring(L, msg, msg_len);
+        lua_setiuservalue(L, -2, UV_ERROR_MESSAGE);
+        lua_remove(L, -2); /* the unused ref box */
+    }
+    return 1;
+}
+
+static pg_record *checkresolution(lua_State *L, int arg)
+{
+    return (pg_record *)pg_checkudata(L, arg, PG_RESOLUTION);
+}
+
+static int resolution_index(lua_State *L)
+{
+    pg_record *rec = checkresolution(L, 1);
+    if (lua_type(L, 2) != LUA_TSTRING) { /* like a table: other keys are nil */
+        lua_pushnil(L);
+        return 1;
+    }
+    const char *k = lua_tostring(L, 2);
+    if (strcmp(k, "ok") == 0)
+        lua_pushboolean(L, rec->ok);
+    else if (strcmp(k, "ref") == 0)
+        lua_getiuservalue(L, 1, UV_REF);
+    else if (strcmp(k, "relative_path") == 0)
+        lua_getiuservalue(L, 1, UV_RELATIVE_PATH);
+    else if (strcmp(k, "root_category") == 0)
+        lua_getiuservalue(L, 1, UV_ROOT_CATEGORY);
+    else if (strcmp(k, "exists") == 0) {
+        if (rec->ok)
+            lua_pushboolean(L, rec->exists);
+        else
+            lua_pushnil(L);
+    } else if (strcmp(k, "error_message") == 0)
+        lua_getiuservalue(L, 1, UV_ERROR_MESSAGE);
+    else if (strcmp(k, "reason") == 0)
+        lua_pushstring(L, pathgate_reason_name(rec->reason));
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int resolution_tostring(lua_State *L)
+{
+    pg_record *rec = checkresolution(L, 1);
+    if (!rec->ok) {
+        lua_getiuservalue(L, 1, UV_ERROR_MESSAGE);
+        lua_pushfstring(L, "VisibilityResolution(ok=false, error_message=\"%s\", reason=%s)",
+                        lua_tostring(L, -1), pathgate_reason_name(rec->reason));
+        return 1;
+    }
+    lua_getiuservalue(L, 1, UV_REF);
+    pg_box *ref = (pg_box *)lua_touserdata(L, -1);
+    lua_pushfstring(L, "VisibilityResolution(ok=true, ref=%s, exists=%s)",
+                    ref && ref->ptr ? pathgate_ref_address(ref->ptr, NULL) : "(closed)",
+                    rec->exists ? "true" : "false");
+    return 1;
+}
+
+/* ---------------------------------------------------------- options */
+
+static int optboolean(lua_State *L, int idx, int arg, const char *name)
+{
+    if (!lua_isboolean(L, idx)) {
+        lua_pushfstring(L, "option '%s' must be a boolean, got %s", name, luaL_typename(L, idx));
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return lua_toboolean(L, idx);
+}
+
+void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, int allow_base)
+{
+    pathgate_resolve_options init = PATHGATE_RESOLVE_OPTIONS_INIT;
+    *opts = init;
+    if (lua_isnoneornil(L, arg))
+        return;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    arg = lua_absindex(L, arg);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (k && strcmp(k, "require_exists") == 0) {
+            opts->require_exists = optboolean(L, -1, arg, k);
+        } else if (k && allow_base && strcmp(k, "base") == 0) {
+            /* The string (or ref) stays alive in the options table. */
+            if (lua_type(L, -1) == LUA_TSTRING)
+                opts->base = lua_tolstring(L, -1, &opts->base_len);
+            else if (pg_testudata(L, -1, PG_REF))
+                opts->base = pathgate_ref_address(pg_checkref(L, lua_gettop(L)), &opts->base_len);
+            else
+                luaL_argerror(L, arg, lua_pushfstring(L, "option 'base' must be a string or %s, got %s",
+                                                      PG_REF_MT, luaL_typename(L, -1)));
+        } else {
+            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
+                                                  k ? k : luaL_typename(L, -2)));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* --------------------------------------------------------- resolvers */
+
+pg_resolver *pg_checkresolver(lua_State *L, int arg)
+{
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, arg, PG_RESOLVER);
+    if (r->closed || !r->ptr)
+        luaL_argerror(L, arg, "attempt to use a closed " PG_RESOLVER_MT);
+    return r;
+}
+
+void pg_resolver_release_core(pg_resolver *r)
+{
+    if (r->closed && r->sessions == 0 && r->ptr) {
+        pathgate_resolver_free(r->ptr);
+        r->ptr = NULL;
+    }
+}
+
+static int cmp_spec(const void *a, const void *b)
+{
+    const pathgate_base_spec *x = a, *y = b;
+    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+    int c = memcmp(x->name, y->name, n);
+    if (c)
+        return c;
+    return (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+static const char *specstring(lua_State *L, int idx, int arg, const char *what, size_t *len)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s: expected string, got %s", what,
+                                              luaL_typename(L, idx)));
+    return lua_tolstring(L, idx, len);
+}
+
+/*
+ * Reads the table at idx (roots or mods) into a spec array (a userdata left
+ * on the stack, so it is collected whatever raises). The strings stay
+ * alive in the caller's table for the whole construction.
+ */
+static pathgate_base_spec *collect(lua_State *L, int idx, int arg, const char *what, size_t *count)
+{
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    pathgate_base_spec *specs =
+        (pathgate_base_spec *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *specs, 0);
+    memset(specs, 0, (n ? n : 1) * sizeof *specs);
+    size_t listlen = lua_rawlen(L, idx);
+    if (listlen > 0) { /* list form {{name, dir}, ...}: order kept */
+        if (listlen != n)
+            luaL_argerror(L, arg, lua_pushfstring(L, "%s: mixes list entries and named entries", what));
+        for (size_t i = 0; i < n; i++) {
+            if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
+                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d]: expected {name, directory}",
+                                                      what, (int)i + 1));
+            lua_rawgeti(L, -1, 1);
+            specs[i].name = specstring(L, -1, arg, what, &specs[i].name_len);
+            lua_rawgeti(L, -2, 2);
+            specs[i].dir = specstring(L, -1, arg, what, &specs[i].dir_len);
+            lua_pop(L, 3);
+        }
+    } else { /* map form {name = dir}: sorted by name for a fixed order */
+        size_t i = 0;
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            if (lua_type(L, -2) != LUA_TSTRING)
+                luaL_argerror(L, arg, lua_pushfstring(L, "%s: names must be strings, got %s",
+                                                      what, luaL_typename(L, -2)));
+            specs[i].name = lua_tolstring(L, -2, &specs[i].name_len);
+            specs[i].dir = specstring(L, -1, arg, what, &specs[i].dir_len);
+            i++;
+            lua_pop(L, 1);
+        }
+        qsort(specs, n, sizeof *specs, cmp_spec);
+    }
+    *count = n;
+    return specs;
+}
+
+static int resolver_new(lua_State *L)
+{
+    lua_remove(L, 1); /* the class table (__call) */
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens")))
+            luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'",
+                                                k ? k : luaL_typename(L, -2)));
+        lua_pop(L, 1);
+    }
+    pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
+
+    if (lua_getfield(L, 1, "roots") != LUA_TTABLE) /* 2 */
+        luaL_argerror(L, 1, "option 'roots' must be a table");
+    if (lua_getfield(L, 1, "mods") != LUA_TTABLE && !lua_isnil(L, 3)) /* 3 */
+        luaL_argerror(L, 1, "option 'mods' must be a table");
+    lua_getfield(L, 1, "max_tokens"); /* 4 */
+    if (!lua_isnil(L, 4)) {
+        int isint = 0;
+        lua_Integer n = lua_type(L, 4) == LUA_TNUMBER ? lua_tointegerx(L, 4, &isint) : 0;
+        if (!isint || n < 1)
+            luaL_argerror(L, 1, "option 'max_tokens' must be a positive integer");
+        opts.max_tokens = (size_t)n;
+    }
+    opts.roots = collect(L, 2, 1, "roots", &opts.nroots);
+    if (!lua_isnil(L, 3))
+        opts.mods = collect(L, 3, 1, "mods", &opts.nmods);
+
+    pathgate_error err = {0, ""};
+    pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
+    int rc = pathgate_resolver_new(&r->ptr, &opts, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int resolver_resolve(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_resolve_options opts;
+    pg_resolve_options(L, 3, &opts, 1);
+    pathgate_error err = {0, ""};
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    pg_resolution_begin(L);
+    int rc = pathgate_resolver_resolve(&res, r->ptr, text, len, &opts, &err);
+    return pg_resolution_finish(L, rc, &res, &err);
+}
+
+static int resolver_host_path(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    pathgate_ref *ref = pg_checkref(L, 2);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = {0, ""};
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_resolver_host_path(buf, r->ptr, ref, &err), buf, &err);
+}
+
+static int resolver_release(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    lua_pushboolean(L, pathgate_resolver_release(r->ptr, pg_checkref(L, 2)) == 1);
+    return 1;
+}
+
+static int resolver_count(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    lua_pushinteger(L, (lua_Integer)pathgate_resolver_token_count(r->ptr));
+    return 1;
+}
+
+static int resolver_roots(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t n = pathgate_resolver_root_count(r->ptr);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, pathgate_resolver_root_key(r->ptr, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int resolver_mods(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t n = pathgate_resolver_mod_count(r->ptr);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, pathgate_resolver_mod_name(r->ptr, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int resolver_tostring(lua_State *L)
+{
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, 1, PG_RESOLVER);
+    if (r->closed || !r->ptr) {
+        return pg_pushclosed(L, PG_RESOLVER);
+    }
+    lua_pushfstring(L, "pathgate.Resolver (%d roots, %d mods, %d tokens)",
+                    (int)pathgate_resolver_root_count(r->ptr),
+                    (int)pathgate_resolver_mod_count(r->ptr),
+                    (int)pathgate_resolver_token_count(r->ptr));
+    return 1;
+}
+
+/* __close, __gc and :close(): idempotent. Sessions still using the core
+ * resolver keep it until the last of them is freed (session.c). */
+static int resolver_close(lua_State *L)
+{
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, 1, PG_RESOLVER);
+    r->closed = 1;
+    pg_resolver_release_core(r);
+    return 0;
+}
+
+void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
+{
+    static const luaL_Reg res_meta[] = {
+        {"__index", resolution_index},
+        {"__tostring", resolution_tostring},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__tostring", resolver_tostring},
+        {"__len", resolver_count},
+        {"__gc", resolver_close},
+        {"__close", resolver_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg methods[] = {
+        {"resolve", resolver_resolve},
+        {"host_path", resolver_host_path},
+        {"release", resolver_release},
+        {"count", resolver_count},
+        {"roots", resolver_roots},
+        {"mods", resolver_mods},
+        {"close", resolver_close},
+        {NULL, NULL},
+    };
+    pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);
+    pg_newclass(L, scratch_idx, PG_RESOLVER, meta, methods);
+    pg_newclasstable(L, module_idx, scratch_idx, "Resolver", NULL, resolver_new);
+}

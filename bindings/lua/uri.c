@@ -1,0 +1,213 @@
+/*
+ * uri.c - pathgate.PathUri: an immutable file: URI (DESIGN.md section 2).
+ *
+ *   PathUri.parse(text)               -> uri | nil, msg, code
+ *   PathUri.from_native(text [, conv]) -> uri | nil, msg, code
+ *   uri:convention()   "posix" | "windows" | nil
+ *   uri:is_opaque()    boolean
+ *   uri:parent()       uri | nil (at a root, opaque)
+ *   uri:basename()     string | nil
+ *   uri:starts_with(base)   boolean
+ *   uri:relative_to(base)   string | nil (not contained)
+ *   uri:join(text), uri:join_descendant(text)  -> uri | nil, msg, code
+ *   uri:to_native([conv]), uri:to_host_path()   -> string | nil, msg, code
+ *   uri:display()      string
+ *   tostring(uri) is the URI string; == compares as the core does.
+ */
+#include "util.h"
+
+pathgate_uri *pg_checkuri(lua_State *L, int arg)
+{
+    return (pathgate_uri *)pg_checkobj(L, arg, PG_URI);
+}
+
+pg_box *pg_newuri(lua_State *L)
+{
+    return pg_newbox(L, sizeof(pg_box), 0, PG_URI);
+}
+
+static int uri_parse(lua_State *L)
+{
+    size_t len;
+    const char *text = pg_checktext(L, 1, &len);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_uri_parse((pathgate_uri **)&box->ptr, text, len, NULL, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int uri_from_native(lua_State *L)
+{
+    size_t len;
+    const char *text = pg_checktext(L, 1, &len);
+    pathgate_convention conv = pg_optconvention(L, 2);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_uri_from_native((pathgate_uri **)&box->ptr, text, len, conv, NULL, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int uri_convention(lua_State *L)
+{
+    pg_pushconvention(L, pathgate_uri_convention(pg_checkuri(L, 1)));
+    return 1;
+}
+
+static int uri_is_opaque(lua_State *L)
+{
+    lua_pushboolean(L, pathgate_uri_is_opaque(pg_checkuri(L, 1)));
+    return 1;
+}
+
+static int uri_parent(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_uri_parent((pathgate_uri **)&box->ptr, uri, &err);
+    if (rc == 0 && !box->ptr) {
+        lua_pushnil(L); /* at a root: no parent */
+        return 1;
+    }
+    return pg_commit(L, rc, &err);
+}
+
+static int uri_basename(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = {0, ""};
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_uri_basename(buf, uri, &err), buf, &err);
+}
+
+static int uri_starts_with(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_uri *base = pg_checkuri(L, 2);
+    lua_pushboolean(L, pathgate_uri_starts_with(uri, base) == 1);
+    return 1;
+}
+
+static int uri_relative_to(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_uri *base = pg_checkuri(L, 2);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = {0, ""};
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_uri_relative_to(buf, uri, base, &err), buf, &err);
+}
+
+static int uri_join(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_uri_join((pathgate_uri **)&box->ptr, uri, text, len, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int uri_join_descendant(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_uri_join_descendant((pathgate_uri **)&box->ptr, uri, text, len, &err);
+    return pg_commit(L, rc, &err);
+}
+
+static int uri_to_native(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_convention conv = pg_optconvention(L, 2);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = {0, ""};
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_uri_to_native(buf, uri, conv, &err), buf, &err);
+}
+
+static int uri_to_host_path(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = {0, ""};
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_uri_to_host_path(buf, uri, &err), buf, &err);
+}
+
+static int uri_display(lua_State *L)
+{
+    pathgate_uri *uri = pg_checkuri(L, 1);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_uri_display(buf, uri), buf, NULL);
+}
+
+static int uri_tostring(lua_State *L)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, 1, PG_URI);
+    if (!box->ptr)
+        return pg_pushclosed(L, PG_URI);
+    size_t len;
+    const char *s = pathgate_uri_string(box->ptr, &len);
+    lua_pushlstring(L, s, len);
+    return 1;
+}
+
+static int uri_eq(lua_State *L)
+{
+    /* Either operand may be of another type: then they differ. */
+    pg_box *a = (pg_box *)pg_testudata(L, 1, PG_URI);
+    pg_box *b = (pg_box *)pg_testudata(L, 2, PG_URI);
+    /* A closed URI equals nothing but itself (raw equality, no __eq). */
+    lua_pushboolean(L, a && b && a->ptr && b->ptr && pathgate_uri_equal(a->ptr, b->ptr));
+    return 1;
+}
+
+static void uri_free(void *p)
+{
+    pathgate_uri_free(p);
+}
+
+static int uri_close(lua_State *L)
+{
+    pg_closebox(L, 1, PG_URI, uri_free);
+    return 0;
+}
+
+void pg_open_uri(lua_State *L, int module_idx, int scratch_idx)
+{
+    static const luaL_Reg meta[] = {
+        {"__tostring", uri_tostring},
+        {"__eq", uri_eq},
+        {"__gc", uri_close},
+        {"__close", uri_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg methods[] = {
+        {"convention", uri_convention},
+        {"is_opaque", uri_is_opaque},
+        {"parent", uri_parent},
+        {"basename", uri_basename},
+        {"starts_with", uri_starts_with},
+        {"relative_to", uri_relative_to},
+        {"join", uri_join},
+        {"join_descendant", uri_join_descendant},
+        {"to_native", uri_to_native},
+        {"to_host_path", uri_to_host_path},
+        {"display", uri_display},
+        {NULL, NULL},
+    };
+    static const luaL_Reg statics[] = {
+        {"parse", uri_parse},
+        {"from_native", uri_from_native},
+        {NULL, NULL},
+    };
+    pg_newclass(L, scratch_idx, PG_URI, meta, methods);
+    pg_newclasstable(L, module_idx, scratch_idx, "PathUri", statics, NULL);
+}

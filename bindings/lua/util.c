@@ -1,0 +1,184 @@
+/* util.c - argument checks, the error convention and class plumbing. */
+#include "util.h"
+
+#include <string.h>
+
+const char *const pg_class_name[PG_NCLASSES] = {
+    [PG_URI] = PG_URI_MT,
+    [PG_LEGACY] = PG_LEGACY_MT,
+    [PG_REF] = PG_REF_MT,
+    [PG_RESOLUTION] = PG_RESOLUTION_MT,
+    [PG_RESOLVER] = PG_RESOLVER_MT,
+    [PG_SESSION] = PG_SESSION_MT,
+    [PG_BUFPAIR] = PG_BUFPAIR_MT,
+};
+
+const char *pg_checktext(lua_State *L, int arg, size_t *len)
+{
+    if (lua_type(L, arg) != LUA_TSTRING)
+        luaL_typeerror(L, arg, "string");
+    return lua_tolstring(L, arg, len);
+}
+
+pathgate_convention pg_checkconvention(lua_State *L, int arg)
+{
+    size_t len;
+    const char *s = pg_checktext(L, arg, &len);
+    pathgate_convention c;
+    if (pathgate_convention_parse(&c, s, len, NULL) != 0) {
+        lua_pushfstring(L, "invalid convention '%s' (expected \"posix\" or \"windows\")", s);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return c;
+}
+
+pathgate_convention pg_optconvention(lua_State *L, int arg)
+{
+    if (lua_isnoneornil(L, arg))
+        return PATHGATE_CONVENTION_NONE;
+    return pg_checkconvention(L, arg);
+}
+
+void pg_pushconvention(lua_State *L, pathgate_convention convention)
+{
+    const char *name = pathgate_convention_name(convention);
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushnil(L);
+}
+
+void *pg_testudata(lua_State *L, int arg, pg_class cls)
+{
+    if (lua_type(L, arg) != LUA_TUSERDATA || !lua_getmetatable(L, arg))
+        return NULL;
+    const void *mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    return mt == pg_scratch_get(L)->mt[cls] ? lua_touserdata(L, arg) : NULL;
+}
+
+void *pg_checkudata(lua_State *L, int arg, pg_class cls)
+{
+    void *p = pg_testudata(L, arg, cls);
+    if (!p)
+        luaL_typeerror(L, arg, pg_class_name[cls]);
+    return p;
+}
+
+void *pg_checkobj(lua_State *L, int arg, pg_class cls)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, arg, cls);
+    if (!box->ptr)
+        luaL_argerror(L, arg, lua_pushfstring(L, "attempt to use a closed %s", pg_class_name[cls]));
+    return box->ptr;
+}
+
+void pg_pushmetatable(lua_State *L, pg_class cls)
+{
+    lua_getiuservalue(L, lua_upvalueindex(1), (int)cls + 1);
+}
+
+pg_box *pg_newbox(lua_State *L, size_t size, int nuv, pg_class cls)
+{
+    pg_box *box = (pg_box *)lua_newuserdatauv(L, size, nuv);
+    memset(box, 0, size);
+    pg_pushmetatable(L, cls);
+    return box;
+}
+
+int pg_commit(lua_State *L, int rc, const pathgate_error *err)
+{
+    if (rc == 0) {
+        lua_setmetatable(L, -2);
+        return 1;
+    }
+    lua_pop(L, 2);
+    return pg_fail(L, rc, err);
+}
+
+int pg_fail(lua_State *L, int rc, const pathgate_error *err)
+{
+    if (rc == PATHGATE_ENOMEM)
+        return luaL_error(L, "not enough memory");
+    lua_pushnil(L);
+    if (err && err->code == rc && err->message[0])
+        lua_pushstring(L, err->message);
+    else
+        lua_pushstring(L, pathgate_strerror(rc));
+    lua_pushstring(L, pathgate_errname(rc));
+    return 3;
+}
+
+void pg_pushbuf(lua_State *L, pathgate_buf *buf)
+{
+    if (buf->ptr)
+        lua_pushlstring(L, buf->ptr, buf->len);
+    else
+        lua_pushnil(L);
+    pathgate_buf_dispose(buf);
+}
+
+int pg_bufresult(lua_State *L, int rc, pathgate_buf *buf, const pathgate_error *err)
+{
+    if (rc != 0) {
+        pathgate_buf_dispose(buf);
+        return pg_fail(L, rc, err);
+    }
+    pg_pushbuf(L, buf);
+    return 1;
+}
+
+int pg_pushclosed(lua_State *L, pg_class cls)
+{
+    lua_pushfstring(L, "%s (closed)", pg_class_name[cls]);
+    return 1;
+}
+
+void pg_closebox(lua_State *L, int arg, pg_class cls, void (*fn)(void *))
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, arg, cls);
+    void *p = box->ptr;
+    box->ptr = NULL;
+    if (p)
+        fn(p);
+}
+
+void pg_newclass(lua_State *L, int scratch_idx, pg_class cls, const luaL_Reg *meta,
+                 const luaL_Reg *methods)
+{
+    const char *tname = pg_class_name[cls];
+    luaL_newmetatable(L, tname); /* sets __name; also kept in the registry */
+    ((pg_scratch *)lua_touserdata(L, scratch_idx))->mt[cls] = lua_topointer(L, -1);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, scratch_idx, (int)cls + 1);
+    lua_pushvalue(L, scratch_idx);
+    luaL_setfuncs(L, meta, 1);
+    if (methods) {
+        lua_newtable(L);
+        lua_pushvalue(L, scratch_idx);
+        luaL_setfuncs(L, methods, 1);
+        lua_setfield(L, -2, "__index");
+    }
+    /* getmetatable(obj) returns the class name, not the metatable. */
+    lua_pushstring(L, tname);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
+void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char *name,
+                      const luaL_Reg *statics, lua_CFunction call)
+{
+    lua_newtable(L);
+    if (statics) {
+        lua_pushvalue(L, scratch_idx);
+        luaL_setfuncs(L, statics, 1);
+    }
+    if (call) {
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, scratch_idx);
+        lua_pushcclosure(L, call, 1);
+        lua_setfield(L, -2, "__call");
+        lua_setmetatable(L, -2);
+    }
+    lua_setfield(L, module_idx, name);
+}

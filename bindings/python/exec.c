@@ -1,0 +1,224 @@
+/*
+ * exec.c - contained command execution (DESIGN.md section 7b) for Python:
+ *
+ *   _core._execute(target, command, /, *, cwd=None, timeout=None,
+ *                  output_cap=None, allow_network=False,
+ *                  allow_unconfined=False, env=None, _test_no_landlock=False)
+ *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
+ *           landlock_abi: int)
+ *   _core._landlock_abi() -> int
+ *
+ * target is a Resolver (cwd defaults to its first root) or a Session (cwd
+ * defaults to the session's cwd); timeout is in seconds; env is a mapping
+ * of str to str merged over the defaults. The output is decoded as UTF-8
+ * with U+FFFD for what is not. The GIL is released while the command runs,
+ * so other threads (and other executions) proceed meanwhile. Refusals
+ * raise pathgate.Error with .kind (e.g. "unsupported", "invalid_path").
+ * python/pathgate/sandbox.py builds Backend.execute on it.
+ */
+#include "module.h"
+
+#include <math.h>
+
+/* "KEY=VALUE" entries of a mapping: a list of bytes objects (kept alive by
+ * *holder) and a NULL-terminated array pointing into them (PyMem). */
+static int build_env(PyObject *mapping, PyObject **holder, const char ***out) {
+    *holder = NULL;
+    *out = NULL;
+    if (!PyMapping_Check(mapping) || PyUnicode_Check(mapping)) {
+        PyErr_SetString(PyExc_TypeError, "env must be a mapping of str to str");
+        return -1;
+    }
+    PyObject *items = PyMapping_Items(mapping);
+    if (items == NULL)
+        return -1;
+    Py_ssize_t n = PyList_Size(items);
+    PyObject *list = PyList_New(0);
+    const char **arr = list == NULL ? NULL : PyMem_Calloc((size_t)n + 1, sizeof *arr);
+    if (arr == NULL) {
+        if (list != NULL)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GetItem(items, i);
+        PyObject *k = PyTuple_GetItem(item, 0), *v = PyTuple_GetItem(item, 1);
+        if (k == NULL || v == NULL)
+            goto fail;
+        if (!PyUnicode_Check(k) || !PyUnicode_Check(v)) {
+            PyErr_SetString(PyExc_TypeError, "env must be a mapping of str to str");
+            goto fail;
+        }
+        PyObject *entry = PyUnicode_FromFormat("%U=%U", k, v);
+        if (entry == NULL)
+            goto fail;
+        PyObject *bytes = PyUnicode_AsEncodedString(entry, "utf-8", "surrogateescape");
+        Py_DECREF(entry);
+        if (bytes == NULL)
+            goto fail;
+        int rc = PyList_Append(list, bytes);
+        Py_DECREF(bytes);
+        if (rc < 0)
+            goto fail;
+        char *p;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(bytes, &p, &len) < 0)
+            goto fail;
+        Py_ssize_t klen = PyUnicode_GetLength(k);
+        if ((Py_ssize_t)strlen(p) != len || klen == 0 || PyUnicode_FindChar(k, '=', 0, klen, 1) >= 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "env names must be non-empty without '=' and nothing may hold NUL");
+            goto fail;
+        }
+        arr[i] = p;
+    }
+    Py_DECREF(items);
+    *holder = list;
+    *out = arr;
+    return 0;
+fail:
+    PyMem_Free(arr);
+    Py_XDECREF(list);
+    Py_DECREF(items);
+    return -1;
+}
+
+static int flag_arg(PyObject *obj, int *out) {
+    if (obj == NULL)
+        return 0;
+    int v = PyObject_IsTrue(obj);
+    if (v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    static const char *const names[] = {NULL, NULL, "cwd", "timeout", "output_cap",
+                                        "allow_network", "allow_unconfined", "env",
+                                        "_test_no_landlock"};
+    PyObject *a[9];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 9, 2, 2, a) < 0)
+        return NULL;
+    pg_state *st = PyModule_GetState(module);
+    PyObject *target = a[0];
+    int is_session = Py_IS_TYPE(target, (PyTypeObject *)st->SessionType);
+    if (!is_session && !pg_is_resolver(st, target)) {
+        PyObject *tname = PyType_GetName(Py_TYPE(target));
+        if (tname != NULL) {
+            PyErr_Format(PyExc_TypeError, "_execute() target must be a Resolver or a Session, not %U",
+                         tname);
+            Py_DECREF(tname);
+        }
+        return NULL;
+    }
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    PyObject *cmd_holder = NULL, *cwd_holder = NULL, *env_holder = NULL, *result = NULL;
+    const char **env = NULL;
+    const char *command;
+    Py_ssize_t len;
+    if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
+        return NULL;
+    if (a[2] != NULL && a[2] != Py_None) {
+        Py_ssize_t cwd_len;
+        if (pg_text(a[2], &o.cwd, &cwd_len, &cwd_holder, "cwd") < 0)
+            goto done;
+        o.cwd_len = (size_t)cwd_len;
+    }
+    if (a[3] != NULL && a[3] != Py_None) {
+        if (PyBool_Check(a[3]) || !(PyLong_Check(a[3]) || PyFloat_Check(a[3]))) {
+            PyErr_SetString(PyExc_TypeError, "timeout must be a number of seconds or None");
+            goto done;
+        }
+        double t = PyFloat_AsDouble(a[3]);
+        if (t == -1.0 && PyErr_Occurred())
+            goto done;
+        if (!(t > 0) || t > 4.0e6) {
+            PyErr_SetString(PyExc_ValueError, "timeout must be > 0 seconds (at most 4e6)");
+            goto done;
+        }
+        o.timeout_ms = (unsigned int)ceil(t * 1000.0);
+    }
+    if (a[4] != NULL && a[4] != Py_None) {
+        if (PyBool_Check(a[4]) || !PyLong_Check(a[4])) {
+            PyErr_SetString(PyExc_TypeError, "output_cap must be an int or None");
+            goto done;
+        }
+        long long cap = PyLong_AsLongLong(a[4]);
+        if (cap == -1 && PyErr_Occurred())
+            goto done;
+        if (cap <= 0 || (unsigned long long)cap > (unsigned long long)(((size_t)-1) / 4)) {
+            PyErr_SetString(PyExc_ValueError, "output_cap must be > 0");
+            goto done;
+        }
+        o.output_cap = (size_t)cap;
+    }
+    int no_landlock = 0;
+    if (flag_arg(a[5], &o.allow_network) < 0 || flag_arg(a[6], &o.allow_unconfined) < 0 ||
+        flag_arg(a[8], &no_landlock) < 0)
+        goto done;
+    if (no_landlock)
+        o.flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    if (a[7] != NULL && a[7] != Py_None) {
+        if (build_env(a[7], &env_holder, &env) < 0)
+            goto done;
+        o.env = env;
+    }
+
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err;
+    int rc;
+    if (is_session) {
+        pathgate_session *s = ((pg_session_object *)target)->session;
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
+        Py_END_ALLOW_THREADS
+    } else {
+        pathgate_resolver *r = ((pg_resolver_object *)target)->resolver;
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc < 0) {
+        pg_raise(st, st->Error, rc, &err);
+        goto done;
+    }
+    PyObject *output = PyUnicode_DecodeUTF8(res.output.ptr, (Py_ssize_t)res.output.len, "replace");
+    if (output != NULL)
+        result = Py_BuildValue("(NiNNi)", output, res.exit_code, PyBool_FromLong(res.truncated),
+                               PyBool_FromLong(res.timed_out), res.landlock_abi);
+    pathgate_exec_result_dispose(&res);
+done:
+    PyMem_Free(env);
+    Py_XDECREF(env_holder);
+    Py_XDECREF(cwd_holder);
+    Py_XDECREF(cmd_holder);
+    return result;
+}
+
+static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    int abi;
+    Py_BEGIN_ALLOW_THREADS
+    abi = pathgate_exec_landlock_abi();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(abi);
+}
+
+static PyMethodDef exec_methods[] = {
+    {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
+     "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
+     "allow_network=False, allow_unconfined=False, env=None)\n--\n\n"
+     "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
+    {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
+     "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int pg_exec_init(PyObject *module, pg_state *st) {
+    (void)st;
+    /* Private names: the public surface is python/pathgate/sandbox.py. */
+    return PyModule_AddFunctions(module, exec_methods);
+}

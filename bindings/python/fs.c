@@ -1,0 +1,647 @@
+/*
+ * fs.c - the file operations of DESIGN.md section 7 as private functions
+ * of pathgate._core, used by pathgate.backend.Backend:
+ *
+ *   _fs_ls(owner, path)                       -> list[dict]
+ *   _fs_read(owner, path, offset, limit)      -> dict
+ *   _fs_write(owner, path, content)           -> str (address)
+ *   _fs_edit(owner, path, old, new, all)      -> (str, int)
+ *   _fs_delete(owner, path)                   -> str
+ *   _fs_grep(owner, pattern, path, glob, max) -> (list[dict], bool)
+ *   _fs_glob(owner, pattern, path, metadata=False) -> list[dict]
+ *   _fs_upload(owner, files)                  -> list[str | None]
+ *   _fs_download(owner, paths)                -> list[(bytes | None, str | None)]
+ *
+ * owner is a Resolver or a Session (relative paths then resolve against its
+ * cwd). A failure raises pathgate.Error with the core's message, .kind and
+ * .code; upload/download answer per item with the deepagents error codes.
+ * The GIL is released around every core call; arguments stay referenced by
+ * the caller (and buffers are held) while it runs.
+ */
+#include "module.h"
+
+typedef struct owner {
+    pathgate_resolver *resolver;
+    pathgate_fs_options opts;
+} owner;
+
+static int owner_arg(pg_state *st, PyObject *obj, owner *o) {
+    pathgate_fs_options init = PATHGATE_FS_OPTIONS_INIT;
+    o->opts = init;
+    if (pg_is_resolver(st, obj)) {
+        o->resolver = ((pg_resolver_object *)obj)->resolver;
+        return 0;
+    }
+    if (Py_IS_TYPE(obj, (PyTypeObject *)st->SessionType)) {
+        o->resolver = NULL;
+        o->opts.session = ((pg_session_object *)obj)->session;
+        return 0;
+    }
+    PyErr_SetString(PyExc_TypeError, "owner must be Resolver or Session");
+    return -1;
+}
+
+/* Optional text (None = NULL). */
+static int opt_text(PyObject *obj, const char **text, Py_ssize_t *len, PyObject **holder,
+                    const char *what) {
+    *holder = NULL;
+    if (obj == NULL || obj == Py_None) {
+        *text = NULL;
+        *len = 0;
+        return 0;
+    }
+    return pg_text(obj, text, len, holder, what);
+}
+
+static PyObject *fail(pg_state *st, int rc, const pathgate_error *err) {
+    return pg_raise(st, st->Error, rc, err);
+}
+
+static PyObject *str_of(const char *s, size_t len) {
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+}
+
+/* FileInfo dicts of a list (disposes it). */
+static PyObject *list_to_py(pathgate_fs_list *l) {
+    PyObject *k_path = PyUnicode_InternFromString("path");
+    PyObject *k_dir = PyUnicode_InternFromString("is_dir");
+    PyObject *k_size = PyUnicode_InternFromString("size");
+    PyObject *k_time = PyUnicode_InternFromString("modified_at");
+    PyObject *out = NULL;
+    if (!k_path || !k_dir || !k_size || !k_time)
+        goto done;
+    if ((out = PyList_New((Py_ssize_t)l->count)) == NULL)
+        goto done;
+    for (size_t i = 0; i < l->count; i++) {
+        const pathgate_fs_info *e = &l->items[i];
+        PyObject *d = PyDict_New();
+        PyObject *p = str_of(e->path, e->path_len);
+        PyObject *size = NULL, *t = NULL;
+        int bad = !d || !p || PyDict_SetItem(d, k_path, p) < 0 ||
+                  PyDict_SetItem(d, k_dir, e->is_dir ? Py_True : Py_False) < 0;
+        if (!bad && e->has_metadata) {
+            size = PyLong_FromUnsignedLongLong(e->size);
+            t = PyUnicode_FromString(e->modified_at);
+            bad = !size || !t || PyDict_SetItem(d, k_size, size) < 0 ||
+                  PyDict_SetItem(d, k_time, t) < 0;
+        }
+        Py_XDECREF(p);
+        Py_XDECREF(size);
+        Py_XDECREF(t);
+        if (bad) {
+            Py_XDECREF(d);
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
+    }
+done:
+    Py_XDECREF(k_path);
+    Py_XDECREF(k_dir);
+    Py_XDECREF(k_size);
+    Py_XDECREF(k_time);
+    pathgate_fs_list_dispose(l);
+    return out;
+}
+
+/* ------------------------------------------------------------------ ls */
+
+static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path"};
+    PyObject *a[2];
+    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 2, 2, 1, a) < 0)
+        return NULL;
+    owner o;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (owner_arg(st, a[0], &o) < 0 || opt_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_ls(&l, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return list_to_py(&l);
+}
+
+/* ---------------------------------------------------------------- read */
+
+static int set_item(PyObject *d, const char *key, PyObject *value) {
+    if (value == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(d, key, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+static PyObject *opt_u64(int present, uint64_t v) {
+    return present ? PyLong_FromUnsignedLongLong(v) : Py_NewRef(Py_None);
+}
+
+static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "offset", "limit"};
+    PyObject *a[4];
+    if (pg_bind("_fs_read", args, nargs, kwnames, names, 4, 4, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    long long offset = 0, limit = PATHGATE_FS_READ_LIMIT_DEFAULT;
+    if (a[2] != NULL && a[2] != Py_None && (offset = PyLong_AsLongLong(a[2])) == -1 && PyErr_Occurred())
+        return NULL;
+    if (a[3] != NULL && a[3] != Py_None && (limit = PyLong_AsLongLong(a[3])) == -1 && PyErr_Occurred())
+        return NULL;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_fs_read_result r;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_read(&r, o.resolver, path, (size_t)len, offset, limit, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    PyObject *d = PyDict_New();
+    if (d == NULL ||
+        set_item(d, "path", str_of(r.path.ptr, r.path.len)) < 0 ||
+        set_item(d, "content", r.content.ptr ? str_of(r.content.ptr, r.content.len)
+                                             : PyUnicode_FromString("")) < 0 ||
+        set_item(d, "encoding", PyUnicode_FromString(r.encoding == PATHGATE_FS_BASE64 ? "base64"
+                                                                                        : "utf-8")) < 0 ||
+        set_item(d, "empty", PyBool_FromLong(r.empty)) < 0 ||
+        set_item(d, "no_lines_requested", PyBool_FromLong(r.no_lines_requested)) < 0 ||
+        set_item(d, "total_lines", opt_u64(r.has_window, r.total_lines)) < 0 ||
+        set_item(d, "start_line", opt_u64(r.has_window, r.start_line)) < 0 ||
+        set_item(d, "end_line", opt_u64(r.has_window, r.end_line)) < 0 ||
+        set_item(d, "next_offset", opt_u64(r.has_next, r.next_offset)) < 0 ||
+        set_item(d, "modified_at", r.no_lines_requested ? Py_NewRef(Py_None)
+                                                        : PyUnicode_FromString(r.modified_at)) < 0) {
+        Py_XDECREF(d);
+        d = NULL;
+    }
+    pathgate_fs_read_result_dispose(&r);
+    return d;
+}
+
+/* ------------------------------------------------- write, edit, delete */
+
+/* Content: str (UTF-8) or any bytes-like object. view->obj is set when a
+ * buffer was taken (release it). */
+static int content_arg(PyObject *obj, const char **data, Py_ssize_t *len, PyObject **holder,
+                       Py_buffer *view) {
+    *holder = NULL;
+    view->obj = NULL;
+    if (PyUnicode_Check(obj)) {
+        *data = PyUnicode_AsUTF8AndSize(obj, len);
+        return *data == NULL ? -1 : 0;
+    }
+    if (PyObject_CheckBuffer(obj)) {
+        if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+            return -1;
+        *data = view->buf;
+        *len = view->len;
+        return 0;
+    }
+    PyObject *name = PyType_GetName(Py_TYPE(obj));
+    if (name != NULL) {
+        PyErr_Format(PyExc_TypeError, "content must be str or bytes, not %U", name);
+        Py_DECREF(name);
+    }
+    return -1;
+}
+
+static PyObject *fs_write(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "content"};
+    PyObject *a[3];
+    if (pg_bind("_fs_write", args, nargs, kwnames, names, 3, 3, 3, a) < 0)
+        return NULL;
+    owner o;
+    const char *path, *data;
+    Py_ssize_t len, dlen;
+    PyObject *holder, *dholder;
+    Py_buffer view;
+    if (owner_arg(st, a[0], &o) < 0 || pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    if (content_arg(a[2], &data, &dlen, &dholder, &view) < 0) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_write(&out, o.resolver, path, (size_t)len, data, (size_t)dlen, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (view.obj != NULL)
+        PyBuffer_Release(&view);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return pg_buf_to_native(&out);
+}
+
+static PyObject *fs_edit(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "old", "new", "replace_all"};
+    PyObject *a[5];
+    if (pg_bind("_fs_edit", args, nargs, kwnames, names, 5, 5, 4, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    int all = 0;
+    if (a[4] != NULL && (all = PyObject_IsTrue(a[4])) < 0)
+        return NULL;
+    const char *path, *old_s, *new_s;
+    Py_ssize_t len, old_len, new_len;
+    PyObject *h1 = NULL, *h2 = NULL, *h3 = NULL;
+    if (pg_text(a[1], &path, &len, &h1, "path") < 0 ||
+        pg_text(a[2], &old_s, &old_len, &h2, "old_string") < 0 ||
+        pg_text(a[3], &new_s, &new_len, &h3, "new_string") < 0) {
+        Py_XDECREF(h1);
+        Py_XDECREF(h2);
+        return NULL;
+    }
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    size_t n = 0;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_edit(&out, &n, o.resolver, path, (size_t)len, old_s, (size_t)old_len, new_s,
+                          (size_t)new_len, all, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    Py_XDECREF(h3);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    PyObject *addr = pg_buf_to_native(&out);
+    if (addr == NULL)
+        return NULL;
+    PyObject *count = PyLong_FromSize_t(n);
+    if (count == NULL) {
+        Py_DECREF(addr);
+        return NULL;
+    }
+    PyObject *t = PyTuple_Pack(2, addr, count);
+    Py_DECREF(addr);
+    Py_DECREF(count);
+    return t;
+}
+
+static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path"};
+    PyObject *a[2];
+    if (pg_bind("_fs_delete", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    owner o;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (owner_arg(st, a[0], &o) < 0 || pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_delete(&out, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return pg_buf_to_native(&out);
+}
+
+/* ---------------------------------------------------------- grep, glob */
+
+static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count"};
+    PyObject *a[5];
+    if (pg_bind("_fs_grep", args, nargs, kwnames, names, 5, 5, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    size_t max = PATHGATE_FS_NO_LIMIT;
+    if (a[4] != NULL && a[4] != Py_None) {
+        long long v = PyLong_AsLongLong(a[4]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "max_count must be >= 0");
+            return NULL;
+        }
+        max = (size_t)v;
+    }
+    const char *pat, *path, *glob;
+    Py_ssize_t plen, len, glen;
+    PyObject *h1 = NULL, *h2 = NULL, *h3 = NULL;
+    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
+        opt_text(a[2], &path, &len, &h2, "path") < 0 ||
+        opt_text(a[3], &glob, &glen, &h3, "glob") < 0) {
+        Py_XDECREF(h1);
+        Py_XDECREF(h2);
+        return NULL;
+    }
+    pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
+                          max, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    Py_XDECREF(h3);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    PyObject *k_path = PyUnicode_InternFromString("path");
+    PyObject *k_line = PyUnicode_InternFromString("line");
+    PyObject *k_text = PyUnicode_InternFromString("text");
+    PyObject *list = (k_path && k_line && k_text) ? PyList_New((Py_ssize_t)m.count) : NULL;
+    PyObject *last_path = NULL; /* consecutive matches share their path str */
+    const char *last_ptr = NULL;
+    for (size_t i = 0; list != NULL && i < m.count; i++) {
+        const pathgate_fs_match *e = &m.items[i];
+        if (e->path != last_ptr) {
+            Py_XDECREF(last_path);
+            last_path = str_of(e->path, e->path_len);
+            last_ptr = e->path;
+        }
+        PyObject *d = PyDict_New();
+        PyObject *line = PyLong_FromUnsignedLongLong(e->line);
+        PyObject *text = PyUnicode_DecodeUTF8(e->text, (Py_ssize_t)e->text_len, "replace");
+        int bad = !last_path || !d || !line || !text || PyDict_SetItem(d, k_path, last_path) < 0 ||
+                  PyDict_SetItem(d, k_line, line) < 0 || PyDict_SetItem(d, k_text, text) < 0;
+        Py_XDECREF(line);
+        Py_XDECREF(text);
+        if (bad) {
+            Py_XDECREF(d);
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SetItem(list, (Py_ssize_t)i, d);
+    }
+    Py_XDECREF(last_path);
+    Py_XDECREF(k_path);
+    Py_XDECREF(k_line);
+    Py_XDECREF(k_text);
+    int truncated = m.truncated;
+    pathgate_fs_matches_dispose(&m);
+    if (list == NULL)
+        return NULL;
+    PyObject *t = PyTuple_Pack(2, list, truncated ? Py_True : Py_False);
+    Py_DECREF(list);
+    return t;
+}
+
+static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "pattern", "path", "metadata"};
+    PyObject *a[4];
+    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 4, 3, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    int metadata = 0;
+    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+        return NULL;
+    if (metadata)
+        o.opts.flags |= PATHGATE_FS_METADATA;
+    const char *pat, *path;
+    Py_ssize_t plen, len;
+    PyObject *h1 = NULL, *h2 = NULL;
+    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
+        opt_text(a[2], &path, &len, &h2, "path") < 0) {
+        Py_XDECREF(h1);
+        return NULL;
+    }
+    pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_glob(&l, o.resolver, pat, (size_t)plen, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return list_to_py(&l);
+}
+
+/* ---------------------------------------------------- upload, download */
+
+static PyObject *op_error(int code) {
+    const char *e = pathgate_fs_operation_error(code);
+    return e ? PyUnicode_FromString(e) : Py_NewRef(Py_None);
+}
+
+static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "files"};
+    PyObject *a[2];
+    if (pg_bind("_fs_upload", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    /* a snapshot of the items: the list may change while the GIL is out */
+    PyObject *seq = PySequence_Tuple(a[1]);
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    pathgate_fs_item *items = PyMem_Calloc((size_t)(n ? n : 1), sizeof *items);
+    Py_buffer *views = PyMem_Calloc((size_t)(n ? n : 1), sizeof *views);
+    PyObject **holders = PyMem_Calloc((size_t)(n ? n : 1), sizeof *holders);
+    PyObject **pairs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *pairs);
+    int *codes = PyMem_Calloc((size_t)(n ? n : 1), sizeof *codes);
+    PyObject *result = NULL;
+    Py_ssize_t ready = 0;
+    if (!items || !views || !holders || !pairs || !codes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; ready < n; ready++) {
+        PyObject *pair = PySequence_Tuple(PyTuple_GetItem(seq, ready));
+        if (pair == NULL)
+            goto done;
+        pairs[ready] = pair;
+        if (PyTuple_Size(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "files must hold (path, bytes) pairs");
+            goto done;
+        }
+        const char *p;
+        Py_ssize_t plen;
+        if (pg_text(PyTuple_GetItem(pair, 0), &p, &plen, &holders[ready], "path") < 0)
+            goto done;
+        PyObject *data = PyTuple_GetItem(pair, 1);
+        if (!PyObject_CheckBuffer(data)) {
+            PyErr_SetString(PyExc_TypeError, "file content must be bytes");
+            goto done;
+        }
+        if (PyObject_GetBuffer(data, &views[ready], PyBUF_SIMPLE) < 0)
+            goto done;
+        items[ready].path = p;
+        items[ready].path_len = (size_t)plen;
+        items[ready].data = views[ready].buf;
+        items[ready].size = (size_t)views[ready].len;
+    }
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        fail(st, rc, &err);
+        goto done;
+    }
+    if ((result = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (codes[i] == PATHGATE_ENOMEM) {
+            Py_CLEAR(result);
+            PyErr_NoMemory();
+            goto done;
+        }
+        PyObject *e = op_error(codes[i]);
+        if (e == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SetItem(result, i, e);
+    }
+done:
+    for (Py_ssize_t i = 0; views && i < n; i++)
+        if (views[i].obj != NULL)
+            PyBuffer_Release(&views[i]);
+    for (Py_ssize_t i = 0; holders && pairs && i < n; i++) {
+        Py_XDECREF(holders[i]);
+        Py_XDECREF(pairs[i]);
+    }
+    PyMem_Free(items);
+    PyMem_Free(views);
+    PyMem_Free(holders);
+    PyMem_Free(pairs);
+    PyMem_Free(codes);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "paths"};
+    PyObject *a[2];
+    if (pg_bind("_fs_download", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Tuple(a[1]);
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    pathgate_fs_item *items = PyMem_Calloc((size_t)(n ? n : 1), sizeof *items);
+    PyObject **holders = PyMem_Calloc((size_t)(n ? n : 1), sizeof *holders);
+    PyObject *result = NULL;
+    pathgate_fs_blobs b = PATHGATE_FS_BLOBS_INIT;
+    if (!items || !holders) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *p;
+        Py_ssize_t plen;
+        if (pg_text(PyTuple_GetItem(seq, i), &p, &plen, &holders[i], "path") < 0)
+            goto done;
+        items[i].path = p;
+        items[i].path_len = (size_t)plen;
+    }
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_download(&b, o.resolver, items, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        fail(st, rc, &err);
+        goto done;
+    }
+    if ((result = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const pathgate_fs_blob *x = &b.items[i];
+        if (x->code == PATHGATE_ENOMEM) {
+            Py_CLEAR(result);
+            PyErr_NoMemory();
+            goto done;
+        }
+        PyObject *data = x->code == 0 ? PyBytes_FromStringAndSize((const char *)x->data,
+                                                                  (Py_ssize_t)x->size)
+                                      : Py_NewRef(Py_None);
+        PyObject *e = op_error(x->code);
+        PyObject *t = (data && e) ? PyTuple_Pack(2, data, e) : NULL;
+        Py_XDECREF(data);
+        Py_XDECREF(e);
+        if (t == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SetItem(result, i, t);
+    }
+done:
+    pathgate_fs_blobs_dispose(&b);
+    for (Py_ssize_t i = 0; holders && i < n; i++)
+        Py_XDECREF(holders[i]);
+    PyMem_Free(items);
+    PyMem_Free(holders);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* ---------------------------------------------------------------- init */
+
+#define PG_FS_METH(name, doc) \
+    {"_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc)}
+
+static PyMethodDef fs_methods[] = {
+    PG_FS_METH(ls, "_fs_ls(owner, path) -> list of FileInfo dicts"),
+    PG_FS_METH(read, "_fs_read(owner, path, offset=0, limit=2000) -> dict"),
+    PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
+    PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
+    PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
+    PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None) -> (matches, truncated)"),
+    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False) -> list of FileInfo dicts"),
+    PG_FS_METH(upload, "_fs_upload(owner, files) -> list of error codes or None"),
+    PG_FS_METH(download, "_fs_download(owner, paths) -> list of (bytes or None, error or None)"),
+    {NULL, NULL, 0, NULL},
+};
+
+int pg_fs_init(PyObject *module, pg_state *st) {
+    (void)st;
+    if (PyModule_AddFunctions(module, fs_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(module, "_FS_READ_LIMIT_DEFAULT", PATHGATE_FS_READ_LIMIT_DEFAULT);
+}

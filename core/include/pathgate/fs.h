@@ -1,0 +1,318 @@
+/*
+ * pathgate/fs.h - file operations for agent backends through canonical
+ * addresses (DESIGN.md section 7): ls, read, write, edit, delete, grep,
+ * glob, upload, download.
+ *
+ * Every operation takes text in any form the resolver accepts (canonical
+ * address, legacy alias, file:// URI, host path inside a base, and, with a
+ * session in the options, text relative to the session's cwd), re-resolves
+ * it to (base, rel), and touches the filesystem only beneath the base's
+ * directory fd (openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, or the
+ * O_NOFOLLOW walk): no host path string is ever joined or opened, so a
+ * symlink swapped in after resolution cannot redirect an operation.
+ * Results name canonical addresses only; no message names a host path.
+ *
+ * Rules shared by all operations:
+ *  - Only regular files are read or written. Files are opened O_NONBLOCK
+ *    and checked with fstat, so FIFOs, sockets and devices are refused
+ *    (PATHGATE_ENOTREG) without blocking.
+ *  - Writes are atomic: a temp file `.pathgate-<random>.tmp` is created
+ *    O_CREAT|O_EXCL in the target's directory (beneath the base), written,
+ *    fsync'd, and renamed over the target with renameat; on any failure it
+ *    is unlinked and the old content is intact. The permission bits of a
+ *    replaced file are kept (not its owner). A symlink at the target name
+ *    is replaced by the new file (renameat never follows it); the file it
+ *    pointed to is untouched, and a symlink leading out of the base makes
+ *    the address invalid. So a dangling symlink can never create a file
+ *    outside.
+ *  - A base configured PATHGATE_BASE_READ_ONLY refuses write, edit,
+ *    delete and upload with PATHGATE_EACCES.
+ *  - Hard links are not detected: a hard link inside a base to a file
+ *    outside it is read and written like any other file (the kernel's
+ *    RESOLVE_BENEATH cannot see them either). Bind mounts likewise.
+ *  - Walks (grep, glob) never follow a directory symlink (so there are no
+ *    loops); a symlink to a regular file is followed only when it resolves
+ *    inside the base; anything else is skipped. Walks hold one directory fd
+ *    per level and stop at PATHGATE_FS_MAX_DEPTH levels. A directory
+ *    renamed out of the base while a walk is inside it is not noticed (like
+ *    a file renamed into the base, this needs write access on both sides).
+ *
+ * Error codes and agent-visible messages (err->message):
+ *   PATHGATE_EINVALIDPATH  "Invalid path / not found" (unresolvable, escapes)
+ *   PATHGATE_ECAPACITY     the registry-full message of resolver.h
+ *   PATHGATE_ENOTFOUND     "File '<address>' not found" /
+ *                          "Directory '<address>' not found"
+ *   PATHGATE_EISDIR        "'<address>' is a directory"
+ *   PATHGATE_ENOTDIR       "'<address>' is not a directory"
+ *   PATHGATE_ENOTREG       "'<address>' is not a regular file"
+ *   PATHGATE_EACCES        "Permission denied: '<address>'"
+ *   PATHGATE_ERANGE        "Line offset N exceeds file length (M lines)"
+ *   PATHGATE_EEDIT         "String not found in file: '<old>'",
+ *                          "String '<old>' appears N times in file. Use
+ *                          replace_all=True to replace all instances, or
+ *                          provide a more specific string with surrounding
+ *                          context.", "old_string must not be empty"
+ *   PATHGATE_EIO           "I/O error on '<address>': <reason>"
+ *   PATHGATE_EINVAL        misuse, or a bad pattern
+ *   PATHGATE_ENOMEM
+ * Messages longer than the error struct holds are cut; a quoted old_string
+ * is shortened with "..." so that the rest of the message survives.
+ *
+ * Thread safety: any number of threads may run operations on one resolver
+ * at once; a session serialises its own resolution. Results belong to one
+ * thread at a time.
+ */
+#ifndef PATHGATE_FS_H
+#define PATHGATE_FS_H
+
+#include "common.h"
+#include "resolver.h"
+#include "session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATHGATE_FS_READ_LIMIT_DEFAULT 2000
+/* What read returns for an empty (or whitespace-only) file. */
+#define PATHGATE_FS_EMPTY_REMINDER "System reminder: File exists but has empty contents"
+/* max_count of grep: no cap. */
+#define PATHGATE_FS_NO_LIMIT ((size_t)-1)
+/* Deepest directory level a walk enters below its root. */
+#define PATHGATE_FS_MAX_DEPTH 256
+/* Room for "YYYY-MM-DDTHH:MM:SS.ffffff+00:00" and a terminator. */
+#define PATHGATE_FS_TIME_LEN 40
+
+/* Points of a write where the test hook is called. */
+typedef enum pathgate_fs_hook_point {
+    PATHGATE_FS_HOOK_TEMP_CREATED = 1, /* temp file created, nothing written */
+    PATHGATE_FS_HOOK_BEFORE_RENAME = 2 /* temp written and fsync'd */
+} pathgate_fs_hook_point;
+
+typedef struct pathgate_fs_options {
+    unsigned int version; /* PATHGATE_FS_OPTIONS_VERSION */
+    /* Relative input resolves against this session's cwd, and an omitted
+     * address (grep, glob) means the cwd. Without a session, relative input
+     * is invalid and an omitted address means the first root. When set,
+     * the resolver argument may be NULL (the session's is used). */
+    pathgate_session *session;
+    /* Test-only fault injection: called at each pathgate_fs_hook_point of
+     * a write; a negative pathgate code returned aborts the write there
+     * (temp file removed, target untouched) with that code. NULL = none. */
+    int (*test_hook)(pathgate_fs_hook_point point, void *ctx);
+    void *test_hook_ctx;
+    unsigned int flags; /* PATHGATE_FS_* below */
+} pathgate_fs_options;
+
+/* glob: also fill size and modification time of each match (one fstatat
+ * per match; ls always fills them). */
+#define PATHGATE_FS_METADATA 0x1u
+
+#define PATHGATE_FS_OPTIONS_VERSION 1
+#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, NULL, NULL, 0}
+
+/* ------------------------------------------------------------- results */
+
+/* FileInfo: one entry of ls or glob. Strings live as long as the list. */
+typedef struct pathgate_fs_info {
+    const char *path; /* canonical address; a directory's ends in '/' */
+    size_t path_len;
+    int is_dir;
+    int has_metadata; /* size, mtime and modified_at are set (always for ls;
+                         for glob with PATHGATE_FS_METADATA) */
+    uint64_t size; /* bytes; 0 for a directory */
+    int64_t mtime_sec;
+    long mtime_nsec;
+    char modified_at[PATHGATE_FS_TIME_LEN]; /* ISO 8601 UTC, e.g.
+                                              2024-05-01T12:34:56.123456+00:00 */
+} pathgate_fs_info;
+
+typedef struct pathgate_fs_list {
+    pathgate_fs_info *items;
+    size_t count;
+    int truncated; /* some directory was deeper than PATHGATE_FS_MAX_DEPTH */
+    /* private */
+    size_t cap;
+    void *arena;
+    pathgate_allocator alloc;
+} pathgate_fs_list;
+
+#define PATHGATE_FS_LIST_INIT {NULL, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+/* Frees and resets. NULL is a no-op. */
+PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
+
+/* GrepMatch. */
+typedef struct pathgate_fs_match {
+    const char *path; /* canonical address of the file */
+    size_t path_len;
+    uint64_t line; /* 1-based */
+    const char *text; /* the line without its terminator (\n or \r\n);
+                         invalid UTF-8 replaced by U+FFFD */
+    size_t text_len;
+} pathgate_fs_match;
+
+typedef struct pathgate_fs_matches {
+    pathgate_fs_match *items;
+    size_t count;
+    int truncated; /* max_count reached with more matches left */
+    /* private */
+    size_t cap;
+    void *arena;
+    pathgate_allocator alloc;
+} pathgate_fs_matches;
+
+#define PATHGATE_FS_MATCHES_INIT {NULL, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+PATHGATE_EXTERN void pathgate_fs_matches_dispose(pathgate_fs_matches *matches);
+
+typedef enum pathgate_fs_encoding {
+    PATHGATE_FS_UTF8 = 0,  /* "utf-8" */
+    PATHGATE_FS_BASE64 = 1 /* "base64" */
+} pathgate_fs_encoding;
+
+/*
+ * ReadResult. Lines end at "\n"; a "\r" before it is part of the
+ * terminator (CRLF), so line N here is line N of grep. The window is
+ * joined with "\n" and has no final terminator.
+ */
+typedef struct pathgate_fs_read_result {
+    pathgate_buf path;    /* canonical address */
+    pathgate_buf content; /* the window, the base64 text, or the reminder */
+    pathgate_fs_encoding encoding;
+    int empty;              /* empty or whitespace-only file: content is
+                               PATHGATE_FS_EMPTY_REMINDER, no window */
+    int no_lines_requested; /* limit <= 0: the file was not inspected */
+    int has_window;         /* total_lines, start_line, end_line are set */
+    uint64_t total_lines;
+    uint64_t start_line; /* 1-based first line of the window */
+    uint64_t end_line;   /* 1-based last line of the window */
+    int has_next;        /* lines remain after the window */
+    uint64_t next_offset; /* == end_line: the offset that reads on */
+    char modified_at[PATHGATE_FS_TIME_LEN];
+} pathgate_fs_read_result;
+
+#define PATHGATE_FS_READ_RESULT_INIT {PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}}
+PATHGATE_EXTERN void pathgate_fs_read_result_dispose(pathgate_fs_read_result *res);
+
+/* One file of an upload, or (data NULL, size 0) one path of a download. */
+typedef struct pathgate_fs_item {
+    const char *path;
+    size_t path_len;
+    const void *data;
+    size_t size;
+} pathgate_fs_item;
+
+/* One answer of a download: code 0 and the bytes, or a negative code. */
+typedef struct pathgate_fs_blob {
+    int code;
+    unsigned char *data; /* NULL on failure; allocated, freed by dispose */
+    size_t size;
+} pathgate_fs_blob;
+
+typedef struct pathgate_fs_blobs {
+    pathgate_fs_blob *items;
+    size_t count;
+    pathgate_allocator alloc;
+} pathgate_fs_blobs;
+
+#define PATHGATE_FS_BLOBS_INIT {NULL, 0, {NULL, NULL, NULL, NULL}}
+PATHGATE_EXTERN void pathgate_fs_blobs_dispose(pathgate_fs_blobs *blobs);
+
+/*
+ * The deepagents FileOperationError of a per-item code: "file_not_found"
+ * (ENOTFOUND), "permission_denied" (EACCES), "is_directory" (EISDIR),
+ * "invalid_path" (everything else); NULL for 0.
+ */
+PATHGATE_EXTERN const char *pathgate_fs_operation_error(int code);
+
+/* ---------------------------------------------------------- operations */
+/* `resolver` may be NULL when opts->session is set; results are allocated
+ * with the resolver's allocator. */
+
+/* Direct children of a directory, sorted by path: regular files and
+ * directories only (a symlink is listed, under its own name, when it
+ * resolves inside the base to one of those; otherwise skipped). */
+PATHGATE_EXTERN int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver,
+                                   const char *address, size_t len,
+                                   const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * A line window of a text file: offset is the 0-based first line (negative
+ * reads from 0), limit the line count (<= 0: nothing is read,
+ * no_lines_requested). offset at or past the end: PATHGATE_ERANGE. A file
+ * that is not valid UTF-8 or holds a NUL byte comes back whole as base64
+ * (encoding BASE64, no window).
+ */
+PATHGATE_EXTERN int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver,
+                                     const char *address, size_t len, int64_t offset,
+                                     int64_t limit, const pathgate_fs_options *opts,
+                                     pathgate_error *err);
+
+/* Creates or replaces a file with content (any bytes), creating missing
+ * parent directories beneath the base. path (optional) gets the address. */
+PATHGATE_EXTERN int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver,
+                                      const char *address, size_t len, const char *content,
+                                      size_t content_len, const pathgate_fs_options *opts,
+                                      pathgate_error *err);
+
+/*
+ * Exact byte-string replacement in an existing file, atomically. Without
+ * replace_all old_text must occur exactly once. In a file whose first line
+ * ends in CRLF, a "\n" of old and new not preceded by "\r" is read as
+ * "\r\n" (what read showed), so edits keep the file's line endings.
+ * *occurrences (optional) gets the number replaced.
+ */
+PATHGATE_EXTERN int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences,
+                                     pathgate_resolver *resolver, const char *address,
+                                     size_t len, const char *old_text, size_t old_len,
+                                     const char *new_text, size_t new_len, int replace_all,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+/* Deletes a file, a symlink (the link itself) or a directory with
+ * everything below it (never following a symlink). The base itself cannot
+ * be deleted (PATHGATE_EACCES). */
+PATHGATE_EXTERN int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver,
+                                       const char *address, size_t len,
+                                       const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * Literal, case-sensitive, line-based search of every regular file below
+ * address (NULL: the session cwd or the first root; a file: that file
+ * only), in path order, then line order. glob (NULL: every file, hidden
+ * ones included) filters files by the glob.h rules relative to address.
+ * Files holding a NUL byte are skipped as binary. At most max_count
+ * matches (PATHGATE_FS_NO_LIMIT: all); truncated when more existed. A
+ * pattern holding a line break is PATHGATE_EINVAL; an empty pattern
+ * matches every line.
+ */
+PATHGATE_EXTERN int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver,
+                                     const char *pattern, size_t pattern_len,
+                                     const char *address, size_t address_len, const char *glob,
+                                     size_t glob_len, size_t max_count,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+/* Regular files below address (NULL as for grep) matching pattern (see
+ * glob.h: `*`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `**`, names at any depth
+ * when the pattern has no `/`, leading dots only explicitly), sorted. Only
+ * paths unless opts->flags has PATHGATE_FS_METADATA. */
+PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver,
+                                     const char *pattern, size_t pattern_len,
+                                     const char *address, size_t address_len,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+/* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
+ * item's negative code (map it with pathgate_fs_operation_error). Returns
+ * 0, or a negative code for misuse only. */
+PATHGATE_EXTERN int pathgate_fs_upload(int *codes, pathgate_resolver *resolver,
+                                       const pathgate_fs_item *items, size_t count,
+                                       const pathgate_fs_options *opts, pathgate_error *err);
+
+/* Reads each item's whole file (regular files only); one blob per item, in
+ * order. Returns 0, or a negative code for misuse or ENOMEM. */
+PATHGATE_EXTERN int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
+                                         const pathgate_fs_item *items, size_t count,
+                                         const pathgate_fs_options *opts, pathgate_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PATHGATE_FS_H */

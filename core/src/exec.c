@@ -1,0 +1,88 @@
+/* exec.c - contained command execution against a resolver or a session:
+ * the bases become Landlock grants, the cwd address becomes an fd. */
+#define _GNU_SOURCE
+#include "pathgate/exec.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "exec_run.h"
+#include "landlock.h"
+#include "text.h"
+#include "resolver_internal.h"
+
+int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver,
+                      const char *command, size_t len, const pathgate_exec_options *opts,
+                      pathgate_error *err)
+{
+    if (!out || !resolver)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o;
+    int rc = pathgate__exec_options_check(&o, opts, err);
+    if (rc)
+        return rc;
+    if (!o.cwd && o.cwd_len)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+
+    const pathgate_allocator *alloc = pathgate__resolver_allocator(resolver);
+    size_t n = pathgate__resolver_base_count(resolver);
+    const char *cwd = o.cwd;
+    size_t cwd_len = o.cwd_len;
+    if (!cwd) {
+        cwd = pathgate__resolver_base_address(resolver, 0); /* the first root */
+        cwd_len = strlen(cwd);
+    } else if ((rc = pathgate__text_check(cwd, cwd_len, PATHGATE_PATH_MAX, err)) != 0) {
+        return rc;
+    }
+    /* O_PATH is enough for fchdir and needs no read permission. */
+    int cwd_fd = pathgate__resolver_open(NULL, resolver, cwd, cwd_len, O_PATH | O_DIRECTORY, 0);
+    if (cwd_fd < 0) {
+        if (cwd_fd == PATHGATE_ENOTDIR)
+            return pathgate__error_set(err, cwd_fd, "not a directory: %.*s", (int)cwd_len, cwd);
+        if (cwd_fd == PATHGATE_ENOMEM)
+            return pathgate__error_set(err, cwd_fd, NULL);
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    }
+    pathgate__exec_grant *grants = pathgate__calloc(alloc, n ? n : 1, sizeof *grants);
+    if (!grants) {
+        close(cwd_fd);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        grants[i].fd = pathgate__resolver_base_fd(resolver, i);
+        grants[i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
+        if (!(pathgate__resolver_base_flags(resolver, i) & PATHGATE_BASE_READ_ONLY))
+            grants[i].classes |= PATHGATE__LL_WRITE;
+    }
+    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, command, len, &o, err);
+    pathgate__free(alloc, grants);
+    close(cwd_fd);
+    return rc;
+}
+
+int pathgate_exec_run_session(pathgate_exec_result *out, pathgate_session *session,
+                              const char *command, size_t len, const pathgate_exec_options *opts,
+                              pathgate_error *err)
+{
+    if (!out || !session)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o;
+    int rc = pathgate__exec_options_check(&o, opts, err);
+    if (rc)
+        return rc;
+    pathgate_buf cwd = PATHGATE_BUF_INIT;
+    if (!o.cwd) {
+        if ((rc = pathgate_session_pwd(&cwd, session, err)) != 0)
+            return rc;
+        o.cwd = cwd.ptr;
+        o.cwd_len = cwd.len;
+    }
+    rc = pathgate_exec_run(out, pathgate_session_resolver(session), command, len, &o, err);
+    pathgate_buf_dispose(&cwd);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * exec_spawn.h - internal: start a confined child, collect its output,
+ * enforce the timeout, kill its process group, reap it.
+ *
+ * Everything the child needs is prepared by the caller before the call
+ * (argv, envp, the cwd fd, the ruleset fd); between clone and execve the
+ * child makes raw system calls only (async-signal-safe, no allocation, no
+ * lock), so this is safe in a multithreaded process.
+ */
+#ifndef PATHGATE_EXEC_SPAWN_H
+#define PATHGATE_EXEC_SPAWN_H
+
+#include <stddef.h>
+
+#include "pathgate/exec.h"
+
+typedef struct pathgate__exec_spec {
+    char *const *argv;       /* argv[0] is the program path */
+    char *const *envp;
+    int cwd_fd;              /* directory to fchdir to (O_PATH is fine) */
+    int ruleset_fd;          /* Landlock ruleset to enforce; -1 = none */
+    int allow_network;       /* selects the seccomp filter */
+    unsigned int timeout_ms; /* > 0 */
+    size_t output_cap;
+    const pathgate_allocator *alloc;
+} pathgate__exec_spec;
+
+/* How long the output may stay open after the shell has exited before the
+ * process group is killed, and how long to drain after a kill. */
+#define PATHGATE__EXEC_GRACE_MS 200
+#define PATHGATE__EXEC_DRAIN_MS 2000
+
+/* Runs the child to completion. Fills out->output, exit_code, truncated
+ * and timed_out (landlock_abi is the caller's). Returns 0, or ENOMEM / EIO
+ * with *out left INIT. */
+int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
+                         pathgate_error *err);
+
+#endif

@@ -1,0 +1,138 @@
+/* fs_delete.c - delete: a file, a symlink itself, or a directory tree,
+ * beneath the base, never following a symlink. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+
+#define DELBUF 32768
+
+/* Empties the directory dirfd (owned by the caller). 0 or -errno. */
+static int remove_tree(int dirfd, const pathgate_allocator *a, int depth)
+{
+    if (depth > PATHGATE_FS_MAX_DEPTH)
+        return -ELOOP;
+    char *buf = pathgate__malloc(a, DELBUF);
+    if (!buf)
+        return -ENOMEM;
+    int rc = 0;
+    for (;;) {
+        /* read a batch, delete it, read again from the start: entries
+         * already deleted are gone, so this terminates */
+        if (lseek(dirfd, 0, SEEK_SET) < 0) {
+            rc = -errno;
+            break;
+        }
+        ssize_t r = getdents64(dirfd, buf, DELBUF);
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        int removed = 0;
+        size_t off = 0;
+        while (off < (size_t)r && rc == 0) {
+            struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+            off += d->d_reclen;
+            const char *name = d->d_name;
+            if (!strcmp(name, ".") || !strcmp(name, ".."))
+                continue;
+            unsigned char type = d->d_type;
+            if (type == DT_UNKNOWN) {
+                struct stat st;
+                if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                    rc = errno == ENOENT ? 0 : -errno;
+                    continue;
+                }
+                type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+            }
+            if (type == DT_DIR) {
+                int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0) {
+                    rc = -errno;
+                    break;
+                }
+                rc = remove_tree(fd, a, depth + 1);
+                close(fd);
+                if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+                    rc = -errno;
+            } else if (unlinkat(dirfd, name, 0) < 0)
+                rc = -errno;
+            removed++;
+        }
+        if (rc || removed == 0)
+            break;
+    }
+    pathgate__free(a, buf);
+    return rc;
+}
+
+int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const char *address,
+                       size_t len, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    pathgate__fs_target t;
+    int rc = pathgate__fs_resolve(&t, r, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = pathgate__fs_check_writable(&t, err)) < 0)
+        return rc;
+    if (t.rel_len == 0) /* never the base itself */
+        return pathgate__fs_fail(err, PATHGATE_EACCES, &t, PATHGATE__FS_FILE);
+
+    char rel[PATHGATE_PATH_MAX + 1];
+    if (t.rel_len >= sizeof rel)
+        return pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    memcpy(rel, t.rel, t.rel_len + 1);
+    char *slash = strrchr(rel, '/');
+    const char *name = slash ? slash + 1 : rel;
+    if (slash)
+        *slash = '\0';
+    int dirfd = pathgate__fs_open(&t, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+    if (dirfd < 0)
+        return pathgate__fs_fail_errno(err, dirfd, &t, PATHGATE__FS_FILE);
+
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    } else if (S_ISLNK(st.st_mode)) {
+        /* the link itself goes, but not one that leads out: that address
+         * is invalid, as the resolver says */
+        int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
+        if (fd >= 0)
+            close(fd);
+        if (fd < 0 && fd != -ENOENT)
+            rc = pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
+        else if (unlinkat(dirfd, name, 0) < 0)
+            rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    } else if (S_ISDIR(st.st_mode)) {
+        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = fd < 0 ? -errno : remove_tree(fd, t.alloc, 1);
+        if (fd >= 0)
+            close(fd);
+        if (e == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+            e = -errno;
+        if (e)
+            rc = pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
+    } else if (unlinkat(dirfd, name, 0) < 0) {
+        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    }
+    close(dirfd);
+    if (rc < 0)
+        return rc;
+    if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return PATHGATE_OK;
+}

@@ -1,0 +1,255 @@
+/* fs_file.c - regular-file reads and the atomic write beneath a base. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+#include "resolver_internal.h"
+
+int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err)
+{
+    if (t->base_flags & PATHGATE_BASE_READ_ONLY)
+        return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err)
+{
+    int fd = pathgate__fs_open(t, NULL, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+    if (fd < 0)
+        return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
+    if (fstat(fd, st) < 0) {
+        int e = errno;
+        close(fd);
+        return pathgate__fs_fail_errno(err, -e, t, PATHGATE__FS_FILE);
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        return pathgate__fs_fail(err, S_ISDIR(st->st_mode) ? PATHGATE_EISDIR : PATHGATE_ENOTREG,
+                                 t, PATHGATE__FS_FILE);
+    }
+    return fd;
+}
+
+int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
+                       const struct stat *st)
+{
+    /* room for the size fstat gave, plus one byte to see EOF in one read */
+    size_t cap = (st->st_size > 0 ? (size_t)st->st_size : 0) + 2;
+    size_t n = 0;
+    char *buf = pathgate__malloc(a, cap);
+    if (!buf)
+        return PATHGATE_ENOMEM;
+    for (;;) {
+        if (cap - n < 2) {
+            size_t ncap = cap * 2;
+            char *nb = pathgate__realloc(a, buf, ncap);
+            if (!nb) {
+                pathgate__free(a, buf);
+                return PATHGATE_ENOMEM;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            pathgate__free(a, buf);
+            return PATHGATE_EIO;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return PATHGATE_OK;
+}
+
+/* ---------------------------------------------------------- atomic write */
+
+/* Opens (creating what is missing) the parent directory of rel, whose last
+ * '/' is at `slash` (or none: the base). An O_PATH directory fd or -errno. */
+static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
+{
+    if (!slash)
+        return pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+    *slash = '\0';
+    int fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+    *slash = '/';
+    if (fd != -ENOENT)
+        return fd;
+    /* create the missing directories one component at a time, each with
+     * mkdirat on the contained fd of its parent */
+    int prev = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+    if (prev < 0)
+        return prev;
+    char *comp = rel;
+    for (;;) {
+        char *end = strchr(comp, '/');
+        if (!end || end > slash)
+            break;
+        *end = '\0';
+        fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        if (fd == -ENOENT) {
+            if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST) {
+                fd = -errno;
+            } else
+                fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        }
+        *end = '/';
+        close(prev);
+        if (fd < 0)
+            return fd;
+        prev = fd;
+        if (end == slash)
+            break;
+        comp = end + 1;
+    }
+    return prev;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static int hook(const pathgate_fs_options *opts, pathgate_fs_hook_point point)
+{
+    if (opts && opts->test_hook) {
+        int rc = opts->test_hook(point, opts->test_hook_ctx);
+        return rc < 0 ? rc : 0;
+    }
+    return 0;
+}
+
+int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
+                              const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (t->rel_len == 0)
+        return pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
+    char rel[PATHGATE_PATH_MAX + 1];
+    if (t->rel_len >= sizeof rel)
+        return pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, t, PATHGATE__FS_FILE);
+    memcpy(rel, t->rel, t->rel_len + 1);
+    char *slash = strrchr(rel, '/');
+    const char *name = slash ? slash + 1 : rel;
+
+    int dirfd = open_parent(t, rel, slash);
+    if (dirfd < 0) {
+        if (dirfd == -ENOTDIR || dirfd == -EEXIST)
+            return pathgate__error_set(err, PATHGATE_ENOTDIR,
+                                       "Cannot write '%s': a parent is not a directory", t->address);
+        return pathgate__fs_fail_errno(err, dirfd, t, PATHGATE__FS_FILE);
+    }
+
+    /* what is at the name now */
+    int rc = PATHGATE_OK;
+    mode_t keep_mode = 0;
+    int replace_mode = 0;
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode))
+            rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
+        else if (S_ISLNK(st.st_mode)) {
+            /* replaced by the new file, unless it leads out or to a dir */
+            int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+            struct stat ts;
+            if (fd >= 0) {
+                if (fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
+                    rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
+                close(fd);
+            } else if (fd != -ENOENT)
+                rc = pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
+        } else if (!S_ISREG(st.st_mode))
+            rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
+        else {
+            keep_mode = st.st_mode & 07777;
+            replace_mode = 1;
+        }
+    } else if (errno != ENOENT)
+        rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
+    if (rc < 0) {
+        close(dirfd);
+        return rc;
+    }
+
+    /* the temp file, beneath the base, in the target's directory */
+    char tmp[64];
+    int fd = -1;
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        unsigned char rnd[8];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+            fd = -EIO;
+            break;
+        }
+        snprintf(tmp, sizeof tmp, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0], rnd[1],
+                 rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            fd = -errno;
+            if (fd != -EEXIST)
+                break;
+        }
+    }
+    if (fd < 0) {
+        close(dirfd);
+        return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
+    }
+    int e = 0;
+    if (replace_mode && fchmod(fd, keep_mode) < 0)
+        e = -errno;
+    if (!e && (rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED)) < 0) {
+        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+        goto abort;
+    }
+    if (!e)
+        e = write_all(fd, content, len);
+    if (!e && fsync(fd) < 0)
+        e = -errno;
+    if (close(fd) < 0 && !e)
+        e = -errno;
+    fd = -1;
+    if (e) {
+        rc = pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
+        goto abort;
+    }
+    if ((rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME)) < 0) {
+        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+        goto abort;
+    }
+    if (renameat(dirfd, tmp, dirfd, name) < 0) {
+        e = -errno;
+        rc = e == -EISDIR ? pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE)
+                          : pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
+        goto abort;
+    }
+    close(dirfd);
+    return PATHGATE_OK;
+
+abort:
+    if (fd >= 0)
+        close(fd);
+    unlinkat(dirfd, tmp, 0);
+    close(dirfd);
+    return rc;
+}

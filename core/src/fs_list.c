@@ -1,0 +1,85 @@
+/* fs_list.c - ls: the direct children of a directory beneath its base. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+
+typedef struct ls_ctx {
+    pathgate_fs_list *out;
+    char *name; /* scratch: path + '/' */
+    size_t cap;
+} ls_ctx;
+
+static int ls_visit(void *p, const pathgate__walk_file *f)
+{
+    ls_ctx *c = p;
+    struct stat st;
+    int is_dir = f->is_dir;
+    if (f->is_link)
+        st = f->st;
+    else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0; /* gone since the listing */
+    else if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        return 0; /* replaced by something else */
+    else
+        is_dir = S_ISDIR(st.st_mode);
+    if (!is_dir)
+        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, &st);
+    /* a directory's address ends in '/' */
+    if (f->path_len + 2 > c->cap) {
+        size_t cap = f->path_len + 64;
+        char *n = pathgate__realloc(&c->out->alloc, c->name, cap);
+        if (!n)
+            return PATHGATE_ENOMEM;
+        c->name = n;
+        c->cap = cap;
+    }
+    memcpy(c->name, f->path, f->path_len);
+    c->name[f->path_len] = '/';
+    return pathgate__fs_list_push(c->out, c->name, f->path_len + 1, 1, &st);
+}
+
+static int info_cmp(const void *pa, const void *pb)
+{
+    const pathgate_fs_info *a = pa, *b = pb;
+    size_t n = a->path_len < b->path_len ? a->path_len : b->path_len;
+    int c = memcmp(a->path, b->path, n);
+    if (c)
+        return c;
+    return (a->path_len > b->path_len) - (a->path_len < b->path_len);
+}
+
+int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const char *address,
+                   size_t len, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    pathgate__fs_target t;
+    int rc = pathgate__fs_resolve(&t, r, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    out->alloc = *t.alloc;
+    ls_ctx c = {out, NULL, 0};
+    pathgate__walk w = {&t, NULL, 1, ls_visit, &c, 0};
+    rc = pathgate__fs_walk(&w, err);
+    pathgate__free(&out->alloc, c.name);
+    if (rc < 0) {
+        if (rc == PATHGATE_ENOMEM)
+            pathgate__error_set(err, rc, NULL);
+        pathgate_fs_list_dispose(out);
+        return rc;
+    }
+    /* a symlink to a directory sorted by its bare name: put it in place */
+    if (out->count > 1)
+        qsort(out->items, out->count, sizeof *out->items, info_cmp);
+    return PATHGATE_OK;
+}

@@ -1,0 +1,154 @@
+/* fs_target.c - turning an operand into (base, rel, canonical address),
+ * opening it beneath the base, and the standard messages. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+#include "resolver_internal.h"
+#include "text.h"
+
+pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
+                                         const pathgate_fs_options *opts, pathgate_error *err)
+{
+    pathgate_session *s = opts ? opts->session : NULL;
+    if (opts && opts->version != PATHGATE_FS_OPTIONS_VERSION) {
+        pathgate__error_set(err, PATHGATE_EINVAL, "unsupported options version");
+        return NULL;
+    }
+    if (s) {
+        pathgate_resolver *sr = pathgate_session_resolver(s);
+        if (resolver && resolver != sr) {
+            pathgate__error_set(err, PATHGATE_EINVAL, "the session belongs to another resolver");
+            return NULL;
+        }
+        return sr;
+    }
+    if (!resolver)
+        pathgate__error_set(err, PATHGATE_EINVAL, "no resolver");
+    return resolver;
+}
+
+static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *address, size_t len,
+                pathgate_error *err)
+{
+    size_t base;
+    const char *rel;
+    if (len > sizeof t->address - 1 ||
+        pathgate__resolver_split(&base, &rel, r, address, len) != 0)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    memcpy(t->address, address, len);
+    t->address[len] = '\0';
+    t->address_len = len;
+    t->r = r;
+    t->alloc = pathgate__resolver_allocator(r);
+    t->base = base;
+    t->base_fd = pathgate__resolver_base_fd(r, base);
+    t->base_flags = pathgate__resolver_base_flags(r, base);
+    t->force_fallback = (pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK) != 0;
+    if (*rel) {
+        t->rel = t->address + (rel - address);
+        t->rel_len = len - (size_t)(rel - address);
+        t->prefix_len = (size_t)(t->rel - t->address) - 1;
+    } else { /* the base itself */
+        t->rel = t->address + len;
+        t->rel_len = 0;
+        t->prefix_len = len;
+    }
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
+                         const pathgate_fs_options *opts, const char *text, size_t len,
+                         pathgate_error *err)
+{
+    pathgate_session *s = opts ? opts->session : NULL;
+    int rc;
+    if (!text) {
+        /* the default search root */
+        if (s) {
+            pathgate_buf cwd = PATHGATE_BUF_INIT;
+            if ((rc = pathgate_session_pwd(&cwd, s, err)) < 0)
+                return rc;
+            rc = fill(t, r, cwd.ptr, cwd.len, err);
+            pathgate_buf_dispose(&cwd);
+            return rc;
+        }
+        const char *a = pathgate__resolver_base_address(r, 0);
+        return fill(t, r, a, strlen(a), err);
+    }
+    if (pathgate__text_check(text, len, PATHGATE_PATH_MAX, NULL) != 0)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    size_t base;
+    const char *rel;
+    if (pathgate__resolver_split(&base, &rel, r, text, len) == 0)
+        return fill(t, r, text, len, err);
+
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    if (s)
+        rc = pathgate_session_resolve(&res, s, text, len, 0, err);
+    else {
+        pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
+        ro.require_exists = 0;
+        rc = pathgate_resolver_resolve(&res, r, text, len, &ro, err);
+    }
+    if (rc < 0)
+        return rc;
+    if (!res.ok) {
+        rc = res.reason == PATHGATE_REASON_CAPACITY
+                 ? pathgate__error_set(err, PATHGATE_ECAPACITY, PATHGATE_MSG_CAPACITY)
+                 : pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+        pathgate_resolution_dispose(&res);
+        return rc;
+    }
+    size_t alen;
+    const char *addr = pathgate_ref_address(res.ref, &alen);
+    rc = fill(t, r, addr, alen, err);
+    pathgate_resolver_release(r, res.ref);
+    pathgate_resolution_dispose(&res);
+    return rc;
+}
+
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
+{
+    return pathgate__contain_open(t->base_fd, rel ? rel : t->rel, flags, mode, t->force_fallback);
+}
+
+int pathgate__fs_fail(pathgate_error *err, int code, const pathgate__fs_target *t,
+                      pathgate__fs_noun noun)
+{
+    const char *a = t ? t->address : "";
+    switch (code) {
+    case PATHGATE_EINVALIDPATH:
+        return pathgate__error_set(err, code, PATHGATE_MSG_INVALID);
+    case PATHGATE_ENOTFOUND:
+        return pathgate__error_set(err, code, "%s '%s' not found",
+                                   noun == PATHGATE__FS_DIRECTORY ? "Directory" : "File", a);
+    case PATHGATE_EISDIR:
+        return pathgate__error_set(err, code, "'%s' is a directory", a);
+    case PATHGATE_ENOTDIR:
+        return pathgate__error_set(err, code, "'%s' is not a directory", a);
+    case PATHGATE_ENOTREG:
+        return pathgate__error_set(err, code, "'%s' is not a regular file", a);
+    case PATHGATE_EACCES:
+        return pathgate__error_set(err, code, "Permission denied: '%s'", a);
+    case PATHGATE_ENOMEM:
+        return pathgate__error_set(err, code, NULL);
+    default:
+        return pathgate__error_set(err, code, "I/O error on '%s'", a);
+    }
+}
+
+int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__fs_target *t,
+                            pathgate__fs_noun noun)
+{
+    int code = neg_errno == -ENOTDIR ? PATHGATE_ENOTFOUND : pathgate__errno_to_code(neg_errno);
+    if (code == PATHGATE_EIO) {
+        const char *a = t ? t->address : "";
+        const char *why = strerrordesc_np(-neg_errno);
+        return pathgate__error_set(err, code, "I/O error on '%s': %s", a, why ? why : "unknown");
+    }
+    return pathgate__fs_fail(err, code, t, noun);
+}

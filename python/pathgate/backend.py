@@ -1,0 +1,367 @@
+"""The deepagents backend protocol over pathgate's contained file operations.
+
+``Backend(resolver_or_session)`` offers the method names, parameter names and
+result types of deepagents' ``BackendProtocol`` (``ls``, ``read``, ``write``,
+``edit``, ``delete``, ``grep``, ``glob``, ``upload_files``,
+``download_files`` and their ``a``-prefixed async twins). Paths are anything
+the resolver accepts: canonical addresses (``root:repo/x``), legacy aliases,
+``file://`` URIs, host paths inside a base, and, for a ``Session``, text
+relative to its working directory. Every operation runs in the C core, which
+touches the filesystem only beneath the base directory's fd (the GIL is
+released meanwhile); results name canonical addresses, never host paths.
+
+As in deepagents, failures are results carrying an ``error`` string, not
+exceptions; only misuse (a wrong argument type) raises. ``FileInfo``,
+``GrepMatch`` and ``FileData`` are ``TypedDict``s for type checkers, as in
+deepagents, and the values are plain dicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from . import _core
+from ._core import Error, Resolver, Session
+from .sandbox import SandboxMixin
+
+__all__ = [
+    "Backend",
+    "DeleteResult",
+    "EditResult",
+    "FileData",
+    "FileDownloadResponse",
+    "FileInfo",
+    "FileOperationError",
+    "FileUploadResponse",
+    "GlobResult",
+    "GrepMatch",
+    "GrepResult",
+    "LsResult",
+    "ReadResult",
+    "WriteResult",
+    "convert_file_data",
+]
+
+# Spelled as a Union of Literals (the same type as deepagents' Literal[...])
+# so that mypy 1.0's stubtest accepts it against the stub.
+FileOperationError = Union[
+    Literal["file_not_found"], Literal["permission_denied"], Literal["is_directory"],
+    Literal["invalid_path"],
+]
+
+# FileInfo, GrepMatch and FileData are TypedDicts for type checkers (see
+# backend.pyi), as in deepagents. At runtime they are plain dict subclasses:
+# results are ordinary dicts either way, and mypy 1.0's stubtest cannot
+# check a runtime TypedDict against its stub.
+
+
+class FileInfo(dict):  # type: ignore[type-arg]
+    """One entry of ``ls`` or ``glob``: path, is_dir, size, modified_at."""
+
+    __annotations__ = {"path": str, "is_dir": bool, "size": int, "modified_at": str}
+
+
+class GrepMatch(dict):  # type: ignore[type-arg]
+    """One matching line of ``grep``: path, line (1-based), text."""
+
+    __annotations__ = {"path": str, "line": int, "text": str}
+
+
+class FileData(dict):  # type: ignore[type-arg]
+    """File content (UTF-8 text or base64) with its encoding and timestamps."""
+
+    __annotations__ = {"content": str, "encoding": str, "created_at": str, "modified_at": str}
+
+
+@dataclass
+class ReadResult:
+    error: str | None = None
+    file_data: FileData | None = None
+    total_lines: int | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    next_offset: int | None = None
+    no_lines_requested: bool = False
+
+    def __post_init__(self) -> None:
+        # the window consistency rules of deepagents' ReadResult
+        if (self.start_line is None) != (self.end_line is None):
+            raise ValueError("ReadResult.start_line and end_line must be set together")
+        if self.no_lines_requested and (
+            self.error is not None or self.start_line is not None or self.total_lines is not None
+        ):
+            raise ValueError("ReadResult.no_lines_requested cannot carry an error or a window")
+        if (self.next_offset is not None or self.total_lines is not None) and self.start_line is None:
+            raise ValueError("ReadResult.next_offset and total_lines need start_line and end_line")
+        if self.start_line is not None and self.end_line is not None:
+            if self.start_line < 1 or self.end_line < self.start_line:
+                raise ValueError("ReadResult window must satisfy 1 <= start_line <= end_line")
+            if self.total_lines is not None and self.total_lines < self.end_line:
+                raise ValueError("ReadResult.total_lines cannot be less than end_line")
+            if self.next_offset is not None and self.next_offset != self.end_line:
+                raise ValueError("ReadResult.next_offset must equal end_line")
+
+
+@dataclass
+class WriteResult:
+    error: str | None = None
+    path: str | None = None
+
+
+@dataclass
+class EditResult:
+    error: str | None = None
+    path: str | None = None
+    occurrences: int | None = None
+
+
+@dataclass
+class DeleteResult:
+    error: str | None = None
+    path: str | None = None
+
+
+@dataclass
+class LsResult:
+    error: str | None = None
+    entries: list[FileInfo] | None = None
+
+
+@dataclass
+class GrepResult:
+    error: str | None = None
+    matches: list[GrepMatch] | None = None
+    truncated: bool = False
+
+
+@dataclass
+class GlobResult:
+    error: str | None = None
+    matches: list[FileInfo] | None = None
+    truncated: bool = False
+
+
+@dataclass
+class FileUploadResponse:
+    path: str
+    error: FileOperationError | str | None = None
+
+
+@dataclass
+class FileDownloadResponse:
+    path: str
+    content: bytes | None = None
+    error: FileOperationError | str | None = None
+
+
+def convert_file_data(data: Mapping[str, Any]) -> FileData:
+    """Returns the current (``v2``) form of a FileData mapping.
+
+    ``v1`` (legacy): ``content`` is a list of lines (joined with ``"\\n"``)
+    and there is no ``encoding`` (``"utf-8"``). ``v2``: ``content`` is a str
+    with an ``encoding`` of ``"utf-8"`` or ``"base64"``. Timestamps are kept.
+    """
+    if not isinstance(data, Mapping) or "content" not in data:
+        raise TypeError("FileData must be a mapping with a 'content' key")
+    content = data["content"]
+    if isinstance(content, list):
+        if not all(isinstance(line, str) for line in content):
+            raise TypeError("v1 FileData content must be a list of str")
+        out: dict[str, Any] = {"content": "\n".join(content), "encoding": "utf-8"}
+    elif isinstance(content, str):
+        encoding = data.get("encoding", "utf-8")
+        if encoding not in ("utf-8", "base64"):
+            raise ValueError(f"unknown FileData encoding {encoding!r}")
+        out = {"content": content, "encoding": encoding}
+    else:
+        raise TypeError("FileData content must be str or list of str")
+    for key in ("created_at", "modified_at"):
+        if key in data:
+            out[key] = data[key]
+    return out  # type: ignore[return-value]
+
+
+def _content_bytes(content: str | bytes | Mapping[str, Any]) -> str | bytes:
+    """What write/upload hand to the core: str (UTF-8) or bytes."""
+    if isinstance(content, (str, bytes, bytearray, memoryview)):
+        return content if not isinstance(content, (bytearray, memoryview)) else bytes(content)
+    data = convert_file_data(content)
+    if data["encoding"] == "base64":
+        try:
+            return base64.b64decode(data["content"], validate=True)
+        except binascii.Error as exc:
+            raise ValueError(f"FileData content is not valid base64: {exc}") from None
+    return data["content"]
+
+
+class Backend(SandboxMixin):
+    """deepagents' BackendProtocol over a pathgate Resolver or Session."""
+
+    __slots__ = ("_owner", "_glob_metadata")
+
+    def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None:
+        """``glob_metadata=True`` adds ``size`` and ``modified_at`` to every
+        glob match (one stat per match); by default glob answers paths only,
+        as the protocol requires (``ls`` always has both)."""
+        if not isinstance(resolver_or_session, (Resolver, Session)):
+            raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
+        self._owner = resolver_or_session
+        self._glob_metadata = bool(glob_metadata)
+
+    @property
+    def resolver(self) -> Resolver:
+        owner = self._owner
+        return owner if isinstance(owner, Resolver) else owner.resolver
+
+    @property
+    def session(self) -> Session | None:
+        owner = self._owner
+        return owner if isinstance(owner, Session) else None
+
+    def __repr__(self) -> str:
+        return f"Backend({self._owner!r})"
+
+    # ------------------------------------------------------------ sync
+
+    def ls(self, path: str) -> LsResult:
+        try:
+            return LsResult(entries=_core._fs_ls(self._owner, path))
+        except Error as exc:
+            return LsResult(error=str(exc))
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        try:
+            r = _core._fs_read(self._owner, file_path, offset, limit)
+        except Error as exc:
+            return ReadResult(error=str(exc))
+        if r["no_lines_requested"]:
+            return ReadResult(file_data={"content": "", "encoding": "utf-8"}, no_lines_requested=True)  # type: ignore[typeddict-item]
+        data = {"content": r["content"], "encoding": r["encoding"], "modified_at": r["modified_at"]}
+        return ReadResult(
+            file_data=data,  # type: ignore[arg-type]
+            total_lines=r["total_lines"],
+            start_line=r["start_line"],
+            end_line=r["end_line"],
+            next_offset=r["next_offset"],
+        )
+
+    def write(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult:
+        try:
+            return WriteResult(path=_core._fs_write(self._owner, file_path, _content_bytes(content)))
+        except (Error, ValueError) as exc:
+            return WriteResult(error=str(exc))
+
+    def edit(
+        self,
+        file_path: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool = False,  # noqa: FBT001, FBT002 (the protocol's signature)
+    ) -> EditResult:
+        try:
+            path, count = _core._fs_edit(self._owner, file_path, old_string, new_string, replace_all)
+        except Error as exc:
+            return EditResult(error=str(exc))
+        return EditResult(path=path, occurrences=count)
+
+    def delete(self, file_path: str) -> DeleteResult:
+        try:
+            return DeleteResult(path=_core._fs_delete(self._owner, file_path))
+        except Error as exc:
+            return DeleteResult(error=str(exc))
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+    ) -> GrepResult:
+        try:
+            matches, truncated = _core._fs_grep(self._owner, pattern, path, glob, max_count)
+        except Error as exc:
+            return GrepResult(error=str(exc))
+        return GrepResult(matches=matches, truncated=truncated)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        try:
+            return GlobResult(
+                matches=_core._fs_glob(self._owner, pattern, path, metadata=self._glob_metadata)
+            )
+        except Error as exc:
+            return GlobResult(error=str(exc))
+
+    def upload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        items = list(files)
+        prepared: list[tuple[str, str | bytes]] = []
+        bad: dict[int, str] = {}
+        for i, item in enumerate(items):
+            path, content = item
+            try:
+                prepared.append((path, _content_bytes(content)))
+            except ValueError:
+                bad[i] = "invalid_content"
+                prepared.append((path, b""))
+        # items whose content could not be read are not written at all
+        answers = _core._fs_upload(self._owner, [p for i, p in enumerate(prepared) if i not in bad])
+        it = iter(answers)
+        return [
+            FileUploadResponse(path=path, error=bad[i] if i in bad else next(it))
+            for i, (path, _) in enumerate(items)
+        ]
+
+    def download_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]:
+        paths = list(paths)
+        answers = _core._fs_download(self._owner, paths)
+        return [
+            FileDownloadResponse(path=path, content=content, error=error)
+            for path, (content, error) in zip(paths, answers)
+        ]
+
+    # ----------------------------------------------------------- async
+
+    async def als(self, path: str) -> LsResult:
+        return await asyncio.to_thread(self.ls, path)
+
+    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        return await asyncio.to_thread(self.read, file_path, offset, limit)
+
+    async def awrite(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult:
+        return await asyncio.to_thread(self.write, file_path, content)
+
+    async def aedit(
+        self,
+        file_path: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool = False,  # noqa: FBT001, FBT002
+    ) -> EditResult:
+        return await asyncio.to_thread(self.edit, file_path, old_string, new_string, replace_all)
+
+    async def adelete(self, file_path: str) -> DeleteResult:
+        return await asyncio.to_thread(self.delete, file_path)
+
+    async def agrep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+    ) -> GrepResult:
+        return await asyncio.to_thread(self.grep, pattern, path, glob, max_count=max_count)
+
+    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
+        return await asyncio.to_thread(self.glob, pattern, path)
+
+    async def aupload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        return await asyncio.to_thread(self.upload_files, list(files))
+
+    async def adownload_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]:
+        return await asyncio.to_thread(self.download_files, list(paths))

@@ -1,0 +1,135 @@
+"""Type stubs for pathgate.backend (checked against the module by mypy.stubtest)."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, TypedDict
+
+from ._core import Resolver, Session
+from .sandbox import SandboxMixin
+
+__all__ = [
+    "Backend",
+    "DeleteResult",
+    "EditResult",
+    "FileData",
+    "FileDownloadResponse",
+    "FileInfo",
+    "FileOperationError",
+    "FileUploadResponse",
+    "GlobResult",
+    "GrepMatch",
+    "GrepResult",
+    "LsResult",
+    "ReadResult",
+    "WriteResult",
+    "convert_file_data",
+]
+
+FileOperationError = Literal["file_not_found", "permission_denied", "is_directory", "invalid_path"]
+
+class FileInfo(TypedDict):
+    path: str
+    is_dir: NotRequired[bool]
+    size: NotRequired[int]
+    modified_at: NotRequired[str]
+
+class GrepMatch(TypedDict):
+    path: str
+    line: int
+    text: str
+
+class FileData(TypedDict):
+    content: str
+    encoding: str
+    created_at: NotRequired[str]
+    modified_at: NotRequired[str]
+
+@dataclass
+class ReadResult:
+    error: str | None = None
+    file_data: FileData | None = None
+    total_lines: int | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    next_offset: int | None = None
+    no_lines_requested: bool = False
+    def __post_init__(self) -> None: ...
+
+@dataclass
+class WriteResult:
+    error: str | None = None
+    path: str | None = None
+
+@dataclass
+class EditResult:
+    error: str | None = None
+    path: str | None = None
+    occurrences: int | None = None
+
+@dataclass
+class DeleteResult:
+    error: str | None = None
+    path: str | None = None
+
+@dataclass
+class LsResult:
+    error: str | None = None
+    entries: list[FileInfo] | None = None
+
+@dataclass
+class GrepResult:
+    error: str | None = None
+    matches: list[GrepMatch] | None = None
+    truncated: bool = False
+
+@dataclass
+class GlobResult:
+    error: str | None = None
+    matches: list[FileInfo] | None = None
+    truncated: bool = False
+
+@dataclass
+class FileUploadResponse:
+    path: str
+    error: FileOperationError | str | None = None
+
+@dataclass
+class FileDownloadResponse:
+    path: str
+    content: bytes | None = None
+    error: FileOperationError | str | None = None
+
+def convert_file_data(data: Mapping[str, Any]) -> FileData: ...
+
+class Backend(SandboxMixin):
+    def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None: ...
+    @property
+    def resolver(self) -> Resolver: ...
+    @property
+    def session(self) -> Session | None: ...
+    def ls(self, path: str) -> LsResult: ...
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult: ...
+    def write(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
+    def edit(
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> EditResult: ...
+    def delete(self, file_path: str) -> DeleteResult: ...
+    def grep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+    ) -> GrepResult: ...
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult: ...
+    def upload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
+    def download_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]: ...
+    async def als(self, path: str) -> LsResult: ...
+    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult: ...
+    async def awrite(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
+    async def aedit(
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> EditResult: ...
+    async def adelete(self, file_path: str) -> DeleteResult: ...
+    async def agrep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+    ) -> GrepResult: ...
+    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult: ...
+    async def aupload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
+    async def adownload_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]: ...

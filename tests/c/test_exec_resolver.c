@@ -1,0 +1,320 @@
+/* test_exec_resolver.c - pathgate_exec_run / pathgate_exec_run_session on
+ * a real resolver: the working directory comes from a canonical address or
+ * the session's cwd, every base is a grant (read-only ones without write),
+ * and nothing outside the bases is reachable. */
+#define _GNU_SOURCE
+#include "support.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * <tmp>/repo            root "repo" (the first root)
+ *        sub/deep/
+ *        file.txt
+ *        link_out -> ../outside   (escapes)
+ * <tmp>/game            root "game"
+ * <tmp>/mods/My Mod     mod "My Mod", read-only
+ *        readme.txt
+ * <tmp>/outside/secret.txt
+ */
+typedef struct fixture {
+    char *tmp;
+    char repo[512], game[512], mod[512], outside[512];
+    char repo_real[PATH_MAX], game_real[PATH_MAX], mod_real[PATH_MAX];
+} fixture;
+
+static void mk(const char *dir, const char *rel)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int exists_in(const char *dir, const char *rel)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->tmp = pg_tmpdir_make();
+    assert_non_null(f->tmp);
+    snprintf(f->repo, sizeof f->repo, "%s/repo", f->tmp);
+    snprintf(f->game, sizeof f->game, "%s/game", f->tmp);
+    snprintf(f->mod, sizeof f->mod, "%s/mods/My Mod", f->tmp);
+    snprintf(f->outside, sizeof f->outside, "%s/outside", f->tmp);
+    mk(f->tmp, "repo");
+    mk(f->tmp, "repo/sub");
+    mk(f->tmp, "repo/sub/deep");
+    mk(f->tmp, "game");
+    mk(f->tmp, "mods");
+    mk(f->tmp, "mods/My Mod");
+    mk(f->tmp, "outside");
+    put(f->repo, "file.txt", "in repo\n");
+    put(f->mod, "readme.txt", "mod text\n");
+    put(f->outside, "secret.txt", "TOPSECRET-CONTENT\n");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/link_out", f->repo);
+    assert_int_equal(symlink("../outside", p), 0);
+    assert_non_null(realpath(f->repo, f->repo_real));
+    assert_non_null(realpath(f->game, f->game_real));
+    assert_non_null(realpath(f->mod, f->mod_real));
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    pg_tmpdir_remove(f->tmp);
+    free(f);
+    return 0;
+}
+
+static int make_resolver(pathgate_resolver **out, const fixture *f, const pathgate_allocator *a)
+{
+    pathgate_base_spec roots[2] = {
+        {"repo", 4, f->repo, strlen(f->repo), 0},
+        {"game", 4, f->game, strlen(f->game), 0},
+    };
+    pathgate_base_spec mods[1] = {{"My Mod", 6, f->mod, strlen(f->mod), PATHGATE_BASE_READ_ONLY}};
+    pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+    o.roots = roots;
+    o.nroots = 2;
+    o.mods = mods;
+    o.nmods = 1;
+    o.allocator = a;
+    return pathgate_resolver_new(out, &o, NULL);
+}
+
+static pathgate_resolver *resolver(const fixture *f)
+{
+    pathgate_resolver *r = NULL;
+    assert_int_equal(make_resolver(&r, f, pg_test_alloc()), 0);
+    return r;
+}
+
+static void skip_without_landlock(void)
+{
+    if (pathgate_exec_landlock_abi() < 1)
+        skip();
+}
+
+static void assert_no_host_path(const fixture *f, const char *msg)
+{
+    assert_null(strstr(msg, f->tmp));
+    assert_null(strstr(msg, "/tmp"));
+}
+
+static void test_default_cwd_is_the_first_root(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err;
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("pwd -P; cat file.txt; echo made > made.txt"),
+                                       NULL, &err),
+                     0);
+    char expected[PATH_MAX + 64];
+    snprintf(expected, sizeof expected, "%s\nin repo\n", f->repo_real);
+    assert_string_equal(res.output.ptr, expected);
+    assert_int_equal(res.exit_code, 0);
+    assert_int_equal(res.landlock_abi, pathgate_exec_landlock_abi());
+    pathgate_exec_result_dispose(&res);
+    assert_true(exists_in(f->repo, "made.txt"));
+    pathgate_resolver_free(r);
+}
+
+static void test_session_cwd_and_every_base(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_session *s = NULL;
+    assert_int_equal(pathgate_session_new(&s, r, NULL, 0, NULL), 0);
+    pathgate_buf msg = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_session_push(&msg, s, PG_S("sub/deep"), NULL), 0);
+    pathgate_buf_dispose(&msg);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "pwd -P; echo deep > here.txt; echo g > '%s/g.txt'; cat '%s/readme.txt'; "
+             "echo nope > '%s/w.txt'; echo mod_rc=$?; cat '%s/secret.txt'; echo out_rc=$?",
+             f->game, f->mod, f->mod, f->outside);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    assert_int_equal(pathgate_exec_run_session(&res, s, cmd, strlen(cmd), NULL, NULL), 0);
+    char expected[PATH_MAX + 64];
+    snprintf(expected, sizeof expected, "%s/sub/deep\n", f->repo_real);
+    assert_int_equal(strncmp(res.output.ptr, expected, strlen(expected)), 0);
+    assert_non_null(strstr(res.output.ptr, "mod text\n"));
+    assert_non_null(strstr(res.output.ptr, "mod_rc=2"));
+    assert_non_null(strstr(res.output.ptr, "out_rc=1"));
+    assert_null(strstr(res.output.ptr, "TOPSECRET"));
+    pathgate_exec_result_dispose(&res);
+    assert_true(exists_in(f->repo, "sub/deep/here.txt"));
+    assert_true(exists_in(f->game, "g.txt"));
+    assert_false(exists_in(f->mod, "w.txt"));
+
+    /* An explicit cwd overrides the session's. */
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.cwd = "mod:My Mod";
+    o.cwd_len = strlen(o.cwd);
+    assert_int_equal(pathgate_exec_run_session(&res, s, PG_S("pwd -P"), &o, NULL), 0);
+    snprintf(expected, sizeof expected, "%s\n", f->mod_real);
+    assert_string_equal(res.output.ptr, expected);
+    pathgate_exec_result_dispose(&res);
+    pathgate_session_free(s);
+    pathgate_resolver_free(r);
+}
+
+static void test_outward_symlink_inside_a_root(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    assert_int_equal(pathgate_exec_run(&res, r,
+                                       PG_S("cat link_out/secret.txt; echo x > link_out/new.txt; "
+                                            "cd link_out && ls; echo end"),
+                                       NULL, NULL),
+                     0);
+    assert_null(strstr(res.output.ptr, "TOPSECRET"));
+    assert_non_null(strstr(res.output.ptr, "end\n"));
+    pathgate_exec_result_dispose(&res);
+    assert_false(exists_in(f->outside, "new.txt"));
+    pathgate_resolver_free(r);
+}
+
+static void test_bad_cwd_is_refused_before_anything_runs(void **state)
+{
+    fixture *f = *state;
+    pathgate_resolver *r = resolver(f);
+    static const struct {
+        const char *cwd;
+        int code;
+    } cases[] = {
+        {"root:nope", PATHGATE_EINVALIDPATH},
+        {"root:repo/../outside", PATHGATE_EINVALIDPATH},
+        {"root:repo/link_out", PATHGATE_EINVALIDPATH}, /* escapes through a symlink */
+        {"root:repo/missing", PATHGATE_EINVALIDPATH},
+        {"root:repo/file.txt", PATHGATE_ENOTDIR},
+        {"/etc", PATHGATE_EINVALIDPATH},
+        {"", PATHGATE_EINVALIDPATH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+        o.cwd = cases[i].cwd;
+        o.cwd_len = strlen(cases[i].cwd);
+        o.allow_unconfined = 1;
+        pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+        pathgate_error err = {0, ""};
+        int rc = pathgate_exec_run(&res, r, PG_S("echo ran > ran.txt"), &o, &err);
+        if (rc != cases[i].code)
+            fail_msg("cwd %s: %d (%s), expected %d", cases[i].cwd, rc, err.message, cases[i].code);
+        if (rc == PATHGATE_EINVALIDPATH)
+            assert_string_equal(err.message, PATHGATE_MSG_INVALID);
+        assert_no_host_path(f, err.message);
+        assert_null(res.output.ptr);
+        assert_false(exists_in(f->repo, "ran.txt"));
+    }
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.cwd = "root:repo\0x";
+    o.cwd_len = 11;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("true"), &o, NULL), PATHGATE_ENUL);
+    assert_int_equal(pathgate_exec_run(&res, NULL, PG_S("true"), NULL, NULL), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_exec_run_session(&res, NULL, PG_S("true"), NULL, NULL), PATHGATE_EINVAL);
+    pathgate_resolver_free(r);
+}
+
+static void test_refuses_unconfined_through_the_resolver(void **state)
+{
+    fixture *f = *state;
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("echo ran > ran2.txt"), &o, &err),
+                     PATHGATE_EUNSUPPORTED);
+    assert_no_host_path(f, err.message);
+    assert_false(exists_in(f->repo, "ran2.txt"));
+    o.allow_unconfined = 1;
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("echo ran > ran2.txt"), &o, &err), 0);
+    assert_int_equal(res.landlock_abi, 0);
+    pathgate_exec_result_dispose(&res);
+    assert_true(exists_in(f->repo, "ran2.txt"));
+    pathgate_resolver_free(r);
+}
+
+typedef struct alloc_ctx {
+    fixture *f;
+    int session;
+} alloc_ctx;
+
+static int run_with_alloc(const pathgate_allocator *alloc, void *p)
+{
+    alloc_ctx *c = p;
+    pathgate_resolver *r = NULL;
+    int rc = make_resolver(&r, c->f, alloc);
+    if (rc)
+        return rc;
+    pathgate_session *s = NULL;
+    if (c->session && (rc = pathgate_session_new(&s, r, NULL, 0, NULL)) != 0) {
+        pathgate_resolver_free(r);
+        return rc;
+    }
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.allow_unconfined = 1;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    rc = c->session ? pathgate_exec_run_session(&res, s, PG_S("echo hi"), &o, NULL)
+                    : pathgate_exec_run(&res, r, PG_S("echo hi"), &o, NULL);
+    if (rc == 0)
+        assert_string_equal(res.output.ptr, "hi\n");
+    else
+        assert_null(res.output.ptr);
+    pathgate_exec_result_dispose(&res);
+    pathgate_session_free(s);
+    pathgate_resolver_free(r);
+    return rc;
+}
+
+static void test_every_allocation_failure_is_clean(void **state)
+{
+    alloc_ctx c = {*state, 0};
+    assert_true(pg_for_each_failing_alloc(run_with_alloc, &c) > 0);
+    c.session = 1;
+    assert_true(pg_for_each_failing_alloc(run_with_alloc, &c) > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_cwd_is_the_first_root),
+        cmocka_unit_test(test_session_cwd_and_every_base),
+        cmocka_unit_test(test_outward_symlink_inside_a_root),
+        cmocka_unit_test(test_bad_cwd_is_refused_before_anything_runs),
+        cmocka_unit_test(test_refuses_unconfined_through_the_resolver),
+        cmocka_unit_test(test_every_allocation_failure_is_clean),
+    };
+    return cmocka_run_group_tests_name("exec_resolver", tests, setup, teardown);
+}

@@ -1,0 +1,134 @@
+-- exec_spec.lua - resolver:execute / session:execute: contained commands
+-- (DESIGN.md section 7b) seen from Lua: the result table, the session's
+-- cwd, containment, exit codes, timeout, output cap, the failure
+-- convention (nil, message, code) and misuse.
+local pathgate = require "pathgate"
+local helpers = require "helpers"
+
+local function landlock()
+  local r = assert(pathgate.Resolver { roots = { { "x", "/tmp" } } })
+  local res = r:execute("true", { allow_unconfined = true })
+  r:close()
+  return res and res.landlock_abi > 0
+end
+
+local function raises(pattern, f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "expected an error matching " .. pattern)
+  assert.matches(pattern, err, 1, true)
+end
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+local function realpath(path)
+  local out, ok = helpers.sh("cd " .. helpers.sh_quote(path) .. " && pwd -P")
+  assert(ok)
+  return (out:gsub("\n$", ""))
+end
+
+describe("execute", function()
+  local t, r, confined
+
+  setup(function()
+    t = helpers.make_tree()
+    confined = landlock()
+  end)
+  teardown(function() helpers.rmtree(t.top) end)
+  before_each(function()
+    r = assert(pathgate.Resolver { roots = { { "repo", t.repo }, { "game", t.game } },
+                                   mods = { ["Some Mod"] = t.mod } })
+  end)
+
+  it("runs in the first root and returns the result table", function()
+    local res = assert(r:execute("pwd -P; echo out; echo err >&2; exit 3"))
+    assert.are.equal(realpath(t.repo) .. "\nout\nerr\n", res.output)
+    assert.are.equal(3, res.exit_code)
+    assert.is_false(res.truncated)
+    assert.is_false(res.timed_out)
+    assert.is_number(res.landlock_abi)
+  end)
+
+  it("runs in the session's cwd and creates files there", function()
+    local s = assert(pathgate.Session(r))
+    assert(s:push("common/traits"))
+    local res = assert(s:execute("pwd -P; cat 00_traits.txt; echo new > made.txt"))
+    assert.are.equal(realpath(t.repo .. "/common/traits") .. "\ntrait = 1\n", res.output)
+    assert.is_true(exists(t.repo .. "/common/traits/made.txt"))
+    local mod = assert(s:execute("pwd -P", { cwd = "mod:Some Mod" }))
+    assert.are.equal(realpath(t.mod) .. "\n", mod.output)
+  end)
+
+  it("cannot reach outside the bases", function()
+    if not confined then pending("no Landlock on this kernel") return end
+    local res = assert(r:execute("cat ../outside/secret.txt; cat escape/secret.txt; " ..
+                                 "echo x > escape/new.txt; cd .. && echo y > out.txt; " ..
+                                 "echo z > /tmp/pathgate-lua-escape-$$; echo end"))
+    assert.is_nil(res.output:find("secret\n", 1, true))
+    assert.matches("end\n$", res.output)
+    assert.is_false(exists(t.outside .. "/new.txt"))
+    assert.is_false(exists(t.top .. "/out.txt"))
+    local f = assert(io.open(t.outside .. "/secret.txt"))
+    assert.are.equal("secret\n", f:read("a"))
+    f:close()
+  end)
+
+  it("passes exit codes and signals through", function()
+    assert.are.equal(0, r:execute("true").exit_code)
+    assert.are.equal(42, r:execute("exit 42").exit_code)
+    assert.are.equal(128 + 9, r:execute("kill -KILL $$").exit_code)
+    assert.are.equal(7, r:execute("exec 1>&- 2>&-; sleep 0.2; exit 7").exit_code)
+  end)
+
+  it("times out with 124 and caps the output", function()
+    local res = assert(r:execute("echo before; sleep 30", { timeout = 0.3 }))
+    assert.are.equal(124, res.exit_code)
+    assert.is_true(res.timed_out)
+    assert.are.equal("before\n", res.output)
+    local big = assert(r:execute("head -c 50000 /dev/zero | tr '\\0' b", { output_cap = 100 }))
+    assert.are.equal(string.rep("b", 100), big.output)
+    assert.is_true(big.truncated)
+    assert.are.equal(0, big.exit_code)
+  end)
+
+  it("builds the environment from scratch plus env", function()
+    local res = assert(r:execute('echo "$FOO|$LANG|${HOSTVAR-unset}"', { env = { FOO = "a b" } }))
+    assert.are.equal("a b|C.UTF-8|unset\n", res.output)
+  end)
+
+  it("returns nil, message, code on expected failures", function()
+    local v, msg, code = r:execute("true", { _test_no_landlock = true })
+    assert.is_nil(v)
+    assert.are.equal("unsupported", code)
+    assert.is_nil(msg:find(t.top, 1, true))
+    local res = assert(r:execute("echo unconfined", { _test_no_landlock = true, allow_unconfined = true }))
+    assert.are.equal(0, res.landlock_abi)
+    assert.are.equal("unconfined\n", res.output)
+    v, msg, code = r:execute("true", { cwd = "root:repo/escape" })
+    assert.is_nil(v)
+    assert.are.equal("invalid_path", code)
+    assert.are.equal("Invalid path / not found", msg)
+    v, msg, code = r:execute("true", { cwd = "root:repo/common/traits/00_traits.txt" })
+    assert.are.equal("not_a_directory", code)
+    v, msg, code = r:execute("echo a\0b")
+    assert.is_nil(v)
+    assert.are.equal("nul_byte", code)
+  end)
+
+  it("raises on misuse", function()
+    raises("string expected", r.execute, r, 42)
+    raises("unknown option 'bogus'", r.execute, r, "true", { bogus = 1 })
+    raises("option 'timeout'", r.execute, r, "true", { timeout = -1 })
+    raises("option 'output_cap'", r.execute, r, "true", { output_cap = 0 })
+    raises("option 'allow_network' must be a boolean", r.execute, r, "true", { allow_network = 1 })
+    raises("option 'env'", r.execute, r, "true", { env = { ["A=B"] = "x" } })
+    raises("option 'env'", r.execute, r, "true", { env = { A = 1 } })
+    local s = assert(pathgate.Session(r))
+    r:close()
+    raises("closed", r.execute, r, "true")
+    raises("closed", s.execute, s, "true")
+  end)
+end)

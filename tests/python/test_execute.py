@@ -1,0 +1,244 @@
+"""Backend.execute / aexecute / id and pathgate.execute: contained commands
+(DESIGN.md section 7b) from Python, including 8 concurrent executions from
+threads, each contained, and deepagents' sandbox protocol shape."""
+
+import asyncio
+import dataclasses
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+import pathgate
+from pathgate import Backend, ExecuteResponse
+
+confined = pytest.mark.skipif(pathgate.landlock_abi() < 1, reason="no Landlock on this kernel")
+
+
+@pytest.fixture
+def backend(resolver):
+    return Backend(pathgate.Session(resolver))
+
+
+def _gone(pid: int) -> bool:
+    """True when the process has ended (gone or a zombie), within 10 s:
+    SIGKILL has been sent when execute returns, exiting may take a moment."""
+    for _ in range(1000):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+# ----------------------------------------------------------- protocol
+
+
+def test_protocol_shape(backend, resolver):
+    assert [f.name for f in dataclasses.fields(ExecuteResponse)][:3] == [
+        "output", "exit_code", "truncated"]
+    assert isinstance(backend.id, str) and backend.id == backend.id
+    assert Backend(resolver).id != backend.id
+    assert asyncio.iscoroutinefunction(Backend.aexecute)
+    res = backend.execute("echo hello")
+    assert res == ExecuteResponse(output="hello\n", exit_code=0, truncated=False,
+                                  timed_out=False, landlock_abi=pathgate.landlock_abi())
+    assert asyncio.run(backend.aexecute("exit 3")).exit_code == 3
+
+
+# ------------------------------------------------------------- inside
+
+
+@confined
+def test_cwd_is_the_sessions_directory_and_files_land_in_the_tree(resolver, tree):
+    session = pathgate.Session(resolver)
+    session.push("common/traits")
+    b = Backend(session)
+    res = b.execute("pwd -P; cat 00_traits.txt; echo made > new.txt; rm -f gone.txt")
+    assert res.output == f"{os.path.realpath(tree['repo'] / 'common' / 'traits')}\ntraits\n"
+    assert (tree["repo"] / "common" / "traits" / "new.txt").read_text() == "made\n"
+    # a Resolver-backed Backend starts in the first root
+    assert Backend(resolver).execute("pwd -P").output == f"{os.path.realpath(tree['repo'])}\n"
+    # other bases are reachable by their host paths
+    res = b.execute(f"cat '{tree['mod']}/common/m.txt'; echo g > '{tree['game']}/g.txt'")
+    assert res.output == "m\n" and (tree["game"] / "g.txt").read_text() == "g\n"
+
+
+# ------------------------------------------------------------ outside
+
+
+@confined
+def test_escapes_fail_and_leave_the_outside_untouched(backend, tree):
+    secret = tree["outside"] / "secret.txt"
+    before = secret.read_bytes()
+    marker = f"/tmp/pathgate-py-escape-{os.getpid()}"
+    res = backend.execute(
+        f"cat '{secret}'; cat escape/secret.txt; echo x > escape/new.txt; "
+        f"echo y >> '{secret}'; echo z > {marker}; cd .. && echo w > up.txt; "
+        f"ln '{secret}' stolen; echo end")
+    assert "secret\n" not in res.output
+    assert res.output.endswith("end\n")
+    assert secret.read_bytes() == before
+    assert not (tree["outside"] / "new.txt").exists()
+    assert not os.path.exists(marker)
+    assert not (tree["tmp"] / "up.txt").exists()
+    assert not (tree["repo"] / "stolen").exists()
+
+
+@confined
+def test_tcp_connect_to_a_loopback_listener_is_denied(backend):
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.setblocking(False)
+        port = srv.getsockname()[1]
+        res = backend.execute(
+            f"bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'; "
+            f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))' "
+            "2>/dev/null || echo py-refused")
+        assert "connected" not in res.output
+        assert "py-refused" in res.output
+        with pytest.raises(BlockingIOError):
+            srv.accept()
+
+
+# ---------------------------------------------------- process lifetime
+
+
+@confined
+def test_timeout_kills_grandchildren(backend, tree):
+    res = backend.execute("(sleep 0.6; echo late > marker) & sleep 100 & echo $!; wait",
+                          timeout=0.3)
+    assert res.exit_code == 124 and res.timed_out
+    pid = int(res.output.split()[0])
+    assert _gone(pid)
+    time.sleep(0.9)
+    assert not (tree["repo"] / "marker").exists()
+
+
+def test_exit_codes_truncation_and_early_close(backend):
+    assert backend.execute("true").exit_code == 0
+    assert backend.execute("false").exit_code == 1
+    assert backend.execute("exit 42").exit_code == 42
+    assert backend.execute("kill -TERM $$").exit_code == 128 + 15
+    assert backend.execute("exec 1>&- 2>&-; sleep 0.2; exit 7").exit_code == 7
+    res = pathgate.execute(backend.session, "head -c 300000 /dev/zero | tr '\\0' x",
+                           output_cap=1000, allow_unconfined=True)
+    assert res.output == "x" * 1000 and res.truncated and res.exit_code == 0
+    # undecodable bytes are replaced, not an exception
+    assert backend.execute("printf 'a\\377b'").output == "a\ufffdb"
+
+
+# ------------------------------------------------------- concurrency
+
+
+@confined
+def test_eight_threads_each_contained(resolver, tree):
+    b = Backend(resolver)
+    secret = tree["outside"] / "secret.txt"
+    results: dict[int, ExecuteResponse] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work(i: int) -> None:
+        try:
+            start.wait()
+            results[i] = b.execute(
+                f"echo $HOME > home_{i}; cat '{secret}' 2>/dev/null; "
+                f"echo x 2>/dev/null > /tmp/pathgate-py-thread-{i}; sleep 0.2; printf t{i}; exit {i}")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    homes = set()
+    for i in range(8):
+        assert results[i].output == f"t{i}", results[i]
+        assert results[i].exit_code == i
+        assert not os.path.exists(f"/tmp/pathgate-py-thread-{i}")
+        home = (tree["repo"] / f"home_{i}").read_text().strip()
+        assert not os.path.exists(home)  # removed after its run
+        homes.add(home)
+    assert len(homes) == 8
+
+
+def test_the_gil_is_released_while_a_command_runs(backend):
+    ticks = 0
+    done = threading.Event()
+
+    def tick() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.005)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    backend.configure_execute(allow_unconfined=True)
+    backend.execute("sleep 0.3")
+    done.set()
+    t.join()
+    assert ticks > 5
+
+
+# -------------------------------------------------- refusals and misuse
+
+
+def test_unconfined_is_refused_unless_allowed(resolver, tree):
+    with pytest.raises(pathgate.Error) as info:
+        pathgate.sandbox._core._execute(resolver, "echo ran > ran.txt", _test_no_landlock=True)
+    assert info.value.kind == "unsupported"
+    assert str(tree["tmp"]) not in str(info.value)
+    assert not (tree["repo"] / "ran.txt").exists()
+    out = pathgate.sandbox._core._execute(resolver, "echo ran > ran.txt", _test_no_landlock=True,
+                                          allow_unconfined=True)
+    assert out[1] == 0 and out[4] == 0
+    assert (tree["repo"] / "ran.txt").exists()
+
+
+def test_refusals_are_results_on_backend_and_errors_on_execute(backend, resolver, tree):
+    with pytest.raises(pathgate.Error) as info:
+        pathgate.execute(resolver, "true", cwd="root:repo/escape")
+    assert info.value.kind == "invalid_path"
+    assert str(info.value) == pathgate.INVALID_PATH_MESSAGE
+    with pytest.raises(pathgate.Error) as info:
+        pathgate.execute(resolver, "true", cwd="root:repo/README.md")
+    assert info.value.kind == "not_a_directory"
+    res = backend.execute("echo a\0b")
+    assert res.exit_code is None and res.output.startswith("Error: ")
+    assert str(tree["tmp"]) not in res.output
+
+
+def test_environment(backend):
+    os.environ["PATHGATE_PY_HOST_SECRET"] = "1"
+    try:
+        backend.configure_execute(env={"FOO": "bar"}, allow_unconfined=True)
+        out = backend.execute('echo "$FOO|$LANG|${PATHGATE_PY_HOST_SECRET-unset}|$PATH"').output
+    finally:
+        del os.environ["PATHGATE_PY_HOST_SECRET"]
+    assert out == "bar|C.UTF-8|unset|/usr/local/bin:/usr/bin:/bin\n"
+
+
+def test_misuse_raises(backend, resolver):
+    with pytest.raises(TypeError):
+        backend.execute(b"true")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        pathgate.execute(object(), "true")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        backend.execute("true", timeout=0)
+    with pytest.raises(ValueError):
+        pathgate.execute(resolver, "true", output_cap=0)
+    with pytest.raises(TypeError):
+        pathgate.execute(resolver, "true", env={"A": 1})  # type: ignore[dict-item]
+    with pytest.raises(ValueError):
+        pathgate.execute(resolver, "true", env={"A=B": "x"})
