@@ -19,6 +19,7 @@ static int scratch_gc(lua_State *L)
 }
 
 __attribute__((visibility("default"))) int luaopen_pathgate(lua_State *L);
+void pg_open_fs(lua_State *L, int module_idx, int scratch_idx);   /* fs.c */
 void pg_open_exec(lua_State *L, int module_idx, int scratch_idx); /* exec.c */
 
 int luaopen_pathgate(lua_State *L)
@@ -41,7 +42,7 @@ int luaopen_pathgate(lua_State *L)
     pg_open_ref(L, 1, 2);
     pg_open_resolver(L, 1, 2);
     pg_open_session(L, 1, 2);
-    { void pg_open_fs(lua_State *, int, int); pg_open_fs(L, 1, 2); } /* fs.c: methods of Resolver, Session */
+    pg_open_fs(L, 1, 2);   /* after resolver and session: adds their file operations */
     pg_open_exec(L, 1, 2); /* after resolver and session: adds their execute */
 
     lua_pushstring(L, pathgate_version());

@@ -28,7 +28,7 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -182,8 +182,9 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _convention(args: argparse.Namespace) -> str | None:
-    return args.convention
+def _convention(args: argparse.Namespace) -> Literal["posix", "windows"] | None:
+    # argparse's choices= already restricted the value.
+    return cast('Literal["posix", "windows"] | None', args.convention)
 
 
 def cmd_uri(args: argparse.Namespace) -> int:
@@ -233,7 +234,8 @@ def _check(result: Any) -> Any:
 
 
 def _default_dir(args: argparse.Namespace, backend: Any) -> str:
-    return args.path if args.path else f"root:{next(iter(load_config(args)[0]))}"
+    # Without an operand, the home root (the first configured root).
+    return str(args.path) if args.path else f"root:{backend.resolver.roots[0]}"
 
 
 def cmd_ls(args: argparse.Namespace) -> int:

@@ -189,3 +189,79 @@ def test_python_dash_m_entry_point(tree: Path) -> None:
     assert proc.stdout == ""
     assert "Invalid path / not found" in proc.stderr
     assert str(tree) not in proc.stderr
+
+
+# --------------------------------------------------------- file operations
+
+
+def test_ls_plain_and_json(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*flags(tree), "ls", "root:repo"], capsys)
+    assert code == 0, err
+    paths = [line.split("\t")[0] for line in out.splitlines()]
+    assert paths == ["root:repo/common/", "root:repo/notes.md"]  # the outward symlink is not listed
+    code, out, _ = run([*flags(tree), "ls", "--json"], capsys)  # default: the home root
+    entries = json.loads(out)
+    assert [e["path"] for e in entries] == paths
+    assert entries[1]["is_dir"] is False and entries[1]["size"] == len("alpha\nbeta\ngamma\n")
+    assert_no_host_path(out, tree)
+
+
+def test_read_window_plain_and_json(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([*flags(tree), "read", "root:repo/notes.md", "--offset", "1", "--limit", "1"], capsys)
+    assert code == 0
+    assert "beta" in out and "alpha" not in out and "gamma" not in out
+    code, out, _ = run([*flags(tree), "--json", "read", "root:repo/notes.md"], capsys)
+    data = json.loads(out)
+    assert data["error"] is None and data["total_lines"] == 3
+    assert "gamma" in data["file_data"]["content"]
+
+
+def test_grep_and_glob(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([*flags(tree), "grep", "brave"], capsys)
+    assert (code, out) == (0, "root:repo/common/traits/00_traits.txt:1:brave = yes\n")
+    code, out, _ = run([*flags(tree), "--json", "grep", "brave", "mod:Some Mod"], capsys)
+    data = json.loads(out)
+    assert data["matches"] == [{"path": "mod:Some Mod/common/x.txt", "line": 1, "text": "brave mod"}]
+    code, out, err = run([*flags(tree), "grep", "a", "--max-count", "1"], capsys)
+    assert code == 0 and len(out.splitlines()) == 1 and "truncated" in err
+    code, out, _ = run([*flags(tree), "glob", "*.txt"], capsys)
+    assert (code, out) == (0, "root:repo/common/traits/00_traits.txt\n")
+    code, out, _ = run([*flags(tree), "--json", "glob", "**/*.md", "root:repo"], capsys)
+    assert [m["path"] for m in json.loads(out)["matches"]] == ["root:repo/notes.md"]
+
+
+def test_write_from_stdin_and_edit(tree: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run([*flags(tree), "write", "root:repo/new/dir/file.txt"], capsys,
+                         stdin="one\ntwo two\n", monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert (tree / "repo" / "new" / "dir" / "file.txt").read_text() == "one\ntwo two\n"
+    assert out == "wrote root:repo/new/dir/file.txt\n"
+    code, out, err = run([*flags(tree), "edit", "root:repo/new/dir/file.txt", "two", "2"], capsys)
+    assert code == 1 and "appears 2 times" in err, err
+    code, out, _ = run([*flags(tree), "--json", "edit", "root:repo/new/dir/file.txt", "two", "2",
+                        "--replace-all"], capsys)
+    assert code == 0 and json.loads(out)["occurrences"] == 2
+    assert (tree / "repo" / "new" / "dir" / "file.txt").read_text() == "one\n2 2\n"
+
+
+def test_file_operation_failures_exit_1_without_host_path(tree: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = (tree / "outside.txt").read_text()
+    cases = [
+        ["read", "root:repo/escape"],
+        ["read", "root:repo/../outside.txt"],
+        ["read", "root:repo/missing.txt"],
+        ["ls", "root:nope"],
+        ["edit", "root:repo/notes.md", "absent", "x"],
+        ["grep", "x", str(tree / "outside.txt")],
+    ]
+    for argv in cases:
+        code, out, err = run([*flags(tree), *argv], capsys)
+        assert code == 1, argv
+        assert out == "" and err.startswith(f"pathgate: {argv[0]}: "), (argv, err)
+        assert_no_host_path(err, tree)
+    code, _, err = run([*flags(tree), "write", "root:repo/escape"], capsys, stdin="pwned",
+                       monkeypatch=monkeypatch)
+    assert code == 1
+    assert (tree / "outside.txt").read_text() == outside
