@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import tomllib
-from collections.abc import Sequence
+import collections.abc as _abc
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -362,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: _abc.Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
