@@ -265,3 +265,12 @@ def test_file_operation_failures_exit_1_without_host_path(tree: Path, capsys: py
                        monkeypatch=monkeypatch)
     assert code == 1
     assert (tree / "outside.txt").read_text() == outside
+
+
+def test_package_exports_match_its_modules() -> None:
+    import pathgate
+    from pathgate import backend, sandbox
+
+    for name in [*backend.__all__, *sandbox.__all__]:
+        assert name in pathgate.__all__ and getattr(pathgate, name) is getattr(
+            backend if name in backend.__all__ else sandbox, name)
