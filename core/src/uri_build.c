@@ -112,12 +112,10 @@ int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, 
         /* write the segment after a tentative '/'; keep it only if real */
         size_t start = i;
         size_t w = b->len + (b->count ? 1 : 0);
-        int colon = 0;
         while (i < n) {
             unsigned char c = (unsigned char)s[i];
             unsigned cls = pathgate__pct_class[c];
             if (!(cls & (PATHGATE__PCT_SEG | PATHGATE__PCT_SLASH))) {
-                colon |= c == ':';
                 buf[w++] = (char)c;
             } else if (c == '/' || (win && c == '\\')) {
                 break;
@@ -137,7 +135,7 @@ int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, 
             (void)pathgate__ub_pop(b); /* clamps at the root */
             continue;
         }
-        if ((flags & PATHGATE__UB_DESCENDANT) && win && colon)
+        if ((flags & PATHGATE__UB_DESCENDANT) && win && memchr(s + start, ':', raw))
             return pathgate__error_set(err, PATHGATE_ENOTDESC,
                                        "a Windows segment holding ':' is not a plain name");
         if (b->count)

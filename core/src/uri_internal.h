@@ -1,5 +1,5 @@
 /* uri_internal.h - internal: the pathgate_uri layout and the builder that
- * every constructor (parse, from_native, join, parent) uses.
+ * the constructors (parse, from_native, join) write through.
  *
  * A pathgate_uri is ONE allocation: this header followed by the
  * NUL-terminated URI string. Everything else (segments, decoded forms) is
@@ -48,6 +48,13 @@ static inline unsigned char pathgate__ascii_lower(unsigned char c)
 
 /* 1 for a drive segment as URIs spell it: `X:` or `X%3A` (any case). */
 int pathgate__uri_is_drive_seg(const char *s, size_t n);
+/* 1 for `X|`, the legacy drive spelling WHATWG URL parsers (browsers,
+ * Node) read as `X:` in a file URL's first segment: parse reads it so too,
+ * and a POSIX path whose first segment it is has no honest URI form. */
+static inline int pathgate__uri_is_pipe_drive_seg(const char *s, size_t n)
+{
+    return n == 2 && pathgate__is_alpha((unsigned char)s[0]) && s[1] == '|';
+}
 
 /* Allocates a URI able to hold a string of cap bytes; NULL on ENOMEM. */
 pathgate_uri *pathgate__uri_alloc(const pathgate_allocator *a, size_t cap);

@@ -82,8 +82,9 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
     }
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
-    if (!win && first && pathgate__uri_is_drive_seg(first, first_n)) {
-        /* A POSIX result `/C:/..` would read back as a Windows drive: as in
+    if (!win && first && (pathgate__uri_is_drive_seg(first, first_n) ||
+                          pathgate__uri_is_pipe_drive_seg(first, first_n))) {
+        /* A POSIX result `/C:/..` (or `/C|/..`) would read back as a Windows drive: as in
          * from_native it becomes the opaque form of its native bytes,
          * decoded in place (decoding only shrinks). */
         char *path = b.buf + b.seg_start - 1;

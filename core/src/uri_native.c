@@ -132,8 +132,8 @@ static int posix_from_native(pathgate_uri **out, const char *s, size_t n,
     if (n == 0 || s[0] != '/')
         return pathgate__error_set(err, PATHGATE_ENOTABS, "POSIX path is not absolute");
     /* the common case: no dot or empty segment, no NUL, not drive-like */
-    int drive_like = n >= 3 && pathgate__is_alpha((unsigned char)s[1]) && s[2] == ':' &&
-                     (n == 3 || s[3] == '/');
+    int drive_like = n >= 3 && pathgate__is_alpha((unsigned char)s[1]) &&
+                     (s[2] == ':' || s[2] == '|') && (n == 3 || s[3] == '/');
     int high;
     long enc;
     if (!slow && !drive_like && (enc = fast_segments(s + 1, n - 1, 0, &high)) >= 0)
@@ -146,8 +146,10 @@ static int posix_from_native(pathgate_uri **out, const char *s, size_t n,
     (void)pathgate__ub_push_native(&b, s, n, 0, 0, err);
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
-    if (first && pathgate__uri_is_drive_seg(first, first_n)) {
-        /* `/C:/x` would read back as a Windows drive: no honest URI form */
+    if (first && (pathgate__uri_is_drive_seg(first, first_n) ||
+                  pathgate__uri_is_pipe_drive_seg(first, first_n))) {
+        /* `/C:/x` (or `/C|/x`) would read back as a Windows drive: no
+         * honest URI form */
         return pathgate__uri_make_opaque(out, a, (const unsigned char *)s, n, err);
     }
     return pathgate__ub_finish(&b, out, err);
@@ -169,7 +171,7 @@ typedef struct win_root {
 
 static int drive_at(const char *s, size_t n, size_t i)
 {
-    return n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
+    return i <= n && n - i >= 3 && pathgate__is_alpha((unsigned char)s[i]) && s[i + 1] == ':' &&
            is_sep(s[i + 2]);
 }
 

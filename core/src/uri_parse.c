@@ -225,7 +225,7 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
     while (i < n) {
         /* write the segment after a tentative '/'; keep it only if real */
         size_t start = i;
-        size_t w = b->len + (b->count ? 1 : 0);
+        size_t seg_o = b->len + (b->count ? 1 : 0), w = seg_o;
         while (i < n && path[i] != '/') {
             unsigned char c = (unsigned char)path[i];
             if (c == '%') {
@@ -257,8 +257,10 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
         }
         if (b->count)
             buf[b->len] = '/';
+        if (!b->count && !hosted && pathgate__uri_is_pipe_drive_seg(buf + seg_o, w - seg_o))
+            buf[seg_o + 1] = ':'; /* `C|` is the drive `C:` (as WHATWG reads it) */
         b->len = w;
-        if (++b->count == 1 && (hosted || pathgate__uri_is_drive_seg(path + start, raw)))
+        if (++b->count == 1 && (hosted || pathgate__uri_is_drive_seg(buf + seg_o, w - seg_o)))
             b->floor = 1; /* a share or a drive: the root */
     }
     return PATHGATE_OK;
@@ -309,6 +311,8 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
     /* a drive is upper-cased; a bare one gets its root '/' */
     const char *slash = n > 1 ? memchr(path + 1, '/', n - 1) : NULL;
     size_t first = slash ? (size_t)(slash - (path + 1)) : n - 1;
+    if (pathgate__uri_is_pipe_drive_seg(path + 1, first))
+        return NOT_PLAIN; /* `C|`: the full path rewrites it */
     int drive = pathgate__uri_is_drive_seg(path + 1, first);
     int bare = drive && !slash;
     size_t out_len = PATHGATE__URI_PREFIX_LEN + n + (size_t)bare;

@@ -251,7 +251,7 @@ static void test_random_posix_round_trips(void **state)
     (void)state;
     static const char *pieces[] = {"/", "/", "/", "a", "B", ".", "..", "%", "%2F", "%41", " ",
                                    "#", "?", "\\", "C:", "é", "\xff", "~", "[", "|", "\t",
-                                   ":", "@", "..."};
+                                   ":", "@", "...", "d|"};
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
     char text[256], norm[256];
     for (int iter = 0; iter < 3000; iter++) {
@@ -272,7 +272,8 @@ static void test_random_posix_round_trips(void **state)
         assert_string_equal(pathgate_uri_string(again, NULL), s);
         assert_true(pathgate_uri_equal(u, again));
         assert_true(pathgate_uri_hash(u) == pathgate_uri_hash(again));
-        int drive_like = nn >= 3 && norm[2] == ':' && (nn == 3 || norm[3] == '/') &&
+        int drive_like = nn >= 3 && (norm[2] == ':' || norm[2] == '|') &&
+                         (nn == 3 || norm[3] == '/') &&
                          ((norm[1] | 0x20) >= 'a' && (norm[1] | 0x20) <= 'z');
         pathgate_buf b = PATHGATE_BUF_INIT;
         int rc = pathgate_uri_to_native(&b, again, PATHGATE_CONVENTION_POSIX, NULL);
@@ -454,6 +455,44 @@ static void test_fast_paths_agree_with_full_paths(void **state)
     }
 }
 
+/* Every short text over the bytes that steer the root parsers, each in a
+ * heap buffer of exactly its size (so that ASan sees any read past it). */
+static void test_short_inputs_in_exact_buffers(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "\\/.?C:U%f";
+    const size_t k = sizeof alphabet - 1;
+    pathgate_uri *bases[3] = {parse_ok("file:///a"), parse_ok("file:///C:/a"),
+                              parse_ok("file://s/sh/a")};
+    for (size_t len = 0; len <= 5; len++) {
+        size_t total = 1;
+        for (size_t i = 0; i < len; i++)
+            total *= k;
+        for (size_t code = 0; code < total; code++) {
+            char *text = malloc(len ? len : 1);
+            size_t c = code;
+            for (size_t i = 0; i < len; i++, c /= k)
+                text[i] = alphabet[c % k];
+            pathgate_uri *u = NULL;
+            if (pathgate_uri_parse(&u, text, len, pg_test_alloc(), NULL) == 0)
+                pathgate_uri_free(u);
+            for (int conv = 0; conv <= 2; conv++)
+                if (pathgate_uri_from_native(&u, text, len, (pathgate_convention)conv,
+                                             pg_test_alloc(), NULL) == 0)
+                    pathgate_uri_free(u);
+            for (int b = 0; b < 3; b++) {
+                if (pathgate_uri_join(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+                if (pathgate_uri_join_descendant(&u, bases[b], text, len, NULL) == 0)
+                    pathgate_uri_free(u);
+            }
+            free(text);
+        }
+    }
+    for (int b = 0; b < 3; b++)
+        pathgate_uri_free(bases[b]);
+}
+
 /* ---------------------------------------------------------- equality laws */
 
 static void test_equal_and_hash_laws(void **state)
@@ -513,10 +552,40 @@ static void test_derived_uris_use_the_base_allocator(void **state)
 
 /* ------------------------------------------------------ allocation failure */
 
+/* Each body builds its inputs with the failing allocator too, so a failure
+ * anywhere (setup included) must come back as ENOMEM without a leak. */
+
 typedef struct chaos {
     const char *a;
     const char *b;
 } chaos;
+
+/* URIs every derived-operation body runs on: POSIX, drive, UNC. */
+static const chaos chaos_pairs[] = {
+    {"file:///a/b/c%20d", "file:///a"},
+    {"file:///C:/x/y", "file:///c:/"},
+    {"file://s/sh/x", "file://S/SH"},
+};
+
+typedef int (*uri_op)(pathgate_uri *u, pathgate_uri *base);
+
+/* Parses both URIs of every pair with alloc and runs op on them. */
+static int run_on_pairs(const pathgate_allocator *alloc, uri_op op)
+{
+    for (size_t i = 0; i < sizeof chaos_pairs / sizeof *chaos_pairs; i++) {
+        pathgate_uri *u = NULL, *base = NULL;
+        int rc = pathgate_uri_parse(&u, chaos_pairs[i].a, strlen(chaos_pairs[i].a), alloc, NULL);
+        if (rc == 0)
+            rc = pathgate_uri_parse(&base, chaos_pairs[i].b, strlen(chaos_pairs[i].b), alloc, NULL);
+        if (rc == 0)
+            rc = op(u, base);
+        pathgate_uri_free(base);
+        pathgate_uri_free(u);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
 
 static int body_parse(const pathgate_allocator *alloc, void *ctx)
 {
@@ -531,73 +600,16 @@ static int body_parse(const pathgate_allocator *alloc, void *ctx)
     return rc;
 }
 
-static int body_from_native(const pathgate_allocator *alloc, void *ctx)
-{
-    const chaos *c = ctx;
-    pathgate_uri *u = NULL;
-    int rc = pathgate_uri_from_native(&u, c->a, strlen(c->a), PATHGATE_CONVENTION_NONE, alloc, NULL);
-    pathgate_uri_free(u);
-    return rc;
-}
-
-/* Builds a URI with the failing allocator, then runs every derived
- * operation (each allocates with the URI's allocator). */
-static int body_ops(const pathgate_allocator *alloc, void *ctx)
-{
-    const chaos *c = ctx;
-    pathgate_uri *u = NULL, *base = NULL, *out = NULL;
-    pathgate_buf b = PATHGATE_BUF_INIT;
-    int rc = pathgate_uri_parse(&u, c->a, strlen(c->a), alloc, NULL);
-    if (rc)
-        return rc;
-    if ((rc = pathgate_uri_parse(&base, c->b, strlen(c->b), alloc, NULL)))
-        goto done;
-    if ((rc = pathgate_uri_dup(&out, u, NULL)))
-        goto done;
-    pathgate_uri_free(out);
-    out = NULL;
-    if ((rc = pathgate_uri_parent(&out, u, NULL)))
-        goto done;
-    pathgate_uri_free(out);
-    out = NULL;
-    if ((rc = pathgate_uri_basename(&b, u, NULL)))
-        goto done;
-    if ((rc = pathgate_uri_relative_to(&b, u, base, NULL)))
-        goto done;
-    if ((rc = pathgate_uri_join(&out, base, PG_S("x/../y z"), NULL)))
-        goto done;
-    pathgate_uri_free(out);
-    out = NULL;
-    if ((rc = pathgate_uri_join(&out, base, PG_S("/abs/x"), NULL)))
-        goto done;
-    pathgate_uri_free(out);
-    out = NULL;
-    if ((rc = pathgate_uri_join_descendant(&out, base, PG_S("d/e"), NULL)))
-        goto done;
-    pathgate_uri_free(out);
-    out = NULL;
-    if ((rc = pathgate_uri_to_native(&b, u, 0, NULL)))
-        goto done;
-    rc = pathgate_uri_to_host_path(&b, u, NULL);
-    if (rc && rc != PATHGATE_ECONVENTION)
-        goto done;
-    if ((rc = pathgate_uri_display(&b, u)))
-        goto done;
-done:
-    pathgate_buf_dispose(&b);
-    pathgate_uri_free(out);
-    pathgate_uri_free(base);
-    pathgate_uri_free(u);
-    return rc;
-}
-
-static void test_allocation_failures(void **state)
+static void test_alloc_parse(void **state)
 {
     (void)state;
-    /* parse: short, and long enough that uriparser's nodes leave the arena */
+    /* the fast path and the full path: one block, nothing else */
+    chaos p0 = {"file:///home/user/x.txt", "file:///home/user/x.txt"};
+    assert_int_equal(pg_for_each_failing_alloc(body_parse, &p0), 1);
     chaos p1 = {"file://LOCALHOST/a b/%41/../c:", "file:///a%20b/c:"};
-    assert_int_equal(pg_for_each_failing_alloc(body_parse, &p1), 1); /* one block, no more */
-    /* (a host sends every parse through uriparser) */
+    assert_int_equal(pg_for_each_failing_alloc(body_parse, &p1), 1);
+    /* uriparser's nodes leave its stack arena (a host sends every parse
+     * through uriparser) */
     char longuri[1200] = "file://s/h/";
     char longexp[1200] = "file://s/h/";
     for (int i = 0; i < 200; i++) {
@@ -605,30 +617,155 @@ static void test_allocation_failures(void **state)
         strcat(longexp, i ? "/s" : "s");
     }
     chaos p2 = {longuri, longexp};
-    assert_true(pg_for_each_failing_alloc(body_parse, &p2) > 1); /* uriparser allocated too */
+    assert_true(pg_for_each_failing_alloc(body_parse, &p2) > 1);
     chaos p3 = {"file:///%00/bad/path/L3g", "file:///%00/bad/path/L3g"};
-    pg_for_each_failing_alloc(body_parse, &p3);
-
-    /* from_native: POSIX, Windows drive and UNC, both opaque forms: ONE
-     * allocation each */
-    static const struct {
-        const char *text;
-        long allocations;
-    } natives[] = {{"/a/b c", 1},  {"C:\\x\\..\\y", 1}, {"\\\\s\\sh\\x", 1},
-                   {"/C:/x", 1},   {"\\\\.\\COM1", 1},  {"\\\\?\\UNC\\s\\sh", 1}};
-    for (size_t i = 0; i < sizeof natives / sizeof *natives; i++) {
-        chaos c = {natives[i].text, NULL};
-        assert_int_equal(pg_for_each_failing_alloc(body_from_native, &c), natives[i].allocations);
-    }
-
-    /* every derived operation, POSIX and Windows and an opaque URI */
-    chaos o1 = {"file:///a/b/c%20d", "file:///a"};
-    pg_for_each_failing_alloc(body_ops, &o1);
-    chaos o2 = {"file:///C:/x/y", "file:///c:/"};
-    pg_for_each_failing_alloc(body_ops, &o2);
-    chaos o3 = {"file://s/sh/x", "file://S/SH"};
-    pg_for_each_failing_alloc(body_ops, &o3);
+    assert_int_equal(pg_for_each_failing_alloc(body_parse, &p3), 1);
 }
+
+static int body_from_native(const pathgate_allocator *alloc, void *ctx)
+{
+    const chaos *c = ctx;
+    pathgate_uri *u = NULL;
+    int rc = pathgate_uri_from_native(&u, c->a, strlen(c->a), PATHGATE_CONVENTION_NONE, alloc, NULL);
+    if (rc == 0)
+        assert_string_equal(pathgate_uri_string(u, NULL), c->b);
+    pathgate_uri_free(u);
+    return rc;
+}
+
+static void test_alloc_from_native(void **state)
+{
+    (void)state;
+    /* POSIX, Windows drive and UNC, both opaque forms: ONE allocation each */
+    static const chaos natives[] = {
+        {"/a/b c", "file:///a/b%20c"},
+        {"/a/./b", "file:///a/b"},
+        {"C:\\x\\..\\y", "file:///C:/y"},
+        {"C:\\x y", "file:///C:/x%20y"},
+        {"\\\\s\\sh\\x", "file://s/sh/x"},
+        {"/C:/x", "file:///%00/bad/path/L0M6L3g"},
+        {"\\\\.\\COM1", "file:///%00/bad/path/XABcAC4AXABDAE8ATQAxAA"},
+        {"\\\\?\\UNC\\s\\sh", "file://s/sh/"},
+    };
+    for (size_t i = 0; i < sizeof natives / sizeof *natives; i++)
+        assert_int_equal(pg_for_each_failing_alloc(body_from_native, (void *)&natives[i]), 1);
+}
+
+static int op_dup(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_uri *d = NULL;
+    int rc = pathgate_uri_dup(&d, u, NULL);
+    if (rc == 0)
+        assert_true(pathgate_uri_equal(d, u));
+    pathgate_uri_free(d);
+    return rc;
+}
+
+static int op_parent(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_uri *p = NULL;
+    int rc = pathgate_uri_parent(&p, u, NULL);
+    if (rc == 0)
+        assert_non_null(p);
+    pathgate_uri_free(p);
+    return rc;
+}
+
+static int op_basename(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_basename(&b, u, NULL);
+    if (rc == 0)
+        assert_non_null(b.ptr);
+    pathgate_buf_dispose(&b);
+    return rc;
+}
+
+static int op_relative_to(pathgate_uri *u, pathgate_uri *base)
+{
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_relative_to(&b, u, base, NULL);
+    if (rc == 0)
+        assert_non_null(b.ptr);
+    pathgate_buf_dispose(&b);
+    return rc;
+}
+
+static int op_join(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)u;
+    static const char *texts[] = {"x/../y z", "/abs/x", "\\\\srv\\sh\\x", "\\\\.\\COM1", "C:q", "\\r"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        pathgate_uri *j = NULL;
+        int rc = pathgate_uri_join(&j, base, texts[i], strlen(texts[i]), NULL);
+        pathgate_uri_free(j);
+        if (rc == PATHGATE_ENOMEM)
+            return rc;
+    }
+    return 0;
+}
+
+static int op_join_descendant(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)u;
+    pathgate_uri *j = NULL;
+    int rc = pathgate_uri_join_descendant(&j, base, PG_S("d/./e/../f g"), NULL);
+    if (rc == 0)
+        assert_true(pathgate_uri_starts_with(j, base));
+    pathgate_uri_free(j);
+    return rc;
+}
+
+static int op_to_native(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_to_native(&b, u, 0, NULL);
+    pathgate_buf_dispose(&b);
+    return rc;
+}
+
+static int op_to_host_path(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_to_host_path(&b, u, NULL);
+    pathgate_buf_dispose(&b);
+    return rc == PATHGATE_ECONVENTION ? 0 : rc; /* Windows URIs fail closed */
+}
+
+static int op_display(pathgate_uri *u, pathgate_uri *base)
+{
+    (void)base;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    int rc = pathgate_uri_display(&b, u);
+    pathgate_buf_dispose(&b);
+    return rc;
+}
+
+#define CHAOS_BODY(name)                                                 \
+    static int body_##name(const pathgate_allocator *alloc, void *ctx)   \
+    {                                                                    \
+        (void)ctx;                                                       \
+        return run_on_pairs(alloc, op_##name);                           \
+    }                                                                    \
+    static void test_alloc_##name(void **state)                          \
+    {                                                                    \
+        (void)state;                                                     \
+        pg_for_each_failing_alloc(body_##name, NULL);                    \
+    }
+CHAOS_BODY(dup)
+CHAOS_BODY(parent)
+CHAOS_BODY(basename)
+CHAOS_BODY(relative_to)
+CHAOS_BODY(join)
+CHAOS_BODY(join_descendant)
+CHAOS_BODY(to_native)
+CHAOS_BODY(to_host_path)
+CHAOS_BODY(display)
 
 static int body_opaque_ops(const pathgate_allocator *alloc, void *ctx)
 {
@@ -660,7 +797,7 @@ static int body_opaque_ops(const pathgate_allocator *alloc, void *ctx)
     return rc;
 }
 
-static void test_allocation_failures_opaque(void **state)
+static void test_alloc_opaque(void **state)
 {
     (void)state;
     pg_for_each_failing_alloc(body_opaque_ops, NULL);
@@ -677,10 +814,21 @@ int main(void)
         cmocka_unit_test(test_random_posix_round_trips),
         cmocka_unit_test(test_random_windows_round_trips),
         cmocka_unit_test(test_fast_paths_agree_with_full_paths),
+        cmocka_unit_test(test_short_inputs_in_exact_buffers),
         cmocka_unit_test(test_equal_and_hash_laws),
         cmocka_unit_test(test_derived_uris_use_the_base_allocator),
-        cmocka_unit_test(test_allocation_failures),
-        cmocka_unit_test(test_allocation_failures_opaque),
+        cmocka_unit_test(test_alloc_parse),
+        cmocka_unit_test(test_alloc_from_native),
+        cmocka_unit_test(test_alloc_dup),
+        cmocka_unit_test(test_alloc_parent),
+        cmocka_unit_test(test_alloc_basename),
+        cmocka_unit_test(test_alloc_relative_to),
+        cmocka_unit_test(test_alloc_join),
+        cmocka_unit_test(test_alloc_join_descendant),
+        cmocka_unit_test(test_alloc_to_native),
+        cmocka_unit_test(test_alloc_to_host_path),
+        cmocka_unit_test(test_alloc_display),
+        cmocka_unit_test(test_alloc_opaque),
     };
     return cmocka_run_group_tests_name("uri", tests, NULL, NULL);
 }

@@ -29,8 +29,11 @@ typedef struct pathgate_uri pathgate_uri;
  * fragment (EFRAGMENT), encoded NUL (EENCODEDNUL, except in the opaque
  * form), other schemes (ESCHEME), a relative reference (ENOTABS) and bad
  * syntax (ESYNTAX). `file:/x` reads as `file:///x`; host localhost is
- * dropped; a host-less drive letter is uppercased; %XX spellings are kept
- * as written; dot segments are resolved. */
+ * dropped; a host-less drive letter is uppercased (and the WHATWG legacy
+ * first segment `C|` read as `C:`); %XX spellings are kept
+ * as written; dot segments are resolved (a `..` above the root is
+ * ESYNTAX); empty segments drop. Raw space, `"<>`{}` and non-ASCII UTF-8
+ * in the path are accepted and percent-encoded. */
 PATHGATE_EXTERN int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
                                        const pathgate_allocator *alloc, pathgate_error *err);
 
@@ -100,7 +103,9 @@ PATHGATE_EXTERN uint64_t pathgate_uri_hash(const pathgate_uri *uri);
 
 /* Native text for a convention (NONE = the inferred one). Errors:
  * ECONVENTION (UNC under POSIX, host-less non-drive under Windows),
- * EOPAQUE (opaque URI). A Windows drive root renders `C:\`. */
+ * EOPAQUE (opaque URI), ESYNTAX (a segment holds an encoded separator:
+ * %2F, or %5C under Windows), EUTF8 (Windows text that is not UTF-8).
+ * A Windows drive root renders `C:\`. */
 PATHGATE_EXTERN int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
                                            pathgate_convention convention, pathgate_error *err);
 
