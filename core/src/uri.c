@@ -19,8 +19,12 @@
  *
  * Decisions where DESIGN.md section 2 is silent (the contract for every file):
  *  - Inputs are (pointer, length). Parse: NUL -> ENUL, invalid UTF-8 ->
- *    EUTF8, more than PATHGATE_PATH_MAX bytes -> ETOOLONG (so the URI of a
- *    long native path full of encoded bytes may be too long to parse back).
+ *    EUTF8, more than PATHGATE_URI_MAX bytes -> ETOOLONG; native and join
+ *    text: more than PATHGATE_PATH_MAX. PATHGATE_URI_MAX is the longest URI
+ *    from_native can build (a PATHGATE_PATH_MAX-byte path, every byte
+ *    encoded), and a parse or join whose result would be longer fails with
+ *    ETOOLONG, so every URI string this module makes parses back to itself
+ *    (found by fuzz_uri_native / fuzz_uri_join).
  *    join text with a NUL -> ENUL.
  *  - Percent-encoding also encodes DEL (0x7F) besides the DESIGN set.
  *  - The canonical string has no empty and no dot segments; the only

@@ -197,6 +197,7 @@ int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_e
         return pathgate__error_set(err, PATHGATE_EINVAL, "internal error: URI bound exceeded");
     }
     char *s = b->buf;
+    size_t reserved = 0;
     int hosted = b->host_end > PATHGATE__URI_PREFIX_LEN;
     size_t first_n = 0;
     const char *first = pathgate__ub_first(b, &first_n);
@@ -206,9 +207,17 @@ int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_e
         if (drive && s[b->seg_start] >= 'a' && s[b->seg_start] <= 'z')
             s[b->seg_start] = (char)(s[b->seg_start] - 'a' + 'A');
         if (b->count == 1)
-            s[b->len++] = '/'; /* the reserved byte */
+            reserved = 1; /* the '/' after a bare root: the reserved byte */
         root_end = b->seg_start + first_n + 1;
     }
+    if (b->len + reserved > PATHGATE_URI_MAX) {
+        /* join and parse can grow a URI; none may outgrow what parse reads */
+        pathgate__ub_abandon(b);
+        return pathgate__error_set(err, PATHGATE_ETOOLONG, "the URI would be longer than %d bytes",
+                                   PATHGATE_URI_MAX);
+    }
+    if (reserved)
+        s[b->len++] = '/';
     pathgate_uri *u = b->u;
     if (!u) {
         u = pathgate__uri_alloc(b->alloc, b->len);
@@ -260,6 +269,9 @@ static pathgate_uri *opaque_alloc(const pathgate_allocator *a, size_t b64_len,
 int pathgate__uri_make_opaque(pathgate_uri **out, const pathgate_allocator *a,
                               const unsigned char *payload, size_t n, pathgate_error *err)
 {
+    if (PATHGATE__OPAQUE_PREFIX_LEN + pathgate__b64url_encoded_len(n) > PATHGATE_URI_MAX)
+        return pathgate__error_set(err, PATHGATE_ETOOLONG, "the URI would be longer than %d bytes",
+                                   PATHGATE_URI_MAX);
     pathgate_uri *u = opaque_alloc(a, pathgate__b64url_encoded_len(n),
                                    pathgate__opaque_convention(payload, n));
     if (!u)

@@ -85,6 +85,9 @@ typedef struct pathgate__uri_builder {
  * PATHGATE_PATH_MAX input bytes (every byte may triple), plus the
  * reserved byte. */
 #define PATHGATE__URI_STACK (PATHGATE__URI_PREFIX_LEN + 3 * PATHGATE_PATH_MAX + 4)
+/* ...which is exactly the public bound on URI strings, so from_native
+ * never builds a URI that parse would refuse as too long. */
+_Static_assert(PATHGATE__URI_STACK == PATHGATE_URI_MAX, "URI_MAX is the from_native bound");
 
 /* Starts in buf[0..cap] (cap + 1 bytes) with `file://` host `/`. host is
  * URI text written as given, or, with encode_host, raw text percent-encoded

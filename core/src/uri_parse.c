@@ -119,7 +119,7 @@ static int dot_segment(const char *s, size_t n)
 static int check_syntax(const char *s, size_t len, size_t path_start,
                         const pathgate_allocator *a, pathgate_error *err)
 {
-    char scratch[PATHGATE_PATH_MAX];
+    char scratch[PATHGATE_URI_MAX];
     memcpy(scratch, s, len);
     for (size_t i = path_start; i < len; i++)
         if (pathgate__pct_is((unsigned char)scratch[i], PATHGATE__PCT_LENIENT))
@@ -154,7 +154,7 @@ static int check_syntax(const char *s, size_t len, size_t path_start,
 /* Validates the (non-empty) host s[0..n); *drop is set for localhost. */
 static int check_host(const char *s, size_t n, int *drop, pathgate_error *err)
 {
-    char d[PATHGATE_PATH_MAX];
+    char d[PATHGATE_URI_MAX];
     size_t len = pathgate__pct_decode(d, s, n);
     *drop = len == 9 && strncasecmp(d, "localhost", 9) == 0;
     if (*drop)
@@ -216,7 +216,12 @@ static int path_is_plain(const char *s, size_t n)
 static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int hosted,
                       pathgate_error *err)
 {
-    if (b->overflow || b->len + 1 + 3 * n > b->cap) {
+    /* the exact room the path may take: lenient bytes grow by two */
+    size_t room = n + 2 * pathgate__pct_count(path, n, PATHGATE__PCT_LENIENT_ENC);
+    if (b->overflow || b->len + room > PATHGATE_URI_MAX)
+        return pathgate__error_set(err, PATHGATE_ETOOLONG, "the URI would be longer than %d bytes",
+                                   PATHGATE_URI_MAX);
+    if (b->len + room > b->cap) {
         b->overflow = 1;
         return PATHGATE_OK;
     }
@@ -356,12 +361,12 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
-    if (!slow && text && len <= PATHGATE_PATH_MAX) {
+    if (!slow && text && len <= PATHGATE_URI_MAX) {
         int rc = parse_plain(out, text, len, alloc, err);
         if (rc != NOT_PLAIN)
             return rc;
     }
-    int rc = pathgate__text_check(text, len, PATHGATE_PATH_MAX, err);
+    int rc = pathgate__text_check(text, len, PATHGATE_URI_MAX, err);
     if (rc)
         return rc;
     const char *s = text;

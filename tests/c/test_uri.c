@@ -81,16 +81,17 @@ static void test_length_limits(void **state)
 {
     (void)state;
     size_t max = PATHGATE_PATH_MAX;
-    char *text = malloc(max + 2);
-    /* parse: exactly PATH_MAX bytes is fine, one more is ETOOLONG */
+    char *text = malloc(PATHGATE_URI_MAX + 2);
+    /* parse: exactly URI_MAX bytes is fine, one more is ETOOLONG */
     memcpy(text, "file:///", 8);
-    memset(text + 8, 'a', max + 1 - 8);
+    memset(text + 8, 'a', PATHGATE_URI_MAX + 1 - 8);
     pathgate_uri *u = NULL;
     pathgate_error err;
-    assert_int_equal(pathgate_uri_parse(&u, text, max, pg_test_alloc(), &err), 0);
-    assert_int_equal(strlen(pathgate_uri_string(u, NULL)), max);
+    assert_int_equal(pathgate_uri_parse(&u, text, PATHGATE_URI_MAX, pg_test_alloc(), &err), 0);
+    assert_int_equal(strlen(pathgate_uri_string(u, NULL)), PATHGATE_URI_MAX);
     pathgate_uri_free(u);
-    assert_int_equal(pathgate_uri_parse(&u, text, max + 1, pg_test_alloc(), &err), PATHGATE_ETOOLONG);
+    assert_int_equal(pathgate_uri_parse(&u, text, PATHGATE_URI_MAX + 1, pg_test_alloc(), &err),
+                     PATHGATE_ETOOLONG);
     assert_int_equal(err.code, PATHGATE_ETOOLONG);
     assert_null(u);
     /* from_native */
@@ -119,7 +120,48 @@ static void test_length_limits(void **state)
     assert_int_equal(b.len, max);
     assert_memory_equal(b.ptr, text, max);
     pathgate_buf_dispose(&b);
+    /* ...and its string parses back to the same URI (regression: it was
+     * longer than PATH_MAX and parse refused it; found by fuzz_uri_native) */
+    pathgate_uri *again = NULL;
+    assert_int_equal(pathgate_uri_parse(&again, pathgate_uri_string(u, NULL), n, pg_test_alloc(), &err), 0);
+    assert_string_equal(pathgate_uri_string(again, NULL), pathgate_uri_string(u, NULL));
+    pathgate_uri_free(again);
+    /* a join that would outgrow URI_MAX is ETOOLONG, never a URI that
+     * parse refuses (regression: found by fuzz_uri_join) */
+    memset(text, 0xFF, max);
+    assert_int_equal(pathgate_uri_join(&again, u, text, max, &err), PATHGATE_ETOOLONG);
+    assert_null(again);
+    assert_int_equal(pathgate_uri_join(&again, u, text, 10, &err), PATHGATE_ETOOLONG);
     pathgate_uri_free(u);
+    /* the longest Windows opaque form (UTF-16LE of PATH_MAX bytes) fits */
+    memcpy(text, "\\\\.\\", 4);
+    memset(text + 4, 'a', max - 4);
+    u = native_ok(text, max, PATHGATE_CONVENTION_WINDOWS);
+    assert_true(pathgate_uri_is_opaque(u));
+    assert_int_equal(pathgate_uri_parse(&again, pathgate_uri_string(u, NULL), strlen(pathgate_uri_string(u, NULL)),
+                                        pg_test_alloc(), &err), 0);
+    pathgate_uri_free(again);
+    pathgate_uri_free(u);
+    /* parse whose lenient re-encoding would outgrow URI_MAX: ETOOLONG */
+    memcpy(text, "file:///", 8);
+    for (size_t i = 8; i + 1 < PATHGATE_URI_MAX; i += 2)
+        memcpy(text + i, "\xC3\xA9", 2);
+    assert_int_equal(pathgate_uri_parse(&u, text, PATHGATE_URI_MAX - 1, pg_test_alloc(), &err),
+                     PATHGATE_ETOOLONG);
+    assert_null(u);
+    /* a POSIX join turning opaque (`/C:` first) from a long base still works */
+    pathgate_uri *root = parse_ok("file:///");
+    text[0] = 'C';
+    text[1] = ':';
+    text[2] = '/';
+    memset(text + 3, 'a', max - 3);
+    pathgate_uri *long_base = NULL;
+    assert_int_equal(pathgate_uri_join(&long_base, root, text + 3, max - 3, &err), 0);
+    assert_int_equal(pathgate_uri_join(&u, long_base, "../../C:/x", 10, &err), 0);
+    assert_true(pathgate_uri_is_opaque(u));
+    pathgate_uri_free(u);
+    pathgate_uri_free(long_base);
+    pathgate_uri_free(root);
     free(text);
 }
 

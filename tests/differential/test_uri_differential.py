@@ -62,7 +62,9 @@ R9  POSIX ``//x``. POSIX leaves a leading ``//`` implementation-defined;
     pathgate (like Node) reads ``//srv/share`` as ``/srv/share``, pathlib
     keeps ``file:////srv/share``: the reference's ``////`` becomes ``///``.
 R10 Opaque fallback. A POSIX path whose first segment looks like a drive
-    (``/C:/x``), a UNC server ``.``/``..``/``localhost`` and a Windows device
+    (``/C:/x``, and ``/C|/x``: RFC 8089 appendix E.2 and the WHATWG URL
+    parser read ``file:///C|/x`` as ``C:/x``, so Node's fileURLToPath gives
+    ``/C:/x`` for it), a UNC server ``.``/``..``/``localhost`` and a Windows device
     path (``\\\\.\\COM1``) have no honest URI in pathgate and become
     ``file:///%00/bad/path/<base64url>`` (the references produce a URI that
     means something else). Such inputs are checked to be opaque, to carry
@@ -355,13 +357,16 @@ def generate() -> list[Case]:
         if segs and re.match(r"^[A-Za-z]:", segs[0]):
             segs[0] = "_" + segs[0]  # R10 covers drive-like POSIX paths
         if segs and rnd.random() < 0.03:
-            segs[0] = rnd.choice("CDxz") + "|"  # the legacy drive spelling `C|`
+            segs[0] = rnd.choice("CDxz") + "|"  # the legacy drive spelling `C|` (R10)
+        # R10 looks at the path after dot segments are resolved
+        norm = clamp_dots(segs)[0]
+        kind = "opaque" if norm and re.fullmatch(r"[A-Za-z][:|]", norm[0]) else "posix"
         text = "/" + "/".join(segs)
         if rnd.random() < 0.1:
             text += "/"
         if rnd.random() < 0.05:
             text = text.replace("/", "//", 1)
-        cases.append(Case(text, False, "posix", c0=any(c in text for c in C0)))
+        cases.append(Case(text, False, kind, c0=any(c in text for c in C0)))
     for _ in range(N_DRIVE):
         allow_c0 = rnd.random() < 0.1
         drive = rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcz") + ":" + rnd.choice("\\\\\\/")
@@ -403,7 +408,10 @@ def generate() -> list[Case]:
     for i in range(N_OPAQUE):
         j = i % 4
         if j == 0:  # POSIX path that would look like a drive
-            text = "/" + rnd.choice("CDxz") + ":" + rnd.choice(["", "/" + gen_segment(rnd, False, False)])
+            tail = gen_segment(rnd, False, False)
+            if tail in (".", ".."):
+                tail = "x"
+            text = "/" + rnd.choice("CDxz") + rnd.choice(":|") + rnd.choice(["", "/" + tail])
             cases.append(Case(text, False, "opaque"))
         elif j == 1:
             text = rnd.choice(["\\\\..\\share\\x", "\\\\localhost\\share\\x", "\\\\LocalHost\\s",

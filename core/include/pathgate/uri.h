@@ -8,7 +8,12 @@
  *
  * Text inputs are (pointer, length): an embedded NUL is PATHGATE_ENUL
  * (never a truncation), invalid UTF-8 is PATHGATE_EUTF8 and more than
- * PATHGATE_PATH_MAX bytes is PATHGATE_ETOOLONG.
+ * PATHGATE_PATH_MAX bytes is PATHGATE_ETOOLONG; a URI string given to
+ * parse may be up to PATHGATE_URI_MAX bytes.
+ *
+ * Every URI string this module builds is at most PATHGATE_URI_MAX bytes
+ * (from_native never exceeds it; a longer result of parse or join fails
+ * with PATHGATE_ETOOLONG), so every URI parses back to itself.
  *
  * A pathgate_uri is immutable once built and may be shared read-only
  * between threads. Derived URIs (parent, join) use their source's allocator.
@@ -23,6 +28,10 @@ extern "C" {
 #endif
 
 typedef struct pathgate_uri pathgate_uri;
+
+/* The longest URI string: `file://` plus a PATHGATE_PATH_MAX-byte native
+ * path whose every byte is percent-encoded, plus separators. */
+#define PATHGATE_URI_MAX (3 * PATHGATE_PATH_MAX + 11)
 
 /* Parses a file: URI. Scheme file only (any case, emitted lowercase);
  * rejects credentials (ECREDENTIALS), port (EPORT), query (EQUERY),
