@@ -33,11 +33,8 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
     if (!out || !pattern)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
-    if (!r)
-        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_resolve(&t, r, opts, address, address_len, err);
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err);
     if (rc < 0)
         return rc;
     pathgate__glob *g = NULL;

@@ -48,6 +48,12 @@ int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
                          const pathgate_fs_options *opts, const char *text, size_t len,
                          pathgate_error *err);
 
+/* pathgate__fs_resolver then pathgate__fs_resolve: the prologue of every
+ * operation on one operand. */
+int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
+                           const pathgate_fs_options *opts, const char *text, size_t len,
+                           pathgate_error *err);
+
 /* contain_open of t's rel (or of rel_override when not NULL) with t's
  * containment flags: the fd or -errno. */
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);

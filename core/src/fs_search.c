@@ -235,11 +235,8 @@ int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, cons
     if (pattern_len && (memchr(pattern, '\n', pattern_len) || memchr(pattern, '\r', pattern_len)))
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "grep pattern must not contain a line break");
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
-    if (!r)
-        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_resolve(&t, r, opts, address, address_len, err);
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err);
     if (rc < 0)
         return rc;
     out->alloc = *t.alloc;

@@ -152,3 +152,13 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
     }
     return pathgate__fs_fail(err, code, t, noun);
 }
+
+int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
+                           const pathgate_fs_options *opts, const char *text, size_t len,
+                           pathgate_error *err)
+{
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    return pathgate__fs_resolve(t, r, opts, text, len, err);
+}

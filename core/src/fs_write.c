@@ -57,11 +57,8 @@ int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver 
         *occurrences = 0;
     if (!address || (!old_text && old_len) || (!new_text && new_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
-    if (!r)
-        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_resolve(&t, r, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     if ((rc = pathgate__fs_check_writable(&t, err)) < 0)
