@@ -12,7 +12,7 @@ if [ -z "$build" ]; then
 fi
 
 pg() {
-  printf '$ pathgate %s\n' "$*"
+  printf '$ pathgate'; printf ' %q' "$@"; echo
   local rc=0
   "$build/bin/pathgate" "$@" || rc=$?
   [ "$rc" -eq 0 ] || printf '(exit status %d)\n' "$rc"

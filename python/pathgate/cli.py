@@ -266,9 +266,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
     result = _check(backend.grep(args.pattern, **kwargs))
     matches = _get(result, "matches") or []
     lines = [f"{_get(m, 'path')}:{_get(m, 'line')}:{_get(m, 'text')}" for m in matches]
-    if _get(result, "truncated"):
-        print("pathgate: grep: output truncated at max-count", file=sys.stderr)
     emit(args, "\n".join(lines), result)
+    if _get(result, "truncated"):
+        sys.stdout.flush()
+        print("pathgate: grep: output truncated at max-count", file=sys.stderr)
     return EXIT_OK
 
 
