@@ -247,13 +247,58 @@ fail:
     return -1;
 }
 
+/* Sets PATHGATE_BASE_READ_ONLY on every base named by the iterable
+ * read_only (root keys or mod names); a name that is no base is an error,
+ * so that a typo never leaves a base writable. */
+static int resolver_read_only(pg_state *st, PyObject *read_only, pathgate_base_spec *roots,
+                              size_t nroots, pathgate_base_spec *mods, size_t nmods) {
+    if (read_only == NULL || read_only == Py_None)
+        return 0;
+    if (PyUnicode_Check(read_only)) {
+        PyErr_SetString(PyExc_TypeError, "read_only must be an iterable of root keys or mod names");
+        return -1;
+    }
+    PyObject *it = PyObject_GetIter(read_only);
+    if (it == NULL)
+        return -1;
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        const char *name;
+        Py_ssize_t len;
+        PyObject *holder;
+        if (pg_text(item, &name, &len, &holder, "a root key or mod name") < 0) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            return -1;
+        }
+        int found = 0;
+        for (size_t i = 0; i < nroots + nmods; i++) {
+            pathgate_base_spec *b = i < nroots ? &roots[i] : &mods[i - nroots];
+            if (b->name_len == (size_t)len && memcmp(b->name, name, (size_t)len) == 0) {
+                b->flags |= PATHGATE_BASE_READ_ONLY;
+                found = 1;
+            }
+        }
+        Py_XDECREF(holder);
+        Py_DECREF(item);
+        if (!found) {
+            Py_DECREF(it);
+            pathgate_error err = {PATHGATE_ECONFIG, "read_only names no configured root or mod"};
+            pg_raise(st, st->Error, PATHGATE_ECONFIG, &err);
+            return -1;
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"roots", "mods", "max_tokens", NULL};
+    static char *kwlist[] = {"roots", "mods", "max_tokens", "read_only", NULL};
     pg_state *st = pg_state_of_type(type);
-    PyObject *roots_obj, *mods_obj = NULL;
+    PyObject *roots_obj, *mods_obj = NULL, *read_only = NULL;
     Py_ssize_t max_tokens = PATHGATE_MAX_TOKENS_DEFAULT;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|On:Resolver", kwlist, &roots_obj,
-                                     &mods_obj, &max_tokens))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|On$O:Resolver", kwlist, &roots_obj,
+                                     &mods_obj, &max_tokens, &read_only))
         return NULL;
     if (max_tokens < 1) {
         pathgate_error err = {PATHGATE_ECONFIG, "max_tokens must be at least 1"};
@@ -266,7 +311,8 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
     PyObject *result = NULL;
     if (resolver_bases(roots_obj, "roots", &roots, &opts.nroots, keep) < 0 ||
-        resolver_bases(mods_obj, "mods", &mods, &opts.nmods, keep) < 0)
+        resolver_bases(mods_obj, "mods", &mods, &opts.nmods, keep) < 0 ||
+        resolver_read_only(st, read_only, roots, opts.nroots, mods, opts.nmods) < 0)
         goto done;
     opts.roots = roots;
     opts.mods = mods;
@@ -448,10 +494,12 @@ static PyMethodDef resolver_methods[] = {
 };
 
 static PyType_Slot resolver_slots[] = {
-    {Py_tp_doc, "Resolver(roots, mods=None, max_tokens=10000)\n--\n\n"
+    {Py_tp_doc, "Resolver(roots, mods=None, max_tokens=10000, *, read_only=None)\n--\n\n"
                 "Resolves agent-named paths strictly inside the configured roots\n"
                 "(key -> directory) and mods (name -> directory); directories may be\n"
-                "str or os.PathLike. Raises pathgate.Error (kind 'invalid_config' or\n"
+                "str or os.PathLike; read_only names the roots and mods that file\n"
+                "operations and commands may read but never write. Raises\n"
+                "pathgate.Error (kind 'invalid_config' or\n"
                 "'io_error') for a bad configuration. len() is the number of live\n"
                 "tokens. Safe to share between threads."},
     {Py_tp_new, resolver_new},

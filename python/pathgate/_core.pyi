@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal, Self, final
 
 _Convention = Literal["posix", "windows"]
@@ -94,6 +94,8 @@ class Resolver:
         roots: Mapping[str, _StrPath],
         mods: Mapping[str, _StrPath] | None = None,
         max_tokens: int = 10000,
+        *,
+        read_only: Iterable[str] | None = None,
     ) -> Self: ...
     @property
     def roots(self) -> tuple[str, ...]: ...

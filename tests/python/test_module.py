@@ -85,7 +85,7 @@ def test_types_are_final_immutable_heap_types(cls):
         (pathgate.LegacyAppPathString.from_uri, "(uri, convention=None)"),
         (pathgate.LegacyAppPathString.resolve_against, "(self, /, cwd, home=None)"),
         (pathgate.VisibilityRef, "(token, session_abs)"),
-        (pathgate.Resolver, "(roots, mods=None, max_tokens=10000)"),
+        (pathgate.Resolver, "(roots, mods=None, max_tokens=10000, *, read_only=None)"),
         (pathgate.Resolver.resolve, "(self, text, /, *, require_exists=True, base=None)"),
         (pathgate.Resolver.host_path, "(self, ref, /)"),
         (pathgate.Session, "(resolver, home=None)"),
