@@ -2,7 +2,8 @@
  * resolver.c - pathgate.Resolver and its results, pathgate.VisibilityResolution
  * (DESIGN.md sections 4 and 5).
  *
- *   Resolver{roots = {key = dir, ...}, mods = {Name = dir, ...}, max_tokens = n}
+ *   Resolver{roots = {key = dir, ...}, mods = {Name = dir, ...}, max_tokens = n,
+ *            read_only = {name, ...}}
  *       -> resolver | nil, msg, code         (roots/mods: map, sorted by
  *          name, or a list {{key, dir}, ...} keeping its order)
  *   r:resolve(text [, {require_exists = bool, base = addr | ref}]) -> resolution
@@ -275,6 +276,43 @@ static pathgate_base_spec *collect(lua_State *L, int idx, int arg, const char *w
     return specs;
 }
 
+/* Sets PATHGATE_BASE_READ_ONLY on the bases named by the list in option
+ * read_only (root keys or mod names). 0 when a name is no configured base,
+ * so that a typo never leaves a base writable. */
+static int mark_read_only(lua_State *L, pathgate_base_spec *roots, size_t nroots,
+                          pathgate_base_spec *mods, size_t nmods)
+{
+    int t = lua_getfield(L, 1, "read_only");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    if (t != LUA_TTABLE)
+        luaL_argerror(L, 1, "option 'read_only' must be a list of names");
+    int idx = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    for (lua_Integer k = 1; k <= n; k++) {
+        lua_rawgeti(L, idx, k);
+        size_t len;
+        const char *name = specstring(L, -1, 1, "read_only", &len);
+        int found = 0;
+        for (size_t i = 0; i < nroots + nmods; i++) {
+            pathgate_base_spec *b = i < nroots ? &roots[i] : &mods[i - nroots];
+            if (b->name_len == len && memcmp(b->name, name, len) == 0) {
+                b->flags |= PATHGATE_BASE_READ_ONLY;
+                found = 1;
+            }
+        }
+        lua_pop(L, 1);
+        if (!found) {
+            lua_pop(L, 1);
+            return 0;
+        }
+    }
+    lua_pop(L, 1);
+    return 1;
+}
+
 static int resolver_new(lua_State *L)
 {
     lua_remove(L, 1); /* the class table (__call) */
@@ -283,7 +321,8 @@ static int resolver_new(lua_State *L)
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-        if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens")))
+        if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens") &&
+                   strcmp(k, "read_only")))
             luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'",
                                                 k ? k : luaL_typename(L, -2)));
         lua_pop(L, 1);
@@ -302,9 +341,17 @@ static int resolver_new(lua_State *L)
             luaL_argerror(L, 1, "option 'max_tokens' must be a positive integer");
         opts.max_tokens = (size_t)n;
     }
-    opts.roots = collect(L, 2, 1, "roots", &opts.nroots);
+    pathgate_base_spec *roots = collect(L, 2, 1, "roots", &opts.nroots), *mods = NULL;
     if (!lua_isnil(L, 3))
-        opts.mods = collect(L, 3, 1, "mods", &opts.nmods);
+        mods = collect(L, 3, 1, "mods", &opts.nmods);
+    opts.roots = roots;
+    opts.mods = mods;
+    if (!mark_read_only(L, roots, opts.nroots, mods, opts.nmods)) {
+        lua_pushnil(L);
+        lua_pushstring(L, "read_only names no configured root or mod");
+        lua_pushstring(L, pathgate_errname(PATHGATE_ECONFIG));
+        return 3;
+    }
 
     pathgate_error err = {0, ""};
     pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
