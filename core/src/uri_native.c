@@ -371,8 +371,8 @@ int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
  * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
  * (once: the caller starts it at SIZE_MAX) to the output index of the
- * first non-ASCII byte, raw or decoded: all before it is ASCII. Runs of
- * bytes that stay as they are are copied whole. */
+ * first non-ASCII byte, raw or decoded (all before it is ASCII); with
+ * sep '/' (POSIX, which never validates) a raw one may go unrecorded. */
 static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win,
                        size_t *high)
 {
@@ -381,14 +381,19 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
     unsigned mask = PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH |
                     (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
     size_t i = 0;
-    for (;;) {
-        size_t run = pathgate__pct_span(s + i, n - i, mask);
-        memcpy(p + o, s + i, run);
-        o += run;
-        i += run;
-        if (i == n)
-            break;
+    if (sep == '/') { /* POSIX: long runs; copy the first one whole */
+        const char *pct = memchr(s, '%', n);
+        i = pct ? (size_t)(pct - s) : n;
+        memcpy(p + o, s, i);
+        o += i;
+    }
+    while (i < n) {
         unsigned char c = (unsigned char)s[i];
+        if (!(pathgate__pct_class[c] & mask)) { /* short runs: no call */
+            p[o++] = (char)c;
+            i++;
+            continue;
+        }
         if (c == '/') {
             c = (unsigned char)sep;
             i++;
