@@ -10,6 +10,9 @@
 #define POK PATHGATE__PCT_PATH_OK
 #define PCH PATHGATE__PCT_PCHAR
 #define NP PATHGATE__PCT_NOT_PLAIN
+#define UNR PATHGATE__PCT_UNRESERVED
+#define PCT PATHGATE__PCT_PERCENT
+#define HI PATHGATE__PCT_HIGH
 
 /* GNU range designators keep the table readable; unlisted bytes are 0. */
 const unsigned short pathgate__pct_class[256] = {
@@ -19,7 +22,7 @@ const unsigned short pathgate__pct_class[256] = {
     ['"'] = SEG | BAD | LEN_ENC | POK | NP,
     ['#'] = SEG | NP,
     ['$'] = HOK | PCH | POK,
-    ['%'] = SEG | NP,
+    ['%'] = SEG | NP | PCT,
     ['&'] = HOK | PCH | POK,
     ['\''] = HOK | PCH | POK,
     ['('] = HOK | PCH | POK,
@@ -27,10 +30,10 @@ const unsigned short pathgate__pct_class[256] = {
     ['*'] = HOK | PCH | BAD | POK,
     ['+'] = HOK | PCH | POK,
     [','] = HOK | PCH | POK,
-    ['-'] = HOK | PCH | POK,
-    ['.'] = HOK | PCH | POK,
+    ['-'] = HOK | PCH | POK | UNR,
+    ['.'] = HOK | PCH | POK | UNR,
     ['/'] = BAD | SLASH | POK | NP,
-    ['0' ... '9'] = HOK | PCH | POK,
+    ['0' ... '9'] = HOK | PCH | POK | UNR,
     [':'] = BAD | POK | PCH,
     [';'] = HOK | PCH | POK,
     ['<'] = SEG | BAD | LEN_ENC | POK | NP,
@@ -38,20 +41,20 @@ const unsigned short pathgate__pct_class[256] = {
     ['>'] = SEG | BAD | LEN_ENC | POK | NP,
     ['?'] = SEG | BAD | NP,
     ['@'] = POK | PCH,
-    ['A' ... 'Z'] = HOK | PCH | POK,
+    ['A' ... 'Z'] = HOK | PCH | POK | UNR,
     ['['] = LEN | POK,
     ['\\'] = SEG | BAD | NP,
     [']'] = LEN | POK,
     ['^'] = LEN | POK,
-    ['_'] = HOK | PCH | POK,
+    ['_'] = HOK | PCH | POK | UNR,
     ['`'] = SEG | LEN_ENC | POK | NP,
-    ['a' ... 'z'] = HOK | PCH | POK,
+    ['a' ... 'z'] = HOK | PCH | POK | UNR,
     ['{'] = SEG | LEN_ENC | POK | NP,
     ['|'] = BAD | LEN | POK,
     ['}'] = SEG | LEN_ENC | POK | NP,
-    ['~'] = HOK | PCH | POK,
+    ['~'] = HOK | PCH | POK | UNR,
     [0x7F] = SEG | BAD | NP,
-    [0x80 ... 0xFF] = SEG | LEN_ENC | POK | NP,
+    [0x80 ... 0xFF] = SEG | LEN_ENC | POK | NP | HI,
 };
 
 const char pathgate__pct_hex[16] = "0123456789ABCDEF";

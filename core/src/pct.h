@@ -22,6 +22,9 @@ enum {
     PATHGATE__PCT_PCHAR = 128,  /* RFC 3986 pchar except pct-encoded: unreserved,
                                    sub-delims, ':', '@' */
     PATHGATE__PCT_NOT_PLAIN = 256, /* not kept as is by parse: neither pchar nor `[]|^` */
+    PATHGATE__PCT_UNRESERVED = 512, /* RFC 3986 unreserved: letters, digits, `-._~` */
+    PATHGATE__PCT_PERCENT = 1024,   /* '%' */
+    PATHGATE__PCT_HIGH = 2048,      /* a byte >= 0x80 */
 };
 
 extern const unsigned short pathgate__pct_class[256];

@@ -1,6 +1,7 @@
 /* uri_native.c - native path text <-> PathUri: from_native (POSIX and
  * Windows, device aliases, the opaque fallback), to_native, to_host_path,
  * display. No uriparser here: the URI string is written directly. */
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -368,28 +369,46 @@ int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
 
 /* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
- * under Windows), 2 when one decoded to a non-ASCII byte. */
-static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win)
+ * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
+ * (once: the caller starts it at SIZE_MAX) to the output index of the
+ * first non-ASCII byte, raw or decoded (all before it is ASCII); with
+ * sep '/' (POSIX, which never validates) a raw one may go unrecorded. */
+static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win,
+                       size_t *high)
 {
     size_t o = *len;
     int flags = 0;
-    if (sep == '/' && !memchr(s, '%', n)) { /* nothing to change */
-        memcpy(p + o, s, n);
-        *len = o + n;
-        return 0;
+    unsigned mask = PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH |
+                    (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
+    size_t i = 0;
+    if (sep == '/') { /* POSIX: long runs; copy the first one whole */
+        const char *pct = memchr(s, '%', n);
+        i = pct ? (size_t)(pct - s) : n;
+        memcpy(p + o, s, i);
+        o += i;
     }
-    for (size_t i = 0; i < n; i++) {
+    while (i < n) {
         unsigned char c = (unsigned char)s[i];
+        if (!(pathgate__pct_class[c] & mask)) { /* short runs: no call */
+            p[o++] = (char)c;
+            i++;
+            continue;
+        }
         if (c == '/') {
             c = (unsigned char)sep;
+            i++;
         } else if (c == '%') {
             c = (unsigned char)(pathgate__pct_hexval((unsigned char)s[i + 1]) << 4 |
                                 pathgate__pct_hexval((unsigned char)s[i + 2]));
-            i += 2;
+            i += 3;
             if (c == '/' || (win && c == '\\'))
                 flags |= 1;
             flags |= c >= 0x80 ? 2 : 0;
+        } else {
+            i++; /* a raw non-ASCII byte: kept */
         }
+        if (c >= 0x80 && *high == SIZE_MAX)
+            *high = o;
         p[o++] = (char)c;
     }
     *len = o;
@@ -422,7 +441,7 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     char *p = pathgate__malloc(&uri->alloc, uri->len + 1);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    size_t len = 0;
+    size_t len = 0, high = SIZE_MAX;
     int flags = 0;
     const char *path = uri->str + uri->host_end;
     size_t path_n = uri->len - uri->host_end;
@@ -430,12 +449,12 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
         p[len++] = '\\';
         p[len++] = '\\';
         flags |= put_decoded(p, &len, uri->str + PATHGATE__URI_PREFIX_LEN,
-                             uri->host_end - PATHGATE__URI_PREFIX_LEN, '\\', 1);
+                             uri->host_end - PATHGATE__URI_PREFIX_LEN, '\\', 1, &high);
     } else if (win) {
         path++; /* drop the '/' before the drive */
         path_n--;
     }
-    flags |= put_decoded(p, &len, path, path_n, win ? '\\' : '/', win);
+    flags |= put_decoded(p, &len, path, path_n, win ? '\\' : '/', win, &high);
     if (!win && len > 1 && p[len - 1] == '/')
         len--; /* `/C:/` -> `/C:` */
     p[len] = '\0';
@@ -443,7 +462,9 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_ESYNTAX, "URI segment holds an encoded separator");
     }
-    if (win && (flags & 2) && !pathgate__utf8_valid(p, len)) {
+    /* what precedes the first non-ASCII byte is ASCII (whole characters):
+     * validating from it is validating the whole */
+    if (win && (flags & 2) && !pathgate__utf8_valid(p + high, len - high)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }

@@ -275,71 +275,117 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
 
 #define NOT_PLAIN 1
 
-/* The common case, `file:///seg/seg` or `file:/seg/seg` whose segments
- * are plain (RFC 3986 pchar or our literal `[]|^`, well-formed %XX other
- * than %00, none empty or a dot segment, no trailing '/'), is already
- * canonical but for a drive letter's case and a bare drive's '/'. It
- * passes every check of the full parse, which it skips. Returns
- * NOT_PLAIN for anything else. */
+/* 1 when s[i..i+3) is a well-formed %XX (s[i] == '%' is known). */
+static int pct_ok_at(const char *s, size_t n, size_t i)
+{
+    return n - i >= 3 && pathgate__pct_hexval((unsigned char)s[i + 1]) >= 0 &&
+           pathgate__pct_hexval((unsigned char)s[i + 2]) >= 0;
+}
+
+/* The common case, `file:///seg/seg`, `file:/seg/seg` or
+ * `file://host/share/seg` whose host is a plain reg-name (RFC 3986
+ * unreserved and well-formed %XX: no userinfo, port or IP literal, so
+ * uriparser has nothing to add) and whose segments are plain (RFC 3986
+ * pchar or our literal `[]|^`, well-formed %XX other than %00, none empty
+ * or a dot segment, no trailing '/'), is already canonical but for a
+ * drive letter's case, a bare root's '/' and a dropped localhost. It
+ * passes the full parse's syntax checks, which it skips; the host gets
+ * the same check_host. Returns NOT_PLAIN for anything else, which the
+ * full parse then takes. */
 static int parse_plain(pathgate_uri **out, const char *s, size_t len,
                        const pathgate_allocator *alloc, pathgate_error *err)
 {
-    if (len < 6 || strncasecmp(s, "file:/", 6) != 0)
+    if (len < 6 || (s[0] | 0x20) != 'f' || (s[1] | 0x20) != 'i' || (s[2] | 0x20) != 'l' ||
+        (s[3] | 0x20) != 'e' || s[4] != ':' || s[5] != '/')
         return NOT_PLAIN;
     size_t p = 5;
+    const char *host = s + 7;
+    size_t host_n = 0;
     if (len > 6 && s[6] == '/') {
-        if (len < 8 || s[7] != '/')
-            return NOT_PLAIN; /* an authority, or `file://` */
+        if (len < 8)
+            return NOT_PLAIN; /* `file://` */
         p = 7;
+        while (p < len && s[p] != '/') {
+            unsigned char c = (unsigned char)s[p];
+            if (pathgate__pct_is(c, PATHGATE__PCT_UNRESERVED))
+                p++;
+            else if (c == '%' && pct_ok_at(s, len, p))
+                p += 3;
+            else
+                return NOT_PLAIN; /* userinfo, port, IP literal, anything odd */
+        }
+        if (p == len)
+            return NOT_PLAIN; /* `file://host`: no path */
+        host_n = p - 7;
     }
     const char *path = s + p; /* `/...` */
     size_t n = len - p;
     /* `file:///` alone is plain; otherwise every segment is checked at
      * the '/' that ends it (the text's end counts as one) */
+    size_t first = n ? n - 1 : 0; /* the first segment's length */
     for (size_t i = 1, start = 1; n > 1;) {
         i += pathgate__pct_span(path + i, n - i, PATHGATE__PCT_NOT_PLAIN);
         unsigned char c = i < n ? (unsigned char)path[i] : '/';
         if (c == '%') {
-            if (n - i < 3 || pathgate__pct_hexval((unsigned char)path[i + 1]) < 0 ||
-                pathgate__pct_hexval((unsigned char)path[i + 2]) < 0 ||
-                (path[i + 1] == '0' && path[i + 2] == '0'))
+            if (!pct_ok_at(path, n, i) || (path[i + 1] == '0' && path[i + 2] == '0'))
                 return NOT_PLAIN;
             i += 3;
             continue;
         }
-        if (c != '/' || i == start || dot_segment(path + start, i - start))
+        if (c != '/' || i == start ||
+            ((path[start] == '.' || path[start] == '%') && dot_segment(path + start, i - start)))
             return NOT_PLAIN;
+        if (start == 1)
+            first = i - 1;
         if (i == n)
             break;
         start = ++i;
     }
-    /* a drive is upper-cased; a bare one gets its root '/' */
-    const char *slash = n > 1 ? memchr(path + 1, '/', n - 1) : NULL;
-    size_t first = slash ? (size_t)(slash - (path + 1)) : n - 1;
-    if (pathgate__uri_is_pipe_drive_seg(path + 1, first))
-        return NOT_PLAIN; /* `C|`: the full path rewrites it */
-    int drive = pathgate__uri_is_drive_seg(path + 1, first);
-    int bare = drive && !slash;
-    size_t out_len = PATHGATE__URI_PREFIX_LEN + n + (size_t)bare;
+    /* the host: exactly the full parse's check (localhost drops) */
+    if (host_n) {
+        int drop;
+        int rc = check_host(host, host_n, &drop, err);
+        if (rc)
+            return rc;
+        if (drop)
+            host_n = 0;
+        else if (n == 1)
+            return NOT_PLAIN; /* no share: the full parse names the error */
+    }
+    int hosted = host_n > 0;
+    int drive = 0;
+    if (!hosted) {
+        if (pathgate__uri_is_pipe_drive_seg(path + 1, first))
+            return NOT_PLAIN; /* `C|`: the full path rewrites it */
+        drive = pathgate__uri_is_drive_seg(path + 1, first);
+    }
+    /* a drive is upper-cased; a bare drive or share gets its root '/' */
+    int bare = (hosted || drive) && first == n - 1;
+    size_t head = PATHGATE__URI_PREFIX_LEN + host_n;
+    size_t out_len = head + n + (size_t)bare;
+    if (p > 7 && head + n + 2 > PATHGATE_URI_MAX)
+        return NOT_PLAIN; /* an authority's URI near the bound: the full parse
+                             decides there, as it always did */
     pathgate_allocator a;
     pathgate__alloc_init(&a, alloc);
     pathgate_uri *u = pathgate__uri_alloc(&a, out_len);
     if (!u)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     memcpy(u->str, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
-    memcpy(u->str + PATHGATE__URI_PREFIX_LEN, path, n);
+    memcpy(u->str + PATHGATE__URI_PREFIX_LEN, host, host_n);
+    memcpy(u->str + head, path, n);
     if (bare)
         u->str[out_len - 1] = '/';
     u->str[out_len] = '\0';
     u->len = (uint32_t)out_len;
-    u->host_end = PATHGATE__URI_PREFIX_LEN;
-    u->root_end = PATHGATE__URI_PREFIX_LEN + 1;
+    u->host_end = (uint32_t)head;
+    u->root_end = (uint32_t)(head + 1);
     u->convention = PATHGATE_CONVENTION_POSIX;
-    if (drive) {
-        char *letter = u->str + PATHGATE__URI_PREFIX_LEN + 1;
-        if (*letter >= 'a' && *letter <= 'z')
+    if (hosted || drive) {
+        char *letter = u->str + head + 1;
+        if (drive && *letter >= 'a' && *letter <= 'z')
             *letter = (char)(*letter - 'a' + 'A');
-        u->root_end = (uint32_t)(PATHGATE__URI_PREFIX_LEN + 1 + first + 1);
+        u->root_end = (uint32_t)(head + 1 + first + 1);
         u->convention = PATHGATE_CONVENTION_WINDOWS;
     }
     *out = u;

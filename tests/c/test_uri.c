@@ -497,6 +497,76 @@ static void test_fast_paths_agree_with_full_paths(void **state)
     }
 }
 
+/* The fast path also takes `file://host/...` whose host is a plain
+ * reg-name: it must agree with the full path (uriparser) on every host,
+ * plain or not (escapes, dots, localhost spellings, userinfo, ports, IP
+ * literals, empty hosts, missing shares, forbidden bytes). */
+static void test_fast_parse_agrees_on_hosts(void **state)
+{
+    (void)state;
+    static const char *host_pieces[] = {
+        "a", "B", "srv", "0", "9", "-", ".", "..", "_", "~", "%41", "%2e", "%2E", "%00", "%2F",
+        "%5C", "%3A", "%40", "%7C", "%2A", "%20", "%C3%A9", "%C3", "%FF", "%zz", "%4", "%",
+        "localhost", "LocalHost", "LOCALHOST", "loc%61lhost", "%6C%6F%63%61%6C%68%6F%73%74",
+        "@", "user@", "u:p@", ":", ":80", ":x", "[", "]", "[::1]", "[v1.x]", "127.0.0.1", "!", "$",
+        "'", "(", "*", "+", ",", ";", "=", "\xc3\xa9", " ", "?", "#", "\\", "|", "^", "\x01"};
+    static const char *path_pieces[] = {"/", "/", "/", "/", "//", "share", "s", "C:", "c|", "a",
+                                        ".", "..", "%2e", "%2F", "%00", "%41", "%zz", "%",
+                                        " ", "\xc3\xa9", "[", "|", "^", ":", "@", "?", "#"};
+    static const char *heads[] = {"file://", "FILE://", "File://", "file:///", "file:"};
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    char text[512];
+    for (int iter = 0; iter < 20000; iter++) {
+        const char *h = heads[rng_next(&seed) % (sizeof heads / sizeof *heads)];
+        size_t n = strlen(h);
+        memcpy(text, h, n);
+        int count = (int)(rng_next(&seed) % 5);
+        for (int k = 0; k < count; k++) {
+            const char *p = host_pieces[rng_next(&seed) % (sizeof host_pieces / sizeof *host_pieces)];
+            memcpy(text + n, p, strlen(p));
+            n += strlen(p);
+        }
+        /* mostly a share and more; sometimes no path or a bare '/' */
+        switch (rng_next(&seed) % 4) {
+        case 0:
+            break;
+        case 1:
+            text[n++] = '/';
+            break;
+        default:
+            memcpy(text + n, "/share", 6);
+            n += 6;
+        }
+        count = (int)(rng_next(&seed) % 7);
+        for (int k = 0; k < count; k++) {
+            const char *p = path_pieces[rng_next(&seed) % (sizeof path_pieces / sizeof *path_pieces)];
+            memcpy(text + n, p, strlen(p));
+            n += strlen(p);
+        }
+        pathgate_uri *fast = NULL, *slow = NULL;
+        int rc = pathgate_uri_parse(&fast, text, n, pg_test_alloc(), NULL);
+        int slow_rc = pathgate__uri_parse_ex(&slow, text, n, pg_test_alloc(), NULL, 1);
+        assert_same(rc, fast, slow_rc, slow, text, n);
+    }
+    /* at the length bound, with a host and with localhost */
+    static const char *bound_heads[] = {"file://h/", "file://h/s/", "file://localhost/",
+                                        "file://localhost/C:/", "file://%41/s/"};
+    char *big = malloc(PATHGATE_URI_MAX + 2);
+    assert_non_null(big);
+    for (size_t k = 0; k < sizeof bound_heads / sizeof *bound_heads; k++) {
+        size_t hn = strlen(bound_heads[k]);
+        for (size_t n = PATHGATE_URI_MAX - 4; n <= PATHGATE_URI_MAX + 1; n++) {
+            memcpy(big, bound_heads[k], hn);
+            memset(big + hn, 'a', n - hn);
+            pathgate_uri *fast = NULL, *slow = NULL;
+            int rc = pathgate_uri_parse(&fast, big, n, pg_test_alloc(), NULL);
+            int slow_rc = pathgate__uri_parse_ex(&slow, big, n, pg_test_alloc(), NULL, 1);
+            assert_same(rc, fast, slow_rc, slow, big, n > 80 ? 80 : n);
+        }
+    }
+    free(big);
+}
+
 /* Every short text over the bytes that steer the root parsers, each in a
  * heap buffer of exactly its size (so that ASan sees any read past it). */
 static void test_short_inputs_in_exact_buffers(void **state)
@@ -856,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_random_posix_round_trips),
         cmocka_unit_test(test_random_windows_round_trips),
         cmocka_unit_test(test_fast_paths_agree_with_full_paths),
+        cmocka_unit_test(test_fast_parse_agrees_on_hosts),
         cmocka_unit_test(test_short_inputs_in_exact_buffers),
         cmocka_unit_test(test_equal_and_hash_laws),
         cmocka_unit_test(test_derived_uris_use_the_base_allocator),
