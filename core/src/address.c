@@ -193,6 +193,15 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         if (is_control((unsigned char)text[i]))
             return PATHGATE_REASON_SYNTAX;
 
+    /* The view spelling (docs/spec.md, "Addresses"): a `/` before
+     * `root:` or `mod:` is how a contained command's view and
+     * deepagents' virtual paths show a canonical address. No host path
+     * of a configured base begins with such a segment in practice; the
+     * address reading wins, documented. */
+    if (has_prefix(text, len, "/root:") || has_prefix(text, len, "/mod:")) {
+        text++;
+        len--;
+    }
     if (has_prefix(text, len, "root:"))
         return parse_root(out, text + 5, len - 5, names);
     if (has_prefix(text, len, "mod:"))

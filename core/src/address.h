@@ -57,6 +57,9 @@ int pathgate__address_is_space(unsigned char c);
  *                             follows the name
  *   ROOT_<KEY>:/<rel>         legacy, KEY [A-Za-z][A-Za-z0-9_]* read in
  *                             lower case (`ROOT_REPO:/x` -> root:repo/x)
+ *   /root:..., /mod:...       the view spelling: the address above with a
+ *                             leading `/` (how a command's view and
+ *                             deepagents show it); read as the address
  *   file:...                  URI
  *   /...                      host path
  *   `\...`, `X:...` (a drive) Windows-absolute: OUTSIDE_BASES
