@@ -329,7 +329,7 @@ static int resolver_new(lua_State *L)
     }
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
 
-    if (lua_getfield(L, 1, "roots") != LUA_TTABLE) /* 2 */
+    if (lua_getfield(L, 1, "roots") != LUA_TTABLE && !lua_isnil(L, 2)) /* 2 */
         luaL_argerror(L, 1, "option 'roots' must be a table");
     if (lua_getfield(L, 1, "mods") != LUA_TTABLE && !lua_isnil(L, 3)) /* 3 */
         luaL_argerror(L, 1, "option 'mods' must be a table");
@@ -341,7 +341,9 @@ static int resolver_new(lua_State *L)
             luaL_argerror(L, 1, "option 'max_tokens' must be a positive integer");
         opts.max_tokens = (size_t)n;
     }
-    pathgate_base_spec *roots = collect(L, 2, 1, "roots", &opts.nroots), *mods = NULL;
+    pathgate_base_spec *roots = NULL, *mods = NULL;
+    if (!lua_isnil(L, 2))
+        roots = collect(L, 2, 1, "roots", &opts.nroots);
     if (!lua_isnil(L, 3))
         mods = collect(L, 3, 1, "mods", &opts.nmods);
     opts.roots = roots;

@@ -295,9 +295,9 @@ static int resolver_read_only(pg_state *st, PyObject *read_only, pathgate_base_s
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"roots", "mods", "max_tokens", "read_only", NULL};
     pg_state *st = pg_state_of_type(type);
-    PyObject *roots_obj, *mods_obj = NULL, *read_only = NULL;
+    PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL;
     Py_ssize_t max_tokens = PATHGATE_MAX_TOKENS_DEFAULT;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|On$O:Resolver", kwlist, &roots_obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$O:Resolver", kwlist, &roots_obj,
                                      &mods_obj, &max_tokens, &read_only))
         return NULL;
     if (max_tokens < 1) {

@@ -281,8 +281,8 @@ int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_optio
         return pathgate__error_set(err, PATHGATE_EINVAL, "base array is NULL");
     if (opts->flags & ~PATHGATE_RESOLVER_FORCE_FALLBACK)
         return pathgate__error_set(err, PATHGATE_EINVAL, "unknown resolver flags");
-    if (opts->nroots == 0)
-        return pathgate__error_set(err, PATHGATE_ECONFIG, "no root configured");
+    if (opts->nroots == 0 && opts->nmods == 0)
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "no root or mod configured");
     int rc = check_specs(opts->roots, opts->nroots, 0, err);
     if (rc == 0)
         rc = check_specs(opts->mods, opts->nmods, 1, err);

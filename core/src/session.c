@@ -28,7 +28,7 @@ struct pathgate_session {
     pathgate_resolver *resolver;
     pathgate_allocator alloc;
     pthread_mutex_t lock;
-    size_t home; /* root index == base index (roots come first) */
+    size_t home; /* base index: a root, or a mod (docs/spec.md section 6) */
     size_t depth;
     frame stack[PATHGATE_SESSION_MAX_DEPTH];
 };
@@ -119,9 +119,21 @@ static int home_lexical(size_t *out, const pathgate_resolver *r, const char *tex
     return PATHGATE_OK;
 }
 
-/* Any other accepted form (legacy alias `ROOT_KEY:/`, a file:// URI or a
- * host path of a root directory): the resolver decides; its token is
- * released at once. */
+/* The base whose own address is `address`, or -1. */
+static long base_index_of(const pathgate_resolver *r, const char *address)
+{
+    size_t n = pathgate__resolver_base_count(r);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(pathgate__resolver_base_address(r, i), address) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Any other accepted form (`mod:<Name>`, the legacy aliases, the view
+ * spelling, a file:// URI or a host path of a base directory): the
+ * resolver decides; its token is released at once. A mod can be a home:
+ * a modder's session lives in the mod (and a configuration of mods only
+ * has no root to be home). */
 static int home_resolved(size_t *out, pathgate_resolver *r, const char *text, size_t len,
                          pathgate_error *err)
 {
@@ -138,21 +150,20 @@ static int home_resolved(size_t *out, pathgate_resolver *r, const char *text, si
             return pathgate__error_set(err, PATHGATE_ECAPACITY, "%s", PATHGATE_MSG_CAPACITY);
         return unknown_root(err, NULL, 0);
     }
-    long idx = res.root_category ? root_index(r, res.root_category, strlen(res.root_category))
-                                 : -1;
     int sub = res.relative_path && res.relative_path[0] != '\0';
+    long idx = sub ? -1 : base_index_of(r, pathgate_ref_address(res.ref, NULL));
     pathgate_resolver_release(r, res.ref);
     pathgate_resolution_dispose(&res);
-    if (idx < 0) /* a mod is not a root */
-        return unknown_root(err, NULL, 0);
     if (sub)
         return pathgate__error_set(err, PATHGATE_ESUBDIRHOME, "%s",
                                    pathgate_strerror(PATHGATE_ESUBDIRHOME));
+    if (idx < 0)
+        return unknown_root(err, NULL, 0);
     *out = (size_t)idx;
     return PATHGATE_OK;
 }
 
-/* `root:<key>`, a bare `<key>`, or another form naming a root directory. */
+/* `root:<key>`, a bare `<key>`, or another form naming a base directory. */
 static int parse_home(size_t *out, pathgate_resolver *r, const char *text, size_t len,
                       pathgate_error *err)
 {
@@ -223,9 +234,9 @@ int pathgate_session_new(pathgate_session **out, pathgate_resolver *resolver, co
     *out = NULL;
     if (!resolver)
         return pathgate__error_set(err, PATHGATE_EINVAL, "resolver is NULL");
-    if (pathgate_resolver_root_count(resolver) == 0)
-        return pathgate__error_set(err, PATHGATE_ECONFIG, "the resolver has no root");
-    size_t idx = 0;
+    if (pathgate__resolver_base_count(resolver) == 0)
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "the resolver has no base");
+    size_t idx = 0; /* the first root, or the first mod when there is no root */
     if (home) {
         int rc = parse_home(&idx, resolver, home, home_len, err);
         if (rc)

@@ -91,7 +91,7 @@ class VisibilityResolution:
 class Resolver:
     def __new__(
         cls,
-        roots: Mapping[str, _StrPath],
+        roots: Mapping[str, _StrPath] | None = None,
         mods: Mapping[str, _StrPath] | None = None,
         max_tokens: int = 10000,
         *,

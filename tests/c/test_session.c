@@ -207,6 +207,9 @@ static void test_default_home_is_the_first_root(void **state)
     s = session(r, "  root:repo\n");
     assert_state(s, "root:repo", "root:repo", 0);
     pathgate_session_free(s);
+    s = session(r, "mod:SomeMod"); /* a mod can be the home */
+    assert_state(s, "mod:SomeMod", "mod:SomeMod", 0);
+    pathgate_session_free(s);
 
     pathgate_error err;
     s = (pathgate_session *)0x1;
@@ -215,8 +218,9 @@ static void test_default_home_is_the_first_root(void **state)
     assert_int_equal(pathgate_session_new(&s, r, PG_S("root:repo/sub"), &err),
                      PATHGATE_ESUBDIRHOME);
     assert_string_equal(err.message, "Subdirectory homing not allowed");
-    assert_int_equal(pathgate_session_new(&s, r, PG_S("mod:SomeMod"), &err),
-                     PATHGATE_EUNKNOWNROOT);
+    assert_int_equal(pathgate_session_new(&s, r, PG_S("mod:SomeMod/common"), &err),
+                     PATHGATE_ESUBDIRHOME);
+    assert_int_equal(pathgate_session_new(&s, r, PG_S("mod:Nope"), &err), PATHGATE_EUNKNOWNROOT);
     assert_int_equal(pathgate_session_new(&s, r, "re\0po", 5, &err), PATHGATE_ENUL);
     assert_int_equal(pathgate_session_new(&s, NULL, NULL, 0, &err), PATHGATE_EINVAL);
     assert_int_equal(pathgate_session_new(NULL, r, NULL, 0, &err), PATHGATE_EINVAL);
@@ -379,11 +383,36 @@ static void test_cd_sets_home_and_clears_the_stack(void **state)
     cd_refused(f, s, "nope", PATHGATE_EUNKNOWNROOT, "unknown root: nope");
     cd_refused(f, s, "root:nope", PATHGATE_EUNKNOWNROOT, "unknown root: nope");
     cd_refused(f, s, "root:Repo", PATHGATE_EUNKNOWNROOT, "unknown root: Repo");
-    cd_refused(f, s, "mod:SomeMod", PATHGATE_EUNKNOWNROOT, "unknown root");
+    cd_refused(f, s, "mod:SomeMod/common", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
+    cd_refused(f, s, "mod:Nope", PATHGATE_EUNKNOWNROOT, "unknown root");
     cd_refused(f, s, "", PATHGATE_EUNKNOWNROOT, "unknown root");
     cd_refused(f, s, f->outside, PATHGATE_EUNKNOWNROOT, "unknown root");
     assert_state(s, "root:repo", "root:repo/sub", 1);
+    cd_ok(f, s, "mod:SomeMod", "mod:SomeMod"); /* a mod as home */
+    assert_state(s, "mod:SomeMod", "mod:SomeMod", 0);
+    push_ok(f, s, "common", "mod:SomeMod/common");
+    cd_ok(f, s, "/mod:SomeMod", "mod:SomeMod"); /* the view spelling */
+    assert_state(s, "mod:SomeMod", "mod:SomeMod", 0);
     assert_int_equal(pathgate_resolver_token_count(r), 0);
+    pathgate_session_free(s);
+    pathgate_resolver_free(r);
+}
+
+/* A configuration of mods only: the first mod is the default home. */
+static void test_mods_only_home_is_the_first_mod(void **state)
+{
+    fixture *f = *state;
+    pathgate_base_spec mods[] = {{PG_S("SomeMod"), f->mod, strlen(f->mod), 0}};
+    pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+    o.mods = mods;
+    o.nmods = 1;
+    pathgate_resolver *r = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    pathgate_session *s = session(r, NULL);
+    assert_state(s, "mod:SomeMod", "mod:SomeMod", 0);
+    push_ok(f, s, "common", "mod:SomeMod/common");
+    cd_refused(f, s, "repo", PATHGATE_EUNKNOWNROOT, "unknown root: repo");
     pathgate_session_free(s);
     pathgate_resolver_free(r);
 }
@@ -602,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_push_refusals_leave_the_stack_unchanged),
         cmocka_unit_test(test_depth_100_then_overflow),
         cmocka_unit_test(test_cd_sets_home_and_clears_the_stack),
+        cmocka_unit_test(test_mods_only_home_is_the_first_mod),
         cmocka_unit_test(test_resolve_is_relative_to_the_cwd),
         cmocka_unit_test(test_full_registry_refuses_push_and_keeps_cd),
         cmocka_unit_test(test_allocation_failures),

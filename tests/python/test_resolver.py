@@ -218,8 +218,10 @@ def test_roots_and_mods_accept_pathlike_and_bytes(tree):
 
 def test_wrong_types(resolver, tree):
     ref = resolver.resolve("root:repo").ref
+    with pytest.raises(pathgate.Error, match="^no root or mod configured$") as info:
+        Resolver()
+    assert info.value.kind == "invalid_config"
     for call in (
-        lambda: Resolver(),
         lambda: Resolver(roots=[("repo", tree["repo"])]),
         lambda: Resolver(roots="repo"),
         lambda: Resolver(roots={1: tree["repo"]}),

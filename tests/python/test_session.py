@@ -38,6 +38,23 @@ def test_cd(resolver):
     assert s.pwd() == "root:repo"
 
 
+def test_a_mod_can_be_the_home(resolver, tree):
+    s = Session(resolver, home="mod:Some Mod")
+    assert s.get().home == "mod:Some Mod"
+    assert str(s.resolve("common", require_exists=True).ref) == "mod:Some Mod/common"
+    s = Session(resolver)
+    s.push("common")
+    assert s.cd("mod:Some Mod") == "mod:Some Mod"
+    assert (s.get().home, s.get().depth) == ("mod:Some Mod", 0)
+    with pytest.raises(SessionError) as info:
+        s.cd("mod:Some Mod/common")
+    assert info.value.kind == "subdirectory_home"
+    # mods only: the first mod is the default home
+    only = Session(pathgate.Resolver(mods={"Some Mod": tree["mod"]}))
+    assert only.pwd() == "mod:Some Mod"
+    assert only.push("common") == "mod:Some Mod/common"
+
+
 def test_push_pop(resolver, tree):
     s = Session(resolver)
     assert s.push("common") == "root:repo/common"
