@@ -1,15 +1,19 @@
 -- LuaRocks package of the Lua 5.4 front end of pathgate.
---   luarocks --lua-version=5.4 install lua/pathgate-0.1.0-1.rockspec   (from the rocks server)
 --   luarocks --lua-version=5.4 make lua/pathgate-0.1.0-1.rockspec      (from a checkout)
+--   luarocks --lua-version=5.4 install pathgate-0.1.0-1.rockspec       (from the directory
+--       holding the release tarball pathgate-0.1.0.tar.gz: the source distribution, the same
+--       file pip installs from; see README, "Install")
 -- It runs the project's own CMake (core + module only) and installs nothing
 -- but the module: pathgate.so into the tree's Lua C module directory.
 rockspec_format = "3.0"
 package = "pathgate"
 version = "0.1.0-1"
 
+-- The project has no public host yet: the source is the release tarball
+-- (`python3 setup.py sdist`), read from the current directory.
 source = {
-  url = "git+https://github.com/pathgate/pathgate.git",
-  tag = "v0.1.0",
+  url = "file://pathgate-0.1.0.tar.gz",
+  dir = "pathgate-0.1.0",
 }
 
 description = {
@@ -21,7 +25,6 @@ inside configured roots, with containment enforced by openat2(RESOLVE_BENEATH),
 and hands back opaque references that never reveal a host path. This rock is
 the Lua 5.4 front end (require "pathgate") over the C library. Linux only.
 ]],
-  homepage = "https://github.com/pathgate/pathgate",
   license = "MIT",
   labels = { "filesystem", "security", "paths", "uri" },
 }

@@ -3,7 +3,9 @@
 #   1. C, Python and Lua suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   2. the threaded C suites under ThreadSanitizer
 #   3. the libFuzzer targets for a bounded time (clang)
-#   4. every suite on the plain build; its ctest summary is the last line.
+#   4. every suite on the plain build, and the install checks (tests/install:
+#      C prefix with pkg-config/find_package, Python sdist -> wheel -> venv,
+#      Lua rock); its ctest summary is the last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CI=${CI:-}
@@ -15,7 +17,7 @@ run_ctest() { # BUILD_DIR [ctest args...]
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 bash scripts/setup.sh build-asan -DPATHGATE_SANITIZE=address,undefined -DPATHGATE_BUILD_BENCH=OFF
-run_ctest build-asan -LE 'fuzz|bench'
+run_ctest build-asan -LE 'fuzz|bench|install'
 
 echo "== ThreadSanitizer (threaded suites)"
 bash scripts/setup.sh build-tsan -DPATHGATE_SANITIZE=thread -DPATHGATE_BUILD_PYTHON=OFF \

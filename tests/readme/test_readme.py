@@ -1,8 +1,12 @@
 """README.md cannot rot: every block marked ``runnable`` runs and succeeds,
-the error table lists exactly the core's codes, and the main-job demo works.
+every ``install`` block installs what it says, the error table lists exactly
+the core's codes, and the main-job demo works.
 
-Blocks run from the repository root, as a reader would run them, with the
-documented ``build/`` replaced by the build tree under test.
+Runnable blocks run from the repository root, as a reader would run them,
+with the documented ``build/`` replaced by the build tree under test and
+nothing else added: the Python block runs exactly as the README says to run
+it. Install blocks run in a scratch copy of the repository with ``HOME`` set
+to a scratch directory, so they install nothing outside the test.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ BINARY = Path(os.environ.get("PATHGATE_BINARY_DIR", SOURCE / "build"))
 README = (SOURCE / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"^```(\w+) runnable\n(.*?)^```", re.S | re.M)
 BLOCKS = [(m.group(1), m.group(2), README.count("\n", 0, m.start()) + 1) for m in BLOCK.finditer(README)]
+INSTALL = re.compile(r"^```sh install\n(.*?)^```", re.S | re.M)
+INSTALLS = [(m.group(1), README.count("\n", 0, m.start()) + 1) for m in INSTALL.finditer(README)]
+# How the README says to run the Python quick start from the repository root.
+PYTHON_RUN = "PYTHONPATH=build/python python3 quickstart.py"
 
 
 def with_build_dir(code: str) -> str:
@@ -28,7 +36,7 @@ def with_build_dir(code: str) -> str:
 
 
 def run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(BINARY / "python"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(cmd, cwd=SOURCE, env=env, capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
 
 
@@ -42,7 +50,9 @@ def test_runnable_block(lang: str, code: str, line: int, tmp_path: Path) -> None
     if lang == "sh":
         proc = run(["bash", "-euo", "pipefail", "-c", code])
     elif lang == "python":
-        proc = run(["/usr/bin/python3", "-c", code])
+        assert f"`{PYTHON_RUN}`" in README
+        (tmp_path / "quickstart.py").write_text(code)
+        proc = run(["bash", "-c", with_build_dir(PYTHON_RUN).replace("quickstart.py", str(tmp_path / "quickstart.py"))])
     elif lang == "lua":
         proc = run(["lua5.4", "-e", code])
     elif lang == "c":
@@ -94,3 +104,35 @@ def test_main_job_demo_runs_on_the_embedded_default() -> None:
     assert "(exit status 1)" in out  # the escape attempt is refused
     # The demo passes host paths in, but prints only canonical addresses back.
     assert str(SOURCE.resolve()) not in out.replace(f"file://{SOURCE}", "").replace(str(SOURCE) + "/docs", "")
+
+
+def _scratch_copy(dst: Path) -> None:
+    """The repository's files as a clone has them (no build trees)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=SOURCE, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        for name in listed.stdout.decode().split("\0"):
+            if name and (SOURCE / name).is_file():
+                (dst / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(SOURCE / name, dst / name)
+    else:
+        shutil.copytree(SOURCE, dst, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("build*", ".git", ".venv", "node_modules", "__pycache__"))
+
+
+def test_readme_has_an_install_block_per_ecosystem() -> None:
+    joined = "\n".join(code for code, _ in INSTALLS)
+    assert "pip" in joined and "luarocks" in joined and "pkg-config" in joined
+
+
+@pytest.mark.parametrize("code, line", INSTALLS, ids=[f"install-line{line}" for _, line in INSTALLS])
+def test_install_block(code: str, line: int, tmp_path: Path) -> None:
+    tree, home = tmp_path / "tree", tmp_path / "home"
+    tree.mkdir()
+    home.mkdir()
+    _scratch_copy(tree)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["HOME"] = str(home)
+    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"README line {line} (install) failed:\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr
