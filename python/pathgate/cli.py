@@ -1,21 +1,43 @@
 """The ``pathgate`` command: resolve addresses, convert paths and URIs, and run
-the agent file operations against configured roots.
+the agent file operations and contained commands against configured bases.
 
-Configuration comes from ``--root key=DIR`` / ``--mod Name=DIR`` flags, from a
-TOML file (``--config FILE``, or ``pathgate.toml`` in the current directory)::
+Where the bases come from (exactly one source, never a mix of implicit and
+explicit):
+
+1. ``--config FILE`` (plus any ``--root``/``--mod``/``--read-only`` flags,
+   which add to it), else
+2. ``--root KEY=DIR`` / ``--mod NAME=DIR`` flags alone, else
+3. the user's configuration file, ``$XDG_CONFIG_HOME/pathgate/config.toml``
+   (``~/.config/pathgate/config.toml`` when ``XDG_CONFIG_HOME`` is unset or
+   not absolute), when it exists, else
+4. nothing configured at all: ``root:repo`` is the current directory.
+
+No file is ever read from the current directory implicitly. A configuration
+must never be writable through the sandbox it defines: a configuration file,
+or the user configuration location, that lies inside a writable base (a
+root or mod not marked read-only) is refused with an error naming the file,
+and so is a configuration file with more than one hard link.
+
+The TOML file::
 
     max_tokens = 10000
+    read_only = ["game"]  # root keys or mod names: read, never written
     [roots]
-    repo = "."            # relative to the config file
+    repo = "."            # relative to the config file's directory
+    game = "/opt/games/ck3/game"
     [mods]
     "Some Mod" = "../mods/some"
 
-or, with no configuration at all, ``root:repo`` is the current directory.
-Flags add to (and override) what the file says.
+Relative input (``common/x.txt``) is relative to ``--cwd`` (default: the home
+base, the first root, or the first mod when there is no root) in every
+subcommand.
 
-Exit status: 0 success, 1 a resolution or operation failed, 2 usage error.
+Exit status: 0 success, 1 a resolution or operation failed, 2 a usage or
+configuration error; ``grep`` follows grep (0 matched, 1 no match, 2 error);
+``execute`` exits with the command's status (125: it could not be run).
 Messages go to stderr and never contain a host path unless asked for
-(``resolve --host-path``).
+(``resolve --host-path``), except configuration errors, which name the
+operator's own file.
 """
 
 from __future__ import annotations
@@ -28,22 +50,66 @@ import sys
 import tomllib
 import collections.abc as _abc
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, NoReturn, cast
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_NOT_RUN = 125
+
+# A line count larger than any file: "to the end".
+_ALL_LINES = 1 << 62
 
 
 class UsageError(Exception):
     """A mistake in the command line or the configuration (exit status 2)."""
 
+    kind = "usage"
+
+
+class ConfigError(UsageError):
+    """The operator's configuration is refused (exit status 2)."""
+
+    kind = "config"
+
 
 class Failed(Exception):
     """A resolution or file operation that failed (exit status 1)."""
 
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+
 
 # ---------------------------------------------------------------- configuration
+
+
+@dataclasses.dataclass
+class Config:
+    roots: dict[str, str]
+    mods: dict[str, str]
+    read_only: list[str]
+    max_tokens: int | None
+    source: str  # "config", "flags", "user", "default"
+    file: Path | None
+
+
+def user_config_path() -> Path | None:
+    """The one place an implicit configuration may come from."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "pathgate" / "config.toml"
+    home = os.environ.get("HOME") or ""
+    if not home:
+        try:
+            import pwd
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (KeyError, ImportError):
+            return None
+    if not os.path.isabs(home):
+        return None
+    return Path(home) / ".config" / "pathgate" / "config.toml"
 
 
 def _split_assignment(text: str, flag: str) -> tuple[str, str]:
@@ -53,65 +119,165 @@ def _split_assignment(text: str, flag: str) -> tuple[str, str]:
     return name, value
 
 
-def load_config(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str], int | None]:
-    """Roots, mods and max_tokens from the config file (if any) and the flags."""
-    roots: dict[str, str] = {}
-    mods: dict[str, str] = {}
-    max_tokens: int | None = None
+def _read_config_file(path: Path, cfg: Config) -> None:
+    where = f"config {path}"
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{where}: is a directory, not a file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{where}: not valid TOML ({e.args[0] if e.args else e})") from None
+    except OSError as e:
+        raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
+    here = path.resolve().parent
+    unknown = set(data) - {"roots", "mods", "max_tokens", "read_only"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
+                          "(known: roots, mods, read_only, max_tokens)")
+    for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
+        section = data.get(table, {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"{where}: [{table}] must be a table")
+        for name, value in section.items():
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"{where}: {table}.{name} must be a directory (a non-empty string)")
+            target[name] = os.fspath(here / os.path.expanduser(value))
+    if "max_tokens" in data:
+        value = data["max_tokens"]
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"{where}: max_tokens must be a positive integer")
+        cfg.max_tokens = value
+    if "read_only" in data:
+        names = data["read_only"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"{where}: read_only must be a list of root keys or mod names")
+        cfg.read_only.extend(names)
 
-    config = Path(args.config) if args.config else Path("pathgate.toml")
-    if args.config or config.is_file():
-        try:
-            with config.open("rb") as f:
-                data = tomllib.load(f)
-        except FileNotFoundError:
-            raise UsageError("config file not found") from None
-        except tomllib.TOMLDecodeError as e:
-            raise UsageError(f"config file is not valid TOML ({e.args[0] if e.args else e})") from None
-        except OSError:
-            raise UsageError("config file cannot be read") from None
-        here = config.resolve().parent
-        for table, target in (("roots", roots), ("mods", mods)):
-            section = data.get(table, {})
-            if not isinstance(section, dict):
-                raise UsageError(f"config: [{table}] must be a table")
-            for name, value in section.items():
-                if not isinstance(value, str):
-                    raise UsageError(f"config: {table}.{name} must be a string")
-                target[name] = os.fspath(here / value)
-        if "max_tokens" in data:
-            if not isinstance(data["max_tokens"], int) or data["max_tokens"] <= 0:
-                raise UsageError("config: max_tokens must be a positive integer")
-            max_tokens = data["max_tokens"]
-        unknown = set(data) - {"roots", "mods", "max_tokens"}
-        if unknown:
-            raise UsageError(f"config: unknown key {sorted(unknown)[0]!r}")
 
+def load_config(args: argparse.Namespace) -> Config:
+    """The bases of this run, from exactly one source (see the module doc)."""
+    cfg = Config({}, {}, [], None, "default", None)
+    explicit = bool(args.config or args.root or args.mod)
+    if args.config:
+        cfg.source = "config"
+        cfg.file = Path(os.path.abspath(args.config))
+        _read_config_file(cfg.file, cfg)
+    elif not explicit:
+        user = user_config_path()
+        if user is not None and (user.exists() or user.is_symlink()):
+            cfg.source = "user"
+            cfg.file = user
+            _read_config_file(user, cfg)
+    if args.root or args.mod:
+        if cfg.source == "default":
+            cfg.source = "flags"
     for text in args.root or ():
         name, value = _split_assignment(text, "--root")
-        roots[name] = os.path.abspath(value)
+        cfg.roots[name] = os.path.abspath(value)
     for text in args.mod or ():
         name, value = _split_assignment(text, "--mod")
-        mods[name] = os.path.abspath(value)
+        cfg.mods[name] = os.path.abspath(value)
+    cfg.read_only.extend(args.read_only or ())
     if args.max_tokens is not None:
-        max_tokens = args.max_tokens
-    if not roots:
-        roots = {"repo": os.getcwd()}
-    return roots, mods, max_tokens
+        if args.max_tokens <= 0:
+            raise UsageError("--max-tokens must be a positive integer")
+        cfg.max_tokens = args.max_tokens
+    if cfg.source == "default":
+        # Nothing configured anywhere: the directory the user is in.
+        cfg.roots = {"repo": os.getcwd()}
+    elif not cfg.roots and not cfg.mods:
+        raise ConfigError(f"config {cfg.file}: no root or mod configured" if cfg.file
+                          else "no root or mod configured")
+    return cfg
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _spellings(path: Path) -> set[str]:
+    """Every host spelling under which path could be replaced: as given
+    (made absolute), with its directory's symlinks resolved (the name itself
+    may be a symlink that is swapped), and its final target."""
+    absolute = os.path.normpath(os.path.abspath(path))
+    return {absolute,
+            os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute)),
+            os.path.realpath(absolute)}
+
+
+def _base_is_read_only(kind: str, name: str, read_only: list[str]) -> bool:
+    return name in read_only or f"{kind}:{name}" in read_only
+
+
+def check_config_not_writable(cfg: Config) -> None:
+    """Refuses a configuration that the sandbox it defines could rewrite:
+    the file in use and the user configuration location must lie in no
+    writable base (a base marked read-only may hold them)."""
+    protected: list[tuple[str, Path]] = []
+    if cfg.file is not None:
+        protected.append((f"config {cfg.file}", cfg.file))
+        try:
+            links = cfg.file.stat().st_nlink
+        except OSError:
+            links = 1
+        if links > 1:
+            raise ConfigError(f"config {cfg.file}: has {links} hard links; one of them could lie in a "
+                              "writable base, so it is refused (copy it to a file of its own)")
+    user = user_config_path()
+    if user is not None and user != cfg.file:
+        protected.append((f"the user configuration location {user}", user))
+    for kind, bases in (("root", cfg.roots), ("mod", cfg.mods)):
+        for name, directory in bases.items():
+            if _base_is_read_only(kind, name, cfg.read_only):
+                continue
+            spellings = {os.path.normpath(os.path.abspath(directory)), os.path.realpath(directory)}
+            for what, path in protected:
+                if any(_inside(p, d) for p in _spellings(path) for d in spellings):
+                    origin = " (the default: the current directory)" if cfg.source == "default" else ""
+                    raise ConfigError(
+                        f"{what} lies inside the writable {kind} '{name}' ({directory}){origin}: "
+                        "a configuration must never be writable through the sandbox it defines; "
+                        f"mark the {kind} read-only (--read-only {name}) or use another directory")
 
 
 def make_resolver(args: argparse.Namespace) -> Any:
     from . import Error, Resolver
 
-    roots, mods, max_tokens = load_config(args)
-    kwargs: dict[str, Any] = {"roots": roots, "mods": mods}
-    if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
+    cfg = load_config(args)
+    kwargs: dict[str, Any] = {"roots": cfg.roots, "mods": cfg.mods}
+    if cfg.max_tokens is not None:
+        kwargs["max_tokens"] = cfg.max_tokens
+    if cfg.read_only:
+        kwargs["read_only"] = cfg.read_only
     try:
-        return Resolver(**kwargs)
+        resolver = Resolver(**kwargs)
     except Error as e:
-        # The core's configuration messages name keys, never directories.
-        raise UsageError(str(e)) from None
+        # The core's configuration messages name keys, never directories;
+        # the operator's own file may be named here.
+        where = f"config {cfg.file}: " if cfg.file is not None else ""
+        raise ConfigError(f"{where}{e}") from None
+    check_config_not_writable(cfg)
+    return resolver
+
+
+def make_session(args: argparse.Namespace) -> Any:
+    """A session whose home is the first base and whose cwd is --cwd: the
+    one rule every subcommand applies to relative input."""
+    from . import Error, Session
+
+    resolver = make_resolver(args)
+    home = f"root:{resolver.roots[0]}" if resolver.roots else f"mod:{resolver.mods[0]}"
+    session = Session(resolver, home)
+    cwd = getattr(args, "cwd", None) or getattr(args, "base", None)
+    if cwd:
+        try:
+            session.push(cwd)
+        except Error as e:
+            raise UsageError(f"--cwd: {e}") from None
+    return session
 
 
 # ---------------------------------------------------------------- output
@@ -133,28 +299,37 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def emit_json(data: Any) -> None:
+    json.dump(_jsonable(data), sys.stdout, ensure_ascii=False, indent=None)
+    sys.stdout.write("\n")
+
+
 def emit(args: argparse.Namespace, plain: str | None, data: Any) -> None:
     if args.json:
-        json.dump(_jsonable(data), sys.stdout, ensure_ascii=False, indent=None)
-        sys.stdout.write("\n")
-    elif plain is not None:
-        sys.stdout.write(plain if plain.endswith("\n") or not plain else plain + "\n")
+        emit_json({"ok": True, **data})
+    elif plain:
+        sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
+
+
+def note(args: argparse.Namespace, text: str) -> None:
+    """A notice on stderr (after what stdout already holds)."""
+    sys.stdout.flush()
+    print(f"pathgate: {args.command}: {text}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- subcommands
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    resolver = make_resolver(args)
-    # Relative input is relative to --base, or to the home root (the first
-    # configured root), as in a fresh Session.
-    base = args.base if args.base else f"root:{resolver.roots[0]}"
+    session = make_session(args)
+    resolver = session.resolver
     records = []
     lines = []
     failed = False
     for index, text in enumerate(args.address, 1):
-        res = resolver.resolve(text, require_exists=not args.no_require_exists, base=base)
+        res = session.resolve(text, require_exists=not args.no_require_exists)
         record: dict[str, Any] = {
+            "input": text,
             "ok": res.ok,
             "address": str(res.ref) if res.ok else None,
             "root_category": res.root_category,
@@ -163,8 +338,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             "error_message": res.error_message,
             "reason": res.reason,
         }
-        if res.ok and args.host_path:
-            host = resolver.host_path(res.ref)
+        if args.host_path:
+            host = resolver.host_path(res.ref) if res.ok else None
             record["host_path"] = os.fspath(host) if host is not None else None
         records.append(record)
         if res.ok:
@@ -178,7 +353,10 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             failed = True
             print(f"pathgate: resolve: argument {index}: {res.error_message} ({res.reason})",
                   file=sys.stderr)
-    emit(args, "\n".join(lines) if lines else None, records if len(records) != 1 else records[0])
+    if args.json:
+        emit_json({"ok": not failed, "results": records})
+    elif lines:
+        sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -193,7 +371,7 @@ def cmd_uri(args: argparse.Namespace) -> int:
     try:
         uri = PathUri.from_native(args.path, _convention(args))
     except PathError as e:
-        raise Failed(f"cannot convert to a URI ({e.kind})") from None
+        raise Failed(f"cannot convert to a URI ({e.kind})", e.kind) from None
     emit(args, str(uri), {"uri": str(uri), "convention": uri.convention, "is_opaque": uri.is_opaque})
     return EXIT_OK
 
@@ -205,7 +383,7 @@ def cmd_native(args: argparse.Namespace) -> int:
         uri = PathUri.parse(args.uri)
         text = uri.to_native(_convention(args))
     except PathError as e:
-        raise Failed(f"cannot render as a native path ({e.kind})") from None
+        raise Failed(f"cannot render as a native path ({e.kind})", e.kind) from None
     emit(args, text, {"native": text, "convention": _convention(args) or uri.convention})
     return EXIT_OK
 
@@ -223,38 +401,96 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
 def make_backend(args: argparse.Namespace) -> Any:
     from . import Backend
 
-    return Backend(make_resolver(args))
+    return Backend(make_session(args))
+
+
+def _cli_message(text: str) -> str:
+    # The core speaks to agents calling Backend.edit(replace_all=...); a
+    # command-line user has a flag instead.
+    return text.replace("Use replace_all=True", "Use --replace-all")
 
 
 def _check(result: Any) -> Any:
     error = _get(result, "error")
     if error:
-        raise Failed(str(error))
+        raise Failed(_cli_message(str(error)), _get(result, "kind"))
     return result
 
 
-def _default_dir(args: argparse.Namespace, backend: Any) -> str:
-    # Without an operand, the home root (the first configured root).
-    return str(args.path) if args.path else f"root:{backend.resolver.roots[0]}"
+def _canonical(backend: Any, text: str | None) -> str | None:
+    """The canonical address of an operand (None when it has none)."""
+    session = backend.session
+    res = session.resolve(text if text is not None else session.pwd(), require_exists=False)
+    if not res.ok:
+        return None
+    address = str(res.ref)
+    session.resolver.release(res.ref)
+    return address
+
+
+def _dir_operand(args: argparse.Namespace, backend: Any) -> str:
+    # Without an operand: the working directory (--cwd, or the home base).
+    return str(args.path) if args.path else str(backend.session.pwd())
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
     backend = make_backend(args)
-    result = _check(backend.ls(_default_dir(args, backend)))
+    target = _dir_operand(args, backend)
+    result = _check(backend.ls(target))
     entries = _get(result, "entries") or []
     lines = []
     for e in entries:
         size = _get(e, "size")
         lines.append(f"{_get(e, 'path')}\t{'' if size is None else size}\t{_get(e, 'modified_at') or ''}")
-    emit(args, "\n".join(lines), entries)
+    emit(args, "\n".join(lines), {"path": _canonical(backend, target), "entries": entries})
+    return EXIT_OK
+
+
+def _read_whole(args: argparse.Namespace, backend: Any) -> int:
+    (answer,) = backend.download_files([args.file_path])
+    content = _get(answer, "content")
+    if _get(answer, "error") or content is None:
+        # The exact message (not found, a directory, ...) from read.
+        _check(backend.read(args.file_path, offset=0, limit=1))
+        raise Failed(f"cannot read '{args.file_path}' ({_get(answer, 'error')})", _get(answer, "error"))
+    if args.json:
+        try:
+            text, encoding = content.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            import base64
+
+            text, encoding = base64.b64encode(content).decode("ascii"), "base64"
+        emit_json({"ok": True, "path": _canonical(backend, args.file_path), "encoding": encoding,
+                   "content": text, "window": None})
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(content)
     return EXIT_OK
 
 
 def cmd_read(args: argparse.Namespace) -> int:
     backend = make_backend(args)
-    result = _check(backend.read(args.file_path, offset=args.offset, limit=args.limit))
+    if args.offset is None and args.limit is None:
+        return _read_whole(args, backend)
+    offset = args.offset or 0
+    limit = _ALL_LINES if args.limit is None else args.limit
+    if offset < 0 or limit <= 0:
+        raise UsageError("read: --offset must be >= 0 and --limit > 0")
+    result = _check(backend.read(args.file_path, offset=offset, limit=limit))
     data = _get(result, "file_data") or {}
-    emit(args, _get(data, "content") or "", result)
+    if _get(data, "encoding") != "utf-8":
+        raise Failed(f"'{args.file_path}' is not UTF-8 text, so it has no lines to window; "
+                     "read it whole (without --offset/--limit)", "not_text")
+    total = _get(result, "total_lines")
+    if total is None:  # empty or whitespace-only: no lines
+        content, window = "", {"start_line": None, "end_line": None, "total_lines": 0, "next_offset": None}
+    else:
+        content = _get(data, "content") or ""
+        window = {"start_line": _get(result, "start_line"), "end_line": _get(result, "end_line"),
+                  "total_lines": total,
+                  "next_offset": _get(result, "end_line") if _get(result, "end_line") < total else None}
+    emit(args, content, {"path": _canonical(backend, args.file_path), "encoding": "utf-8",
+                         "content": content, "window": window})
     return EXIT_OK
 
 
@@ -265,27 +501,31 @@ def cmd_grep(args: argparse.Namespace) -> int:
         kwargs["max_count"] = args.max_count
     result = _check(backend.grep(args.pattern, **kwargs))
     matches = _get(result, "matches") or []
+    truncated = bool(_get(result, "truncated"))
     lines = [f"{_get(m, 'path')}:{_get(m, 'line')}:{_get(m, 'text')}" for m in matches]
-    emit(args, "\n".join(lines), result)
-    if _get(result, "truncated"):
-        sys.stdout.flush()
-        print("pathgate: grep: output truncated at max-count", file=sys.stderr)
-    return EXIT_OK
+    emit(args, "\n".join(lines), {"matches": matches, "truncated": truncated})
+    if truncated:
+        note(args, "output truncated at --max-count")
+    return EXIT_OK if matches else EXIT_FAILED
 
 
 def cmd_glob(args: argparse.Namespace) -> int:
     backend = make_backend(args)
     result = _check(backend.glob(args.pattern, path=args.path))
     matches = _get(result, "matches") or []
-    emit(args, "\n".join(str(_get(m, "path")) for m in matches), result)
+    emit(args, "\n".join(str(_get(m, "path")) for m in matches), {"matches": matches})
     return EXIT_OK
+
+
+def _stdin_bytes() -> bytes | str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read() if buffer is not None else sys.stdin.read()
 
 
 def cmd_write(args: argparse.Namespace) -> int:
     backend = make_backend(args)
-    content = sys.stdin.read()
-    result = _check(backend.write(args.file_path, content))
-    emit(args, f"wrote {_get(result, 'path')}", result)
+    result = _check(backend.write(args.file_path, _stdin_bytes()))
+    emit(args, f"wrote {_get(result, 'path')}", {"path": _get(result, "path")})
     return EXIT_OK
 
 
@@ -293,34 +533,97 @@ def cmd_edit(args: argparse.Namespace) -> int:
     backend = make_backend(args)
     result = _check(backend.edit(args.file_path, args.old_string, args.new_string,
                                  replace_all=args.replace_all))
-    emit(args, f"edited {_get(result, 'path')} ({_get(result, 'occurrences')} replacement(s))", result)
+    count = _get(result, "occurrences")
+    emit(args, f"edited {_get(result, 'path')} ({count} replacement(s))",
+         {"path": _get(result, "path"), "occurrences": count})
     return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    backend = make_backend(args)
+    result = _check(backend.delete(args.file_path))
+    emit(args, f"deleted {_get(result, 'path')}", {"path": _get(result, "path")})
+    return EXIT_OK
+
+
+def cmd_execute(args: argparse.Namespace) -> int:
+    backend = make_backend(args)
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("execute: --timeout must be a positive number of seconds")
+    response = backend.execute(args.shell_command, timeout=args.timeout)
+    code = _get(response, "exit_code")
+    output = str(_get(response, "output") or "")
+    data = {"output": output, "exit_code": code, "truncated": bool(_get(response, "truncated")),
+            "timed_out": bool(_get(response, "timed_out")),
+            "landlock_abi": _get(response, "landlock_abi")}
+    if code is None:
+        if args.json:
+            emit_json({"ok": False, "error": output, "kind": "not_run", **data})
+        else:
+            note(args, f"the command could not be run: {output}")
+        return EXIT_NOT_RUN
+    if args.json:
+        emit_json({"ok": code == 0, **data})
+    else:
+        sys.stdout.write(output)
+        if data["truncated"]:
+            note(args, "output truncated")
+        if data["timed_out"]:
+            note(args, "the command timed out")
+    return int(code) if 0 <= int(code) <= 255 else EXIT_FAILED
 
 
 # ---------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are UsageError (so --json can report them)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}\n{self.format_usage().rstrip()}")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     def options(suppress: bool) -> argparse.ArgumentParser:
         # The same options are accepted before and after the subcommand; after
         # it their defaults are suppressed so they never undo what came before.
         extra: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
-        p = argparse.ArgumentParser(add_help=False)
+        p = _Parser(add_help=False)
         p.add_argument("--root", action="append", metavar="KEY=DIR", **extra,
-                       help="a root directory (repeatable); default: root:repo is the current directory")
+                       help="a root directory, reached as root:KEY (repeatable); "
+                            "with no configuration at all root:repo is the current directory")
         p.add_argument("--mod", action="append", metavar="NAME=DIR", **extra,
-                       help="a mod directory (repeatable)")
+                       help="a mod directory, reached as mod:NAME (repeatable)")
+        p.add_argument("--read-only", action="append", metavar="NAME", **extra,
+                       help="a root key or mod name whose files are read but never written, "
+                            "deleted or changed by a command (repeatable)")
         p.add_argument("--config", metavar="FILE", **extra,
-                       help="TOML configuration ([roots], [mods], max_tokens); default: ./pathgate.toml if present")
-        p.add_argument("--max-tokens", type=int, metavar="N", **extra, help="registry capacity")
-        p.add_argument("--json", action="store_true", **extra, help="machine-readable output")
+                       help="TOML configuration ([roots], [mods], read_only, max_tokens); "
+                            "default: $XDG_CONFIG_HOME/pathgate/config.toml when no "
+                            "--root/--mod is given")
+        p.add_argument("--cwd", metavar="ADDRESS", **extra,
+                       help="the directory relative input is relative to and commands run in "
+                            "(default: the first root, or the first mod)")
+        p.add_argument("--max-tokens", type=int, metavar="N", **extra,
+                       help="capacity of the token registry for this run")
+        p.add_argument("--json", action="store_true", **extra,
+                       help="print one JSON object on stdout, failures included")
         return p
 
     common = options(suppress=True)
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pathgate", parents=[options(suppress=False)],
-        description="Resolve canonical addresses, convert paths and URIs, and run contained file operations.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+        description="Resolve canonical addresses, convert paths and URIs, and run contained file "
+                    "operations and commands.",
+        epilog="Exit status: 0 success, 1 a resolution or operation failed, 2 a usage or "
+               "configuration error (grep: 1 no match, 2 error; execute: the command's status, "
+               "125 when it could not be run).")
+    parser.add_argument("--version", action="version", version=f"pathgate {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                parser_class=_Parser)
 
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
@@ -328,56 +631,84 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("resolve", cmd_resolve, "resolve addresses, URIs or paths to canonical addresses")
-    p.add_argument("address", nargs="+")
+    p.add_argument("address", nargs="+",
+                   help="a canonical address, legacy alias, file: URI, host path inside a base, "
+                        "or a path relative to --cwd")
     p.add_argument("--no-require-exists", action="store_true", help="accept a missing target")
-    p.add_argument("--base", help="canonical address that relative input is relative to (default: the first root)")
-    p.add_argument("--host-path", action="store_true", help="also print the host path (local use only)")
+    p.add_argument("--base", metavar="ADDRESS", help="the same as --cwd (kept for compatibility)")
+    p.add_argument("--host-path", action="store_true",
+                   help="also print the host path (for the operator; never show it to an agent)")
 
     for name, func, what in (("uri", cmd_uri, "convert a native path to a file: URI"),
                              ("native", cmd_native, "render a file: URI as a native path")):
         p = add(name, func, what)
-        p.add_argument("uri" if name == "native" else "path")
-        p.add_argument("--convention", choices=("posix", "windows"), help="default: inferred")
+        if name == "native":
+            p.add_argument("uri", help="a file: URI")
+        else:
+            p.add_argument("path", help="a Windows or POSIX path (absolute)")
+        p.add_argument("--convention", choices=("posix", "windows"),
+                       help="path convention (default: inferred)")
 
     p = add("ls", cmd_ls, "list a directory")
-    p.add_argument("path", nargs="?")
-    p = add("read", cmd_read, "read a window of lines of a file")
-    p.add_argument("file_path")
-    p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--limit", type=int, default=2000)
-    p = add("grep", cmd_grep, "search for a literal string")
-    p.add_argument("pattern")
-    p.add_argument("path", nargs="?")
+    p.add_argument("path", nargs="?", help="the directory (default: --cwd)")
+    p = add("read", cmd_read, "print a file (whole, byte for byte), or a window of its lines")
+    p.add_argument("file_path", help="the file")
+    p.add_argument("--offset", type=int, metavar="N",
+                   help="first line to print, 0-based (a window: lines end at \\n)")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="number of lines to print (default with --offset: to the end)")
+    p = add("grep", cmd_grep, "search files for a literal string")
+    p.add_argument("pattern", help="the literal text to find (not a regular expression)")
+    p.add_argument("path", nargs="?", help="a file or directory to search (default: --cwd)")
     p.add_argument("--glob", help="only files whose names match this glob")
-    p.add_argument("--max-count", type=int, help="stop after this many matches in total")
+    p.add_argument("--max-count", type=int, metavar="N", help="stop after this many matches in total")
     p = add("glob", cmd_glob, "list regular files matching a glob pattern")
-    p.add_argument("pattern")
-    p.add_argument("path", nargs="?")
+    p.add_argument("pattern", help="a glob: *, ?, [...], {a,b} and ** across directories")
+    p.add_argument("path", nargs="?", help="the directory to search (default: --cwd)")
     p = add("write", cmd_write, "write standard input to a file (created or replaced atomically)")
-    p.add_argument("file_path")
+    p.add_argument("file_path", help="the file to create or replace")
     p = add("edit", cmd_edit, "replace an exact string in a file")
-    p.add_argument("file_path")
-    p.add_argument("old_string")
-    p.add_argument("new_string")
-    p.add_argument("--replace-all", action="store_true")
+    p.add_argument("file_path", help="the file to edit")
+    p.add_argument("old_string", help="the exact text to replace (must occur once without --replace-all)")
+    p.add_argument("new_string", help="the replacement text")
+    p.add_argument("--replace-all", action="store_true", help="replace every occurrence")
+    p = add("delete", cmd_delete, "delete a file, a symlink or a directory tree")
+    p.add_argument("file_path", help="what to delete (never a base itself)")
+    p = add("execute", cmd_execute,
+            "run a shell command contained to the bases (as Backend.execute), in --cwd")
+    p.add_argument("shell_command", metavar="COMMAND", help="the shell command, as one argument")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (default: 120)")
     return parser
 
 
 def main(argv: _abc.Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    want_json = "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
     parser = build_parser()
+    args: argparse.Namespace | None = None
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse: 0 for --help, 2 for usage errors
-        return int(e.code or 0)
-    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # --help, --version
+            return int(e.code or 0)
         return int(args.func(args))
     except UsageError as e:
         print(f"pathgate: {e}", file=sys.stderr)
+        if want_json:
+            emit_json({"ok": False, "error": str(e).split("\n")[0], "kind": e.kind})
         return EXIT_USAGE
     except Failed as e:
+        assert args is not None
         print(f"pathgate: {args.command}: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        if args.json:
+            emit_json({"ok": False, "error": str(e), "kind": e.kind})
+        return EXIT_USAGE if args.command == "grep" else EXIT_FAILED
     except BrokenPipeError:
+        # The reader went away (| head): not an error of ours.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        except OSError:
+            pass
         return EXIT_OK
 
 

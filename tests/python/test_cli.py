@@ -14,6 +14,14 @@ import pytest
 from pathgate import cli
 
 
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs with an empty user configuration directory."""
+    xdg = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    return xdg
+
+
 @pytest.fixture()
 def tree(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
@@ -60,8 +68,9 @@ def test_resolve_plain_and_json(tree: Path, capsys: pytest.CaptureFixture[str]) 
 
     code, out, err = run([*flags(tree), "--json", "resolve", "ROOT_REPO:/common//./traits/00_traits.txt"], capsys)
     assert code == 0
-    data = json.loads(out)
+    data = json.loads(out)["results"][0]
     assert data["ok"] is True
+    assert data["input"] == "ROOT_REPO:/common//./traits/00_traits.txt"
     assert data["address"] == "root:repo/common/traits/00_traits.txt"
     assert data["root_category"] == "repo"
     assert data["relative_path"] == "common/traits/00_traits.txt"
@@ -74,7 +83,7 @@ def test_resolve_mod_relative_and_host_forms(tree: Path, capsys: pytest.CaptureF
     code, out, _ = run([*flags(tree), "--json", "resolve", "mod:Some Mod:/common/x.txt",
                         host.as_uri(), str(host), "notes.md"], capsys)
     assert code == 0
-    data = json.loads(out)
+    data = json.loads(out)["results"]
     assert [d["address"] for d in data] == ["mod:Some Mod/common/x.txt"] * 3 + ["root:repo/notes.md"]
     assert data[0]["root_category"] is None
 
@@ -90,7 +99,9 @@ def test_resolve_failures_exit_1_without_host_path(tree: Path, capsys: pytest.Ca
         assert_no_host_path(err, tree)
         code, out, err = run([*flags(tree), "--json", "resolve", text], capsys)
         assert code == 1
-        data = json.loads(out)
+        top = json.loads(out)
+        assert top["ok"] is False and len(top["results"]) == 1
+        data = top["results"][0]
         assert data["ok"] is False and data["error_message"] == "Invalid path / not found"
         assert data["reason"] == reason
 
@@ -98,10 +109,10 @@ def test_resolve_failures_exit_1_without_host_path(tree: Path, capsys: pytest.Ca
 def test_resolve_no_require_exists_and_host_path_on_request(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run([*flags(tree), "--json", "resolve", "--no-require-exists", "root:repo/new/file.txt"], capsys)
     assert code == 0
-    assert json.loads(out)["exists"] is False
+    assert json.loads(out)["results"][0]["exists"] is False
     code, out, _ = run([*flags(tree), "--json", "resolve", "--host-path", "root:repo/notes.md"], capsys)
     assert code == 0
-    assert Path(json.loads(out)["host_path"]).samefile(tree / "repo" / "notes.md")
+    assert Path(json.loads(out)["results"][0]["host_path"]).samefile(tree / "repo" / "notes.md")
 
 
 # -------------------------------------------------------------- uri/native
@@ -111,11 +122,12 @@ def test_uri_and_native(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["uri", r"C:\Users\me\My Mod\x.txt"], capsys)
     assert (code, out) == (0, "file:///C:/Users/me/My%20Mod/x.txt\n")
     code, out, _ = run(["--json", "uri", r"\\server\share\a#b", "--convention", "windows"], capsys)
-    assert json.loads(out) == {"uri": "file://server/share/a%23b", "convention": "windows", "is_opaque": False}
+    assert json.loads(out) == {"ok": True, "uri": "file://server/share/a%23b", "convention": "windows",
+                                "is_opaque": False}
     code, out, _ = run(["native", "file:///C:/Users/me/My%20Mod/x.txt"], capsys)
     assert (code, out) == (0, "C:\\Users\\me\\My Mod\\x.txt\n")
     code, out, _ = run(["native", "--json", "file:///srv/a%20b"], capsys)
-    assert json.loads(out) == {"native": "/srv/a b", "convention": "posix"}
+    assert json.loads(out) == {"ok": True, "native": "/srv/a b", "convention": "posix"}
 
 
 def test_uri_and_native_failures(capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,19 +143,44 @@ def test_uri_and_native_failures(capsys: pytest.CaptureFixture[str]) -> None:
 # ------------------------------------------------------------ configuration
 
 
-def test_config_file_relative_dirs_and_default_file(tree: Path, capsys: pytest.CaptureFixture[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_file_relative_dirs_and_user_file(tree: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch, no_user_config: Path) -> None:
     cfg = tree / "pathgate.toml"
-    cfg.write_text('max_tokens = 5\n[roots]\nrepo = "repo"\n[mods]\n"Some Mod" = "mods/Some Mod"\n')
+    cfg.write_text('max_tokens = 5\nread_only = ["Some Mod"]\n[roots]\nrepo = "repo"\n'
+                   '[mods]\n"Some Mod" = "mods/Some Mod"\n')
     code, out, _ = run(["--config", str(cfg), "--json", "resolve", "mod:Some Mod/common/x.txt"], capsys)
-    assert code == 0 and json.loads(out)["address"] == "mod:Some Mod/common/x.txt"
-    # found as ./pathgate.toml, and max_tokens applies per process run
+    assert code == 0 and json.loads(out)["results"][0]["address"] == "mod:Some Mod/common/x.txt"
+    # ./pathgate.toml is never read implicitly: here root:repo is the cwd
     monkeypatch.chdir(tree)
+    code, out, _ = run(["--json", "resolve", "repo/notes.md", "mod:Some Mod"], capsys)
+    assert code == 1
+    assert [d["address"] for d in json.loads(out)["results"]] == ["root:repo/repo/notes.md", None]
+    # the user configuration is; its max_tokens applies per process run
+    user = no_user_config / "pathgate" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(cfg.read_text().replace('"repo"', f'"{tree / "repo"}"').replace(
+        '"mods/Some Mod"', f'"{tree / "mods" / "Some Mod"}"'))
     code, out, _ = run(["--json", "resolve", *["root:repo/notes.md"] * 6], capsys)
     assert code == 1
-    data = json.loads(out)
+    data = json.loads(out)["results"]
     assert [d["ok"] for d in data] == [True] * 5 + [False]
     assert data[5]["error_message"] == "Visibility registry capacity exceeded \u2014 restart server"
+    # read_only from the file: the mod is never written
+    code, _, err = run(["write", "mod:Some Mod/common/x.txt"], capsys, stdin="x", monkeypatch=monkeypatch)
+    assert code == 1 and "Permission denied" in err
+    assert (tree / "mods" / "Some Mod" / "common" / "x.txt").read_text() == "brave mod\n"
+
+
+def test_read_only_flag(tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("repo",):
+        code, _, err = run([*flags(tree), "--read-only", name, "write", "root:repo/notes.md"], capsys,
+                           stdin="x", monkeypatch=monkeypatch)
+        assert code == 1 and "Permission denied: 'root:repo/notes.md'" in err
+        code, _, err = run([*flags(tree), "--read-only", name, "delete", "root:repo/notes.md"], capsys)
+        assert code == 1 and "Permission denied" in err
+    assert (tree / "repo" / "notes.md").read_text() == "alpha\nbeta\ngamma\n"
+    code, _, err = run([*flags(tree), "--read-only", "gmae", "ls"], capsys)
+    assert code == 2 and "read_only" in err
 
 
 def test_default_root_is_current_directory(tree: Path, capsys: pytest.CaptureFixture[str],
@@ -151,27 +188,41 @@ def test_default_root_is_current_directory(tree: Path, capsys: pytest.CaptureFix
     monkeypatch.chdir(tree / "repo")
     code, out, _ = run(["--json", "resolve", "root:repo/notes.md", "common"], capsys)
     assert code == 0
-    assert [d["address"] for d in json.loads(out)] == ["root:repo/notes.md", "root:repo/common"]
+    assert [d["address"] for d in json.loads(out)["results"]] == ["root:repo/notes.md", "root:repo/common"]
 
 
 @pytest.mark.parametrize("argv, fragment", [
     (["--root", "nodir", "resolve", "x"], "--root expects NAME=DIR"),
     (["--root", "Bad=/tmp", "resolve", "x"], "root key"),
-    (["--config", "/nonexistent/pathgate.toml", "resolve", "x"], "config file not found"),
+    (["--max-tokens", "0", "resolve", "x"], "--max-tokens"),
 ])
 def test_usage_errors_exit_2(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(argv, capsys)
-    assert code == 2
+    assert (code, out) == (2, "")
     assert fragment in err
-    assert "/nonexistent" not in err and "/tmp" not in err
+    assert "/tmp" not in err
+    code, out, err = run(["--json", *argv], capsys)
+    assert code == 2 and fragment in err
+    data = json.loads(out)
+    assert data["ok"] is False and fragment in data["error"] and data["kind"] in ("usage", "config")
 
 
-def test_bad_toml_and_missing_dir(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = tree / "bad.toml"
-    cfg.write_text("[roots\n")
-    code, _, err = run(["--config", str(cfg), "resolve", "x"], capsys)
-    assert code == 2 and "not valid TOML" in err
-    assert_no_host_path(err, tree)
+def test_config_errors_name_the_operators_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {"bad.toml": ("[roots\n", "not valid TOML"),
+             "unknown.toml": ('readonly = ["x"]\n', "unknown key 'readonly'"),
+             "ro.toml": ('read_only = "repo"\n[roots]\nrepo = "repo"\n', "read_only must be a list"),
+             "empty.toml": ("", "no root or mod configured"),
+             "missing-dir.toml": ('[roots]\nrepo = "nowhere"\n', "root 'repo'")}
+    for name, (text, fragment) in cases.items():
+        cfg = tree / name
+        cfg.write_text(text)
+        code, out, err = run(["--config", str(cfg), "resolve", "x"], capsys)
+        assert code == 2 and fragment in err, (name, err)
+        assert f"config {cfg}:" in err, err
+        code, out, err = run(["--json", "--config", str(cfg), "resolve", "x"], capsys)
+        assert json.loads(out)["kind"] == "config"
+    code, _, err = run(["--config", str(tree / "absent.toml"), "ls"], capsys)
+    assert code == 2 and f"config {tree / 'absent.toml'}: file not found" in err
     code, _, err = run(["--root", f"repo={tree / 'missing'}", "resolve", "root:repo"], capsys)
     assert code == 2 and "repo" in err
     assert_no_host_path(err, tree)
@@ -200,7 +251,9 @@ def test_ls_plain_and_json(tree: Path, capsys: pytest.CaptureFixture[str]) -> No
     paths = [line.split("\t")[0] for line in out.splitlines()]
     assert paths == ["root:repo/common/", "root:repo/notes.md"]  # the outward symlink is not listed
     code, out, _ = run([*flags(tree), "ls", "--json"], capsys)  # default: the home root
-    entries = json.loads(out)
+    data = json.loads(out)
+    assert data["ok"] is True and data["path"] == "root:repo"
+    entries = data["entries"]
     assert [e["path"] for e in entries] == paths
     assert entries[1]["is_dir"] is False and entries[1]["size"] == len("alpha\nbeta\ngamma\n")
     assert_no_host_path(out, tree)
@@ -212,8 +265,12 @@ def test_read_window_plain_and_json(tree: Path, capsys: pytest.CaptureFixture[st
     assert "beta" in out and "alpha" not in out and "gamma" not in out
     code, out, _ = run([*flags(tree), "--json", "read", "root:repo/notes.md"], capsys)
     data = json.loads(out)
-    assert data["error"] is None and data["total_lines"] == 3
-    assert "gamma" in data["file_data"]["content"]
+    assert data == {"ok": True, "path": "root:repo/notes.md", "encoding": "utf-8",
+                    "content": "alpha\nbeta\ngamma\n", "window": None}
+    code, out, _ = run([*flags(tree), "--json", "read", "root:repo/notes.md", "--offset", "1"], capsys)
+    data = json.loads(out)
+    assert data["content"] == "beta\ngamma"
+    assert data["window"] == {"start_line": 2, "end_line": 3, "total_lines": 3, "next_offset": None}
 
 
 def test_grep_and_glob(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -221,7 +278,8 @@ def test_grep_and_glob(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out) == (0, "root:repo/common/traits/00_traits.txt:1:brave = yes\n")
     code, out, _ = run([*flags(tree), "--json", "grep", "brave", "mod:Some Mod"], capsys)
     data = json.loads(out)
-    assert data["matches"] == [{"path": "mod:Some Mod/common/x.txt", "line": 1, "text": "brave mod"}]
+    assert data == {"ok": True, "truncated": False,
+                    "matches": [{"path": "mod:Some Mod/common/x.txt", "line": 1, "text": "brave mod"}]}
     code, out, err = run([*flags(tree), "grep", "a", "--max-count", "1"], capsys)
     assert code == 0 and len(out.splitlines()) == 1 and "truncated" in err
     code, out, _ = run([*flags(tree), "glob", "*.txt"], capsys)
@@ -258,7 +316,7 @@ def test_file_operation_failures_exit_1_without_host_path(tree: Path, capsys: py
     ]
     for argv in cases:
         code, out, err = run([*flags(tree), *argv], capsys)
-        assert code == 1, argv
+        assert code == (2 if argv[0] == "grep" else 1), argv
         assert out == "" and err.startswith(f"pathgate: {argv[0]}: "), (argv, err)
         assert_no_host_path(err, tree)
     code, _, err = run([*flags(tree), "write", "root:repo/escape"], capsys, stdin="pwned",
