@@ -276,41 +276,34 @@ static pathgate_base_spec *collect(lua_State *L, int idx, int arg, const char *w
     return specs;
 }
 
-/* Sets PATHGATE_BASE_READ_ONLY on the bases named by the list in option
- * read_only (root keys or mod names). 0 when a name is no configured base,
- * so that a typo never leaves a base writable. */
-static int mark_read_only(lua_State *L, pathgate_base_spec *roots, size_t nroots,
-                          pathgate_base_spec *mods, size_t nmods)
+/* The names of the list in option read_only (root keys, mod names, or
+ * base addresses) for pathgate_resolver_options.read_only: an array left
+ * on the stack as a userdata; the strings stay alive in the option table.
+ * The core marks the bases and refuses a name that is no base. */
+static const char **read_only_names(lua_State *L, size_t *count)
 {
+    *count = 0;
     int t = lua_getfield(L, 1, "read_only");
     if (t == LUA_TNIL) {
         lua_pop(L, 1);
-        return 1;
+        return NULL;
     }
     if (t != LUA_TTABLE)
         luaL_argerror(L, 1, "option 'read_only' must be a list of names");
     int idx = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
-    for (lua_Integer k = 1; k <= n; k++) {
-        lua_rawgeti(L, idx, k);
+    size_t n = (size_t)lua_rawlen(L, idx);
+    const char **names = (const char **)lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_rawgeti(L, idx, (lua_Integer)k + 1);
         size_t len;
-        const char *name = specstring(L, -1, 1, "read_only", &len);
-        int found = 0;
-        for (size_t i = 0; i < nroots + nmods; i++) {
-            pathgate_base_spec *b = i < nroots ? &roots[i] : &mods[i - nroots];
-            if (b->name_len == len && memcmp(b->name, name, len) == 0) {
-                b->flags |= PATHGATE_BASE_READ_ONLY;
-                found = 1;
-            }
-        }
+        names[k] = specstring(L, -1, 1, "read_only", &len);
+        if (memchr(names[k], '\0', len))
+            luaL_argerror(L, 1, "read_only: a name must not contain a NUL byte");
         lua_pop(L, 1);
-        if (!found) {
-            lua_pop(L, 1);
-            return 0;
-        }
     }
-    lua_pop(L, 1);
-    return 1;
+    lua_remove(L, idx); /* the userdata stays; the list lives on in option 1 */
+    *count = n;
+    return names;
 }
 
 static int resolver_new(lua_State *L)
@@ -348,12 +341,7 @@ static int resolver_new(lua_State *L)
         mods = collect(L, 3, 1, "mods", &opts.nmods);
     opts.roots = roots;
     opts.mods = mods;
-    if (!mark_read_only(L, roots, opts.nroots, mods, opts.nmods)) {
-        lua_pushnil(L);
-        lua_pushstring(L, "read_only names no configured root or mod");
-        lua_pushstring(L, pathgate_errname(PATHGATE_ECONFIG));
-        return 3;
-    }
+    opts.read_only = read_only_names(L, &opts.nread_only);
 
     pathgate_error err = {0, ""};
     pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);

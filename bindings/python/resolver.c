@@ -247,49 +247,54 @@ fail:
     return -1;
 }
 
-/* Sets PATHGATE_BASE_READ_ONLY on every base named by the iterable
- * read_only (root keys or mod names); a name that is no base is an error,
- * so that a typo never leaves a base writable. */
-static int resolver_read_only(pg_state *st, PyObject *read_only, pathgate_base_spec *roots,
-                              size_t nroots, pathgate_base_spec *mods, size_t nmods) {
+/* The names of the iterable read_only (root keys, mod names, or base
+ * addresses) as a C array for pathgate_resolver_options.read_only; the
+ * core marks the bases and refuses a name that is no base, so that a typo
+ * never leaves a base writable. The strings live as long as `keep`. */
+static int resolver_read_only(PyObject *read_only, const char ***names, size_t *count,
+                              PyObject *keep) {
+    *names = NULL;
+    *count = 0;
     if (read_only == NULL || read_only == Py_None)
         return 0;
     if (PyUnicode_Check(read_only)) {
         PyErr_SetString(PyExc_TypeError, "read_only must be an iterable of root keys or mod names");
         return -1;
     }
-    PyObject *it = PyObject_GetIter(read_only);
-    if (it == NULL)
+    PyObject *seq = PySequence_List(read_only);
+    if (seq == NULL)
         return -1;
-    PyObject *item;
-    while ((item = PyIter_Next(it)) != NULL) {
+    Py_ssize_t n = PyList_Size(seq);
+    if (PyList_Append(keep, seq) < 0) {
+        Py_DECREF(seq);
+        return -1;
+    }
+    Py_DECREF(seq); /* kept alive by keep */
+    *names = PyMem_Calloc((size_t)n + 1, sizeof **names);
+    if (*names == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
         const char *name;
         Py_ssize_t len;
         PyObject *holder;
-        if (pg_text(item, &name, &len, &holder, "a root key or mod name") < 0) {
-            Py_DECREF(item);
-            Py_DECREF(it);
+        if (pg_text(PyList_GetItem(seq, i), &name, &len, &holder, "a root key or mod name") < 0)
+            return -1;
+        if (holder != NULL) {
+            int rc = PyList_Append(keep, holder);
+            Py_DECREF(holder);
+            if (rc < 0)
+                return -1;
+        }
+        if (memchr(name, '\0', (size_t)len) != NULL) {
+            PyErr_SetString(PyExc_ValueError, "read_only: a name must not contain a NUL character");
             return -1;
         }
-        int found = 0;
-        for (size_t i = 0; i < nroots + nmods; i++) {
-            pathgate_base_spec *b = i < nroots ? &roots[i] : &mods[i - nroots];
-            if (b->name_len == (size_t)len && memcmp(b->name, name, (size_t)len) == 0) {
-                b->flags |= PATHGATE_BASE_READ_ONLY;
-                found = 1;
-            }
-        }
-        Py_XDECREF(holder);
-        Py_DECREF(item);
-        if (!found) {
-            Py_DECREF(it);
-            pathgate_error err = {PATHGATE_ECONFIG, "read_only names no configured root or mod"};
-            pg_raise(st, st->Error, PATHGATE_ECONFIG, &err);
-            return -1;
-        }
+        (*names)[i] = name;
     }
-    Py_DECREF(it);
-    return PyErr_Occurred() ? -1 : 0;
+    *count = (size_t)n;
+    return 0;
 }
 
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -308,12 +313,14 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     if (keep == NULL)
         return NULL;
     pathgate_base_spec *roots = NULL, *mods = NULL;
+    const char **read_only_names = NULL;
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
     PyObject *result = NULL;
     if (resolver_bases(roots_obj, "roots", &roots, &opts.nroots, keep) < 0 ||
         resolver_bases(mods_obj, "mods", &mods, &opts.nmods, keep) < 0 ||
-        resolver_read_only(st, read_only, roots, opts.nroots, mods, opts.nmods) < 0)
+        resolver_read_only(read_only, &read_only_names, &opts.nread_only, keep) < 0)
         goto done;
+    opts.read_only = read_only_names;
     opts.roots = roots;
     opts.mods = mods;
     opts.max_tokens = (size_t)max_tokens;
@@ -337,6 +344,7 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
 done:
     PyMem_Free(roots);
     PyMem_Free(mods);
+    PyMem_Free((void *)read_only_names);
     Py_DECREF(keep);
     return result;
 }

@@ -100,6 +100,10 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     int dirfd = pathgate__fs_open(&t, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
     if (dirfd < 0)
         return pathgate__fs_fail_errno(err, dirfd, &t, PATHGATE__FS_FILE);
+    if ((rc = pathgate__fs_check_dir_writable(&t, dirfd, err)) < 0) {
+        close(dirfd);
+        return rc;
+    }
 
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {

@@ -13,11 +13,62 @@
 #include "fs_internal.h"
 #include "resolver_internal.h"
 
+/* The answer of a where-it-lives check as a result: 1 is EACCES, an
+ * errno is an I/O error, 0 passes. */
+static int lives_verdict(const pathgate__fs_target *t, int rc, pathgate_error *err)
+{
+    if (rc == 1)
+        return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+    if (rc < 0)
+        return pathgate__fs_fail_errno(err, rc, t, PATHGATE__FS_FILE);
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pathgate_error *err)
+{
+    if (t->base_flags & PATHGATE_BASE_READ_ONLY)
+        return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+    if (!pathgate__resolver_has_read_only(t->r))
+        return PATHGATE_OK;
+    return lives_verdict(t, pathgate__resolver_dir_read_only(t->r, t->base, dirfd), err);
+}
+
 int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err)
 {
     if (t->base_flags & PATHGATE_BASE_READ_ONLY)
         return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
-    return PATHGATE_OK;
+    if (!pathgate__resolver_has_read_only(t->r) || t->rel_len == 0)
+        return PATHGATE_OK;
+    /* Where the entry lives: the deepest directory of its parents that
+     * exists (a write creates the rest beneath it). Open failures other
+     * than ENOENT are left to the operation, which reports them. */
+    char rel[PATHGATE_PATH_MAX + 1];
+    if (t->rel_len >= sizeof rel)
+        return PATHGATE_OK;
+    memcpy(rel, t->rel, t->rel_len + 1);
+    int fd = -ENOENT;
+    for (char *slash = strrchr(rel, '/'); fd == -ENOENT; slash = strrchr(rel, '/')) {
+        if (!slash) {
+            fd = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+            break;
+        }
+        *slash = '\0';
+        fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+    }
+    if (fd < 0)
+        return PATHGATE_OK;
+    int rc = lives_verdict(t, pathgate__resolver_dir_read_only(t->r, t->base, fd), err);
+    close(fd);
+    if (rc < 0)
+        return rc;
+    /* A directory (never a symlink: it is not followed here) that is or
+     * holds a read-only base: deleting it would delete read-only files. */
+    fd = pathgate__fs_open(t, NULL, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return PATHGATE_OK;
+    rc = pathgate__resolver_dir_holds_read_only(t->r, fd);
+    close(fd);
+    return lives_verdict(t, rc, err);
 }
 
 int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err)
@@ -163,7 +214,12 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     }
 
     /* what is at the name now */
-    int rc = PATHGATE_OK;
+    /* where the file lives, checked on the very directory written */
+    int rc = pathgate__fs_check_dir_writable(t, dirfd, err);
+    if (rc < 0) {
+        close(dirfd);
+        return rc;
+    }
     mode_t keep_mode = 0;
     int replace_mode = 0;
     struct stat st;
@@ -183,7 +239,9 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
         } else if (!S_ISREG(st.st_mode))
             rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
         else {
-            keep_mode = st.st_mode & 07777;
+            /* the permission bits carry over, never setuid, setgid or
+             * sticky: a write never makes a privileged file */
+            keep_mode = st.st_mode & 0777;
             replace_mode = 1;
         }
     } else if (errno != ENOENT)

@@ -154,8 +154,15 @@ int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, in
 int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
                               const pathgate_fs_options *opts, pathgate_error *err);
 
-/* PATHGATE_EACCES with the message when t's base is read-only; else 0. */
+/* PATHGATE_EACCES with the message when t's entry may not be written:
+ * its base is read-only, the directory it lives in (its deepest existing
+ * parent) lies inside a read-only base, or it is a directory that holds a
+ * read-only base; else 0. */
 int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err);
+
+/* The same for an entry of the directory open as dirfd beneath t's base
+ * (the very directory an operation is about to change). */
+int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pathgate_error *err);
 
 /* ---------------------------------------------------------------- walk */
 

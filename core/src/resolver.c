@@ -39,6 +39,8 @@ typedef struct base {
     pathgate_uri *uri_real; /* host as a URI, for mapping host paths back */
     pathgate_uri *uri_conf; /* the directory as configured, when it differs */
     int fd;
+    dev_t dev; /* the directory's identity, for where-a-file-lives checks */
+    ino_t ino;
     unsigned int flags;
     int is_mod;
 } base;
@@ -49,6 +51,7 @@ struct pathgate_resolver {
     size_t nroots;
     size_t nmods;
     unsigned int flags;
+    int has_read_only; /* some base is PATHGATE_BASE_READ_ONLY */
     pathgate__registry *reg;
 };
 
@@ -237,6 +240,11 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
                                    : e == EACCES  ? "is not accessible"
                                                   : "cannot be opened");
     }
+    struct stat st;
+    if (fstat(b->fd, &st) != 0)
+        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory cannot be examined", who);
+    b->dev = st.st_dev;
+    b->ino = st.st_ino;
     char real[PATH_MAX];
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory's real path cannot be determined",
@@ -269,14 +277,81 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     return PATHGATE_OK;
 }
 
+/* Marks the bases named by opts->read_only (a name, or a base's address). */
+static int mark_named_read_only(pathgate_resolver *r, const char *const *names, size_t n,
+                                pathgate_error *err)
+{
+    if (!names && n)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "read_only array is NULL");
+    for (size_t k = 0; k < n; k++) {
+        const char *name = names[k];
+        if (!name)
+            return pathgate__error_set(err, PATHGATE_EINVAL, "read_only entry #%zu is NULL", k + 1);
+        size_t len = strlen(name);
+        int found = 0;
+        for (size_t i = 0; i < r->nroots + r->nmods; i++) {
+            base *b = &r->bases[i];
+            if ((b->name_len == len && memcmp(b->name, name, len) == 0) ||
+                (b->address_len == len && memcmp(b->address, name, len) == 0)) {
+                b->flags |= PATHGATE_BASE_READ_ONLY;
+                found = 1;
+            }
+        }
+        if (!found) {
+            int printable = len <= 128 && pathgate__utf8_valid(name, len);
+            for (size_t i = 0; printable && i < len; i++)
+                if ((unsigned char)name[i] < 0x20 || name[i] == 0x7F || name[i] == '\'')
+                    printable = 0;
+            if (printable)
+                return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                           "read_only '%s' names no configured root or mod", name);
+            return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                       "read_only entry #%zu names no configured root or mod", k + 1);
+        }
+    }
+    return PATHGATE_OK;
+}
+
+/* 1 when the real path `inner` is `outer` or lies beneath it. */
+static int path_within(const char *inner, size_t inner_len, const char *outer, size_t outer_len)
+{
+    if (outer_len == 1 && outer[0] == '/')
+        return 1;
+    return inner_len >= outer_len && memcmp(inner, outer, outer_len) == 0 &&
+           (inner_len == outer_len || inner[outer_len] == '/');
+}
+
+/* A base inside (or at) a read-only base's directory is read-only: read-only
+ * means the files, whichever address reaches them. */
+static void derive_read_only(pathgate_resolver *r)
+{
+    size_t total = r->nroots + r->nmods;
+    for (size_t i = 0; i < total; i++) {
+        base *b = &r->bases[i];
+        for (size_t j = 0; j < total && !(b->flags & PATHGATE_BASE_READ_ONLY); j++) {
+            const base *o = &r->bases[j];
+            if (j != i && (o->flags & PATHGATE_BASE_READ_ONLY) &&
+                ((o->dev == b->dev && o->ino == b->ino) ||
+                 path_within(b->host, b->host_len, o->host, o->host_len)))
+                b->flags |= PATHGATE_BASE_READ_ONLY;
+        }
+    }
+    for (size_t i = 0; i < total; i++)
+        if (r->bases[i].flags & PATHGATE_BASE_READ_ONLY)
+            r->has_read_only = 1;
+}
+
 int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_options *opts,
                           pathgate_error *err)
 {
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
-    if (!opts || opts->version != PATHGATE_RESOLVER_OPTIONS_VERSION)
+    if (!opts || opts->version < 1 || opts->version > PATHGATE_RESOLVER_OPTIONS_VERSION)
         return pathgate__error_set(err, PATHGATE_EINVAL, "options missing or of an unknown version");
+    /* version 1 callers' structs end before read_only: never read it */
+    const char *const *read_only = opts->version >= 2 ? opts->read_only : NULL;
+    size_t nread_only = opts->version >= 2 ? opts->nread_only : 0;
     if ((!opts->roots && opts->nroots) || (!opts->mods && opts->nmods))
         return pathgate__error_set(err, PATHGATE_EINVAL, "base array is NULL");
     if (opts->flags & ~PATHGATE_RESOLVER_FORCE_FALLBACK)
@@ -311,6 +386,10 @@ int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_optio
         size_t k = is_mod ? i - opts->nroots : i;
         rc = base_init(r, &r->bases[i], is_mod ? &opts->mods[k] : &opts->roots[k], is_mod, k, err);
     }
+    if (rc == 0)
+        rc = mark_named_read_only(r, read_only, nread_only, err);
+    if (rc == 0)
+        derive_read_only(r);
     if (rc == 0) {
         size_t max = opts->max_tokens ? opts->max_tokens : PATHGATE_MAX_TOKENS_DEFAULT;
         rc = pathgate__registry_new(&r->reg, max, &r->alloc);
@@ -669,6 +748,114 @@ unsigned int pathgate__resolver_base_flags(const pathgate_resolver *r, size_t i)
 const char *pathgate__resolver_base_host_path(const pathgate_resolver *r, size_t i)
 {
     return i < r->nroots + r->nmods ? r->bases[i].host : NULL;
+}
+
+int pathgate__resolver_has_read_only(const pathgate_resolver *r)
+{
+    return r->has_read_only;
+}
+
+/* Bounds the walks up through `..` (deeper than any path can be). */
+#define WALK_MAX (PATHGATE_PATH_MAX / 2 + 2)
+
+static int is_read_only_dir(const pathgate_resolver *r, const struct stat *st)
+{
+    for (size_t i = 0; i < r->nroots + r->nmods; i++) {
+        const base *b = &r->bases[i];
+        if ((b->flags & PATHGATE_BASE_READ_ONLY) && b->dev == st->st_dev && b->ino == st->st_ino)
+            return 1;
+    }
+    return 0;
+}
+
+/* Walks up from dirfd through `..`, calling stop(ctx, st) on each
+ * directory (dirfd's first): a non-zero answer ends the walk with it. 0
+ * when the filesystem root is passed without an answer; -errno. */
+static int walk_up(int dirfd, int (*stop)(const void *ctx, const struct stat *st), const void *ctx)
+{
+    struct stat st;
+    if (fstat(dirfd, &st) < 0)
+        return -errno;
+    int cur = -1, rc = 0;
+    for (int depth = 0;; depth++) {
+        if ((rc = stop(ctx, &st)) != 0)
+            break;
+        if (depth >= WALK_MAX) {
+            rc = -ELOOP;
+            break;
+        }
+        int up = openat(cur >= 0 ? cur : dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (up < 0) {
+            rc = -errno;
+            break;
+        }
+        if (cur >= 0)
+            close(cur);
+        cur = up;
+        struct stat ps;
+        if (fstat(cur, &ps) < 0) {
+            rc = -errno;
+            break;
+        }
+        if (ps.st_dev == st.st_dev && ps.st_ino == st.st_ino)
+            break; /* `..` of the root is itself */
+        st = ps;
+    }
+    if (cur >= 0)
+        close(cur);
+    return rc;
+}
+
+typedef struct lives_ctx {
+    const pathgate_resolver *r;
+    const base *home;
+} lives_ctx;
+
+static int stop_lives(const void *ctx, const struct stat *st)
+{
+    const lives_ctx *c = ctx;
+    if (is_read_only_dir(c->r, st))
+        return 1;
+    if (st->st_dev == c->home->dev && st->st_ino == c->home->ino)
+        return 2; /* the base's own directory: nothing read-only above counts */
+    return 0;
+}
+
+int pathgate__resolver_dir_read_only(const pathgate_resolver *r, size_t i, int dirfd)
+{
+    if (i >= r->nroots + r->nmods)
+        return -EINVAL;
+    if (r->bases[i].flags & PATHGATE_BASE_READ_ONLY)
+        return 1;
+    if (!r->has_read_only)
+        return 0;
+    lives_ctx c = {r, &r->bases[i]};
+    int rc = walk_up(dirfd, stop_lives, &c);
+    return rc == 1 ? 1 : rc < 0 ? rc : 0;
+}
+
+static int stop_at(const void *ctx, const struct stat *st)
+{
+    const struct stat *target = ctx;
+    return st->st_dev == target->st_dev && st->st_ino == target->st_ino;
+}
+
+int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd)
+{
+    if (!r->has_read_only)
+        return 0;
+    struct stat target;
+    if (fstat(dirfd, &target) < 0)
+        return -errno;
+    for (size_t i = 0; i < r->nroots + r->nmods; i++) {
+        const base *b = &r->bases[i];
+        if (!(b->flags & PATHGATE_BASE_READ_ONLY))
+            continue;
+        int rc = walk_up(b->fd, stop_at, &target);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r)

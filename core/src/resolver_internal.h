@@ -18,8 +18,26 @@ size_t pathgate__resolver_base_count(const pathgate_resolver *r);
 int pathgate__resolver_base_fd(const pathgate_resolver *r, size_t i);
 /* The canonical address of the base itself: `root:<key>` or `mod:<Name>`. */
 const char *pathgate__resolver_base_address(const pathgate_resolver *r, size_t i);
-/* PATHGATE_BASE_* flags of the base. */
+/* PATHGATE_BASE_* flags of the base: READ_ONLY when it was configured so,
+ * named in options.read_only, or lies inside a read-only base. */
 unsigned int pathgate__resolver_base_flags(const pathgate_resolver *r, size_t i);
+
+/* 1 when some base is read-only (then the two checks below matter). */
+int pathgate__resolver_has_read_only(const pathgate_resolver *r);
+
+/*
+ * Where an entry lives: 1 when the directory open as dirfd (any fd of a
+ * directory reached beneath base i) is, or lies inside, a read-only base's
+ * directory, or base i itself is read-only; 0 when it is writable; -errno
+ * when the walk up through `..` (stopping at base i, or at the filesystem
+ * root) fails. Compares device and inode, never paths.
+ */
+int pathgate__resolver_dir_read_only(const pathgate_resolver *r, size_t i, int dirfd);
+
+/* 1 when the directory open as dirfd is, or holds, a read-only base's
+ * directory (deleting it would delete read-only files); 0 otherwise;
+ * -errno. */
+int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd);
 /* The base's real host path recorded at construction (for host_path and
  * for Landlock rules; never for a containment decision, never in a
  * message). */

@@ -586,7 +586,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    def options(suppress: bool) -> argparse.ArgumentParser:
+    def options(suppress: bool) -> _Parser:
         # The same options are accepted before and after the subcommand; after
         # it their defaults are suppressed so they never undo what came before.
         extra: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}

@@ -172,7 +172,7 @@ def test_config_file_relative_dirs_and_user_file(tree: Path, capsys: pytest.Capt
 
 
 def test_read_only_flag(tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("repo",):
+    for name in ("repo", "root:repo"):
         code, _, err = run([*flags(tree), "--read-only", name, "write", "root:repo/notes.md"], capsys,
                            stdin="x", monkeypatch=monkeypatch)
         assert code == 1 and "Permission denied: 'root:repo/notes.md'" in err

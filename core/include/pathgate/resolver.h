@@ -99,7 +99,17 @@ typedef struct pathgate_base_spec {
     unsigned int flags; /* PATHGATE_BASE_* */
 } pathgate_base_spec;
 
-/* The base may be read but not written by file operations and commands. */
+/*
+ * The base may be read but not written by file operations and commands.
+ * Read-only means the files: a file inside a read-only base is read-only by
+ * every address that reaches it. A base whose directory lies inside (or is)
+ * a read-only base's directory is read-only itself; a write, edit, upload
+ * or delete through a writable base refuses (PATHGATE_EACCES) an entry whose
+ * directory lies inside a read-only base's directory, and a delete refuses
+ * a directory holding one. The check is made on the directory the entry
+ * really lives in (device and inode, walking up through `..`), so a
+ * symlink inside the writable base leads to no other answer.
+ */
 #define PATHGATE_BASE_READ_ONLY 0x1u
 
 /* Test-only: never call openat2, always use the O_NOFOLLOW walk, so that
@@ -115,15 +125,25 @@ typedef struct pathgate_resolver_options {
     size_t max_tokens; /* 0 = PATHGATE_MAX_TOKENS_DEFAULT */
     unsigned int flags; /* PATHGATE_RESOLVER_* */
     const pathgate_allocator *allocator; /* NULL = libc */
+    /* Version 2: bases marked read-only by name, in addition to
+     * PATHGATE_BASE_READ_ONLY in their spec. Each entry (NUL-terminated) is
+     * a root key or a mod name (every base of that name), or a base's own
+     * address, `root:<key>` or `mod:<Name>` (that one). A name that matches
+     * no configured base is ECONFIG. */
+    const char *const *read_only;
+    size_t nread_only;
 } pathgate_resolver_options;
 
-#define PATHGATE_RESOLVER_OPTIONS_VERSION 1
-#define PATHGATE_RESOLVER_OPTIONS_INIT {PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL}
+/* Version 1 (without read_only) is still accepted. */
+#define PATHGATE_RESOLVER_OPTIONS_VERSION 2
+#define PATHGATE_RESOLVER_OPTIONS_INIT \
+    {PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0}
 
 /* Builds a resolver. Misconfiguration fails here with ECONFIG (a key not
  * matching [a-z][a-z0-9_]*, a mod name that is empty or holds `/`, `:`,
- * NUL or invalid UTF-8, a duplicate, no root at all) or EIO (a directory
- * that cannot be opened); messages name the key, never the directory. */
+ * NUL or invalid UTF-8, a duplicate, no base at all, a read_only name that
+ * is no base) or EIO (a directory that cannot be opened); messages name
+ * the key, never the directory. */
 PATHGATE_EXTERN int pathgate_resolver_new(pathgate_resolver **out,
                                           const pathgate_resolver_options *opts,
                                           pathgate_error *err);
