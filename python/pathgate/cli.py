@@ -622,7 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
                "125 when it could not be run).")
     parser.add_argument("--version", action="version", version=f"pathgate {__version__}",
                         help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, help="the subcommand",
                                 parser_class=_Parser)
 
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
