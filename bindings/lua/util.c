@@ -13,6 +13,118 @@ const char *const pg_class_name[PG_NCLASSES] = {
     [PG_BUFPAIR] = PG_BUFPAIR_MT,
 };
 
+/* The string key under which the table at t holds the value at fn, or
+ * NULL. The key stays alive in the table. Leaves the stack as it was. */
+static const char *key_of(lua_State *L, int t, int fn)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fn)) {
+            const char *k = lua_tostring(L, -2);
+            lua_pop(L, 2);
+            return k;
+        }
+        lua_pop(L, 1);
+    }
+    return NULL;
+}
+
+/* The name of the function at fn among the module's methods (every class's
+ * metatable and its __index table) and the module's own tables. */
+static const char *method_name(lua_State *L, int fn)
+{
+    const char *name = NULL;
+    if (lua_type(L, lua_upvalueindex(1)) == LUA_TUSERDATA) { /* the scratch */
+        for (int c = 0; c < PG_NCLASSES && !name; c++) {
+            if (lua_getiuservalue(L, lua_upvalueindex(1), c + 1) == LUA_TTABLE) {
+                int mt = lua_gettop(L);
+                name = key_of(L, mt, fn);
+                if (!name && lua_getfield(L, mt, "__index") == LUA_TTABLE)
+                    name = key_of(L, lua_gettop(L), fn);
+                lua_settop(L, mt);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    if (!name) {
+        int top = lua_gettop(L);
+        lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        if (lua_getfield(L, -1, "pathgate") == LUA_TTABLE) {
+            int mod = lua_gettop(L);
+            name = key_of(L, mod, fn);
+            lua_pushnil(L);
+            while (!name && lua_next(L, mod)) { /* the class tables' statics */
+                if (lua_type(L, -1) == LUA_TTABLE) {
+                    name = key_of(L, lua_gettop(L), fn);
+                    /* the constructor, Class{...}: its metatable's __call */
+                    if (!name && lua_getmetatable(L, -1)) {
+                        if (lua_getfield(L, -1, "__call") != LUA_TNIL && lua_rawequal(L, -1, fn) &&
+                            lua_type(L, -4) == LUA_TSTRING)
+                            name = lua_tostring(L, -4);
+                        lua_pop(L, 2);
+                    }
+                }
+                lua_pop(L, 1);
+            }
+            if (name)
+                lua_pop(L, 1); /* the key left by lua_next */
+        }
+        lua_settop(L, top);
+    }
+    return name;
+}
+
+int pg_argerror(lua_State *L, int arg, const char *extramsg)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, 0, &ar))
+        return luaL_error(L, "bad argument #%d (%s)", arg, extramsg);
+    lua_getinfo(L, "nf", &ar); /* pushes the running function */
+    if (ar.namewhat && strcmp(ar.namewhat, "method") == 0) {
+        arg--; /* do not count self */
+        if (arg == 0)
+            return luaL_error(L, "calling '%s' on bad self (%s)", ar.name, extramsg);
+    }
+    const char *name = ar.name ? ar.name : method_name(L, lua_gettop(L));
+    return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, name ? name : "?", extramsg);
+}
+
+int pg_typeerror(lua_State *L, int arg, const char *tname)
+{
+    const char *got;
+    if (luaL_getmetafield(L, arg, "__name") == LUA_TSTRING)
+        got = lua_tostring(L, -1);
+    else if (lua_type(L, arg) == LUA_TLIGHTUSERDATA)
+        got = "light userdata";
+    else
+        got = luaL_typename(L, arg);
+    return pg_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
+}
+
+void pg_checktype(lua_State *L, int arg, int t)
+{
+    if (lua_type(L, arg) != t)
+        pg_typeerror(L, arg, lua_typename(L, t));
+}
+
+lua_Integer pg_checkinteger(lua_State *L, int arg)
+{
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, arg, &isnum);
+    if (!isnum) {
+        if (lua_isnumber(L, arg))
+            pg_argerror(L, arg, "number has no integer representation");
+        else
+            pg_typeerror(L, arg, "number");
+    }
+    return v;
+}
+
+lua_Integer pg_optinteger(lua_State *L, int arg, lua_Integer def)
+{
+    return lua_isnoneornil(L, arg) ? def : pg_checkinteger(L, arg);
+}
+
 const char *pg_checktext(lua_State *L, int arg, size_t *len)
 {
     if (lua_type(L, arg) != LUA_TSTRING)

@@ -18,6 +18,24 @@
 
 #include "pathgate/pathgate.h"
 
+/*
+ * Argument errors that name the method: luaL_argerror says '?' when the
+ * call carries no name (pcall(r.read, r, 5), a tail call, a call from C);
+ * these find the running function in the module's tables instead
+ * ("bad argument #2 to 'read'"). The macros route every use in the
+ * binding (luaL_argcheck and luaL_argexpected included) through them.
+ */
+int pg_argerror(lua_State *L, int arg, const char *extramsg);
+int pg_typeerror(lua_State *L, int arg, const char *tname);
+void pg_checktype(lua_State *L, int arg, int t);
+lua_Integer pg_checkinteger(lua_State *L, int arg);
+lua_Integer pg_optinteger(lua_State *L, int arg, lua_Integer def);
+#define luaL_argerror pg_argerror
+#define luaL_typeerror pg_typeerror
+#define luaL_checktype pg_checktype
+#define luaL_checkinteger pg_checkinteger
+#define luaL_optinteger pg_optinteger
+
 /* Metatable names (also the __name shown by luaL_typeerror). */
 #define PG_URI_MT "pathgate.PathUri"
 #define PG_LEGACY_MT "pathgate.LegacyAppPathString"
