@@ -247,6 +247,14 @@ def make_resolver(args: argparse.Namespace) -> Any:
     from . import Error, Resolver
 
     cfg = load_config(args)
+    where = f"config {cfg.file}: " if cfg.file is not None else ""
+    # The operator's own directories may be named here (never to an agent).
+    for kind, bases in (("root", cfg.roots), ("mod", cfg.mods)):
+        for name, directory in bases.items():
+            if not os.path.exists(directory):
+                raise ConfigError(f"{where}{kind} '{name}': the directory {directory} does not exist")
+            if not os.path.isdir(directory):
+                raise ConfigError(f"{where}{kind} '{name}': {directory} is not a directory")
     kwargs: dict[str, Any] = {"roots": cfg.roots, "mods": cfg.mods}
     if cfg.max_tokens is not None:
         kwargs["max_tokens"] = cfg.max_tokens
@@ -255,9 +263,7 @@ def make_resolver(args: argparse.Namespace) -> Any:
     try:
         resolver = Resolver(**kwargs)
     except Error as e:
-        # The core's configuration messages name keys, never directories;
-        # the operator's own file may be named here.
-        where = f"config {cfg.file}: " if cfg.file is not None else ""
+        # The core's configuration messages name keys, never directories.
         raise ConfigError(f"{where}{e}") from None
     check_config_not_writable(cfg)
     return resolver

@@ -223,9 +223,14 @@ def test_config_errors_name_the_operators_file(tree: Path, capsys: pytest.Captur
         assert json.loads(out)["kind"] == "config"
     code, _, err = run(["--config", str(tree / "absent.toml"), "ls"], capsys)
     assert code == 2 and f"config {tree / 'absent.toml'}: file not found" in err
+    # the operator's own directory is named: the operator is not the agent
     code, _, err = run(["--root", f"repo={tree / 'missing'}", "resolve", "root:repo"], capsys)
-    assert code == 2 and "repo" in err
-    assert_no_host_path(err, tree)
+    assert code == 2 and f"root 'repo': the directory {tree / 'missing'} does not exist" in err
+    code, _, err = run(["--mod", f"M={tree / 'outside.txt'}", "ls"], capsys)
+    assert code == 2 and f"mod 'M': {tree / 'outside.txt'} is not a directory" in err
+    (tree / "nodir.toml").write_text('[roots]\nrepo = "nowhere"\n')
+    code, _, err = run(["--config", str(tree / "nodir.toml"), "ls"], capsys)
+    assert code == 2 and f"config {tree / 'nodir.toml'}: root 'repo': the directory {tree / 'nowhere'}" in err
 
 
 def test_argparse_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
