@@ -505,8 +505,9 @@ static PyType_Slot resolver_slots[] = {
     {Py_tp_doc, "Resolver(roots, mods=None, max_tokens=10000, *, read_only=None)\n--\n\n"
                 "Resolves agent-named paths strictly inside the configured roots\n"
                 "(key -> directory) and mods (name -> directory); directories may be\n"
-                "str or os.PathLike; read_only names the roots and mods that file\n"
-                "operations and commands may read but never write. Raises\n"
+                "str or os.PathLike; read_only names the roots and mods (by key,\n"
+                "name or address) whose files, by whatever address they are reached,\n"
+                "file operations and commands may read but never write. Raises\n"
                 "pathgate.Error (kind 'invalid_config' or\n"
                 "'io_error') for a bad configuration. len() is the number of live\n"
                 "tokens. Safe to share between threads."},

@@ -14,6 +14,8 @@ from types import ModuleType
 import pytest
 
 SOURCE = Path(os.environ.get("PATHGATE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+# man, troff and bash are not ours: never run them with the sanitizer runtime preloaded.
+PLAIN_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
 
 
 def generator() -> ModuleType:
@@ -43,7 +45,7 @@ def test_man_page_documents_every_subcommand_and_option() -> None:
 @pytest.mark.skipif(shutil.which("man") is None, reason="man is not installed")
 def test_man_page_renders_without_warnings() -> None:
     proc = subprocess.run(["man", "--warnings", "-l", str(SOURCE / "docs" / "pathgate.1")],
-                          capture_output=True, text=True, env={**os.environ, "MANWIDTH": "80", "MAN_KEEP_FORMATTING": ""},
+                          capture_output=True, text=True, env={**PLAIN_ENV, "MANWIDTH": "80"},
                           timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert "EXIT STATUS" in proc.stdout and "pathgate.toml" not in proc.stdout.split("FILES")[-1]
@@ -57,7 +59,8 @@ def complete(line: str) -> list[str]:
               "COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
               "_pathgate\n"
               'printf "%s\\n" "${COMPREPLY[@]}"\n')
-    proc = subprocess.run(["bash", "--norc", "-c", script], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["bash", "--norc", "-c", script], capture_output=True, text=True, env=PLAIN_ENV,
+                          timeout=60)
     assert proc.returncode == 0, proc.stderr
     return [w for w in proc.stdout.split("\n") if w]
 
