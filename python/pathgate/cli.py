@@ -188,6 +188,9 @@ def load_config(args: argparse.Namespace) -> Config:
     if cfg.source == "default":
         # Nothing configured anywhere: the directory the user is in.
         cfg.roots = {"repo": os.getcwd()}
+        if os.path.lexists("pathgate.toml"):
+            print("pathgate: note: ./pathgate.toml is not read implicitly (anything run here could "
+                  "have written it); pass --config pathgate.toml to use it", file=sys.stderr)
     elif not cfg.roots and not cfg.mods:
         raise ConfigError(f"config {cfg.file}: no root or mod configured" if cfg.file
                           else "no root or mod configured")

@@ -51,9 +51,10 @@ def test_planted_pathgate_toml_in_the_default_root_is_never_loaded(world: dict[s
         proc = pathgate(world, *argv)
         assert proc.returncode != 0, argv
         assert "the secret" not in proc.stdout
-    # The current directory is still just root:repo.
+    # The current directory is still just root:repo; the operator is told why.
     proc = pathgate(world, "read", "root:repo/readme.txt")
     assert (proc.returncode, proc.stdout) == (0, "hello\n")
+    assert "./pathgate.toml is not read implicitly" in proc.stderr
 
 
 def test_user_config_location_is_not_writable_from_the_default_root(world: dict[str, Path]) -> None:
