@@ -185,6 +185,8 @@ def test_execute_is_contained_like_backend_execute(run: Run, repo: Path, tmp_pat
     code, data = run.json("execute", "exit 4")
     assert code == 4 and data["ok"] is False and data["exit_code"] == 4
     assert run("execute", "true", "--timeout", "0")[0] == 2
+    code, out, err = run("execute", "--timeout", "0.5", "sleep 5; echo late")
+    assert (code, out) == (124, b"") and "timed out" in err
 
 
 def test_edit_speaks_to_command_line_users(run: Run) -> None:
