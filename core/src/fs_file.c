@@ -213,13 +213,13 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
         return pathgate__fs_fail_errno(err, dirfd, t, PATHGATE__FS_FILE);
     }
 
-    /* what is at the name now */
     /* where the file lives, checked on the very directory written */
     int rc = pathgate__fs_check_dir_writable(t, dirfd, err);
     if (rc < 0) {
         close(dirfd);
         return rc;
     }
+    /* what is at the name now */
     mode_t keep_mode = 0;
     int replace_mode = 0;
     struct stat st;
