@@ -130,6 +130,7 @@ _SPELLING = re.compile(r"(?:root|mod):[^/]|file:\Z|[A-Z][A-Z0-9_]*:\Z")
 _QUOTED = re.compile(r"'((?:root|mod):[^']*)'")
 
 _DEFAULT_GLOB_TIMEOUT = 5.0
+_DEFAULT_EXECUTE_TIMEOUT = 120  # pathgate.execute's default, in seconds
 _T = TypeVar("_T")
 
 
@@ -602,9 +603,21 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         """Runs ``command`` with ``/bin/sh -c`` in the session's working
         directory, confined to the bases (pathgate.Backend.execute). Host
         directories of the bases in the output are shown in the agent's
-        spelling (``/`` for the home root)."""
+        spelling (``/`` for the home root). A timeout is exit code 124 with
+        a notice, as deepagents' LocalShellBackend reports it; ``timeout=0``
+        (no timeout) is refused with ValueError: a contained command always
+        has a deadline."""
         r = self._backend.execute(command, timeout=timeout)
-        return _da.ExecuteResponse(output=self._mask(r.output), exit_code=r.exit_code, truncated=r.truncated)
+        output = self._mask(r.output)
+        if r.timed_out:
+            # LocalShellBackend's wording, after whatever was printed
+            seconds = timeout if timeout is not None else _DEFAULT_EXECUTE_TIMEOUT
+            notice = (f"Error: Command timed out after {seconds} seconds (custom timeout). The command may be "
+                      "stuck or require more time." if timeout is not None else
+                      f"Error: Command timed out after {seconds} seconds. For long-running commands, "
+                      "re-run using the timeout parameter.")
+            output = f"{output.rstrip(chr(10))}\n{notice}" if output else notice
+        return _da.ExecuteResponse(output=output, exit_code=r.exit_code, truncated=r.truncated)
 
     # ------------------------------------------------------------ async
 
