@@ -123,6 +123,14 @@ _CODE_KIND = {
     "invalid_path": "invalid_path",
 }
 
+# agent-facing text of a download/upload code
+_CODE_TEXT = {
+    "file_not_found": "not found",
+    "permission_denied": "Permission denied",
+    "is_directory": "is a directory",
+    "invalid_path": _core.INVALID_PATH_MESSAGE,
+}
+
 # a spelling validate_path may have prefixed with "/": canonical addresses,
 # file: URIs, legacy aliases (ROOT_REPO:)
 _SPELLING = re.compile(r"(?:root|mod):[^/]|file:\Z|[A-Z][A-Z0-9_]*:\Z")
@@ -346,7 +354,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             kind = _CODE_KIND.get(code or "", code)
             if kind in ("not_found", "is_directory"):
                 return ReadResult(error=f"File '{shown}' not found", kind=kind)
-            return ReadResult(error=f"Error reading file '{shown}': {code}", kind=kind)
+            return ReadResult(error=f"Error reading file '{shown}': {_CODE_TEXT.get(code or '', code)}", kind=kind)
         if file_type != "text":
             data = _da.FileData(content=base64.standard_b64encode(raw).decode("ascii"), encoding="base64")
             return ReadResult(file_data=data)
@@ -394,7 +402,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             kind = _CODE_KIND.get(code or "", code)
             if kind in ("not_found", "is_directory"):
                 return EditResult(error=f"Error: File '{shown}' not found", kind=kind)
-            return EditResult(error=f"Error editing file '{shown}': {code}", kind=kind)
+            return EditResult(error=f"Error editing file '{shown}': {_CODE_TEXT.get(code or '', code)}", kind=kind)
         try:
             content = raw.decode("utf-8")
         except UnicodeDecodeError:
