@@ -292,7 +292,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         """The address of a grep/glob search root (None: the working directory)."""
         if path is None:
             session = self._backend.session
-            return session.pwd() if session is not None else self._home
+            return session.get().cwd if session is not None else self._home
         text = self.to_pathgate(path)
         res = self._owner.resolve(text, require_exists=False)
         if res.ok and res.ref is not None:

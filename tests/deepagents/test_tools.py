@@ -31,7 +31,7 @@ from deepagents.backends.protocol import (  # noqa: E402
     SandboxBackendProtocol,
 )
 from deepagents.middleware.filesystem import FilesystemMiddleware, supports_execution  # noqa: E402
-from deepagents.middleware.skills import _alist_skills, _list_skills  # noqa: E402
+from deepagents.middleware.skills import SkillsMiddleware  # noqa: E402
 from langchain.tools import ToolRuntime  # noqa: E402
 from langchain_core.messages import ToolMessage  # noqa: E402
 
@@ -254,11 +254,18 @@ def test_composite_backend_routes_to_pathgate(tree):
 
 
 def test_skills_middleware_lists_skills(tree):
-    for skills in (_list_skills(tree["backend"], "/skills/"),
-                   asyncio.run(_alist_skills(tree["backend"], "/skills/"))):
-        assert [s["name"] for s in skills] == ["web-research"]
-        assert skills[0]["path"] == "/skills/web-research/SKILL.md"
-        assert str(tree["tmp"]) not in repr(skills)
+    for backend in (tree["backend"],
+                    CompositeBackend(default=tree["backend"], routes={"/repo/": tree["backend"]})):
+        root = "/skills/" if backend is tree["backend"] else "/repo/skills/"
+        mw = SkillsMiddleware(backend=backend, sources=[root])
+        for update in (mw.before_agent({}, None, {}), asyncio.run(mw.abefore_agent({}, None, {}))):
+            assert "skills_load_errors" not in update, update
+            skills = update["skills_metadata"]
+            assert [s["name"] for s in skills] == ["web-research"]
+            assert skills[0]["path"] == root + "web-research/SKILL.md"
+            assert str(tree["tmp"]) not in repr(update)
+    missing = SkillsMiddleware(backend=tree["backend"], sources=["/nope/"]).before_agent({}, None, {})
+    assert missing["skills_metadata"] == [] and str(tree["tmp"]) not in repr(missing)
 
 
 # ------------------------------------------------------------------ execute

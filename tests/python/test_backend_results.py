@@ -188,3 +188,18 @@ def test_pathgate_never_imports_deepagents_and_the_adapter_says_what_is_missing(
     if "IMPORTERROR" not in out.stdout:
         pytest.skip("deepagents is importable here; the ImportError path cannot be shown")
     assert "IMPORTERROR deepagents" in out.stdout and "pip install deepagents" in out.stdout
+
+
+def test_core_glob_basename_rules(fs):
+    """_fs_glob(basename=True): deepagents' glob rules, in the core walk."""
+    repo, r = fs["repo"], fs["resolver"]
+    (repo / ".github" / "w").mkdir(parents=True)
+    (repo / ".github" / "w" / "ci.yml").write_text("x")
+    glob = pathgate._core._fs_glob
+    paths = lambda found: [e["path"] for e in found]  # noqa: E731
+    assert paths(glob(r, "*.yml", "root:repo")) == []
+    assert paths(glob(r, "*.yml", "root:repo", basename=True)) == ["root:repo/.github/w/ci.yml"]
+    assert paths(glob(r, "**/*.yml", "root:repo", basename=True)) == []
+    assert paths(glob(r, "/*.txt", "root:repo", basename=True)) == ["root:repo/a.txt"]
+    assert sorted(paths(glob(r, "/*.txt", "root:repo"))) == ["root:repo/a.txt", "root:repo/dir/b.txt"]
+    assert Backend(r).glob("*.yml", "root:repo").matches == []  # Backend keeps its own rules
