@@ -8,6 +8,7 @@ instead. Only tests that built at least one such backend count: the others
 (``virtual_mode=False`` host-path mode, state/store backends) are reported
 as skipped, since they do not exercise pathgate.
 
+``PATHGATE_DEEPAGENTS_NO_EXCLUDE=1`` runs the excluded tests too (to measure).
 ``PATHGATE_DEEPAGENTS_BASELINE=1`` substitutes the "before" adapter instead:
 a plain ``pathgate.Backend`` with only an input-path rewrite (``/x`` ->
 ``x`` relative to the session's cwd), to measure what PathgateBackend adds.
@@ -30,6 +31,8 @@ from deepagents.backends import filesystem as _fs_module
 from deepagents.backends.filesystem import FilesystemBackend as _RealFilesystemBackend
 
 BASELINE = os.environ.get("PATHGATE_DEEPAGENTS_BASELINE") == "1"
+# measurement only: run the excluded tests too
+NO_EXCLUDE = os.environ.get("PATHGATE_DEEPAGENTS_NO_EXCLUDE") == "1"
 
 _PRIVATE = "inspects FilesystemBackend's private internals ({})"
 _RG = "drives FilesystemBackend's ripgrep subprocess (pathgate never runs rg; its grep is in the core)"
@@ -178,7 +181,7 @@ def _pathgate_substitute(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
 def pytest_runtest_setup(item: pytest.Item) -> None:
     _Current.substituted = 0
     reason = _excluded(item)
-    if reason is not None:
+    if reason is not None and not NO_EXCLUDE:
         pytest.skip(f"excluded for PathgateBackend: {reason}")
 
 
@@ -190,7 +193,7 @@ _failed: list[str] = []
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     outcome = yield
     report = outcome.get_result()
-    if report.when == "setup" and report.skipped and _excluded(item):
+    if report.when == "setup" and report.skipped and _excluded(item) and not NO_EXCLUDE:
         _counts["excluded"] += 1
         return
     if report.when == "setup" and report.failed and _Current.substituted == 0:
