@@ -192,17 +192,19 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             self._backend.configure_execute(**execute_options)
         self._owner = resolver_or_session
         resolver = self._backend.resolver
-        if home is None:
-            session = self._backend.session
-            if session is not None:
-                home = session.get().home
-            elif resolver.roots:
-                home = f"root:{resolver.roots[0]}"
+        # None: the session's home, read at each call (Session.cd moves it)
+        self._fixed_home: str | None = None
+        if home is not None:
+            if not isinstance(home, str):
+                raise TypeError("home must be a canonical address such as 'root:repo'")
+            self._fixed_home = home.rstrip("/")
+        elif self._backend.session is None:
+            if resolver.roots:
+                self._fixed_home = f"root:{resolver.roots[0]}"
             elif resolver.mods:
-                home = f"mod:{resolver.mods[0]}"
+                self._fixed_home = f"mod:{resolver.mods[0]}"
             else:  # pragma: no cover - a Resolver always has a base
                 raise ValueError("PathgateBackend needs a resolver with a root or a mod")
-        self._home = home.rstrip("/")
         self._glob_timeout = float(glob_timeout)
         self._max_file_bytes = int(max_file_size_mb) * 1024 * 1024
         # host directory of each base, for host-path input and for masking
@@ -231,15 +233,19 @@ class PathgateBackend(_da.SandboxBackendProtocol):
 
     @property
     def home(self) -> str:
-        """The address the virtual ``/`` names."""
-        return self._home
+        """The address the virtual ``/`` names (a session's home follows ``cd``)."""
+        if self._fixed_home is not None:
+            return self._fixed_home
+        session = self._backend.session
+        assert session is not None
+        return session.get().home
 
     @property
     def id(self) -> str:
         return self._backend.id
 
     def __repr__(self) -> str:
-        return f"PathgateBackend({self._owner!r}, home={self._home!r})"
+        return f"PathgateBackend({self._owner!r}, home={self.home!r})"
 
     def configure_execute(self, **options: Any) -> None:
         """See :meth:`pathgate.Backend.configure_execute`."""
@@ -258,7 +264,8 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             if ".." in text.split("/") and not _SPELLING.match(text.split("/", 1)[0]):
                 raise ValueError(f"Path traversal not allowed: {text}")
             if self._backend.session is None and not _SPELLING.match(text.split("/", 1)[0]):
-                return f"{self._home}/{text}" if text not in ("", ".") else self._home
+                home = self.home
+                return f"{home}/{text}" if text not in ("", ".") else home
             return text
         rest = text.lstrip("/")
         head = rest.split("/", 1)[0]
@@ -270,11 +277,14 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             raise ValueError(f"Path traversal not allowed: {text}")
         if self._host_base(text):
             return text
-        return f"{self._home}/{rest}" if rest else self._home
+        home = self.home
+        return f"{home}/{rest}" if rest else home
 
-    def to_agent(self, address: str) -> str:
-        """The agent's spelling of a pathgate address (``/x``, ``/root:k/x``)."""
-        home = self._home
+    def to_agent(self, address: str, home: str | None = None) -> str:
+        """The agent's spelling of a pathgate address (``/x``, ``/root:k/x``);
+        ``home`` saves looking the home up again in a loop."""
+        if home is None:
+            home = self.home
         if address == home:
             return "/"
         if address.startswith(home + "/"):
@@ -292,7 +302,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         """The address of a grep/glob search root (None: the working directory)."""
         if path is None:
             session = self._backend.session
-            return session.get().cwd if session is not None else self._home
+            return session.get().cwd if session is not None else self.home
         text = self.to_pathgate(path)
         res = self._owner.resolve(text, require_exists=False)
         if res.ok and res.ref is not None:
@@ -313,9 +323,9 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             if exc.kind == "not_a_directory":
                 return LsResult(error=f"Path '{shown}': not_a_directory", kind=exc.kind)
             return LsResult(error=f"Cannot list '{shown}': {self._message(str(exc))}", kind=exc.kind)
-        out = []
+        out, home = [], self.home
         for e in entries:
-            e["path"] = self.to_agent(e["path"])
+            e["path"] = self.to_agent(e["path"], home)
             out.append(e)
         out.sort(key=lambda e: e["path"])
         return LsResult(entries=out)
@@ -477,8 +487,9 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         error = None
         if context_lines:
             error = self._add_context(matches, context_lines, pattern)
+        home = self.home
         for m in matches:
-            m["path"] = self.to_agent(m["path"])
+            m["path"] = self.to_agent(m["path"], home)
         return GrepResult(error=error, matches=matches, truncated=bool(truncated))
 
     def _add_context(self, matches: list[Any], context_lines: int, pattern: str) -> str | None:
@@ -557,8 +568,9 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         if timed_out or found is None:
             logger.warning("glob of %r timed out after %ss; returning no matches", pattern, self._glob_timeout)
             return GlobResult(matches=[], truncated=True)
+        home = self.home
         for e in found:
-            e["path"] = self.to_agent(e["path"])
+            e["path"] = self.to_agent(e["path"], home)
         found.sort(key=lambda e: e["path"])
         return GlobResult(matches=found)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import time
 
 import pytest
 
@@ -109,6 +110,14 @@ def test_owner_forms(tree):
     assert [e["path"] for e in modded.ls("/").entries] == ["/common/"]
     assert modded.read("/common/t.txt").file_data["content"] == "mod\n"
     assert modded.glob("*.txt", "/root:repo").matches[0]["path"] == "/root:repo/a.txt"
+    session = pathgate.Session(r)
+    follows = PathgateBackend(session)  # "/" follows the session's home through cd
+    assert follows.home == "root:repo" and follows.read("/a.txt").error is None
+    session.cd("root:docs")
+    assert follows.home == "root:docs"
+    assert follows.read("/guide.md").file_data["content"] == "host docs\n"
+    assert [m["path"] for m in follows.glob("*.txt", "/root:repo").matches] == ["/root:repo/a.txt"]
+    assert follows.ls("/").entries[0]["path"] == "/guide.md"
     explicit = PathgateBackend(r, home="root:docs")
     assert explicit.read("/guide.md").error is None
     with pytest.raises(TypeError):
@@ -164,7 +173,7 @@ def test_edit_matches_filesystem_backend(tree):
     assert hint.kind == "edit_failed" and "does not end with a newline" in hint.error
 
 
-def test_glob_rules_and_budget(tree):
+def test_glob_rules_and_budget(tree, monkeypatch):
     b, repo = tree["backend"], tree["repo"]
     (repo / ".github" / "w").mkdir(parents=True)
     (repo / ".github" / "w" / "ci.yml").write_text("x")
@@ -175,11 +184,15 @@ def test_glob_rules_and_budget(tree):
     assert paths(b.glob("/*.py", "/")) == ["/top.py"]
     assert paths(b.glob("*.py", "/")) == ["/src/x.py", "/top.py"]
     assert b.glob("*.py", "/missing").matches == []
-    for i in range(300):
-        (repo / "many" / str(i % 10)).mkdir(parents=True, exist_ok=True)
-        (repo / "many" / str(i % 10) / f"{i}.txt").write_text("x")
-    hurried = PathgateBackend(pathgate.Session(tree["resolver"]), glob_timeout=1e-9)
-    r = hurried.glob("**/*.txt", "/")
+    real = pathgate._core._fs_glob
+
+    def slow_walk(*args, **kwargs):  # a walk that outlasts the budget
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pathgate._core, "_fs_glob", slow_walk)
+    hurried = PathgateBackend(pathgate.Session(tree["resolver"]), glob_timeout=0.05)
+    r = hurried.glob("**/*.py", "/")
     assert r.truncated and r.matches == [] and r.error is None
 
 
