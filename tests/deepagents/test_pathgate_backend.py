@@ -221,3 +221,20 @@ def test_execute_shows_bases_in_the_agent_spelling(tree):
     assert r.output.splitlines() == ["/", "/root:docs/guide.md", "guide.md"]
     with pytest.raises(ValueError):
         b.execute("true", timeout=0)
+
+
+def test_hostile_input_is_a_clear_refusal_and_changes_nothing(tree):
+    b, repo = tree["backend"], tree["repo"]
+    before = sorted(p.name for p in repo.rglob("*"))
+    for path in ("/a\0b", "/\udcff", "/" + "x" * 10000, "root:repo/\0", "/root:nope/x"):
+        for result in (b.ls(path), b.read(path), b.write(path, "x"), b.edit(path, "a", "b"), b.delete(path)):
+            assert result.kind == "invalid_path", (path[:20], result)
+            assert str(tree["tmp"]) not in result.error
+        assert b.glob("*", path).matches == [] and b.grep("x", path).matches == []
+        assert b.download_files([path])[0].error == "invalid_path"
+        assert b.upload_files([(path, b"x")])[0].error == "invalid_path"
+    for bad in (None, 5, b"/a.txt"):
+        with pytest.raises(TypeError):
+            b.read(bad)  # type: ignore[arg-type]
+    assert b.glob("\udcff").kind == "invalid_utf8"
+    assert sorted(p.name for p in repo.rglob("*")) == before
