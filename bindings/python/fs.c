@@ -418,9 +418,9 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
 static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "metadata"};
-    PyObject *a[4];
-    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 4, 3, 2, a) < 0)
+    static const char *const names[] = {NULL, "pattern", "path", "metadata", "basename"};
+    PyObject *a[5];
+    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 5, 3, 2, a) < 0)
         return NULL;
     owner o;
     if (owner_arg(st, a[0], &o) < 0)
@@ -430,6 +430,11 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     if (metadata)
         o.opts.flags |= PATHGATE_FS_METADATA;
+    int basename = 0;
+    if (a[4] != NULL && (basename = PyObject_IsTrue(a[4])) < 0)
+        return NULL;
+    if (basename)
+        o.opts.flags |= PATHGATE_FS_GLOB_BASENAME;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;
@@ -633,7 +638,7 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
     PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
     PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None) -> (matches, truncated)"),
-    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False) -> list of FileInfo dicts"),
+    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False, basename=False) -> list of FileInfo dicts"),
     PG_FS_METH(upload, "_fs_upload(owner, files) -> list of error codes or None"),
     PG_FS_METH(download, "_fs_download(owner, paths) -> list of (bytes or None, error or None)"),
     {NULL, NULL, 0, NULL},

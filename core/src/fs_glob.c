@@ -38,7 +38,8 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
     if (rc < 0)
         return rc;
     pathgate__glob *g = NULL;
-    if ((rc = pathgate__glob_compile(&g, pattern, pattern_len, t.alloc, err)) < 0)
+    unsigned gflags = opts && (opts->flags & PATHGATE_FS_GLOB_BASENAME) ? PATHGATE__GLOB_BASENAME : 0;
+    if ((rc = pathgate__glob_compile_flags(&g, pattern, pattern_len, gflags, t.alloc, err)) < 0)
         return rc;
     out->alloc = *t.alloc;
     glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_METADATA)};

@@ -13,7 +13,9 @@
 
 /* SEG_SUFFIX: `*` then a literal (`*.txt`, or `*` alone), the common case,
  * matched without the general matcher. */
-enum seg_kind { SEG_LITERAL, SEG_SUFFIX, SEG_WILD, SEG_GLOBSTAR, SEG_NEVER, SEG_ACCEPT };
+/* SEG_ANYDIRS: the implicit leading `**` of a pattern without `/` under
+ * PATHGATE__GLOB_BASENAME; unlike SEG_GLOBSTAR it enters dot-directories. */
+enum seg_kind { SEG_LITERAL, SEG_SUFFIX, SEG_WILD, SEG_GLOBSTAR, SEG_NEVER, SEG_ACCEPT, SEG_ANYDIRS };
 
 typedef struct seg {
     unsigned char kind;
@@ -387,6 +389,7 @@ fail:
 typedef struct builder {
     pathgate__glob *g;
     size_t pos_cap, starts_cap, pool_len, pool_cap;
+    unsigned flags; /* PATHGATE__GLOB_* */
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, size_t *off)
@@ -456,6 +459,7 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
 {
     pathgate__glob *g = b->g;
     int rc;
+    const int anchored = (b->flags & PATHGATE__GLOB_BASENAME) && len && *p == '/';
     while (len && *p == '/') {
         p++;
         len--;
@@ -472,7 +476,9 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
     if (len == 0) /* only slashes: names nothing */
         return (rc = add_pos(b, SEG_NEVER, NULL, 0, err)) < 0 ? rc
                                                               : add_pos(b, SEG_ACCEPT, NULL, 0, err);
-    if (!memchr(p, '/', len) && (rc = add_pos(b, SEG_GLOBSTAR, NULL, 0, err)) < 0)
+    if (!anchored && !memchr(p, '/', len) &&
+        (rc = add_pos(b, (b->flags & PATHGATE__GLOB_BASENAME) ? SEG_ANYDIRS : SEG_GLOBSTAR, NULL,
+                      0, err)) < 0)
         return rc;
     char lit[PATHGATE_PATH_MAX + 1];
     size_t i = 0;
@@ -513,6 +519,13 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
 int pathgate__glob_compile(pathgate__glob **out, const char *pattern, size_t len,
                            const pathgate_allocator *alloc, pathgate_error *err)
 {
+    return pathgate__glob_compile_flags(out, pattern, len, 0, alloc, err);
+}
+
+int pathgate__glob_compile_flags(pathgate__glob **out, const char *pattern, size_t len,
+                                 unsigned flags, const pathgate_allocator *alloc,
+                                 pathgate_error *err)
+{
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
@@ -529,7 +542,7 @@ int pathgate__glob_compile(pathgate__glob **out, const char *pattern, size_t len
     g->alloc = a;
     strvec alts = {0};
     rc = expand_braces(&a, &alts, pattern, len, err);
-    builder b = {g, 0, 0, 0, 0};
+    builder b = {g, 0, 0, 0, 0, flags};
     for (size_t i = 0; rc == 0 && i < alts.n; i++)
         rc = add_alternative(&b, alts.v[i], alts.lens[i], err);
     strvec_free(&a, &alts);
@@ -568,7 +581,7 @@ size_t pathgate__glob_state_size(const pathgate__glob *g)
 static void closure(const pathgate__glob *g, unsigned char *s)
 {
     for (size_t i = 0; i + 1 < g->npos; i++)
-        if (BIT_GET(s, i) && g->pos[i].kind == SEG_GLOBSTAR)
+        if (BIT_GET(s, i) && (g->pos[i].kind == SEG_GLOBSTAR || g->pos[i].kind == SEG_ANYDIRS))
             BIT_SET(s, i + 1);
 }
 
@@ -593,6 +606,9 @@ int pathgate__glob_step(const pathgate__glob *g, unsigned char *next, const unsi
         case SEG_GLOBSTAR:
             if (!dot)
                 BIT_SET(next, i);
+            break;
+        case SEG_ANYDIRS:
+            BIT_SET(next, i);
             break;
         case SEG_LITERAL:
             if (s->len == len && memcmp(g->pool + s->off, name, len) == 0)

@@ -34,6 +34,15 @@ typedef struct pathgate__glob pathgate__glob;
  * PATHGATE_ENOMEM. */
 int pathgate__glob_compile(pathgate__glob **out, const char *pattern, size_t len,
                            const pathgate_allocator *alloc, pathgate_error *err);
+/* Flags of pathgate__glob_compile_flags. BASENAME: a pattern (alternative)
+ * without `/` matches a file name at any depth, dot-directories included
+ * (`*.yml` finds `.github/workflows/ci.yml`; `**` still never enters
+ * them), and a leading `/` anchors the pattern to the search root (`/` + `*.py`
+ * matches `top.py` only). */
+#define PATHGATE__GLOB_BASENAME 0x1u
+int pathgate__glob_compile_flags(pathgate__glob **out, const char *pattern, size_t len,
+                                 unsigned flags, const pathgate_allocator *alloc,
+                                 pathgate_error *err);
 void pathgate__glob_free(pathgate__glob *g);
 
 /* Bytes of one state (a bitset over the NFA positions). */

@@ -60,6 +60,7 @@ __all__ = [
     "ReadResult",
     "WriteResult",
     "convert_file_data",
+    "resolved",
     "ExecuteResponse",
     "SandboxMixin",
     "execute",

@@ -21,12 +21,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from . import _core
-from ._core import Error, Resolver, Session
+from ._core import Error, Resolver, Session, VisibilityRef, VisibilityResolution
 from .sandbox import SandboxMixin
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "ReadResult",
     "WriteResult",
     "convert_file_data",
+    "resolved",
 ]
 
 # Spelled as a Union of Literals (the same type as deepagents' Literal[...])
@@ -87,6 +90,7 @@ class ReadResult:
     end_line: int | None = None
     next_offset: int | None = None
     no_lines_requested: bool = False
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         # the window consistency rules of deepagents' ReadResult
@@ -111,6 +115,7 @@ class ReadResult:
 class WriteResult:
     error: str | None = None
     path: str | None = None
+    kind: str | None = None
 
 
 @dataclass
@@ -118,18 +123,21 @@ class EditResult:
     error: str | None = None
     path: str | None = None
     occurrences: int | None = None
+    kind: str | None = None
 
 
 @dataclass
 class DeleteResult:
     error: str | None = None
     path: str | None = None
+    kind: str | None = None
 
 
 @dataclass
 class LsResult:
     error: str | None = None
     entries: list[FileInfo] | None = None
+    kind: str | None = None
 
 
 @dataclass
@@ -137,6 +145,7 @@ class GrepResult:
     error: str | None = None
     matches: list[GrepMatch] | None = None
     truncated: bool = False
+    kind: str | None = None
 
 
 @dataclass
@@ -144,6 +153,7 @@ class GlobResult:
     error: str | None = None
     matches: list[FileInfo] | None = None
     truncated: bool = False
+    kind: str | None = None
 
 
 @dataclass
@@ -199,8 +209,62 @@ def _content_bytes(content: str | bytes | Mapping[str, Any]) -> str | bytes:
     return data["content"]
 
 
+PathArg = Union[str, "os.PathLike[str]", VisibilityRef]
+
+
+def path_text(path: Any) -> Any:
+    """The text of a path argument: a ``VisibilityRef`` stands for its
+    address, an ``os.PathLike`` for ``os.fspath`` of it (which must be str);
+    anything else is passed on unchanged (the core refuses non-str)."""
+    if isinstance(path, VisibilityRef):
+        return path.session_abs
+    if isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise TypeError("a path must be str, os.PathLike[str] or VisibilityRef, not bytes")
+        return text
+    return path
+
+
+def _optional_path(path: Any) -> Any:
+    return None if path is None else path_text(path)
+
+
+@contextmanager
+def resolved(
+    owner: Resolver | Session, text: PathArg, *, require_exists: bool = True
+) -> Iterator[VisibilityResolution]:
+    """Resolves ``text`` and releases the ref when the block ends.
+
+    Every successful ``resolve`` holds a token in the resolver's registry
+    (capped at ``max_tokens``) until ``release``; this is the form that
+    cannot forget to release::
+
+        with pathgate.resolved(session, "docs/a.md") as res:
+            if res.ok:
+                print(res.ref, res.relative_path)
+        # res.ref is released here (and no longer resolves)
+    """
+    if not isinstance(owner, (Resolver, Session)):
+        raise TypeError("resolved() needs a pathgate.Resolver or pathgate.Session")
+    res = owner.resolve(path_text(text), require_exists=require_exists)
+    try:
+        yield res
+    finally:
+        if res.ok and res.ref is not None:
+            resolver = owner if isinstance(owner, Resolver) else owner.resolver
+            resolver.release(res.ref)
+
+
 class Backend(SandboxMixin):
-    """deepagents' BackendProtocol over a pathgate Resolver or Session."""
+    """deepagents' BackendProtocol over a pathgate Resolver or Session.
+
+    Path arguments are ``str``, ``os.PathLike[str]`` or a ``VisibilityRef``
+    (its address). A failed result carries ``error`` (the deepagents-style
+    text) and ``kind``, the core's error name (``not_found``,
+    ``invalid_path``, ``is_directory``, ``not_a_directory``,
+    ``permission_denied``, ``edit_failed``, ``out_of_range``, ...), so that
+    a program can tell failures apart without parsing text."""
 
     __slots__ = ("_owner", "_glob_metadata")
 
@@ -226,19 +290,24 @@ class Backend(SandboxMixin):
     def __repr__(self) -> str:
         return f"Backend({self._owner!r})"
 
+    def resolved(self, path: PathArg, *, require_exists: bool = True) -> Any:
+        """``pathgate.resolved`` on this backend's session or resolver: a
+        context manager giving the resolution and releasing its ref."""
+        return resolved(self._owner, path, require_exists=require_exists)
+
     # ------------------------------------------------------------ sync
 
-    def ls(self, path: str) -> LsResult:
+    def ls(self, path: PathArg) -> LsResult:
         try:
-            return LsResult(entries=_core._fs_ls(self._owner, path))
+            return LsResult(entries=_core._fs_ls(self._owner, path_text(path)))
         except Error as exc:
-            return LsResult(error=str(exc))
+            return LsResult(error=str(exc), kind=exc.kind)
 
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+    def read(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult:
         try:
-            r = _core._fs_read(self._owner, file_path, offset, limit)
+            r = _core._fs_read(self._owner, path_text(file_path), offset, limit)
         except Error as exc:
-            return ReadResult(error=str(exc))
+            return ReadResult(error=str(exc), kind=exc.kind)
         if r["no_lines_requested"]:
             return ReadResult(file_data={"content": "", "encoding": "utf-8"}, no_lines_requested=True)  # type: ignore[typeddict-item]
         data = {"content": r["content"], "encoding": r["encoding"], "modified_at": r["modified_at"]}
@@ -250,55 +319,57 @@ class Backend(SandboxMixin):
             next_offset=r["next_offset"],
         )
 
-    def write(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult:
+    def write(self, file_path: PathArg, content: str | bytes | Mapping[str, Any]) -> WriteResult:
         try:
-            return WriteResult(path=_core._fs_write(self._owner, file_path, _content_bytes(content)))
-        except (Error, ValueError) as exc:
-            return WriteResult(error=str(exc))
+            return WriteResult(path=_core._fs_write(self._owner, path_text(file_path), _content_bytes(content)))
+        except Error as exc:
+            return WriteResult(error=str(exc), kind=exc.kind)
+        except ValueError as exc:
+            return WriteResult(error=str(exc), kind="invalid_content")
 
     def edit(
         self,
-        file_path: str,
+        file_path: PathArg,
         old_string: str,
         new_string: str,
         replace_all: bool = False,  # noqa: FBT001, FBT002 (the protocol's signature)
     ) -> EditResult:
         try:
-            path, count = _core._fs_edit(self._owner, file_path, old_string, new_string, replace_all)
+            path, count = _core._fs_edit(self._owner, path_text(file_path), old_string, new_string, replace_all)
         except Error as exc:
-            return EditResult(error=str(exc))
+            return EditResult(error=str(exc), kind=exc.kind)
         return EditResult(path=path, occurrences=count)
 
-    def delete(self, file_path: str) -> DeleteResult:
+    def delete(self, file_path: PathArg) -> DeleteResult:
         try:
-            return DeleteResult(path=_core._fs_delete(self._owner, file_path))
+            return DeleteResult(path=_core._fs_delete(self._owner, path_text(file_path)))
         except Error as exc:
-            return DeleteResult(error=str(exc))
+            return DeleteResult(error=str(exc), kind=exc.kind)
 
     def grep(
         self,
         pattern: str,
-        path: str | None = None,
+        path: PathArg | None = None,
         glob: str | None = None,
         *,
         max_count: int | None = None,
     ) -> GrepResult:
         try:
-            matches, truncated = _core._fs_grep(self._owner, pattern, path, glob, max_count)
+            matches, truncated = _core._fs_grep(self._owner, pattern, _optional_path(path), glob, max_count)
         except Error as exc:
-            return GrepResult(error=str(exc))
+            return GrepResult(error=str(exc), kind=exc.kind)
         return GrepResult(matches=matches, truncated=truncated)
 
-    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+    def glob(self, pattern: str, path: PathArg | None = None) -> GlobResult:
         try:
             return GlobResult(
-                matches=_core._fs_glob(self._owner, pattern, path, metadata=self._glob_metadata)
+                matches=_core._fs_glob(self._owner, pattern, _optional_path(path), metadata=self._glob_metadata)
             )
         except Error as exc:
-            return GlobResult(error=str(exc))
+            return GlobResult(error=str(exc), kind=exc.kind)
 
-    def upload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        items = list(files)
+    def upload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]:
+        items = [(path_text(path), content) for path, content in files]
         prepared: list[tuple[str, str | bytes]] = []
         bad: dict[int, str] = {}
         for i, item in enumerate(items):
@@ -316,8 +387,8 @@ class Backend(SandboxMixin):
             for i, (path, _) in enumerate(items)
         ]
 
-    def download_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]:
-        paths = list(paths)
+    def download_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]:
+        paths = [path_text(p) for p in paths]
         answers = _core._fs_download(self._owner, paths)
         return [
             FileDownloadResponse(path=path, content=content, error=error)
@@ -326,42 +397,42 @@ class Backend(SandboxMixin):
 
     # ----------------------------------------------------------- async
 
-    async def als(self, path: str) -> LsResult:
+    async def als(self, path: PathArg) -> LsResult:
         return await asyncio.to_thread(self.ls, path)
 
-    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+    async def aread(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult:
         return await asyncio.to_thread(self.read, file_path, offset, limit)
 
-    async def awrite(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult:
+    async def awrite(self, file_path: PathArg, content: str | bytes | Mapping[str, Any]) -> WriteResult:
         return await asyncio.to_thread(self.write, file_path, content)
 
     async def aedit(
         self,
-        file_path: str,
+        file_path: PathArg,
         old_string: str,
         new_string: str,
         replace_all: bool = False,  # noqa: FBT001, FBT002
     ) -> EditResult:
         return await asyncio.to_thread(self.edit, file_path, old_string, new_string, replace_all)
 
-    async def adelete(self, file_path: str) -> DeleteResult:
+    async def adelete(self, file_path: PathArg) -> DeleteResult:
         return await asyncio.to_thread(self.delete, file_path)
 
     async def agrep(
         self,
         pattern: str,
-        path: str | None = None,
+        path: PathArg | None = None,
         glob: str | None = None,
         *,
         max_count: int | None = None,
     ) -> GrepResult:
         return await asyncio.to_thread(self.grep, pattern, path, glob, max_count=max_count)
 
-    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
+    async def aglob(self, pattern: str, path: PathArg | None = None) -> GlobResult:
         return await asyncio.to_thread(self.glob, pattern, path)
 
-    async def aupload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]:
+    async def aupload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]:
         return await asyncio.to_thread(self.upload_files, list(files))
 
-    async def adownload_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]:
+    async def adownload_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]:
         return await asyncio.to_thread(self.download_files, list(paths))

@@ -1,10 +1,12 @@
 """Type stubs for pathgate.backend (checked against the module by mypy.stubtest)."""
 
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from ._core import Resolver, Session
+from ._core import Resolver, Session, VisibilityRef, VisibilityResolution
 from .sandbox import SandboxMixin
 
 __all__ = [
@@ -23,7 +25,10 @@ __all__ = [
     "ReadResult",
     "WriteResult",
     "convert_file_data",
+    "resolved",
 ]
+
+PathArg = str | os.PathLike[str] | VisibilityRef
 
 FileOperationError = Literal["file_not_found", "permission_denied", "is_directory", "invalid_path"]
 
@@ -53,40 +58,47 @@ class ReadResult:
     end_line: int | None = None
     next_offset: int | None = None
     no_lines_requested: bool = False
+    kind: str | None = None
     def __post_init__(self) -> None: ...
 
 @dataclass
 class WriteResult:
     error: str | None = None
     path: str | None = None
+    kind: str | None = None
 
 @dataclass
 class EditResult:
     error: str | None = None
     path: str | None = None
     occurrences: int | None = None
+    kind: str | None = None
 
 @dataclass
 class DeleteResult:
     error: str | None = None
     path: str | None = None
+    kind: str | None = None
 
 @dataclass
 class LsResult:
     error: str | None = None
     entries: list[FileInfo] | None = None
+    kind: str | None = None
 
 @dataclass
 class GrepResult:
     error: str | None = None
     matches: list[GrepMatch] | None = None
     truncated: bool = False
+    kind: str | None = None
 
 @dataclass
 class GlobResult:
     error: str | None = None
     matches: list[FileInfo] | None = None
     truncated: bool = False
+    kind: str | None = None
 
 @dataclass
 class FileUploadResponse:
@@ -100,6 +112,10 @@ class FileDownloadResponse:
     error: FileOperationError | str | None = None
 
 def convert_file_data(data: Mapping[str, Any]) -> FileData: ...
+def path_text(path: Any) -> Any: ...
+def resolved(
+    owner: Resolver | Session, text: PathArg, *, require_exists: bool = True
+) -> AbstractContextManager[VisibilityResolution]: ...
 
 class Backend(SandboxMixin):
     def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None: ...
@@ -107,29 +123,30 @@ class Backend(SandboxMixin):
     def resolver(self) -> Resolver: ...
     @property
     def session(self) -> Session | None: ...
-    def ls(self, path: str) -> LsResult: ...
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult: ...
-    def write(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
+    def resolved(self, path: PathArg, *, require_exists: bool = True) -> Any: ...
+    def ls(self, path: PathArg) -> LsResult: ...
+    def read(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult: ...
+    def write(self, file_path: PathArg, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
     def edit(
-        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+        self, file_path: PathArg, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult: ...
-    def delete(self, file_path: str) -> DeleteResult: ...
+    def delete(self, file_path: PathArg) -> DeleteResult: ...
     def grep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+        self, pattern: str, path: PathArg | None = None, glob: str | None = None, *, max_count: int | None = None
     ) -> GrepResult: ...
-    def glob(self, pattern: str, path: str | None = None) -> GlobResult: ...
-    def upload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
-    def download_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]: ...
-    async def als(self, path: str) -> LsResult: ...
-    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult: ...
-    async def awrite(self, file_path: str, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
+    def glob(self, pattern: str, path: PathArg | None = None) -> GlobResult: ...
+    def upload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]: ...
+    def download_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]: ...
+    async def als(self, path: PathArg) -> LsResult: ...
+    async def aread(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult: ...
+    async def awrite(self, file_path: PathArg, content: str | bytes | Mapping[str, Any]) -> WriteResult: ...
     async def aedit(
-        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+        self, file_path: PathArg, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult: ...
-    async def adelete(self, file_path: str) -> DeleteResult: ...
+    async def adelete(self, file_path: PathArg) -> DeleteResult: ...
     async def agrep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+        self, pattern: str, path: PathArg | None = None, glob: str | None = None, *, max_count: int | None = None
     ) -> GrepResult: ...
-    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult: ...
-    async def aupload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
-    async def adownload_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]: ...
+    async def aglob(self, pattern: str, path: PathArg | None = None) -> GlobResult: ...
+    async def aupload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]: ...
+    async def adownload_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]: ...

@@ -308,6 +308,30 @@ static void test_glob(void **state)
     assert_int_equal(l.count, 1);
     assert_string_equal(l.items[0].path, "root:repo/.dotfile");
     pathgate_fs_list_dispose(&l);
+    /* PATHGATE_FS_GLOB_BASENAME (deepagents' rules): a bare pattern also
+     * finds files under dot-directories; a leading '/' anchors */
+    pathgate_fs_options base_opts = PATHGATE_FS_OPTIONS_INIT;
+    base_opts.flags = PATHGATE_FS_GLOB_BASENAME;
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("secret.txt"), NULL, 0, NULL, &err), 0);
+    assert_int_equal(l.count, 0); /* without the flag: ** never enters .hidden */
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("secret.txt"), NULL, 0, &base_opts, &err), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0].path, "root:repo/.hidden/secret.txt");
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("**/secret.txt"), NULL, 0, &base_opts, &err), 0);
+    assert_int_equal(l.count, 0); /* ** still never enters a dot-directory */
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("/*.py"), NULL, 0, &base_opts, &err), 0);
+    assert_int_equal(l.count, 0); /* x.py is in dir/, not at the top */
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("/*.py"), NULL, 0, NULL, &err), 0);
+    assert_int_equal(l.count, 1); /* without the flag the '/' is ignored */
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("/a.txt"), NULL, 0, &base_opts, &err), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0].path, "root:repo/a.txt");
+    pathgate_fs_list_dispose(&l);
     /* anchored patterns, braces, classes, a sub-root */
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("dir/*"), NULL, 0, NULL, &err), 0);
     assert_int_equal(l.count, 1);

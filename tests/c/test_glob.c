@@ -124,6 +124,44 @@ static void test_glob_cases(void **state)
     }
 }
 
+/* PATHGATE__GLOB_BASENAME: deepagents' rules (bare = a name at any depth,
+ * dot-directories included; a leading '/' anchors). */
+static const gcase basename_cases[] = {
+    {"*.yml", ".github/workflows/ci.yml", 1},
+    {"*.yml", "a/.b/.c/x.yml", 1},
+    {"*.yml", "x.yml", 1},
+    {"*.yml", ".x.yml", 0},     /* the name itself still needs an explicit dot */
+    {"*", ".env", 0},
+    {".env", "d/.env", 1},
+    {"**/*.yml", ".github/ci.yml", 0}, /* `**` still never enters a dot-dir */
+    {"/*.py", "top.py", 1},     /* a leading '/' anchors */
+    {"/*.py", "src/app/main.py", 0},
+    {"/src/*.py", "src/a.py", 1},
+    {"src/*.py", "src/a.py", 1},
+    {"src/*.py", "x/src/a.py", 0},
+    {"{/a.txt,*.md}", "a.txt", 1},
+    {"{/a.txt,*.md}", "d/a.txt", 0},
+    {"{/a.txt,*.md}", ".d/r.md", 1},
+};
+
+static void test_glob_basename_flag(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof basename_cases / sizeof basename_cases[0]; i++) {
+        const gcase *c = &basename_cases[i];
+        pathgate__glob *g = NULL;
+        pathgate_error err;
+        int rc = pathgate__glob_compile_flags(&g, PG_S(c->pattern), PATHGATE__GLOB_BASENAME,
+                                              pg_test_alloc(), &err);
+        if (rc != 0)
+            fail_msg("compile '%s': %s", c->pattern, err.message);
+        int m = pathgate__glob_match_path(g, PG_S(c->path));
+        if (m != c->match)
+            fail_msg("basename '%s' vs '%s': expected %d, got %d", c->pattern, c->path, c->match, m);
+        pathgate__glob_free(g);
+    }
+}
+
 static void test_glob_step_prunes_directories(void **state)
 {
     (void)state;
@@ -208,6 +246,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_glob_cases),
+        cmocka_unit_test(test_glob_basename_flag),
         cmocka_unit_test(test_glob_step_prunes_directories),
         cmocka_unit_test(test_glob_segment_matcher),
         cmocka_unit_test(test_glob_errors),

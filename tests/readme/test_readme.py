@@ -136,3 +136,38 @@ def test_install_block(code: str, line: int, tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"README line {line} (install) failed:\n{proc.stdout}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr
+
+
+# README's "Quick start: with deepagents" (the ```python deepagents block): run from the
+# repository root like the Python quick start, with the pinned copy of deepagents
+# (../shared/third_party, as in CI) on PYTHONPATH in place of `pip install deepagents`;
+# skipped, saying why, where that copy is absent.
+import sys  # noqa: E402
+
+DEEPAGENTS_BLOCKS = re.findall(r"^```python deepagents\n(.*?)^```", README, re.S | re.M)
+THIRD_PARTY = Path(os.environ.get("PATHGATE_THIRD_PARTY", SOURCE.parent / "shared" / "third_party"))
+
+
+def test_deepagents_quick_start(tmp_path: Path) -> None:
+    assert "## Quick start: with deepagents" in README and len(DEEPAGENTS_BLOCKS) == 1
+    if not (THIRD_PARTY / "deepagents" / "deepagents" / "__init__.py").is_file():
+        pytest.skip(f"deepagents' pinned copy not found at {THIRD_PARTY} (set PATHGATE_THIRD_PARTY)")
+    script = tmp_path / "agent_quickstart.py"
+    script.write_text(DEEPAGENTS_BLOCKS[0])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(THIRD_PARTY / d) for d in ("python-stubs", "python", "deepagents")] + [str(BINARY / "python")])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # the interpreter running this test: deepagents needs packages (packaging, typing_extensions)
+    # that a bare python3 may lack
+    proc = subprocess.run([sys.executable, str(script)], cwd=SOURCE, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "'# pathgate\\n'"
+    assert lines[1].startswith("/root:docs/") and lines[1].endswith(" None")
+    assert lines[2] == "None"
+    assert lines[3].startswith("permission_denied ")
+    assert lines[4] == "Cannot list '/root:repo/../..': Invalid path / not found"
+    assert lines[5] in ("0", "None")
+    assert str(SOURCE) not in proc.stdout

@@ -107,6 +107,13 @@ typedef struct pathgate_fs_options {
 /* glob: also fill size and modification time of each match (one fstatat
  * per match; ls always fills them). */
 #define PATHGATE_FS_METADATA 0x1u
+/* glob: deepagents' matching rules. A pattern without `/` matches a file
+ * name at any depth, under dot-directories too (`*.yml` finds
+ * `.github/workflows/ci.yml`, while `**` never enters a dot-directory),
+ * and a leading `/` anchors the pattern to the search root (`/` + `*.py` is
+ * `top.py` only). Without the flag, leading `/` are ignored and a pattern
+ * without `/` is `**` + `/` + pattern. */
+#define PATHGATE_FS_GLOB_BASENAME 0x2u
 
 #define PATHGATE_FS_OPTIONS_VERSION 1
 #define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, NULL, NULL, 0}
