@@ -1,6 +1,7 @@
 /* fs_edits.c - multi-edit: replacements applied in order in memory, one
  * atomic write (none with dry_run), and the unified diff of the change. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,46 +74,118 @@ static void put_line(out *o, char mark, const line *l)
         put(o, "\n\\ No newline at end of file\n", 30);
 }
 
-/* The one-hunk unified diff of a -> b into d (empty when equal). */
+/* Most cells of the LCS table of the changed middle; a bigger change is
+ * shown as all of its old lines removed, then all new lines added. */
+#define LCS_MAX_CELLS ((size_t)1 << 22)
+
+typedef struct op {
+    char kind;     /* ' ', '-', '+' */
+    size_t oi, ni; /* old and new lines consumed before this one */
+} op;
+
+/* The edit script of u -> v: common prefix and suffix, an LCS alignment of
+ * the middle (deletions before insertions). NULL on ENOMEM. */
+static op *script(const pathgate_allocator *a, const line *u, size_t n, const line *v, size_t m,
+                  size_t *count)
+{
+    op *ops = pathgate__malloc(a, (n + m + 1) * sizeof *ops);
+    if (!ops)
+        return NULL;
+    size_t pre = 0, suf = 0;
+    while (pre < n && pre < m && line_eq(&u[pre], &v[pre]))
+        pre++;
+    while (suf < n - pre && suf < m - pre && line_eq(&u[n - 1 - suf], &v[m - 1 - suf]))
+        suf++;
+    size_t k = 0, i = 0, j = 0;
+    for (; i < pre; i++, j++)
+        ops[k++] = (op){' ', i, j};
+    size_t on = n - suf, nm = m - suf, w = nm - pre + 1;
+    uint32_t *L = NULL;
+    if ((on - pre + 1) * w <= LCS_MAX_CELLS)
+        L = pathgate__calloc(a, (on - pre + 1) * w, sizeof *L);
+    if (L) {
+        /* L[(x - pre) * w + (y - pre)]: LCS of u[x..on) and v[y..nm) */
+        for (size_t x = on; x-- > pre;)
+            for (size_t y = nm; y-- > pre;) {
+                size_t c = (x - pre) * w + (y - pre);
+                if (line_eq(&u[x], &v[y]))
+                    L[c] = L[c + w + 1] + 1;
+                else
+                    L[c] = L[c + w] > L[c + 1] ? L[c + w] : L[c + 1];
+            }
+        while (i < on || j < nm) {
+            if (i < on && j < nm && line_eq(&u[i], &v[j])) {
+                ops[k++] = (op){' ', i++, j++};
+            } else if (i < on && (j == nm || L[(i + 1 - pre) * w + (j - pre)] >=
+                                                 L[(i - pre) * w + (j + 1 - pre)])) {
+                ops[k++] = (op){'-', i++, j};
+            } else {
+                ops[k++] = (op){'+', i, j++};
+            }
+        }
+        pathgate__free(a, L);
+    } else {
+        for (; i < on; i++)
+            ops[k++] = (op){'-', i, j};
+        for (; j < nm; j++)
+            ops[k++] = (op){'+', i, j};
+    }
+    for (; i < n; i++, j++)
+        ops[k++] = (op){' ', i, j};
+    *count = k;
+    return ops;
+}
+
+/* The unified diff of x -> y into d (empty when equal): hunks with
+ * CONTEXT lines around each change, merged when they would touch. */
 static int make_diff(pathgate_buf *d, const pathgate_allocator *a, const char *address,
                      const char *x, size_t xlen, const char *y, size_t ylen)
 {
-    size_t n = 0, m = 0;
+    size_t n = 0, m = 0, nops = 0;
     line *u = split_lines(a, x, xlen, &n);
     line *v = u ? split_lines(a, y, ylen, &m) : NULL;
-    if (!v) {
+    op *ops = v ? script(a, u, n, v, m, &nops) : NULL;
+    if (!ops) {
         pathgate__free(a, u);
+        pathgate__free(a, v);
         return PATHGATE_ENOMEM;
     }
-    size_t pre = 0;
-    while (pre < n && pre < m && line_eq(&u[pre], &v[pre]))
-        pre++;
-    size_t suf = 0;
-    while (suf < n - pre && suf < m - pre && line_eq(&u[n - 1 - suf], &v[m - 1 - suf]))
-        suf++;
     out o = {NULL, 0, 0, a, 0};
-    if (pre < n || pre < m) {
-        size_t start = pre > CONTEXT ? pre - CONTEXT : 0;
-        size_t tail = suf > CONTEXT ? CONTEXT : suf;
-        size_t ocount = n - suf + tail - start, ncount = m - suf + tail - start;
+    size_t k = 0;
+    int header = 0;
+    while (k < nops) {
+        while (k < nops && ops[k].kind == ' ')
+            k++;
+        if (k == nops)
+            break;
+        size_t first = k > CONTEXT ? k - CONTEXT : 0, last = k; /* last change */
+        for (size_t q = k + 1; q < nops && q <= last + 2 * CONTEXT; q++)
+            if (ops[q].kind != ' ')
+                last = q;
+        size_t end = last + CONTEXT + 1 < nops ? last + CONTEXT + 1 : nops;
+        size_t oc = 0, nc = 0;
+        for (size_t q = first; q < end; q++) {
+            oc += ops[q].kind != '+';
+            nc += ops[q].kind != '-';
+        }
+        if (!header) {
+            put(&o, "--- ", 4);
+            put(&o, address, strlen(address));
+            put(&o, "\n+++ ", 5);
+            put(&o, address, strlen(address));
+            put(&o, "\n", 1);
+            header = 1;
+        }
         char hdr[160];
-        put(&o, "--- ", 4);
-        put(&o, address, strlen(address));
-        put(&o, "\n+++ ", 5);
-        put(&o, address, strlen(address));
-        put(&o, "\n", 1);
-        int k = snprintf(hdr, sizeof hdr, "@@ -%zu,%zu +%zu,%zu @@\n",
-                         ocount ? start + 1 : start, ocount, ncount ? start + 1 : start, ncount);
-        put(&o, hdr, (size_t)k);
-        for (size_t i = start; i < pre; i++)
-            put_line(&o, ' ', &u[i]);
-        for (size_t i = pre; i < n - suf; i++)
-            put_line(&o, '-', &u[i]);
-        for (size_t i = pre; i < m - suf; i++)
-            put_line(&o, '+', &v[i]);
-        for (size_t i = n - suf; i < n - suf + tail; i++)
-            put_line(&o, ' ', &u[i]);
+        int hl = snprintf(hdr, sizeof hdr, "@@ -%zu,%zu +%zu,%zu @@\n",
+                          oc ? ops[first].oi + 1 : ops[first].oi, oc,
+                          nc ? ops[first].ni + 1 : ops[first].ni, nc);
+        put(&o, hdr, (size_t)hl);
+        for (size_t q = first; q < end; q++)
+            put_line(&o, ops[q].kind, ops[q].kind == '+' ? &v[ops[q].ni] : &u[ops[q].oi]);
+        k = end;
     }
+    pathgate__free(a, ops);
     pathgate__free(a, u);
     pathgate__free(a, v);
     if (o.oom) {

@@ -227,16 +227,12 @@ static void test_edits(void **state)
         {PG_S("alpha"), PG_S("ALPHA"), 0},
         {PG_S("gamma\n"), PG_S("gamma\ndelta"), 0},
     };
-    const char *want =
-        "--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,4 @@\n"
-        "-alpha\n beta\n-gamma\n+ALPHA\n+beta\n+gamma\n+delta\n\\ No newline at end of file\n";
-    (void)want;
     /* dry run: the diff, the file unchanged */
     assert_int_equal(pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 1, NULL, &err), 0);
     assert_string_equal(path.ptr, "root:repo/a.txt");
     assert_string_equal(diff.ptr,
                         "--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,4 @@\n"
-                        "-alpha\n-beta\n-gamma\n+ALPHA\n+beta\n+gamma\n+delta\n"
+                        "-alpha\n+ALPHA\n beta\n gamma\n+delta\n"
                         "\\ No newline at end of file\n");
     char *s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "alpha\nbeta\ngamma\n");
@@ -253,6 +249,24 @@ static void test_edits(void **state)
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n@@ -497,7 +497,7 @@\n"
                         " line 497\n line 498\n line 499\n-line 500\n+five hundred\n"
                         " line 501\n line 502\n line 503\n");
+    /* two changes far apart: two hunks; close ones: one */
+    pathgate_fs_edit_op two[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
+                                  {PG_S("line 40\n"), PG_S(""), 0}};
+    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), two, 2, 1, NULL, &err), 0);
+    assert_string_equal(diff.ptr,
+                        "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
+                        "@@ -17,7 +17,7 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
+                        " line 21\n line 22\n line 23\n"
+                        "@@ -37,7 +37,6 @@\n line 37\n line 38\n line 39\n-line 40\n"
+                        " line 41\n line 42\n line 43\n");
+    pathgate_fs_edit_op near[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
+                                   {PG_S("line 26\n"), PG_S("l26\nextra\n"), 0}};
+    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), near, 2, 1, NULL, &err), 0);
+    assert_string_equal(diff.ptr,
+                        "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
+                        "@@ -17,13 +17,14 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
+                        " line 21\n line 22\n line 23\n line 24\n line 25\n-line 26\n+l26\n+extra\n"
+                        " line 27\n line 28\n line 29\n");
     /* all or nothing: the second edit fails, nothing is written */
     pathgate_fs_edit_op bad[2] = {{PG_S("beta"), PG_S("BETA"), 0}, {PG_S("zzz"), PG_S("y"), 0}};
     int rc = pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), bad, 2, 0, NULL, &err);
