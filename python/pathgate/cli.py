@@ -297,6 +297,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp import serve_command
+
+    return serve_command(args)
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -360,6 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("old_string")
     p.add_argument("new_string")
     p.add_argument("--replace-all", action="store_true")
+    p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio (docs/mcp.md)")
+    p.add_argument("--read-only", action="append", metavar="NAME", help="a root key or mod name to serve read-only (repeatable)")
+    p.add_argument("--allow-execute", action="store_true", help="offer the contained execute tool")
     return parser
 
 

@@ -1,0 +1,259 @@
+"""MCP's JSON-RPC 2.0 over newline-delimited stdio, with the standard library
+only.
+
+One :class:`Connection` reads messages from a binary stream, one JSON value
+per line, and writes answers to another, one per line; nothing else is ever
+written there (logs go to stderr through :mod:`logging`). ``initialize``,
+``ping`` and the notifications are handled here; every other request goes to
+a handler from the ``handlers`` mapping, run on a thread pool so that
+requests are answered concurrently (answers may come out of order, each with
+its request's id). A handler answers a result dict or raises
+:class:`RpcError`; any other exception is logged and answered as an internal
+error without its text.
+
+What the spec asks and this does:
+
+- a line that is not JSON: ``-32700`` (id null); a batch (a JSON array) or
+  a message that is not a request, notification or response: ``-32600``;
+  an unknown method: ``-32601``; params that are not an object: ``-32602``.
+- ``notifications/cancelled`` for a request in flight: its answer is not
+  sent (a queued request is not run at all); ``initialize`` cannot be
+  cancelled. Other notifications and responses are ignored.
+- ``initialize`` answers the client's protocol version when supported,
+  else the latest this server speaks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, Any
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "LATEST_PROTOCOL_VERSION",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Connection",
+    "Request",
+    "RpcError",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+# What the official SDKs negotiate (newest first).
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+
+log = logging.getLogger("pathgate.mcp")
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer: code, message and optional data."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class Request:
+    """One request in flight: its id, method, params and cancellation."""
+
+    __slots__ = ("id", "method", "params", "cancelled")
+
+    def __init__(self, id: str | int, method: str, params: dict[str, Any]) -> None:
+        self.id = id
+        self.method = method
+        self.params = params
+        self.cancelled = threading.Event()
+
+
+Handler = Callable[[dict[str, Any], Request], dict[str, Any]]
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+class Connection:
+    """One client over a pair of binary streams."""
+
+    def __init__(
+        self,
+        rfile: IO[bytes],
+        wfile: IO[bytes],
+        handlers: Mapping[str, Handler],
+        *,
+        server_info: Mapping[str, Any],
+        capabilities: Mapping[str, Any],
+        instructions: str | None = None,
+        workers: int = 16,
+    ) -> None:
+        self._rfile = rfile
+        self._wfile = wfile
+        self._handlers = dict(handlers)
+        self._server_info = dict(server_info)
+        self._capabilities = dict(capabilities)
+        self._instructions = instructions
+        self._workers = workers
+        self._write_lock = threading.Lock()
+        self._inflight: dict[str | int, Request] = {}
+        self._inflight_lock = threading.Lock()
+        self.protocol_version: str | None = None
+        self.client_info: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ output
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: JSON's \u escapes carry it
+            data = json.dumps(message, separators=(",", ":")).encode("ascii")
+        with self._write_lock:
+            self._wfile.write(data + b"\n")
+            self._wfile.flush()
+
+    def _send_error(self, id: Any, code: int, message: str, data: Any = None) -> None:
+        err: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            err["data"] = data
+        self._send({"jsonrpc": "2.0", "id": id, "error": err})
+
+    # ------------------------------------------------------------- input
+
+    def serve(self) -> None:
+        """Reads until end of input, then waits for the requests in flight."""
+        pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="pathgate-mcp")
+        try:
+            while True:
+                line = self._rfile.readline()
+                if not line:
+                    break
+                line = line.strip()
+                if line:
+                    self.handle_line(line, pool)
+        finally:
+            pool.shutdown(wait=True)
+
+    def handle_line(self, line: bytes, pool: ThreadPoolExecutor | None = None) -> None:
+        """One message; requests run on pool (inline when None)."""
+        try:
+            msg = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            self._send_error(None, PARSE_ERROR, "Parse error")
+            return
+        if isinstance(msg, list):
+            self._send_error(None, INVALID_REQUEST, "Invalid Request: batches are not supported")
+            return
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            rid = msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
+            self._send_error(rid, INVALID_REQUEST, "Invalid Request")
+            return
+        method = msg.get("method")
+        if method is None:
+            if "id" in msg and ("result" in msg or "error" in msg):
+                return  # a response: this server sends no requests
+            self._send_error(msg.get("id") if _valid_id(msg.get("id")) else None,
+                             INVALID_REQUEST, "Invalid Request")
+            return
+        if not isinstance(method, str):
+            self._send_error(msg.get("id") if _valid_id(msg.get("id")) else None,
+                             INVALID_REQUEST, "Invalid Request: method must be a string")
+            return
+        params = msg.get("params", {})
+        if "id" not in msg:
+            if isinstance(params, dict):
+                self._notification(method, params)
+            return
+        rid = msg["id"]
+        if not _valid_id(rid):
+            self._send_error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+            return
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            self._send_error(rid, INVALID_PARAMS, "Invalid params: params must be an object")
+            return
+        req = Request(rid, method, params)
+        if method in ("initialize", "ping") or pool is None:
+            self._run(req)  # cheap: answered on the reader thread
+            return
+        with self._inflight_lock:
+            self._inflight[rid] = req
+        pool.submit(self._run, req)
+
+    def _notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/cancelled":
+            rid = params.get("requestId")
+            if _valid_id(rid):
+                with self._inflight_lock:
+                    req = self._inflight.get(rid)
+                if req is not None and req.method != "initialize":
+                    req.cancelled.set()
+                    log.info("request %r cancelled", rid)
+        # notifications/initialized and any other notification: nothing to do
+
+    # ---------------------------------------------------------- dispatch
+
+    def _run(self, req: Request) -> None:
+        try:
+            if req.cancelled.is_set():
+                return
+            try:
+                result = self._dispatch(req)
+            except RpcError as e:
+                if not req.cancelled.is_set():
+                    self._send_error(req.id, e.code, e.message, e.data)
+                return
+            except Exception:
+                log.exception("internal error in %s", req.method)
+                if not req.cancelled.is_set():
+                    self._send_error(req.id, INTERNAL_ERROR, "Internal error")
+                return
+            if not req.cancelled.is_set():
+                self._send({"jsonrpc": "2.0", "id": req.id, "result": result})
+        except (BrokenPipeError, ValueError, OSError):
+            log.warning("client went away")
+        finally:
+            with self._inflight_lock:
+                if self._inflight.get(req.id) is req:
+                    del self._inflight[req.id]
+
+    def _dispatch(self, req: Request) -> dict[str, Any]:
+        if req.method == "initialize":
+            return self._initialize(req.params)
+        if req.method == "ping":
+            return {}
+        handler = self._handlers.get(req.method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {req.method}")
+        return handler(req.params, req)
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        if not isinstance(asked, str):
+            raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
+        version = asked if asked in SUPPORTED_PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+        self.protocol_version = version
+        info = params.get("clientInfo")
+        self.client_info = info if isinstance(info, dict) else None
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self._capabilities,
+            "serverInfo": self._server_info,
+        }
+        if self._instructions:
+            result["instructions"] = self._instructions
+        return result
