@@ -12,7 +12,8 @@ import argparse
 import logging
 import os
 import sys
-from typing import IO, Any
+import typing as _t
+from typing import Any
 
 from .protocol import Connection
 from .tools import ConnectionTools, build_tools, tool_handlers
@@ -27,7 +28,7 @@ INSTRUCTIONS = (
 )
 
 
-def make_connection(resolver: Any, rfile: IO[bytes], wfile: IO[bytes], *,
+def make_connection(resolver: Any, rfile: _t.IO[bytes], wfile: _t.IO[bytes], *,
                     allow_execute: bool = False, workers: int = 16) -> Connection:
     """A Connection serving the tools over one resolver, with its own Session."""
     from .. import __version__

@@ -28,9 +28,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+import collections.abc as _abc
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any
+import typing as _t
+from typing import Any
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -80,7 +81,7 @@ class Request:
         self.cancelled = threading.Event()
 
 
-Handler = Callable[[dict[str, Any], Request], dict[str, Any]]
+Handler = _abc.Callable[[dict[str, Any], Request], dict[str, Any]]
 
 
 def _valid_id(value: Any) -> bool:
@@ -92,12 +93,12 @@ class Connection:
 
     def __init__(
         self,
-        rfile: IO[bytes],
-        wfile: IO[bytes],
-        handlers: Mapping[str, Handler],
+        rfile: _t.IO[bytes],
+        wfile: _t.IO[bytes],
+        handlers: _abc.Mapping[str, Handler],
         *,
-        server_info: Mapping[str, Any],
-        capabilities: Mapping[str, Any],
+        server_info: _abc.Mapping[str, Any],
+        capabilities: _abc.Mapping[str, Any],
         instructions: str | None = None,
         workers: int = 16,
     ) -> None:
@@ -197,7 +198,7 @@ class Connection:
     def _notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/cancelled":
             rid = params.get("requestId")
-            if _valid_id(rid):
+            if isinstance(rid, (str, int)) and _valid_id(rid):
                 with self._inflight_lock:
                     req = self._inflight.get(rid)
                 if req is not None and req.method != "initialize":

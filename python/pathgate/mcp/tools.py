@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import collections.abc as _abc
+import dataclasses as _dc
 from typing import Any
 
 from .. import Backend, Error, Resolver, Session, _core
@@ -38,15 +38,15 @@ class ToolError(Exception):
     """A failure shown to the agent as an isError result."""
 
 
-@dataclass(frozen=True)
+@_dc.dataclass(frozen=True)
 class Tool:
     name: str
     title: str
     description: str
     input_schema: dict[str, Any]
     annotations: dict[str, Any]
-    run: Callable[[ConnectionTools, dict[str, Any]], dict[str, Any]]
-    output_schema: dict[str, Any] | None = field(default_factory=lambda: _TEXT_OUT)
+    run: _abc.Callable[[ConnectionTools, dict[str, Any]], dict[str, Any]]
+    output_schema: dict[str, Any] | None = _dc.field(default_factory=lambda: _TEXT_OUT)
 
     def listing(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -101,7 +101,7 @@ def _check_value(tool: str, where: str, v: Any, s: dict[str, Any]) -> None:
         "boolean": lambda: isinstance(v, bool),
         "array": lambda: isinstance(v, list),
         "object": lambda: isinstance(v, dict),
-    }.get(t, lambda: True)()
+    }.get(t if isinstance(t, str) else "", lambda: True)()
     if not ok:
         raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
     if "enum" in s and v not in s["enum"]:
@@ -187,7 +187,7 @@ class ConnectionTools:
     def read_media_file(self, a: dict[str, Any]) -> dict[str, Any]:
         try:
             st = self.backend.stat(a["path"])
-            data: bytes = _core._fs_head(self.session, st["path"], None)
+            data: bytes = _core._fs_head(self.session, st["path"], None)  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
         address = st["path"]
@@ -254,7 +254,7 @@ class ConnectionTools:
         r = self.backend.ls(path)
         if r.error:
             raise ToolError(r.error)
-        return r.entries or []
+        return [dict(e) for e in r.entries or []]
 
     def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
         entries = self._ls(a["path"])
@@ -289,11 +289,11 @@ class ConnectionTools:
             raise self._fail(e) from None
         root: list[dict[str, Any]] = []
         dirs: dict[str, list[dict[str, Any]]] = {st["path"].rstrip("/") + "/": root}
-        for e in entries:
-            path = e["path"]
+        for entry in entries:
+            path = entry["path"]
             parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
-            node: dict[str, Any] = {"name": _name(path), "type": "directory" if e["is_dir"] else "file"}
-            if e["is_dir"]:
+            node: dict[str, Any] = {"name": _name(path), "type": "directory" if entry["is_dir"] else "file"}
+            if entry["is_dir"]:
                 node["children"] = dirs[path] = []
             dirs.get(parent, root).append(node)
         return _text(json.dumps(root, indent=2, ensure_ascii=False))
@@ -339,7 +339,7 @@ class ConnectionTools:
 
     def resolve(self, a: dict[str, Any]) -> dict[str, Any]:
         res = self.session.resolve(a["path"], require_exists=bool(a.get("require_exists", True)))
-        if not res.ok:
+        if not res.ok or res.ref is None:
             raise ToolError(res.error_message or "Invalid path / not found")
         address = str(res.ref)
         return _text(address, address=address, exists=bool(res.exists), token=res.ref.token)
