@@ -586,19 +586,19 @@ static int fs_tree(lua_State *L)
         n = luaL_len(L, 3);
         luaL_argcheck(L, n >= 0 && n <= 10000, 3, "too many patterns");
     }
-    const char **ex = (const char **)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ex, 0);
+    size_t cnt = (size_t)(n ? n : 1);
+    const char **ex =
+        (const char **)lua_newuserdatauv(L, cnt * (sizeof *ex + sizeof(size_t)), 0);
+    size_t *exl = (size_t *)(void *)(ex + cnt);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, 3, i);
-        size_t l;
-        const char *s = lua_tolstring(L, -1, &l);
-        if (lua_type(L, -1) != LUA_TSTRING || strlen(s) != l)
-            return luaL_argerror(L, 3, "exclude patterns must be strings without NUL");
-        ex[i - 1] = s; /* referenced by the table */
+        if (lua_geti(L, 3, i) != LUA_TSTRING)
+            return luaL_argerror(L, 3, "exclude patterns must be strings");
+        ex[i - 1] = lua_tolstring(L, -1, &exl[i - 1]); /* referenced by the table */
         lua_pop(L, 1);
     }
     mcp_hold *h = new_mcp_hold(L);
     pathgate_error err = {0, ""};
-    int rc = pathgate_fs_tree(&h->list, o.resolver, path, len, ex, (size_t)n, &o.opts, &err);
+    int rc = pathgate_fs_tree(&h->list, o.resolver, path, len, ex, exl, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
     push_list(L, &h->list);

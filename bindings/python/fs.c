@@ -912,9 +912,10 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     Py_ssize_t n = PyTuple_Size(seq);
     const char **ex = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ex);
+    size_t *exl = PyMem_Calloc((size_t)(n ? n : 1), sizeof *exl);
     PyObject **holders = PyMem_Calloc((size_t)(n + 1), sizeof *holders);
     PyObject *result = NULL, *ph = NULL;
-    if (!ex || !holders) {
+    if (!ex || !exl || !holders) {
         PyErr_NoMemory();
         goto done;
     }
@@ -922,10 +923,7 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
         Py_ssize_t l;
         if (pg_text(PyTuple_GetItem(seq, i), &ex[i], &l, &holders[i], "exclude pattern") < 0)
             goto done;
-        if (strlen(ex[i]) != (size_t)l) {
-            PyErr_SetString(PyExc_ValueError, "exclude pattern contains a NUL byte");
-            goto done;
-        }
+        exl[i] = (size_t)l;
     }
     const char *path;
     Py_ssize_t len;
@@ -935,7 +933,7 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, (size_t)n, &o.opts, &err);
+    rc = pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, exl, (size_t)n, &o.opts, &err);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         fail(st, rc, &err);
@@ -952,6 +950,7 @@ done:
         Py_XDECREF(holders[i]);
     Py_XDECREF(ph);
     PyMem_Free(ex);
+    PyMem_Free(exl);
     PyMem_Free(holders);
     Py_DECREF(seq);
     return result;

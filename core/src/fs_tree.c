@@ -89,10 +89,11 @@ static int walk_dir(tree_ctx *c, const char *address, size_t len)
 }
 
 int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const char *address,
-                     size_t len, const char *const *excludes, size_t nexcludes,
+                     size_t len, const char *const *excludes, const size_t *exclude_lens,
+                     size_t nexcludes,
                      const pathgate_fs_options *opts, pathgate_error *err)
 {
-    if (!out || (!excludes && nexcludes))
+    if (!out || ((!excludes || !exclude_lens) && nexcludes))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
@@ -110,7 +111,7 @@ int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const c
         if (!excludes[i])
             rc = pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
         else
-            rc = pathgate__glob_compile(&ex[i], excludes[i], strlen(excludes[i]), t.alloc, err);
+            rc = pathgate__glob_compile(&ex[i], excludes[i], exclude_lens[i], t.alloc, err);
     }
     if (rc == 0) {
         tree_ctx c = {out, t.r, ex, nexcludes, t.address_len, 0, 0, err};

@@ -350,7 +350,10 @@ static void expect_tree(fx *f, const char *addr, const char *const *ex, size_t n
 {
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    int rc = pathgate_fs_tree(&l, f->r, PG_S(addr), ex, nex, NULL, &err);
+    size_t lens[8];
+    for (size_t i = 0; i < nex; i++)
+        lens[i] = strlen(ex[i]);
+    int rc = pathgate_fs_tree(&l, f->r, PG_S(addr), ex, lens, nex, NULL, &err);
     if (rc != 0)
         fail_msg("tree %s: %s", addr, err.message);
     for (size_t i = 0; i < l.count && i < n; i++)
@@ -386,14 +389,19 @@ static void test_tree(void **state)
     expect_tree(f, "mod:My Mod", NULL, 0, mod, 2);
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    int rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo/link_out_dir"), NULL, 0, NULL, &err);
+    int rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo/link_out_dir"), NULL, NULL, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo/a.txt"), NULL, 0, NULL, &err);
+    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo/a.txt"), NULL, NULL, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTDIR, "'root:repo/a.txt' is not a directory");
-    const char *badex[] = {""};
-    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo"), badex, 1, NULL, &err);
+    const char *badex[] = {"", "a\0b"};
+    size_t badlen[] = {0, 3};
+    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo"), badex, badlen, 1, NULL, &err);
     assert_int_equal(rc, PATHGATE_EINVAL);
     assert_int_equal(l.count, 0);
+    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo"), badex + 1, badlen + 1, 1, NULL, &err);
+    assert_int_equal(rc, PATHGATE_ENUL);
+    rc = pathgate_fs_tree(&l, f->r, PG_S("root:repo"), badex, NULL, 1, NULL, &err);
+    assert_int_equal(rc, PATHGATE_EINVAL);
 }
 
 /* ------------------------------------------------ failing allocations */
@@ -415,7 +423,8 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
     pathgate_fs_stat_result st = PATHGATE_FS_STAT_RESULT_INIT;
     pathgate_fs_edit_op op = {PG_S("beta"), PG_S("BETA"), 0};
     const char *ex[] = {"*.py"};
-    rc = pathgate_fs_tree(&l, r, PG_S("root:repo"), ex, 1, NULL, &err);
+    size_t exl[] = {4};
+    rc = pathgate_fs_tree(&l, r, PG_S("root:repo"), ex, exl, 1, NULL, &err);
     pathgate_fs_list_dispose(&l);
     if (rc == 0)
         rc = pathgate_fs_stat(&st, r, PG_S("root:repo/a.txt"), NULL, &err);

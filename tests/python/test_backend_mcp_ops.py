@@ -93,3 +93,13 @@ def test_tree_and_session(resolver, tree):
     assert [e["path"] for e in b.tree("traits")[0]] == ["root:repo/common/traits/00_traits.txt"]
     assert b.stat("traits/00_traits.txt")["size"] == 7
     assert pathgate.Backend(resolver).tree("root:repo/common/new") == ([], False)
+
+
+def test_tree_rejects_bad_exclude_patterns(backend):
+    with pytest.raises(Error) as e:
+        backend.tree("root:repo", exclude=["a\0b"])
+    assert e.value.kind == "nul_byte"
+    with pytest.raises(Error, match="glob pattern is empty"):
+        backend.tree("root:repo", exclude=[""])
+    with pytest.raises(TypeError):
+        backend.tree("root:repo", exclude=[3])  # type: ignore[list-item]

@@ -420,13 +420,16 @@ PATHGATE_EXTERN int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *r
  * its own entries. Directories end in '/'. A symlink resolving inside the
  * base is listed (as its target's kind) but never entered, so there are no
  * loops. An entry whose path relative to address matches one of the
- * `excludes` globs (glob.h rules: a pattern without '/' matches a name at
- * any depth) is left out, with everything below it. Metadata is set.
+ * `excludes` globs (excludes[i] of exclude_lens[i] bytes; glob.h rules: a
+ * pattern without '/' matches a name at any depth) is left out, with
+ * everything below it. A bad pattern is PATHGATE_EINVAL (or ENUL, EUTF8).
+ * Metadata is set.
  * truncated: a level deeper than PATHGATE_FS_MAX_DEPTH was not entered.
  */
 PATHGATE_EXTERN int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver,
                                      const char *address, size_t len,
-                                     const char *const *excludes, size_t nexcludes,
+                                     const char *const *excludes, const size_t *exclude_lens,
+                                     size_t nexcludes,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
 #ifdef __cplusplus
