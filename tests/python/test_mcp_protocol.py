@@ -73,6 +73,16 @@ def test_errors_named_by_the_spec_and_the_server_keeps_serving():
     assert all(x["jsonrpc"] == "2.0" for x in a)
 
 
+def test_an_overlong_line_is_skipped(monkeypatch):
+    from pathgate.mcp import protocol
+
+    monkeypatch.setattr(protocol, "MAX_LINE", 64)
+    a = run([req(1, "ping"), b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + b"x" * 500 + b'"}}',
+             req(3, "ping")])
+    assert [(x["id"], "error" in x) for x in a] == [(1, False), (None, True), (3, False)]
+    assert a[1]["error"]["code"] == PARSE_ERROR
+
+
 def test_crlf_framing_notifications_and_responses_get_no_answer():
     a = run([json.dumps(req(1, "ping")).encode() + b"\r",
              {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}},

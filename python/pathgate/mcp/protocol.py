@@ -55,6 +55,8 @@ INTERNAL_ERROR = -32603
 # What the official SDKs negotiate (newest first).
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+# Longest message line read; a longer one is skipped and answered -32700.
+MAX_LINE = 64 << 20
 
 log = logging.getLogger("pathgate.mcp")
 
@@ -139,9 +141,14 @@ class Connection:
         pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="pathgate-mcp")
         try:
             while True:
-                line = self._rfile.readline()
+                line = self._rfile.readline(MAX_LINE)
                 if not line:
                     break
+                if len(line) >= MAX_LINE and not line.endswith(b"\n"):
+                    while line and not line.endswith(b"\n"):  # skip the rest of it
+                        line = self._rfile.readline(MAX_LINE)
+                    self._send_error(None, PARSE_ERROR, "Parse error: message too long")
+                    continue
                 line = line.strip()
                 if line:
                     self.handle_line(line, pool)
