@@ -53,6 +53,8 @@ const servers = {
 
 const ops = {
   ping: (s) => s.client.ping(),
+  // a tools/call that touches no file: the SDK client's own cost of a call
+  list_allowed_directories: (s) => s.client.callTool({ name: "list_allowed_directories", arguments: {} }),
   read_text_file: (s) => s.client.callTool({ name: "read_text_file", arguments: { path: s.file } }),
   list_directory: (s) => s.client.callTool({ name: "list_directory", arguments: { path: s.dir } }),
   get_file_info: (s) => s.client.callTool({ name: "get_file_info", arguments: { path: s.file } }),
