@@ -234,9 +234,11 @@ def test_command_stdout_is_protocol_only(tree):
     p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={tree['repo']}", "mcp"],
                        input=data, capture_output=True, env=env, timeout=60, check=True)
     answers = [json.loads(l) for l in p.stdout.splitlines()]
-    assert [x["id"] for x in answers] == [1, None, 2, 3]
-    assert "[DIR] common" in answers[2]["result"]["content"][0]["text"]
-    assert answers[3]["result"]["isError"] is True
+    assert sorted(repr(x["id"]) for x in answers) == ["1", "2", "3", "None"]
+    a = by_id(answers)
+    assert a[None]["error"]["code"] == PARSE_ERROR
+    assert "[DIR] common" in a[2]["result"]["content"][0]["text"]
+    assert a[3]["result"]["isError"] is True
     assert str(tree["tmp"]).encode() not in p.stdout
 
 
