@@ -254,14 +254,16 @@ class ConnectionTools:
         r = self.backend.ls(path)
         if r.error:
             raise ToolError(r.error)
-        return [dict(e) for e in r.entries or []]
+        return r.entries or []  # type: ignore[return-value]
 
     def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
-        entries = self._ls(a["path"])
-        text = "\n".join(f"{'[DIR]' if e['is_dir'] else '[FILE]'} {_name(e['path'])}" for e in entries)
-        return _text(text, entries=[
-            {"name": _name(e["path"]), "path": e["path"], "type": "directory" if e["is_dir"] else "file"}
-            for e in entries])
+        entries = [
+            {"name": e["path"].rstrip("/").rpartition("/")[2], "path": e["path"],
+             "type": "directory" if e["is_dir"] else "file"}
+            for e in self._ls(a["path"])
+        ]
+        text = "\n".join(("[DIR] " if e["type"] == "directory" else "[FILE] ") + e["name"] for e in entries)
+        return _text(text, entries=entries)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> dict[str, Any]:
         entries = self._ls(a["path"])
