@@ -367,8 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("new_string")
     p.add_argument("--replace-all", action="store_true")
     p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio (docs/mcp.md)")
-    p.add_argument("--read-only", action="append", metavar="NAME", help="a root key or mod name to serve read-only (repeatable)")
-    p.add_argument("--allow-execute", action="store_true", help="offer the contained execute tool")
+    # (unless the common options define them already)
+    if "--read-only" not in p._option_string_actions:
+        p.add_argument("--read-only", action="append", metavar="NAME",
+                       help="a root key or mod name to serve read-only (repeatable)")
+    if "--allow-execute" not in p._option_string_actions:
+        p.add_argument("--allow-execute", action="store_true", help="offer the contained execute tool")
     return parser
 
 
