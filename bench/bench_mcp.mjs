@@ -4,7 +4,7 @@
 // alternating rounds within one run. Prints a table of medians; asserts
 // nothing about time. Run it through bench/bench_mcp.sh.
 import { createRequire } from "node:module";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -105,4 +105,75 @@ for (const oname of Object.keys(ops)) {
   console.log(`| ${oname} | ${r.toFixed(0)} | ${p.toFixed(0)} | ${(r / p).toFixed(2)}x | ${(p / pping).toFixed(2)}x |`);
 }
 for (const s of Object.values(servers)) await s.client.close();
+
+// The same calls as raw JSON-RPC lines over the same pipes, without the SDK
+// client (no schema validation): what each server itself costs.
+function rawServer(command, args, env) {
+  const p = spawn(command, args, { env, stdio: ["pipe", "pipe", "ignore"] });
+  let buf = "";
+  let waiting = null;
+  p.stdout.on("data", (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const w = waiting;
+      waiting = null;
+      w?.(line);
+    }
+  });
+  let id = 0;
+  const send = (method, params) => new Promise((res) => {
+    waiting = res;
+    p.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) + "\n");
+  });
+  return { p, send };
+}
+const raw = {
+  pathgate: rawServer(python, ["-m", "pathgate", "--root", `bench=${root}`, "mcp"],
+    { PATH: process.env.PATH, PYTHONPATH: process.env.PYTHONPATH || "", HOME: top }),
+  reference: rawServer(process.execPath, [refMain, root], { PATH: process.env.PATH, HOME: top }),
+};
+for (const r of Object.values(raw)) {
+  await r.send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } });
+  r.p.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+}
+const rawOps = {
+  ping: (r) => r.send("ping", {}),
+  read_text_file: (r, s) => r.send("tools/call", { name: "read_text_file", arguments: { path: s.file } }),
+  list_directory: (r, s) => r.send("tools/call", { name: "list_directory", arguments: { path: s.dir } }),
+  get_file_info: (r, s) => r.send("tools/call", { name: "get_file_info", arguments: { path: s.file } }),
+  search_files: (r, s) => r.send("tools/call", { name: "search_files", arguments: { path: s.top, pattern: "**/*.py" } }),
+};
+const rawSamples = {};
+for (let round = 0; round < ROUNDS; round++) {
+  const order = Object.keys(raw);
+  if (round % 2) order.reverse();
+  for (const sname of order) {
+    for (const [oname, op] of Object.entries(rawOps)) {
+      for (let i = 0; i < 10; i++) await op(raw[sname], servers[sname]);
+      const key = `${sname}/${oname}`;
+      rawSamples[key] ??= [];
+      for (let i = 0; i < CALLS; i++) {
+        const t0 = performance.now();
+        const line = await op(raw[sname], servers[sname]);
+        rawSamples[key].push(performance.now() - t0);
+        if (line.includes('"isError":true') || line.includes('"error"')) throw new Error(`${key}: ${line}`);
+      }
+    }
+  }
+}
+console.log("");
+console.log("Without the SDK client (raw JSON-RPC lines, same pipes): what the servers cost");
+console.log("");
+console.log("| call | reference (us) | pathgate (us) | reference / pathgate | pathgate / pathgate ping |");
+console.log("|---|---:|---:|---:|---:|");
+const rping = median(rawSamples["pathgate/ping"]);
+for (const oname of Object.keys(rawOps)) {
+  const r = median(rawSamples[`reference/${oname}`]);
+  const p = median(rawSamples[`pathgate/${oname}`]);
+  console.log(`| ${oname} | ${r.toFixed(0)} | ${p.toFixed(0)} | ${(r / p).toFixed(2)}x | ${(p / rping).toFixed(2)}x |`);
+}
+for (const r of Object.values(raw)) r.p.stdin.end();
 fs.rmSync(top, { recursive: true, force: true });
