@@ -180,6 +180,36 @@ def test_requests_run_concurrently():
     assert all(x["result"] == {"n": x["id"]} for x in p.out)
 
 
+def test_quick_requests_run_on_the_reader_only_when_idle():
+    names = []
+
+    def q(params, r):
+        names.append(threading.current_thread().name)
+        return {}
+
+    run([req(1, "q"), req(2, "other")], {"q": q, "other": q}, quick=lambda r: r.method == "q")
+    assert names[0] == threading.current_thread().name  # the reader (here: this thread)
+    assert names[1].startswith("pathgate-mcp")  # not quick: a worker
+
+    # with a call in flight, a quick one still goes to the pool: it is
+    # answered while the slow one blocks
+    release = threading.Event()
+
+    def slow(params, r):
+        release.wait(10)
+        return {}
+
+    p = Pipe({"slow": slow, "q": q})
+    p.conn._quick = lambda r: r.method == "q"
+    p.send(req(1, "slow"))
+    p.send(req(2, "q"))
+    p.wait_for(lambda out: any(x["id"] == 2 for x in out))
+    release.set()
+    p.wait_for(lambda out: len(out) == 2)
+    p.close()
+    assert names[-1].startswith("pathgate-mcp")
+
+
 # ------------------------------------------------------------ tools layer
 
 

@@ -7,7 +7,9 @@ written there (logs go to stderr through :mod:`logging`). ``initialize``,
 ``ping`` and the notifications are handled here; every other request goes to
 a handler from the ``handlers`` mapping, run on a thread pool so that
 requests are answered concurrently (answers may come out of order, each with
-its request's id). A handler answers a result dict or raises
+its request's id). A request the ``quick`` predicate calls cheap (a few
+system calls at most) is answered on the reader thread when nothing else is
+in flight. A handler answers a result dict or raises
 :class:`RpcError`; any other exception is logged and answered as an internal
 error without its text.
 
@@ -103,6 +105,7 @@ class Connection:
         capabilities: _abc.Mapping[str, Any],
         instructions: str | None = None,
         workers: int = 16,
+        quick: _abc.Callable[[Request], bool] | None = None,
     ) -> None:
         self._rfile = rfile
         self._wfile = wfile
@@ -111,6 +114,7 @@ class Connection:
         self._capabilities = dict(capabilities)
         self._instructions = instructions
         self._workers = workers
+        self._quick = quick
         self._write_lock = threading.Lock()
         self._inflight: dict[str | int, Request] = {}
         self._inflight_lock = threading.Lock()
@@ -199,7 +203,13 @@ class Connection:
             self._run(req)  # cheap: answered on the reader thread
             return
         with self._inflight_lock:
+            idle = not self._inflight
             self._inflight[rid] = req
+        if idle and self._quick is not None and self._quick(req):
+            # a call of bounded cost with nothing else running: answered
+            # here, which spares the hand-over to a worker thread
+            self._run(req)
+            return
         pool.submit(self._run, req)
 
     def _notification(self, method: str, params: dict[str, Any]) -> None:
