@@ -341,6 +341,9 @@ const fileAttacks = [
   `file://evilhost${repo}/a.txt`, `${outside}/secret.txt`, `file://${repo}/%2e%2e/outside/secret.txt`,
   `file://${repo}/%2E%2E/outside/secret.txt`, "root:repo/%2e%2e/outside/secret.txt",
   "~/secret.txt", "~", `${repo}/../outside/secret.txt`, `/${outside}/secret.txt`,
+  "..\\outside\\secret.txt", "root:repo\\..\\..\\outside\\secret.txt", "C:\\Windows\\win.ini",
+  "\\\\server\\share\\secret.txt", `file:${outside}/secret.txt`, `FILE://${outside}/secret.txt`,
+  `file://${repo}/a.txt?x=1`, "root:REPO/a.txt", "mod:Nope/secret.txt", `root:repo/a.txt\u0000x`,
 ];
 const dirAttacks = [
   "..", "root:repo/..", "link_out_dir", `${outside}`, `${evil}`, `file://${outside}`,
