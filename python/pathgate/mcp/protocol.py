@@ -5,11 +5,10 @@ One :class:`Connection` reads messages from a binary stream, one JSON value
 per line, and writes answers to another, one per line; nothing else is ever
 written there (logs go to stderr through :mod:`logging`). ``initialize``,
 ``ping`` and the notifications are handled here; every other request goes to
-a handler from the ``handlers`` mapping, run on a thread pool so that
-requests are answered concurrently (answers may come out of order, each with
-its request's id). A request the ``quick`` predicate calls cheap (a few
-system calls at most) is answered on the reader thread when nothing else is
-in flight. A handler answers a result dict or raises
+a handler from the ``handlers`` mapping. ``workers`` threads take turns
+reading (leader/followers, see :meth:`Connection.serve`), so requests are
+answered concurrently, by the thread that read them (answers may come out of
+order, each with its request's id). A handler answers a result dict or raises
 :class:`RpcError`; any other exception is logged and answered as an internal
 error without its text.
 
@@ -19,8 +18,7 @@ What the spec asks and this does:
   a message that is not a request, notification or response: ``-32600``;
   an unknown method: ``-32601``; params that are not an object: ``-32602``.
 - ``notifications/cancelled`` for a request in flight: its answer is not
-  sent (a queued request is not run at all); ``initialize`` cannot be
-  cancelled. Other notifications and responses are ignored.
+  sent; ``initialize`` cannot be cancelled. Other notifications and responses are ignored.
 - ``initialize`` answers the client's protocol version when supported,
   else the latest this server speaks.
 """
@@ -31,7 +29,6 @@ import json
 import logging
 import threading
 import collections.abc as _abc
-from concurrent.futures import ThreadPoolExecutor
 import typing as _t
 from typing import Any
 
@@ -105,7 +102,6 @@ class Connection:
         capabilities: _abc.Mapping[str, Any],
         instructions: str | None = None,
         workers: int = 16,
-        quick: _abc.Callable[[Request], bool] | None = None,
     ) -> None:
         self._rfile = rfile
         self._wfile = wfile
@@ -114,7 +110,6 @@ class Connection:
         self._capabilities = dict(capabilities)
         self._instructions = instructions
         self._workers = workers
-        self._quick = quick
         self._write_lock = threading.Lock()
         self._inflight: dict[str | int, Request] = {}
         self._inflight_lock = threading.Lock()
@@ -141,76 +136,99 @@ class Connection:
     # ------------------------------------------------------------- input
 
     def serve(self) -> None:
-        """Reads until end of input, then waits for the requests in flight."""
-        pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="pathgate-mcp")
+        """Reads until end of input, then waits for the requests in flight.
+
+        Leader/followers: `workers` threads take turns reading. The one
+        holding the read lock reads and parses one message (registering a
+        request, or handling a notification, under the lock, so a
+        cancellation is never seen before its request), hands the lock on,
+        and handles the request itself. So no request waits for a hand-over
+        to another thread, and up to `workers` requests run at once."""
+        self._eof = False
+        self._read_lock = threading.Lock()
+        threads = [threading.Thread(target=self._loop, name=f"pathgate-mcp-{i}")
+                   for i in range(1, self._workers)]
+        for t in threads:
+            t.start()
         try:
-            while True:
-                line = self._rfile.readline(MAX_LINE)
+            self._loop()
+        finally:
+            for t in threads:
+                t.join()
+
+    def _loop(self) -> None:
+        while True:
+            with self._read_lock:
+                if self._eof:
+                    return
+                try:
+                    line = self._rfile.readline(MAX_LINE)
+                except (OSError, ValueError):
+                    line = b""
                 if not line:
-                    break
+                    self._eof = True
+                    return
                 if len(line) >= MAX_LINE and not line.endswith(b"\n"):
                     while line and not line.endswith(b"\n"):  # skip the rest of it
                         line = self._rfile.readline(MAX_LINE)
                     self._send_error(None, PARSE_ERROR, "Parse error: message too long")
                     continue
-                line = line.strip()
-                if line:
-                    self.handle_line(line, pool)
-        finally:
-            pool.shutdown(wait=True)
+                req = self._accept(line.strip())
+            if req is not None:
+                self._run(req)
 
-    def handle_line(self, line: bytes, pool: ThreadPoolExecutor | None = None) -> None:
-        """One message; requests run on pool (inline when None)."""
+    def handle_line(self, line: bytes) -> None:
+        """One message, handled on the calling thread."""
+        req = self._accept(line.strip())
+        if req is not None:
+            self._run(req)
+
+    def _accept(self, line: bytes) -> Request | None:
+        """Parses one message: answers what is malformed, handles a
+        notification, and registers and returns a request."""
+        if not line:
+            return None
         try:
             msg = json.loads(line)
         except (ValueError, UnicodeDecodeError):
             self._send_error(None, PARSE_ERROR, "Parse error")
-            return
+            return None
         if isinstance(msg, list):
             self._send_error(None, INVALID_REQUEST, "Invalid Request: batches are not supported")
-            return
+            return None
         if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
             rid = msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
             self._send_error(rid, INVALID_REQUEST, "Invalid Request")
-            return
+            return None
         method = msg.get("method")
         if method is None:
             if "id" in msg and ("result" in msg or "error" in msg):
-                return  # a response: this server sends no requests
+                return None  # a response: this server sends no requests
             self._send_error(msg.get("id") if _valid_id(msg.get("id")) else None,
                              INVALID_REQUEST, "Invalid Request")
-            return
+            return None
         if not isinstance(method, str):
             self._send_error(msg.get("id") if _valid_id(msg.get("id")) else None,
                              INVALID_REQUEST, "Invalid Request: method must be a string")
-            return
+            return None
         params = msg.get("params", {})
         if "id" not in msg:
             if isinstance(params, dict):
                 self._notification(method, params)
-            return
+            return None
         rid = msg["id"]
         if not _valid_id(rid):
             self._send_error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
-            return
+            return None
         if params is None:
             params = {}
         if not isinstance(params, dict):
             self._send_error(rid, INVALID_PARAMS, "Invalid params: params must be an object")
-            return
+            return None
         req = Request(rid, method, params)
-        if method in ("initialize", "ping") or pool is None:
-            self._run(req)  # cheap: answered on the reader thread
-            return
         with self._inflight_lock:
-            idle = not self._inflight
             self._inflight[rid] = req
-        if idle and self._quick is not None and self._quick(req):
-            # a call of bounded cost with nothing else running: answered
-            # here, which spares the hand-over to a worker thread
-            self._run(req)
-            return
-        pool.submit(self._run, req)
+        return req
 
     def _notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/cancelled":

@@ -520,17 +520,6 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
     return tools
 
 
-# Tools whose cost is bounded (a few system calls, no file content, no
-# walk): they may be answered on the reader thread.
-QUICK_TOOLS = frozenset({"get_file_info", "resolve", "cwd_get", "cwd_push", "cwd_pop",
-                         "list_allowed_directories"})
-
-
-def is_quick(req: Request) -> bool:
-    """The Connection's `quick` predicate: a tools/call of a QUICK_TOOLS tool."""
-    return req.method == "tools/call" and req.params.get("name") in QUICK_TOOLS
-
-
 def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
     """The tools/list and tools/call handlers of one connection."""
     by_name = {t.name: t for t in tools}
