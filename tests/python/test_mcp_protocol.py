@@ -85,6 +85,16 @@ def test_an_overlong_line_is_skipped(monkeypatch):
     assert by_id(a)[None]["error"]["code"] == PARSE_ERROR
 
 
+def test_hostile_json_does_not_stop_the_server():
+    deep = b"[" * 100000 + b"]" * 100000
+    nested = b'{"jsonrpc":"2.0","id":1,"method":"x","params":' + b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"}"
+    a = run([deep, nested, b'"just a string"', b"1e999999", req(2, "ping")], workers=2)
+    codes = sorted(repr((x["id"], x.get("error", {}).get("code"))) for x in a)
+    assert codes == sorted(repr(c) for c in [
+        (None, PARSE_ERROR), (None, PARSE_ERROR), (None, INVALID_REQUEST), (None, INVALID_REQUEST),
+        (2, None)])
+
+
 def test_crlf_framing_notifications_and_responses_get_no_answer():
     a = run([json.dumps(req(1, "ping")).encode() + b"\r",
              {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}},

@@ -173,7 +173,19 @@ class Connection:
                         line = self._rfile.readline(MAX_LINE)
                     self._send_error(None, PARSE_ERROR, "Parse error: message too long")
                     continue
-                req = self._accept(line.strip())
+                try:
+                    req = self._accept(line.strip())
+                except OSError:  # the client is gone: stop reading
+                    self._eof = True
+                    return
+                except Exception:  # a bug: answer it, keep serving
+                    log.exception("internal error reading a message")
+                    req = None
+                    try:
+                        self._send_error(None, INTERNAL_ERROR, "Internal error")
+                    except OSError:
+                        self._eof = True
+                        return
             if req is not None:
                 self._run(req)
 
@@ -190,7 +202,7 @@ class Connection:
             return None
         try:
             msg = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # also nesting too deep
             self._send_error(None, PARSE_ERROR, "Parse error")
             return None
         if isinstance(msg, list):
