@@ -111,8 +111,14 @@ def test_handler_errors_and_internal_errors_hide_their_text():
     def refuse(params, r):
         raise RpcError(INVALID_PARAMS, "no", {"why": 1})
 
-    a = by_id(run([req(1, "bad"), req(2, "refuse")], {"bad": bad, "refuse": refuse}))
+    def unserialisable(params, r):
+        return {"x": object()}
+
+    a = by_id(run([req(1, "bad"), req(2, "refuse"), req(3, "unserialisable"), req(4, "ping")],
+                  {"bad": bad, "refuse": refuse, "unserialisable": unserialisable}, workers=1))
     assert a[1]["error"] == {"code": INTERNAL_ERROR, "message": "Internal error"}
+    assert a[3]["error"] == {"code": INTERNAL_ERROR, "message": "Internal error"}
+    assert a[4]["result"] == {}
     assert a[2]["error"] == {"code": INVALID_PARAMS, "message": "no", "data": {"why": 1}}
 
 

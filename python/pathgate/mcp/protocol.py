@@ -271,8 +271,12 @@ class Connection:
                     self._send_error(req.id, INTERNAL_ERROR, "Internal error")
                 return
             if not req.cancelled.is_set():
-                self._send({"jsonrpc": "2.0", "id": req.id, "result": result})
-        except (BrokenPipeError, ValueError, OSError):
+                try:
+                    self._send({"jsonrpc": "2.0", "id": req.id, "result": result})
+                except (TypeError, ValueError):  # a result JSON cannot carry: a bug
+                    log.exception("unserialisable result of %s", req.method)
+                    self._send_error(req.id, INTERNAL_ERROR, "Internal error")
+        except OSError:
             log.warning("client went away")
         finally:
             with self._inflight_lock:
