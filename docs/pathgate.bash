@@ -5,7 +5,7 @@ _pathgate() {
     local cur prev cmd i
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local commands="resolve uri native ls read grep glob write edit delete execute"
+    local commands="resolve uri native ls read grep glob write edit delete execute mcp"
     local global_opts="-h --help --root --mod --read-only --config --cwd --max-tokens --json --version"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -41,6 +41,7 @@ _pathgate() {
         edit) cmd_opts="--replace-all" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
+        mcp) cmd_opts="--allow-execute" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$cmd_opts $global_opts" -- "$cur"))

@@ -400,6 +400,212 @@ static int fs_download(lua_State *L)
     return 1;
 }
 
+/* ------------------------------------------------------------------
+ * The operations of the MCP server (docs/mcp.md): mkdir, move, stat,
+ * multi_edit, head, tail, tree. Core results live in a userdata with __gc
+ * (pathgate.fs.mcp) while they are converted, so a raise leaks nothing. */
+
+typedef struct mcp_hold {
+    pathgate_buf a, b;
+    pathgate_fs_stat_result st;
+    pathgate_fs_list list;
+} mcp_hold;
+
+static int mcp_hold_gc(lua_State *L)
+{
+    mcp_hold *h = (mcp_hold *)lua_touserdata(L, 1);
+    pathgate_buf_dispose(&h->a);
+    pathgate_buf_dispose(&h->b);
+    pathgate_fs_stat_result_dispose(&h->st);
+    pathgate_fs_list_dispose(&h->list);
+    return 0;
+}
+
+static mcp_hold *new_mcp_hold(lua_State *L)
+{
+    mcp_hold *h = (mcp_hold *)lua_newuserdatauv(L, sizeof *h, 0);
+    memset(h, 0, sizeof *h);
+    if (luaL_newmetatable(L, "pathgate.fs.mcp")) {
+        lua_pushcfunction(L, mcp_hold_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return h;
+}
+
+/* r:mkdir(path [, parents = true]) -> address | nil, message, kind */
+static int fs_mkdir(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    int parents = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_mkdir(buf, o.resolver, path, len, parents, &o.opts, &err);
+    return pg_bufresult(L, rc, buf, &err);
+}
+
+/* r:move(source, destination) -> destination address | nil, message, kind */
+static int fs_move(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t slen, dlen;
+    const char *src = pg_checktext(L, 2, &slen);
+    const char *dst = pg_checktext(L, 3, &dlen);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_move(buf, o.resolver, src, slen, dst, dlen, &o.opts, &err);
+    return pg_bufresult(L, rc, buf, &err);
+}
+
+/* r:stat(path) -> {path, type, size, mode, modified_at, accessed_at,
+ * changed_at, created_at?} | nil, message, kind */
+static int fs_stat(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    mcp_hold *h = new_mcp_hold(L);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_stat(&h->st, o.resolver, path, len, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    const pathgate_fs_stat_result *r = &h->st;
+    static const char *const types[] = {"other", "file", "directory", "other"};
+    lua_createtable(L, 0, 8);
+    set_str(L, "path", r->path.ptr, r->path.len);
+    lua_pushstring(L, types[r->type & 3]);
+    lua_setfield(L, -2, "type");
+    set_int(L, "size", 1, r->size);
+    set_int(L, "mode", 1, r->mode);
+    lua_pushstring(L, r->modified_at);
+    lua_setfield(L, -2, "modified_at");
+    lua_pushstring(L, r->accessed_at);
+    lua_setfield(L, -2, "accessed_at");
+    lua_pushstring(L, r->changed_at);
+    lua_setfield(L, -2, "changed_at");
+    if (r->has_created) {
+        lua_pushstring(L, r->created_at);
+        lua_setfield(L, -2, "created_at");
+    }
+    return 1;
+}
+
+/* r:multi_edit(path, {{old, new [, replace_all]}, ...} [, dry_run]) ->
+ * address, diff | nil, message, kind */
+static int fs_multi_edit(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int dry = lua_toboolean(L, 4);
+    lua_Integer n = luaL_len(L, 3);
+    if (n < 0 || n > 100000)
+        return luaL_argerror(L, 3, "too many edits");
+    pathgate_fs_edit_op *ops = (pathgate_fs_edit_op *)lua_newuserdatauv(
+        L, (size_t)(n ? n : 1) * sizeof *ops, 0);
+    int ops_idx = lua_gettop(L);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_geti(L, 3, i) != LUA_TTABLE)
+            return luaL_argerror(L, 3, "each edit must be {old, new [, replace_all]}");
+        int e = lua_gettop(L);
+        lua_geti(L, e, 1);
+        lua_geti(L, e, 2);
+        lua_geti(L, e, 3);
+        pathgate_fs_edit_op *op = &ops[i - 1];
+        if (lua_type(L, -3) != LUA_TSTRING || lua_type(L, -2) != LUA_TSTRING)
+            return luaL_argerror(L, 3, "each edit must be {old, new [, replace_all]}");
+        /* the strings stay referenced by the edits table */
+        op->old_text = lua_tolstring(L, -3, &op->old_len);
+        op->new_text = lua_tolstring(L, -2, &op->new_len);
+        op->replace_all = lua_toboolean(L, -1);
+        lua_settop(L, ops_idx);
+    }
+    mcp_hold *h = new_mcp_hold(L);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_edits(&h->a, &h->b, o.resolver, path, len, ops, (size_t)n, dry,
+                               &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    lua_pushlstring(L, h->a.ptr, h->a.len);
+    lua_pushlstring(L, h->b.ptr ? h->b.ptr : "", h->b.len);
+    return 2;
+}
+
+static int head_tail(lua_State *L, int tail)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    size_t lines = PATHGATE_FS_NO_LIMIT;
+    if (!lua_isnoneornil(L, 3)) {
+        lua_Integer v = luaL_checkinteger(L, 3);
+        luaL_argcheck(L, v >= 0, 3, "must not be negative");
+        lines = (size_t)v;
+    }
+    mcp_hold *h = new_mcp_hold(L);
+    pathgate_error err = {0, ""};
+    int rc = tail ? pathgate_fs_tail(&h->a, o.resolver, path, len, lines, &o.opts, &err)
+                  : pathgate_fs_head(&h->a, o.resolver, path, len, lines, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    lua_pushlstring(L, h->a.ptr ? h->a.ptr : "", h->a.len);
+    return 1;
+}
+
+/* r:head(path [, lines]) / r:tail(path [, lines]) -> bytes | nil, message, kind */
+static int fs_head(lua_State *L)
+{
+    return head_tail(L, 0);
+}
+
+static int fs_tail(lua_State *L)
+{
+    return head_tail(L, 1);
+}
+
+/* r:tree(path [, {exclude glob, ...}]) -> entries, truncated | nil, message, kind */
+static int fs_tree(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t len;
+    const char *path = pg_checktext(L, 2, &len);
+    lua_Integer n = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        n = luaL_len(L, 3);
+        luaL_argcheck(L, n >= 0 && n <= 10000, 3, "too many patterns");
+    }
+    size_t cnt = (size_t)(n ? n : 1);
+    const char **ex =
+        (const char **)lua_newuserdatauv(L, cnt * (sizeof *ex + sizeof(size_t)), 0);
+    size_t *exl = (size_t *)(void *)(ex + cnt);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_geti(L, 3, i) != LUA_TSTRING)
+            return luaL_argerror(L, 3, "exclude patterns must be strings");
+        ex[i - 1] = lua_tolstring(L, -1, &exl[i - 1]); /* referenced by the table */
+        lua_pop(L, 1);
+    }
+    mcp_hold *h = new_mcp_hold(L);
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_tree(&h->list, o.resolver, path, len, ex, exl, (size_t)n, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    push_list(L, &h->list);
+    lua_pushboolean(L, h->list.truncated);
+    return 2;
+}
+
 static const luaL_Reg fs_methods[] = {
     {"ls", fs_ls},
     {"read", fs_read},
@@ -410,6 +616,13 @@ static const luaL_Reg fs_methods[] = {
     {"glob", fs_glob},
     {"upload_files", fs_upload},
     {"download_files", fs_download},
+    {"mkdir", fs_mkdir},
+    {"move", fs_move},
+    {"stat", fs_stat},
+    {"multi_edit", fs_multi_edit},
+    {"head", fs_head},
+    {"tail", fs_tail},
+    {"tree", fs_tree},
     {NULL, NULL},
 };
 

@@ -644,9 +644,334 @@ static PyMethodDef fs_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static int pg_fs_mcp_init(PyObject *module);
+
 int pg_fs_init(PyObject *module, pg_state *st) {
     (void)st;
-    if (PyModule_AddFunctions(module, fs_methods) < 0)
+    if (PyModule_AddFunctions(module, fs_methods) < 0 || pg_fs_mcp_init(module) < 0)
         return -1;
     return PyModule_AddIntConstant(module, "_FS_READ_LIMIT_DEFAULT", PATHGATE_FS_READ_LIMIT_DEFAULT);
+}
+
+/* ------------------------------------------------------------------
+ * The operations of the MCP server (docs/mcp.md):
+ *
+ *   _fs_mkdir(owner, path, parents=False)        -> str (address)
+ *   _fs_move(owner, source, destination)         -> str (destination)
+ *   _fs_stat(owner, path)                        -> dict
+ *   _fs_edits(owner, path, edits, dry_run=False) -> (str, str diff)
+ *       edits: sequence of (old, new) or (old, new, replace_all)
+ *   _fs_head(owner, path, lines=None)            -> bytes (None: all)
+ *   _fs_tail(owner, path, lines)                 -> bytes
+ *   _fs_tree(owner, path, excludes=())           -> (list[dict], bool)
+ */
+
+static PyObject *addr_result(pg_state *st, int rc, pathgate_buf *out, const pathgate_error *err) {
+    if (rc < 0) {
+        pathgate_buf_dispose(out);
+        return fail(st, rc, err);
+    }
+    return pg_buf_to_native(out);
+}
+
+static PyObject *fs_mkdir(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "parents"};
+    PyObject *a[3];
+    if (pg_bind("_fs_mkdir", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+        return NULL;
+    owner o;
+    int parents = 0;
+    if (owner_arg(st, a[0], &o) < 0 || (a[2] && (parents = PyObject_IsTrue(a[2])) < 0))
+        return NULL;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_mkdir(&out, o.resolver, path, (size_t)len, parents, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    return addr_result(st, rc, &out, &err);
+}
+
+static PyObject *fs_move(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "source", "destination"};
+    PyObject *a[3];
+    if (pg_bind("_fs_move", args, nargs, kwnames, names, 3, 3, 3, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    const char *src, *dst;
+    Py_ssize_t slen, dlen;
+    PyObject *h1 = NULL, *h2 = NULL;
+    if (pg_text(a[1], &src, &slen, &h1, "source") < 0)
+        return NULL;
+    if (pg_text(a[2], &dst, &dlen, &h2, "destination") < 0) {
+        Py_XDECREF(h1);
+        return NULL;
+    }
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_move(&out, o.resolver, src, (size_t)slen, dst, (size_t)dlen, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    return addr_result(st, rc, &out, &err);
+}
+
+static PyObject *fs_stat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path"};
+    PyObject *a[2];
+    if (pg_bind("_fs_stat", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_fs_stat_result r = PATHGATE_FS_STAT_RESULT_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_stat(&r, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    static const char *const types[] = {"other", "file", "directory", "other"};
+    PyObject *d = PyDict_New();
+    int bad = d == NULL ||
+              set_item(d, "path", str_of(r.path.ptr, r.path.len)) < 0 ||
+              set_item(d, "type", PyUnicode_FromString(types[r.type & 3])) < 0 ||
+              set_item(d, "size", PyLong_FromUnsignedLongLong(r.size)) < 0 ||
+              set_item(d, "mode", PyLong_FromUnsignedLong(r.mode)) < 0 ||
+              set_item(d, "modified_at", PyUnicode_FromString(r.modified_at)) < 0 ||
+              set_item(d, "accessed_at", PyUnicode_FromString(r.accessed_at)) < 0 ||
+              set_item(d, "changed_at", PyUnicode_FromString(r.changed_at)) < 0 ||
+              set_item(d, "created_at", r.has_created ? PyUnicode_FromString(r.created_at)
+                                                       : Py_NewRef(Py_None)) < 0;
+    pathgate_fs_stat_result_dispose(&r);
+    if (bad) {
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *fs_edits(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "edits", "dry_run"};
+    PyObject *a[4];
+    if (pg_bind("_fs_edits", args, nargs, kwnames, names, 4, 4, 3, a) < 0)
+        return NULL;
+    owner o;
+    int dry = 0;
+    if (owner_arg(st, a[0], &o) < 0 || (a[3] && (dry = PyObject_IsTrue(a[3])) < 0))
+        return NULL;
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    PyObject *seq = PySequence_Tuple(a[2]);
+    if (seq == NULL) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_Size(seq);
+    pathgate_fs_edit_op *ops = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ops);
+    PyObject **holders = PyMem_Calloc((size_t)(2 * n + 1), sizeof *holders);
+    PyObject *result = NULL;
+    if (!ops || !holders) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PyTuple_GetItem(seq, i);
+        if (!PyTuple_Check(e) || PyTuple_Size(e) < 2 || PyTuple_Size(e) > 3) {
+            PyErr_SetString(PyExc_TypeError, "each edit must be (old, new[, replace_all])");
+            goto done;
+        }
+        Py_ssize_t ol, nl;
+        if (pg_text(PyTuple_GetItem(e, 0), &ops[i].old_text, &ol, &holders[2 * i], "old") < 0 ||
+            pg_text(PyTuple_GetItem(e, 1), &ops[i].new_text, &nl, &holders[2 * i + 1], "new") < 0)
+            goto done;
+        ops[i].old_len = (size_t)ol;
+        ops[i].new_len = (size_t)nl;
+        if (PyTuple_Size(e) == 3 && (ops[i].replace_all = PyObject_IsTrue(PyTuple_GetItem(e, 2))) < 0)
+            goto done;
+    }
+    pathgate_buf out = PATHGATE_BUF_INIT, diff = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_edits(&out, &diff, o.resolver, path, (size_t)len, ops, (size_t)n, dry,
+                           &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        fail(st, rc, &err);
+        goto done;
+    }
+    PyObject *addr = str_of(out.ptr, out.len);
+    PyObject *d = str_of(diff.ptr ? diff.ptr : "", diff.len);
+    pathgate_buf_dispose(&out);
+    pathgate_buf_dispose(&diff);
+    if (addr && d)
+        result = PyTuple_Pack(2, addr, d);
+    Py_XDECREF(addr);
+    Py_XDECREF(d);
+done:
+    for (Py_ssize_t i = 0; holders && i < 2 * n; i++)
+        Py_XDECREF(holders[i]);
+    PyMem_Free(ops);
+    PyMem_Free(holders);
+    Py_DECREF(seq);
+    Py_XDECREF(holder);
+    return result;
+}
+
+static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames, int tail) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "lines"};
+    PyObject *a[3];
+    if (pg_bind(tail ? "_fs_tail" : "_fs_head", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    size_t lines = PATHGATE_FS_NO_LIMIT;
+    if (a[2] && a[2] != Py_None) {
+        if (!PyLong_Check(a[2])) {
+            PyErr_SetString(PyExc_TypeError, "lines must be an int or None");
+            return NULL;
+        }
+        long long v = PyLong_AsLongLong(a[2]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "lines must not be negative");
+            return NULL;
+        }
+        lines = (size_t)v;
+    }
+    const char *path;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[1], &path, &len, &holder, "path") < 0)
+        return NULL;
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tail ? pathgate_fs_tail(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err)
+              : pathgate_fs_head(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    PyObject *b = PyBytes_FromStringAndSize(out.ptr ? out.ptr : "", (Py_ssize_t)out.len);
+    pathgate_buf_dispose(&out);
+    return b;
+}
+
+static PyObject *fs_head(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    return head_tail(module, args, nargs, kwnames, 0);
+}
+
+static PyObject *fs_tail(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    return head_tail(module, args, nargs, kwnames, 1);
+}
+
+static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "path", "excludes"};
+    PyObject *a[3];
+    if (pg_bind("_fs_tree", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    PyObject *seq = a[2] && a[2] != Py_None ? PySequence_Tuple(a[2]) : PyTuple_New(0);
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    const char **ex = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ex);
+    size_t *exl = PyMem_Calloc((size_t)(n ? n : 1), sizeof *exl);
+    PyObject **holders = PyMem_Calloc((size_t)(n + 1), sizeof *holders);
+    PyObject *result = NULL, *ph = NULL;
+    if (!ex || !exl || !holders) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t l;
+        if (pg_text(PyTuple_GetItem(seq, i), &ex[i], &l, &holders[i], "exclude pattern") < 0)
+            goto done;
+        exl[i] = (size_t)l;
+    }
+    const char *path;
+    Py_ssize_t len;
+    if (pg_text(a[1], &path, &len, &ph, "path") < 0)
+        goto done;
+    pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
+    pathgate_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, exl, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        fail(st, rc, &err);
+        goto done;
+    }
+    int truncated = l.truncated;
+    PyObject *items = list_to_py(&l);
+    if (items) {
+        result = Py_BuildValue("(OO)", items, truncated ? Py_True : Py_False);
+        Py_DECREF(items);
+    }
+done:
+    for (Py_ssize_t i = 0; holders && i < n; i++)
+        Py_XDECREF(holders[i]);
+    Py_XDECREF(ph);
+    PyMem_Free(ex);
+    PyMem_Free(exl);
+    PyMem_Free(holders);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyMethodDef fs_mcp_methods[] = {
+    PG_FS_METH(mkdir, "_fs_mkdir(owner, path, parents=False) -> address"),
+    PG_FS_METH(move, "_fs_move(owner, source, destination) -> destination address"),
+    PG_FS_METH(stat, "_fs_stat(owner, path) -> dict"),
+    PG_FS_METH(edits, "_fs_edits(owner, path, edits, dry_run=False) -> (address, diff)"),
+    PG_FS_METH(head, "_fs_head(owner, path, lines=None) -> bytes"),
+    PG_FS_METH(tail, "_fs_tail(owner, path, lines=None) -> bytes"),
+    PG_FS_METH(tree, "_fs_tree(owner, path, excludes=()) -> (list of FileInfo dicts, truncated)"),
+    {NULL, NULL, 0, NULL},
+};
+
+static int pg_fs_mcp_init(PyObject *module) {
+    return PyModule_AddFunctions(module, fs_mcp_methods);
 }

@@ -436,3 +436,42 @@ class Backend(SandboxMixin):
 
     async def adownload_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]:
         return await asyncio.to_thread(self.download_files, list(paths))
+
+    # ------------------------------------------- MCP server operations
+    # Not part of deepagents' protocol: these raise pathgate.Error (its
+    # message is the agent-visible one) instead of answering a result.
+
+    def mkdir(self, path: str, *, parents: bool = True) -> str:
+        """Creates a directory (and missing parents); answers its address."""
+        return _core._fs_mkdir(self._owner, path, parents)  # type: ignore[no-any-return]
+
+    def move(self, source: str, destination: str) -> str:
+        """Moves a file or directory (never over an existing entry)."""
+        return _core._fs_move(self._owner, source, destination)  # type: ignore[no-any-return]
+
+    def stat(self, path: str) -> dict[str, Any]:
+        """path, type ("file", "directory", "other"), size, mode and times."""
+        return _core._fs_stat(self._owner, path)  # type: ignore[no-any-return]
+
+    def multi_edit(
+        self, file_path: str, edits: Iterable[tuple[str, str] | tuple[str, str, bool]], *,
+        dry_run: bool = False,
+    ) -> tuple[str, str]:
+        """Applies (old, new[, replace_all]) edits in order, all or nothing;
+        answers (address, unified diff). dry_run changes nothing."""
+        return _core._fs_edits(self._owner, file_path, list(edits), dry_run)  # type: ignore[no-any-return]
+
+    def head(self, file_path: str, lines: int | None = None) -> str:
+        """The first lines of a text file (None: all), bad UTF-8 replaced."""
+        data: bytes = _core._fs_head(self._owner, file_path, lines)
+        return data.decode("utf-8", "replace")
+
+    def tail(self, file_path: str, lines: int) -> str:
+        """The last lines of a text file, bad UTF-8 replaced."""
+        data: bytes = _core._fs_tail(self._owner, file_path, lines)
+        return data.decode("utf-8", "replace")
+
+    def tree(self, path: str, exclude: Iterable[str] = ()) -> tuple[list[FileInfo], bool]:
+        """Every directory and file below path, depth first (directories end
+        in '/'), without entries matching an exclude glob; and truncated."""
+        return _core._fs_tree(self._owner, path, list(exclude))  # type: ignore[no-any-return]

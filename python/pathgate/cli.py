@@ -22,6 +22,7 @@ The TOML file::
 
     max_tokens = 10000
     read_only = ["game"]  # root keys or mod names: read, never written
+    allow_execute = true  # pathgate mcp: offer the contained execute tool
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -90,6 +91,7 @@ class Config:
     mods: dict[str, str]
     read_only: list[str]
     max_tokens: int | None
+    allow_execute: bool
     source: str  # "config", "flags", "user", "default"
     file: Path | None
 
@@ -133,10 +135,10 @@ def _read_config_file(path: Path, cfg: Config) -> None:
     except OSError as e:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
-    unknown = set(data) - {"roots", "mods", "max_tokens", "read_only"}
+    unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute"}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
-                          "(known: roots, mods, read_only, max_tokens)")
+                          "(known: roots, mods, read_only, max_tokens, allow_execute)")
     for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
         section = data.get(table, {})
         if not isinstance(section, dict):
@@ -155,11 +157,15 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ConfigError(f"{where}: read_only must be a list of root keys or mod names")
         cfg.read_only.extend(names)
+    if "allow_execute" in data:
+        if not isinstance(data["allow_execute"], bool):
+            raise ConfigError(f"{where}: allow_execute must be true or false")
+        cfg.allow_execute = data["allow_execute"]
 
 
 def load_config(args: argparse.Namespace) -> Config:
     """The bases of this run, from exactly one source (see the module doc)."""
-    cfg = Config({}, {}, [], None, "default", None)
+    cfg = Config({}, {}, [], None, False, "default", None)
     explicit = bool(args.config or args.root or args.mod)
     if args.config:
         cfg.source = "config"
@@ -582,6 +588,12 @@ def cmd_execute(args: argparse.Namespace) -> int:
     return int(code) if 0 <= int(code) <= 255 else EXIT_FAILED
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp import serve_command
+
+    return serve_command(args)
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -687,6 +699,13 @@ def build_parser() -> argparse.ArgumentParser:
             "run a shell command contained to the bases (as Backend.execute), in --cwd")
     p.add_argument("shell_command", metavar="COMMAND", help="the shell command, as one argument")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (default: 120)")
+    p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio (docs/mcp.md)")
+    # (unless the common options define them already)
+    if "--read-only" not in p._option_string_actions:
+        p.add_argument("--read-only", action="append", metavar="NAME",
+                       help="a root key or mod name to serve read-only (repeatable)")
+    if "--allow-execute" not in p._option_string_actions:
+        p.add_argument("--allow-execute", action="store_true", help="offer the contained execute tool")
     return parser
 
 

@@ -319,6 +319,126 @@ PATHGATE_EXTERN int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolv
                                          const pathgate_fs_item *items, size_t count,
                                          const pathgate_fs_options *opts, pathgate_error *err);
 
+/* ------------------------------------------------ mkdir, move, stat, ...
+ * The operations of the MCP server (docs/mcp.md), contained like the rest:
+ * every name is reached beneath its base's directory fd. Added codes and
+ * messages:
+ *   PATHGATE_EEXIST        "'<address>' already exists"
+ *   PATHGATE_ENOTFOUND     "Parent directory of '<address>' not found"
+ *   PATHGATE_EINVAL        "Cannot move '<address>' into itself"
+ */
+
+/*
+ * Creates the directory at address. With `parents`, missing ancestors are
+ * created too (each with mkdirat on the contained fd of its parent) and an
+ * existing directory is success; without, the parent must exist and an
+ * existing entry is PATHGATE_EEXIST. path (optional) gets the address.
+ */
+PATHGATE_EXTERN int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver,
+                                      const char *address, size_t len, int parents,
+                                      const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * Moves (renames) a file, directory or symlink (the link itself) to
+ * destination, within a base or across bases: renameat2 with
+ * RENAME_NOREPLACE between the contained fds of the two parents, so an
+ * existing destination is never replaced (PATHGATE_EEXIST). Across
+ * filesystems (EXDEV) the tree is copied beneath the destination's base
+ * (files O_CREAT|O_EXCL, symlinks as links) and then the source is
+ * deleted; a failed copy is removed and the source stays. The destination's
+ * parent must exist. Neither side may be a base itself or read-only
+ * (PATHGATE_EACCES). path (optional) gets the destination address.
+ */
+PATHGATE_EXTERN int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver,
+                                     const char *source, size_t source_len,
+                                     const char *destination, size_t destination_len,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+typedef enum pathgate_fs_type {
+    PATHGATE_FS_TYPE_FILE = 1,
+    PATHGATE_FS_TYPE_DIRECTORY = 2,
+    PATHGATE_FS_TYPE_OTHER = 3 /* FIFO, socket, device */
+} pathgate_fs_type;
+
+/* What stat answers. Times are ISO 8601 UTC like modified_at. */
+typedef struct pathgate_fs_stat_result {
+    pathgate_buf path; /* canonical address */
+    pathgate_fs_type type;
+    uint64_t size;
+    unsigned int mode; /* permission bits (07777) */
+    int has_created;   /* the filesystem reports a birth time */
+    int64_t mtime_sec;
+    long mtime_nsec;
+    char modified_at[PATHGATE_FS_TIME_LEN];
+    char accessed_at[PATHGATE_FS_TIME_LEN];
+    char changed_at[PATHGATE_FS_TIME_LEN]; /* inode change (ctime) */
+    char created_at[PATHGATE_FS_TIME_LEN]; /* "" without has_created */
+} pathgate_fs_stat_result;
+
+#define PATHGATE_FS_STAT_RESULT_INIT {PATHGATE_BUF_INIT, 0, 0, 0, 0, 0, 0, {0}, {0}, {0}, {0}}
+PATHGATE_EXTERN void pathgate_fs_stat_result_dispose(pathgate_fs_stat_result *res);
+
+/* Size, type, times and permissions of what address names (a symlink inside
+ * the base is followed, one leading out is PATHGATE_EINVALIDPATH). */
+PATHGATE_EXTERN int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
+                                     const char *address, size_t len,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+/* One replacement of pathgate_fs_edits. */
+typedef struct pathgate_fs_edit_op {
+    const char *old_text;
+    size_t old_len;
+    const char *new_text;
+    size_t new_len;
+    int replace_all; /* else old_text must occur exactly once */
+} pathgate_fs_edit_op;
+
+/*
+ * Applies edits in order, each to the result of the one before (with the
+ * rules and messages of pathgate_fs_edit), all or nothing: the file is
+ * replaced atomically once, after every edit applied, and not at all with
+ * dry_run. diff (optional) gets a unified diff ("--- <address>",
+ * "+++ <address>", one hunk with up to 3 lines of context around the
+ * changed span; "\ No newline at end of file" as diff(1) writes it; empty
+ * when nothing changed). path (optional) gets the address.
+ */
+PATHGATE_EXTERN int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff,
+                                      pathgate_resolver *resolver, const char *address,
+                                      size_t len, const pathgate_fs_edit_op *edits, size_t count,
+                                      int dry_run, const pathgate_fs_options *opts,
+                                      pathgate_error *err);
+
+/*
+ * The first (head) or last (tail) `lines` lines of a regular file, bytes as
+ * they are (terminators kept; a final line without "\n" counts). head reads
+ * from the start only as far as needed; tail reads backwards from the end.
+ * PATHGATE_FS_NO_LIMIT: the whole file. content gets the bytes.
+ */
+PATHGATE_EXTERN int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver,
+                                     const char *address, size_t len, size_t lines,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *resolver,
+                                     const char *address, size_t len, size_t lines,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * Every directory and regular file below the directory address, depth
+ * first: each directory's entries sorted by name, a directory followed by
+ * its own entries. Directories end in '/'. A symlink resolving inside the
+ * base is listed (as its target's kind) but never entered, so there are no
+ * loops. An entry whose path relative to address matches one of the
+ * `excludes` globs (excludes[i] of exclude_lens[i] bytes; glob.h rules: a
+ * pattern without '/' matches a name at any depth) is left out, with
+ * everything below it. A bad pattern is PATHGATE_EINVAL (or ENUL, EUTF8).
+ * Metadata is set.
+ * truncated: a level deeper than PATHGATE_FS_MAX_DEPTH was not entered.
+ */
+PATHGATE_EXTERN int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver,
+                                     const char *address, size_t len,
+                                     const char *const *excludes, const size_t *exclude_lens,
+                                     size_t nexcludes,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
+
 #ifdef __cplusplus
 }
 #endif

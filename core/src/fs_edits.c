@@ -1,0 +1,261 @@
+/* fs_edits.c - multi-edit: replacements applied in order in memory, one
+ * atomic write (none with dry_run), and the unified diff of the change. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+
+#define CONTEXT 3
+
+typedef struct line {
+    const char *p;
+    size_t len; /* with its '\n' when it has one */
+} line;
+
+static line *split_lines(const pathgate_allocator *a, const char *s, size_t len, size_t *n)
+{
+    size_t count = pathgate__fs_count_lines(s, len);
+    line *v = pathgate__malloc(a, (count ? count : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    const char *p = s, *end = s + len;
+    for (size_t i = 0; i < count; i++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl + 1 : end;
+        v[i].p = p;
+        v[i].len = (size_t)(e - p);
+        p = e;
+    }
+    *n = count;
+    return v;
+}
+
+static int line_eq(const line *x, const line *y)
+{
+    return x->len == y->len && memcmp(x->p, y->p, x->len) == 0;
+}
+
+typedef struct out {
+    char *p;
+    size_t len, cap;
+    const pathgate_allocator *a;
+    int oom;
+} out;
+
+static void put(out *o, const char *s, size_t n)
+{
+    if (o->oom)
+        return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = (o->len + n + 1) * 2;
+        char *np = pathgate__realloc(o->a, o->p, cap);
+        if (!np) {
+            o->oom = 1;
+            return;
+        }
+        o->p = np;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+    o->p[o->len] = '\0';
+}
+
+static void put_line(out *o, char mark, const line *l)
+{
+    put(o, &mark, 1);
+    put(o, l->p, l->len);
+    if (!l->len || l->p[l->len - 1] != '\n')
+        put(o, "\n\\ No newline at end of file\n", 30);
+}
+
+/* Most cells of the LCS table of the changed middle; a bigger change is
+ * shown as all of its old lines removed, then all new lines added. */
+#define LCS_MAX_CELLS ((size_t)1 << 22)
+
+typedef struct op {
+    char kind;     /* ' ', '-', '+' */
+    size_t oi, ni; /* old and new lines consumed before this one */
+} op;
+
+/* The edit script of u -> v: common prefix and suffix, an LCS alignment of
+ * the middle (deletions before insertions). NULL on ENOMEM. */
+static op *script(const pathgate_allocator *a, const line *u, size_t n, const line *v, size_t m,
+                  size_t *count)
+{
+    op *ops = pathgate__malloc(a, (n + m + 1) * sizeof *ops);
+    if (!ops)
+        return NULL;
+    size_t pre = 0, suf = 0;
+    while (pre < n && pre < m && line_eq(&u[pre], &v[pre]))
+        pre++;
+    while (suf < n - pre && suf < m - pre && line_eq(&u[n - 1 - suf], &v[m - 1 - suf]))
+        suf++;
+    size_t k = 0, i = 0, j = 0;
+    for (; i < pre; i++, j++)
+        ops[k++] = (op){' ', i, j};
+    size_t on = n - suf, nm = m - suf, w = nm - pre + 1;
+    uint32_t *L = NULL;
+    if ((on - pre + 1) * w <= LCS_MAX_CELLS)
+        L = pathgate__calloc(a, (on - pre + 1) * w, sizeof *L);
+    if (L) {
+        /* L[(x - pre) * w + (y - pre)]: LCS of u[x..on) and v[y..nm) */
+        for (size_t x = on; x-- > pre;)
+            for (size_t y = nm; y-- > pre;) {
+                size_t c = (x - pre) * w + (y - pre);
+                if (line_eq(&u[x], &v[y]))
+                    L[c] = L[c + w + 1] + 1;
+                else
+                    L[c] = L[c + w] > L[c + 1] ? L[c + w] : L[c + 1];
+            }
+        while (i < on || j < nm) {
+            if (i < on && j < nm && line_eq(&u[i], &v[j])) {
+                ops[k++] = (op){' ', i++, j++};
+            } else if (i < on && (j == nm || L[(i + 1 - pre) * w + (j - pre)] >=
+                                                 L[(i - pre) * w + (j + 1 - pre)])) {
+                ops[k++] = (op){'-', i++, j};
+            } else {
+                ops[k++] = (op){'+', i, j++};
+            }
+        }
+        pathgate__free(a, L);
+    } else {
+        for (; i < on; i++)
+            ops[k++] = (op){'-', i, j};
+        for (; j < nm; j++)
+            ops[k++] = (op){'+', i, j};
+    }
+    for (; i < n; i++, j++)
+        ops[k++] = (op){' ', i, j};
+    *count = k;
+    return ops;
+}
+
+/* The unified diff of x -> y into d (empty when equal): hunks with
+ * CONTEXT lines around each change, merged when they would touch. */
+static int make_diff(pathgate_buf *d, const pathgate_allocator *a, const char *address,
+                     const char *x, size_t xlen, const char *y, size_t ylen)
+{
+    size_t n = 0, m = 0, nops = 0;
+    line *u = split_lines(a, x, xlen, &n);
+    line *v = u ? split_lines(a, y, ylen, &m) : NULL;
+    op *ops = v ? script(a, u, n, v, m, &nops) : NULL;
+    if (!ops) {
+        pathgate__free(a, u);
+        pathgate__free(a, v);
+        return PATHGATE_ENOMEM;
+    }
+    out o = {NULL, 0, 0, a, 0};
+    size_t k = 0;
+    int header = 0;
+    while (k < nops) {
+        while (k < nops && ops[k].kind == ' ')
+            k++;
+        if (k == nops)
+            break;
+        size_t first = k > CONTEXT ? k - CONTEXT : 0, last = k; /* last change */
+        for (size_t q = k + 1; q < nops && q <= last + 2 * CONTEXT; q++)
+            if (ops[q].kind != ' ')
+                last = q;
+        size_t end = last + CONTEXT + 1 < nops ? last + CONTEXT + 1 : nops;
+        size_t oc = 0, nc = 0;
+        for (size_t q = first; q < end; q++) {
+            oc += ops[q].kind != '+';
+            nc += ops[q].kind != '-';
+        }
+        if (!header) {
+            put(&o, "--- ", 4);
+            put(&o, address, strlen(address));
+            put(&o, "\n+++ ", 5);
+            put(&o, address, strlen(address));
+            put(&o, "\n", 1);
+            header = 1;
+        }
+        char hdr[160];
+        int hl = snprintf(hdr, sizeof hdr, "@@ -%zu,%zu +%zu,%zu @@\n",
+                          oc ? ops[first].oi + 1 : ops[first].oi, oc,
+                          nc ? ops[first].ni + 1 : ops[first].ni, nc);
+        put(&o, hdr, (size_t)hl);
+        for (size_t q = first; q < end; q++)
+            put_line(&o, ops[q].kind, ops[q].kind == '+' ? &v[ops[q].ni] : &u[ops[q].oi]);
+        k = end;
+    }
+    pathgate__free(a, ops);
+    pathgate__free(a, u);
+    pathgate__free(a, v);
+    if (o.oom) {
+        pathgate__free(a, o.p);
+        return PATHGATE_ENOMEM;
+    }
+    if (!o.p)
+        return pathgate__buf_set(d, a, "", 0) < 0 ? PATHGATE_ENOMEM : PATHGATE_OK;
+    pathgate__buf_adopt(d, a, o.p, o.len);
+    return PATHGATE_OK;
+}
+
+int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
+                      const char *address, size_t len, const pathgate_fs_edit_op *edits,
+                      size_t count, int dry_run, const pathgate_fs_options *opts,
+                      pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (diff)
+        pathgate_buf_dispose(diff);
+    if (!address || (!edits && count))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    for (size_t i = 0; i < count; i++)
+        if ((!edits[i].old_text && edits[i].old_len) || (!edits[i].new_text && edits[i].new_len))
+            return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    if (!dry_run && (rc = pathgate__fs_check_writable(&t, err)) < 0)
+        return rc;
+    struct stat st;
+    int fd = pathgate__fs_open_regular(&t, &st, err);
+    if (fd < 0)
+        return fd;
+    char *orig = NULL;
+    size_t orig_len = 0;
+    rc = pathgate__fs_slurp(&orig, &orig_len, t.alloc, fd, &st);
+    close(fd);
+    if (rc < 0)
+        return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
+    char *cur = orig;
+    size_t cur_len = orig_len;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        char *next = NULL;
+        size_t next_len = 0, n = 0;
+        rc = pathgate__fs_replace(&next, &next_len, &n, t.alloc, cur, cur_len, edits[i].old_text,
+                                  edits[i].old_len, edits[i].new_text, edits[i].new_len,
+                                  edits[i].replace_all, err);
+        if (rc == 0) {
+            if (cur != orig)
+                pathgate__free(t.alloc, cur);
+            cur = next;
+            cur_len = next_len;
+        }
+    }
+    if (rc == 0 && diff) {
+        rc = make_diff(diff, t.alloc, t.address, orig, orig_len, cur, cur_len);
+        if (rc < 0)
+            pathgate__error_set(err, rc, NULL);
+    }
+    if (rc == 0 && !dry_run)
+        rc = pathgate__fs_replace_file(&t, cur, cur_len, opts, err);
+    if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    if (cur != orig)
+        pathgate__free(t.alloc, cur);
+    pathgate__free(t.alloc, orig);
+    if (rc < 0 && diff)
+        pathgate_buf_dispose(diff);
+    return rc;
+}

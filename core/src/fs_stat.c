@@ -1,0 +1,60 @@
+/* fs_stat.c - stat: size, type, times and permissions of a contained
+ * target (statx on an O_PATH fd opened beneath the base). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+
+void pathgate_fs_stat_result_dispose(pathgate_fs_stat_result *res)
+{
+    if (!res)
+        return;
+    pathgate_buf_dispose(&res->path);
+    memset(res, 0, sizeof *res);
+}
+
+int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
+                     const char *address, size_t len, const pathgate_fs_options *opts,
+                     pathgate_error *err)
+{
+    if (!out || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
+    if (fd < 0)
+        return pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
+    struct statx sx;
+    int e = statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
+                  &sx);
+    close(fd);
+    if (e < 0)
+        return pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    if (pathgate__buf_set(&out->path, t.alloc, t.address, t.address_len) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    out->type = S_ISREG(sx.stx_mode)   ? PATHGATE_FS_TYPE_FILE
+                : S_ISDIR(sx.stx_mode) ? PATHGATE_FS_TYPE_DIRECTORY
+                                       : PATHGATE_FS_TYPE_OTHER;
+    out->size = out->type == PATHGATE_FS_TYPE_DIRECTORY ? 0 : sx.stx_size;
+    out->mode = sx.stx_mode & 07777;
+    out->mtime_sec = sx.stx_mtime.tv_sec;
+    out->mtime_nsec = (long)sx.stx_mtime.tv_nsec;
+    pathgate__fs_format_time(out->modified_at, sx.stx_mtime.tv_sec, (long)sx.stx_mtime.tv_nsec);
+    pathgate__fs_format_time(out->accessed_at, sx.stx_atime.tv_sec, (long)sx.stx_atime.tv_nsec);
+    pathgate__fs_format_time(out->changed_at, sx.stx_ctime.tv_sec, (long)sx.stx_ctime.tv_nsec);
+    if (sx.stx_mask & STATX_BTIME) {
+        out->has_created = 1;
+        pathgate__fs_format_time(out->created_at, sx.stx_btime.tv_sec,
+                                 (long)sx.stx_btime.tv_nsec);
+    }
+    return PATHGATE_OK;
+}

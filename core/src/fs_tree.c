@@ -1,0 +1,131 @@
+/* fs_tree.c - tree: every directory and regular file below a directory,
+ * depth first, through the shallow contained walk of ls, one level at a
+ * time; symlinks listed but never entered; excluded names pruned. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_internal.h"
+#include "glob.h"
+
+typedef struct tree_ctx {
+    pathgate_fs_list *out;
+    pathgate_resolver *r;
+    pathgate__glob **ex;
+    size_t nex;
+    size_t root_len; /* length of the tree root's address */
+    int depth;
+    int truncated;
+    pathgate_error *err;
+} tree_ctx;
+
+static int walk_dir(tree_ctx *c, const char *address, size_t len);
+
+static int excluded(const tree_ctx *c, const char *path, size_t len)
+{
+    const char *rel = path + c->root_len + 1;
+    size_t rlen = len - c->root_len - 1;
+    for (size_t i = 0; i < c->nex; i++)
+        if (pathgate__glob_match_path(c->ex[i], rel, rlen))
+            return 1;
+    return 0;
+}
+
+static int tree_visit(void *p, const pathgate__walk_file *f)
+{
+    tree_ctx *c = p;
+    if (excluded(c, f->path, f->path_len))
+        return 0;
+    struct stat st;
+    int is_dir = f->is_dir;
+    if (f->is_link)
+        st = f->st;
+    else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0;
+    else if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        return 0;
+    else
+        is_dir = S_ISDIR(st.st_mode);
+    if (!is_dir)
+        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, &st);
+    char *name = pathgate__malloc(&c->out->alloc, f->path_len + 2);
+    if (!name)
+        return PATHGATE_ENOMEM;
+    memcpy(name, f->path, f->path_len);
+    name[f->path_len] = '/';
+    int rc = pathgate__fs_list_push(c->out, name, f->path_len + 1, 1, &st);
+    pathgate__free(&c->out->alloc, name);
+    if (rc < 0 || f->is_link)
+        return rc;
+    if (c->depth >= PATHGATE_FS_MAX_DEPTH) {
+        c->truncated = 1;
+        return 0;
+    }
+    c->depth++;
+    rc = walk_dir(c, f->path, f->path_len);
+    c->depth--;
+    /* a directory that cannot be opened (gone, no permission) is listed
+     * without its entries */
+    return rc == PATHGATE_ENOMEM ? rc : 0;
+}
+
+static int walk_dir(tree_ctx *c, const char *address, size_t len)
+{
+    pathgate__fs_target *t = pathgate__malloc(&c->out->alloc, sizeof *t);
+    if (!t)
+        return PATHGATE_ENOMEM;
+    int rc = pathgate__fs_resolve(t, c->r, NULL, address, len, c->err);
+    if (rc == 0) {
+        pathgate__walk w = {t, NULL, 1, tree_visit, c, 0};
+        rc = pathgate__fs_walk(&w, c->err);
+        if (w.truncated)
+            c->truncated = 1;
+    }
+    pathgate__free(&c->out->alloc, t);
+    return rc;
+}
+
+int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const char *address,
+                     size_t len, const char *const *excludes, const size_t *exclude_lens,
+                     size_t nexcludes,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!out || ((!excludes || !exclude_lens) && nexcludes))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    out->alloc = *t.alloc;
+    pathgate__glob **ex = NULL;
+    if (nexcludes) {
+        ex = pathgate__calloc(t.alloc, nexcludes, sizeof *ex);
+        if (!ex)
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    for (size_t i = 0; i < nexcludes && rc == 0; i++) {
+        if (!excludes[i])
+            rc = pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+        else
+            rc = pathgate__glob_compile(&ex[i], excludes[i], exclude_lens[i], t.alloc, err);
+    }
+    if (rc == 0) {
+        tree_ctx c = {out, t.r, ex, nexcludes, t.address_len, 0, 0, err};
+        /* the root must be a directory: walk_dir opens it as one */
+        rc = walk_dir(&c, t.address, t.address_len);
+        out->truncated = c.truncated;
+        if (rc == PATHGATE_ENOMEM)
+            pathgate__error_set(err, rc, NULL);
+    }
+    for (size_t i = 0; i < nexcludes; i++)
+        if (ex[i])
+            pathgate__glob_free(ex[i]);
+    pathgate__free(t.alloc, ex);
+    if (rc < 0)
+        pathgate_fs_list_dispose(out);
+    return rc;
+}

@@ -1,0 +1,551 @@
+"""The tools of ``pathgate mcp``: the reference filesystem server's tools
+(same names and arguments) and pathgate's own, over one resolver per process
+and one :class:`~pathgate.Session` per connection.
+
+Every path argument takes whatever the resolver accepts (canonical
+addresses, legacy aliases, ``file://`` URIs and host paths inside a root)
+plus text relative to the connection's working directory; answers name
+canonical addresses only. A failure the agent should see is a tool result
+with ``isError: true`` whose text is pathgate's one agent-visible message;
+misuse of the protocol (unknown tool, missing or mistyped argument) is a
+JSON-RPC ``-32602`` error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import collections.abc as _abc
+import dataclasses as _dc
+from typing import Any
+
+from .. import Backend, Error, Resolver, Session, _core
+from .protocol import INVALID_PARAMS, Request, RpcError
+
+__all__ = ["ConnectionTools", "Tool", "build_tools"]
+
+PATHS = (
+    " Paths: a canonical address (root:<key>/<path> or mod:<Name>/<path>), a file:// URI or "
+    "host path inside a root, or text relative to the current directory (see cwd_push). "
+    "Answers name canonical addresses."
+)
+
+_STR = {"type": "string"}
+_TEXT_OUT = {"type": "object", "properties": {"content": _STR}, "required": ["content"]}
+
+
+class ToolError(Exception):
+    """A failure shown to the agent as an isError result."""
+
+
+@_dc.dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any]
+    run: _abc.Callable[[ConnectionTools, dict[str, Any]], dict[str, Any]]
+    output_schema: dict[str, Any] | None = _dc.field(default_factory=lambda: _TEXT_OUT)
+
+    def listing(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": {"title": self.title, **self.annotations},
+        }
+        if self.output_schema is not None:
+            d["outputSchema"] = self.output_schema
+        return d
+
+
+def _schema(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    s: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        s["required"] = list(required)
+    return s
+
+
+READ = {"readOnlyHint": True, "openWorldHint": False}
+
+
+def _write(idempotent: bool, destructive: bool) -> dict[str, Any]:
+    return {"readOnlyHint": False, "idempotentHint": idempotent,
+            "destructiveHint": destructive, "openWorldHint": False}
+
+
+# --------------------------------------------------------- argument checks
+
+
+def _check(tool: Tool, args: dict[str, Any]) -> None:
+    """The subset of JSON Schema the tools use: required, string, integer,
+    number, boolean, enum, array of those or of objects."""
+    schema = tool.input_schema
+    for name in schema.get("required", ()):
+        if name not in args:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool.name}: missing '{name}'")
+    for name, sub in schema.get("properties", {}).items():
+        if name in args:
+            _check_value(tool.name, name, args[name], sub)
+
+
+def _check_value(tool: str, where: str, v: Any, s: dict[str, Any]) -> None:
+    t = s.get("type")
+    ok = {
+        "string": lambda: isinstance(v, str),
+        "integer": lambda: isinstance(v, int) and not isinstance(v, bool)
+        or isinstance(v, float) and v.is_integer(),
+        "number": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda: isinstance(v, bool),
+        "array": lambda: isinstance(v, list),
+        "object": lambda: isinstance(v, dict),
+    }.get(t if isinstance(t, str) else "", lambda: True)()
+    if not ok:
+        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
+    if "enum" in s and v not in s["enum"]:
+        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {s['enum']}")
+    if "minimum" in s and v < s["minimum"]:
+        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {s['minimum']}")
+    if t == "array":
+        if len(v) < s.get("minItems", 0):
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
+        for i, item in enumerate(v):
+            _check_value(tool, f"{where}[{i}]", item, s.get("items", {}))
+    if t == "object":
+        for name in s.get("required", ()):
+            if name not in v:
+                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}.{name}' is missing")
+        for name, sub in s.get("properties", {}).items():
+            if name in v:
+                _check_value(tool, f"{where}.{name}", v[name], sub)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _text(text: str, **structured: Any) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}],
+            "structuredContent": {"content": text, **structured}}
+
+
+def _name(address: str) -> str:
+    return address.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _size(n: int) -> str:
+    """The reference server's formatSize."""
+    units = ["B", "KB", "MB", "GB", "TB"]
+    if n <= 0:
+        return "0 B"
+    i = 0
+    while i < len(units) - 1 and n >= 1024 ** (i + 1):
+        i += 1
+    return f"{n} B" if i == 0 else f"{n / 1024 ** i:.2f} {units[i]}"
+
+
+_MIME = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml", ".mp3": "audio/mpeg",
+    ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+}
+
+
+def _int(v: Any) -> int:
+    return int(v)
+
+
+class ConnectionTools:
+    """The per-connection state: a Session (home root, cwd stack) and the
+    Backend over it."""
+
+    def __init__(self, resolver: Resolver, *, allow_execute: bool) -> None:
+        self.resolver = resolver
+        self.session = Session(resolver)
+        self.backend = Backend(self.session)
+        self.allow_execute = allow_execute
+
+    def _fail(self, exc: Error) -> ToolError:
+        return ToolError(str(exc))
+
+    # -------------------------------------------------------- reading
+
+    def read_text_file(self, a: dict[str, Any]) -> dict[str, Any]:
+        head, tail = a.get("head"), a.get("tail")
+        if head is not None and tail is not None:
+            raise ToolError("Cannot specify both head and tail parameters simultaneously")
+        try:
+            if tail is not None:
+                text = self.backend.tail(a["path"], _int(tail))
+            else:
+                text = self.backend.head(a["path"], None if head is None else _int(head))
+        except Error as e:
+            raise self._fail(e) from None
+        return _text(text)
+
+    def read_media_file(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            st = self.backend.stat(a["path"])
+            data: bytes = _core._fs_head(self.session, st["path"], None)  # type: ignore[attr-defined]
+        except Error as e:
+            raise self._fail(e) from None
+        address = st["path"]
+        dot = _name(address).rfind(".")
+        mime = _MIME.get(_name(address)[dot:].lower() if dot > 0 else "", "application/octet-stream")
+        b64 = base64.b64encode(data).decode("ascii")
+        if mime.startswith(("image/", "audio/")):
+            item: dict[str, Any] = {"type": mime.split("/")[0], "data": b64, "mimeType": mime}
+        else:
+            item = {"type": "resource", "resource": {"uri": address, "mimeType": mime, "blob": b64}}
+        return {"content": [item], "structuredContent": {"content": [item]}}
+
+    def read_multiple_files(self, a: dict[str, Any]) -> dict[str, Any]:
+        parts, files = [], []
+        for i, p in enumerate(a["paths"]):
+            try:
+                st = self.backend.stat(p)
+                text = self.backend.head(st["path"], None)
+                parts.append(f"{st['path']}:\n{text}\n")
+                files.append({"path": st["path"], "content": text})
+            except Error as e:
+                parts.append(f"paths[{i}]: Error - {e}")
+                files.append({"index": i, "error": str(e)})
+        return _text("\n---\n".join(parts), files=files)
+
+    # -------------------------------------------------------- writing
+
+    def write_file(self, a: dict[str, Any]) -> dict[str, Any]:
+        r = self.backend.write(a["path"], a["content"])
+        if r.error:
+            raise ToolError(r.error)
+        return _text(f"Successfully wrote to {r.path}", path=r.path)
+
+    def edit_file(self, a: dict[str, Any]) -> dict[str, Any]:
+        edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
+        try:
+            address, diff = self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)))
+        except Error as e:
+            raise self._fail(e) from None
+        ticks = 3
+        while "`" * ticks in diff:
+            ticks += 1
+        fence = "`" * ticks
+        return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
+
+    def create_directory(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            address = self.backend.mkdir(a["path"], parents=True)
+        except Error as e:
+            raise self._fail(e) from None
+        return _text(f"Successfully created directory {address}", path=address)
+
+    def move_file(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            source = self.backend.stat(a["source"])["path"]
+            dest = self.backend.move(source, a["destination"])
+        except Error as e:
+            raise self._fail(e) from None
+        return _text(f"Successfully moved {source} to {dest}", source=source, destination=dest)
+
+    # -------------------------------------------------------- listing
+
+    def _ls(self, path: str) -> list[dict[str, Any]]:
+        r = self.backend.ls(path)
+        if r.error:
+            raise ToolError(r.error)
+        return r.entries or []  # type: ignore[return-value]
+
+    def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
+        entries = [
+            {"name": e["path"].rstrip("/").rpartition("/")[2], "path": e["path"],
+             "type": "directory" if e["is_dir"] else "file"}
+            for e in self._ls(a["path"])
+        ]
+        text = "\n".join(("[DIR] " if e["type"] == "directory" else "[FILE] ") + e["name"] for e in entries)
+        return _text(text, entries=entries)
+
+    def list_directory_with_sizes(self, a: dict[str, Any]) -> dict[str, Any]:
+        entries = self._ls(a["path"])
+        if a.get("sortBy", "name") == "size":
+            entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else e.get("size", 0)))
+        lines = [
+            f"{'[DIR]' if e['is_dir'] else '[FILE]'} {_name(e['path']).ljust(30)} "
+            f"{'' if e['is_dir'] else _size(e.get('size', 0)).rjust(10)}"
+            for e in entries
+        ]
+        files = [e for e in entries if not e["is_dir"]]
+        total = sum(e.get("size", 0) for e in files)
+        lines += ["", f"Total: {len(files)} files, {len(entries) - len(files)} directories",
+                  f"Combined size: {_size(total)}"]
+        return _text("\n".join(lines), entries=[
+            {"name": _name(e["path"]), "path": e["path"],
+             "type": "directory" if e["is_dir"] else "file",
+             "size": 0 if e["is_dir"] else e.get("size", 0)} for e in entries])
+
+    def directory_tree(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            st = self.backend.stat(a["path"])
+            entries, _ = self.backend.tree(st["path"], a.get("excludePatterns") or ())
+        except Error as e:
+            raise self._fail(e) from None
+        root: list[dict[str, Any]] = []
+        dirs: dict[str, list[dict[str, Any]]] = {st["path"].rstrip("/") + "/": root}
+        for entry in entries:
+            path = entry["path"]
+            parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
+            node: dict[str, Any] = {"name": _name(path), "type": "directory" if entry["is_dir"] else "file"}
+            if entry["is_dir"]:
+                node["children"] = dirs[path] = []
+            dirs.get(parent, root).append(node)
+        return _text(json.dumps(root, indent=2, ensure_ascii=False))
+
+    def search_files(self, a: dict[str, Any]) -> dict[str, Any]:
+        r = self.backend.glob(a["pattern"], a["path"])
+        if r.error:
+            raise ToolError(r.error)
+        matches = [m["path"] for m in r.matches or []]
+        excludes = a.get("excludePatterns") or []
+        if excludes and matches:
+            try:
+                st = self.backend.stat(a["path"])
+                kept, _ = self.backend.tree(st["path"], excludes)
+            except Error as e:
+                raise self._fail(e) from None
+            allowed = {e["path"] for e in kept}
+            matches = [m for m in matches if m in allowed]
+        return _text("\n".join(matches) if matches else "No matches found", matches=matches)
+
+    def get_file_info(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            st = self.backend.stat(a["path"])
+        except Error as e:
+            raise self._fail(e) from None
+        info = {
+            "size": st["size"],
+            "created": st["created_at"] or "",
+            "modified": st["modified_at"],
+            "accessed": st["accessed_at"],
+            "isDirectory": st["type"] == "directory",
+            "isFile": st["type"] == "file",
+            "permissions": format(st["mode"] & 0o777, "03o"),
+        }
+        text = "\n".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in info.items())
+        return _text(text, path=st["path"], **info)
+
+    def list_allowed_directories(self, a: dict[str, Any]) -> dict[str, Any]:
+        dirs = [f"root:{k}" for k in self.resolver.roots] + [f"mod:{m}" for m in self.resolver.mods]
+        return _text("Allowed directories:\n" + "\n".join(dirs), directories=dirs)
+
+    # ------------------------------------------------------ pathgate's own
+
+    def resolve(self, a: dict[str, Any]) -> dict[str, Any]:
+        res = self.session.resolve(a["path"], require_exists=bool(a.get("require_exists", True)))
+        if not res.ok or res.ref is None:
+            raise ToolError(res.error_message or "Invalid path / not found")
+        address = str(res.ref)
+        return _text(address, address=address, exists=bool(res.exists), token=res.ref.token)
+
+    def grep(self, a: dict[str, Any]) -> dict[str, Any]:
+        mc = a.get("max_count")
+        r = self.backend.grep(a["pattern"], a.get("path"), a.get("glob"),
+                              max_count=None if mc is None else _int(mc))
+        if r.error:
+            raise ToolError(r.error)
+        matches = r.matches or []
+        lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches]
+        if not lines:
+            lines = ["No matches found"]
+        if r.truncated:
+            lines.append(f"(stopped after {len(matches)} matches)")
+        return _text("\n".join(lines), matches=[dict(m) for m in matches], truncated=r.truncated)
+
+    def cwd_get(self, a: dict[str, Any]) -> dict[str, Any]:
+        s = self.session.get()
+        return _text(f"cwd: {s.cwd}\nhome: {s.home}\ndepth: {s.depth}",
+                     cwd=s.cwd, home=s.home, depth=s.depth)
+
+    def cwd_push(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            msg = self.session.push(a["path"])
+        except Error as e:
+            raise self._fail(e) from None
+        s = self.session.get()
+        return _text(msg, cwd=s.cwd, depth=s.depth)
+
+    def cwd_pop(self, a: dict[str, Any]) -> dict[str, Any]:
+        try:
+            msg = self.session.pop()
+        except Error as e:
+            raise self._fail(e) from None
+        s = self.session.get()
+        return _text(msg, cwd=s.cwd, depth=s.depth)
+
+    def execute(self, a: dict[str, Any]) -> dict[str, Any]:
+        t = a.get("timeout")
+        r = self.backend.execute(a["command"], timeout=None if t is None else _int(t))
+        if r.exit_code is None:
+            raise ToolError(r.output)
+        text = r.output + ("" if r.output.endswith("\n") or not r.output else "\n")
+        text += f"[exit code {r.exit_code}]" + (" [output truncated]" if r.truncated else "")
+        return _text(text, output=r.output, exit_code=r.exit_code, truncated=bool(r.truncated))
+
+
+# ------------------------------------------------------------------ the table
+
+_PATH = {"path": {"type": "string", "description": "file or directory" + PATHS}}
+
+
+def _out(props: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"content": _STR, **props}, "required": ["content"]}
+
+
+_ENTRY = {"type": "object", "properties": {"name": _STR, "path": _STR, "type": _STR}}
+
+
+def build_tools(*, allow_execute: bool) -> list[Tool]:
+    read_text = _schema({
+        **_PATH,
+        "head": {"type": "integer", "minimum": 0, "description": "only the first N lines"},
+        "tail": {"type": "integer", "minimum": 0, "description": "only the last N lines"},
+    }, ("path",))
+    C = ConnectionTools
+    tools = [
+        Tool("read_text_file", "Read Text File",
+             "Read a file as text (bytes that are not UTF-8 shown as U+FFFD). 'head' reads only "
+             "the first N lines, 'tail' only the last N." + PATHS,
+             read_text, READ, C.read_text_file),
+        Tool("read_file", "Read File (Deprecated)",
+             "Read the complete contents of a file as text. DEPRECATED: use read_text_file." + PATHS,
+             read_text, READ, C.read_text_file),
+        Tool("read_media_file", "Read Media File",
+             "Read a file as base64 with its MIME type: image/audio content, or an embedded "
+             "resource (its uri the canonical address) for any other type." + PATHS,
+             _schema(_PATH, ("path",)), READ, C.read_media_file,
+             {"type": "object", "properties": {"content": {"type": "array"}}, "required": ["content"]}),
+        Tool("read_multiple_files", "Read Multiple Files",
+             "Read several files; each is answered under its canonical address, and a failed one "
+             "(named by its index) does not fail the others." + PATHS,
+             _schema({"paths": {"type": "array", "items": _STR, "minItems": 1}}, ("paths",)),
+             READ, C.read_multiple_files, _out({"files": {"type": "array"}})),
+        Tool("write_file", "Write File",
+             "Create a file or replace it completely (atomically; missing parent directories are "
+             "created)." + PATHS,
+             _schema({**_PATH, "content": _STR}, ("path", "content")), _write(True, True),
+             C.write_file, _out({"path": _STR})),
+        Tool("edit_file", "Edit File",
+             "Replace exact text in a file: edits apply in order, each oldText must occur exactly "
+             "once in the text the edits before left, all or nothing. Answers a unified diff; "
+             "dryRun changes nothing." + PATHS,
+             _schema({**_PATH, "edits": {"type": "array", "items": {
+                 "type": "object", "properties": {"oldText": _STR, "newText": _STR},
+                 "required": ["oldText", "newText"]}},
+                 "dryRun": {"type": "boolean", "default": False}}, ("path", "edits")),
+             _write(False, True), C.edit_file, _out({"path": _STR, "diff": _STR})),
+        Tool("create_directory", "Create Directory",
+             "Create a directory and any missing parents; an existing directory is success." + PATHS,
+             _schema(_PATH, ("path",)), _write(True, False), C.create_directory, _out({"path": _STR})),
+        Tool("list_directory", "List Directory",
+             "The entries of a directory as '[DIR] name' and '[FILE] name' lines." + PATHS,
+             _schema(_PATH, ("path",)), READ, C.list_directory,
+             _out({"entries": {"type": "array", "items": _ENTRY}})),
+        Tool("list_directory_with_sizes", "List Directory with Sizes",
+             "The entries of a directory with sizes and a total; sortBy 'name' or 'size'." + PATHS,
+             _schema({**_PATH, "sortBy": {"type": "string", "enum": ["name", "size"], "default": "name"}},
+                     ("path",)), READ, C.list_directory_with_sizes,
+             _out({"entries": {"type": "array", "items": _ENTRY}})),
+        Tool("directory_tree", "Directory Tree",
+             "A recursive JSON tree of {name, type, children}; excludePatterns are globs matched "
+             "against paths relative to 'path' (a pattern without '/' matches a name at any "
+             "depth). Symlinked directories are listed, not entered." + PATHS,
+             _schema({**_PATH, "excludePatterns": {"type": "array", "items": _STR}}, ("path",)),
+             READ, C.directory_tree),
+        Tool("move_file", "Move File",
+             "Move or rename a file or directory, within a root or across roots; never replaces "
+             "an existing destination." + PATHS,
+             _schema({"source": _PATH["path"], "destination": _PATH["path"]}, ("source", "destination")),
+             _write(False, True), C.move_file, _out({"source": _STR, "destination": _STR})),
+        Tool("search_files", "Search Files",
+             "Files below 'path' whose path relative to it matches the glob 'pattern' ('*.ext' "
+             "matches at any depth; '**' spans directories), minus excludePatterns." + PATHS,
+             _schema({**_PATH, "pattern": _STR, "excludePatterns": {"type": "array", "items": _STR}},
+                     ("path", "pattern")), READ, C.search_files,
+             _out({"matches": {"type": "array", "items": _STR}})),
+        Tool("get_file_info", "Get File Info",
+             "Size, times, type and permissions of a file or directory." + PATHS,
+             _schema(_PATH, ("path",)), READ, C.get_file_info, _out({"path": _STR})),
+        Tool("list_allowed_directories", "List Allowed Directories",
+             "The canonical addresses of the roots and mods this server serves (root:<key>, "
+             "mod:<Name>); everything below them is reachable, nothing else.",
+             _schema({}), READ, C.list_allowed_directories,
+             _out({"directories": {"type": "array", "items": _STR}})),
+        Tool("resolve", "Resolve",
+             "The canonical address of a path; require_exists (default true) fails on a missing "
+             "target." + PATHS,
+             _schema({**_PATH, "require_exists": {"type": "boolean", "default": True}}, ("path",)),
+             READ, C.resolve, _out({"address": _STR, "exists": {"type": "boolean"}, "token": _STR})),
+        Tool("grep", "Grep",
+             "Literal, case-sensitive search of the files below 'path' (default: the current "
+             "directory): 'address:line: text' lines. 'glob' filters files, max_count caps the "
+             "matches." + PATHS,
+             _schema({"pattern": _STR, "path": _PATH["path"], "glob": _STR,
+                      "max_count": {"type": "integer", "minimum": 0}}, ("pattern",)),
+             READ, C.grep, _out({"matches": {"type": "array"}, "truncated": {"type": "boolean"}})),
+        Tool("cwd_get", "Current Directory",
+             "The current directory, the home root and the depth of the directory stack (this "
+             "connection's own).",
+             _schema({}), READ, C.cwd_get,
+             _out({"cwd": _STR, "home": _STR, "depth": {"type": "integer"}})),
+        Tool("cwd_push", "Push Directory",
+             "Enter a directory, saving the current one on the stack (at most 100 deep); relative "
+             "paths of later calls resolve against it. Pushing the current directory answers "
+             "'already in <address>' and saves nothing." + PATHS,
+             _schema(_PATH, ("path",)), {"readOnlyHint": True, "openWorldHint": False}, C.cwd_push,
+             _out({"cwd": _STR, "depth": {"type": "integer"}})),
+        Tool("cwd_pop", "Pop Directory",
+             "Return to the directory saved by the last cwd_push; on an empty stack a message, "
+             "not an error.",
+             _schema({}), {"readOnlyHint": True, "openWorldHint": False}, C.cwd_pop,
+             _out({"cwd": _STR, "depth": {"type": "integer"}})),
+    ]
+    if allow_execute:
+        tools.append(Tool(
+            "execute", "Execute",
+            "Run a shell command in the current directory, contained (Landlock: writes only "
+            "below writable roots, no network); answers its output and exit code.",
+            _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1}}, ("command",)),
+            {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
+            C.execute, _out({"output": _STR, "exit_code": {"type": "integer"},
+                             "truncated": {"type": "boolean"}})))
+    return tools
+
+
+def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
+    """The tools/list and tools/call handlers of one connection."""
+    by_name = {t.name: t for t in tools}
+    listing = {"tools": [t.listing() for t in tools]}
+
+    def tools_list(params: dict[str, Any], req: Request) -> dict[str, Any]:
+        return listing
+
+    def tools_call(params: dict[str, Any], req: Request) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
+        tool = by_name.get(name)
+        if tool is None:
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+        _check(tool, args)
+        try:
+            return tool.run(state, args)
+        except ToolError as e:
+            return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+        except (Error, ValueError) as e:  # a core refusal not caught above: its message
+            return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+
+    return {"tools/list": tools_list, "tools/call": tools_call}

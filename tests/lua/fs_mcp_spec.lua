@@ -1,0 +1,112 @@
+-- fs_mcp_spec.lua - the operations of the MCP server as Resolver and
+-- Session methods: mkdir, move, stat, multi_edit (dry run and diff),
+-- head, tail, tree; failures as nil, message, code; nothing outside
+-- reached.
+local pathgate = require "pathgate"
+local helpers = require "helpers"
+
+local INVALID = "Invalid path / not found"
+
+describe("MCP file operations", function()
+  local t, r
+
+  local function read_file(path)
+    local f = io.open(path, "rb")
+    if not f then return nil end
+    local s = f:read("a")
+    f:close()
+    return s
+  end
+
+  before_each(function()
+    t = { top = helpers.tmpdir() }
+    t.repo, t.outside = t.top .. "/repo", t.top .. "/outside"
+    helpers.mkdir(t.repo .. "/dir/sub")
+    helpers.mkdir(t.outside)
+    helpers.write(t.outside .. "/secret.txt", "SECRET\n")
+    helpers.write(t.repo .. "/a.txt", "alpha\nbeta\ngamma\n")
+    helpers.write(t.repo .. "/dir/sub/deep.txt", "deep\n")
+    helpers.symlink("../outside", t.repo .. "/link_out_dir")
+    r = assert(pathgate.Resolver { roots = { { "repo", t.repo } } })
+  end)
+  after_each(function() helpers.rmtree(t.top) end)
+
+  it("mkdir creates parents and refuses to reach outside", function()
+    assert.are.equal("root:repo/p/q", r:mkdir("root:repo/p/q"))
+    local _, isdir = helpers.sh("test -d " .. helpers.sh_quote(t.repo .. "/p/q"))
+    assert.is_truthy(isdir)
+    local v, msg, code = r:mkdir("root:repo/p/q", false)
+    assert.is_nil(v)
+    assert.are.equal("'root:repo/p/q' already exists", msg)
+    assert.are.equal("already_exists", code)
+    v, msg = r:mkdir("root:repo/link_out_dir/evil")
+    assert.is_nil(v)
+    assert.are.equal(INVALID, msg)
+    local _, ok = helpers.sh("test -e " .. helpers.sh_quote(t.outside .. "/evil"))
+    assert.is_falsy(ok)
+  end)
+
+  it("move renames without overwriting", function()
+    assert.are.equal("root:repo/dir/b.txt", r:move("root:repo/a.txt", "root:repo/dir/b.txt"))
+    assert.are.equal("alpha\nbeta\ngamma\n", read_file(t.repo .. "/dir/b.txt"))
+    assert.is_nil(read_file(t.repo .. "/a.txt"))
+    helpers.write(t.repo .. "/c.txt", "c\n")
+    local v, msg = r:move("root:repo/c.txt", "root:repo/dir/b.txt")
+    assert.is_nil(v)
+    assert.are.equal("'root:repo/dir/b.txt' already exists", msg)
+    assert.are.equal("c\n", read_file(t.repo .. "/c.txt"))
+    v, msg = r:move("root:repo/c.txt", "root:repo/link_out_dir/c.txt")
+    assert.is_nil(v)
+    assert.are.equal(INVALID, msg)
+    assert.is_nil(read_file(t.outside .. "/c.txt"))
+  end)
+
+  it("stat answers size, type and times", function()
+    local s = assert(r:stat("root:repo/a.txt"))
+    assert.are.equal("root:repo/a.txt", s.path)
+    assert.are.equal("file", s.type)
+    assert.are.equal(17, s.size)
+    assert.are.equal(32, #s.modified_at)
+    assert.are.equal("directory", assert(r:stat("root:repo/dir")).type)
+    local v, msg = r:stat("root:repo/link_out_dir/secret.txt")
+    assert.is_nil(v)
+    assert.are.equal(INVALID, msg)
+  end)
+
+  it("multi_edit applies in order, all or nothing, with a diff", function()
+    local addr, diff = r:multi_edit("root:repo/a.txt", { { "alpha", "ALPHA" }, { "ALPHA\nbeta", "AB" } }, true)
+    assert.are.equal("root:repo/a.txt", addr)
+    assert.are.equal("--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,2 @@\n"
+      .. "-alpha\n-beta\n+AB\n gamma\n", diff)
+    assert.are.equal("alpha\nbeta\ngamma\n", read_file(t.repo .. "/a.txt"))
+    local v, msg = r:multi_edit("root:repo/a.txt", { { "alpha", "A" }, { "nope", "x" } })
+    assert.is_nil(v)
+    assert.are.equal("String not found in file: 'nope'", msg)
+    assert.are.equal("alpha\nbeta\ngamma\n", read_file(t.repo .. "/a.txt"))
+    assert(r:multi_edit("root:repo/a.txt", { { "beta", "B" } }))
+    assert.are.equal("alpha\nB\ngamma\n", read_file(t.repo .. "/a.txt"))
+    assert.has_error(function() r:multi_edit("root:repo/a.txt", { "bad" }) end)
+  end)
+
+  it("head and tail", function()
+    assert.are.equal("alpha\n", r:head("root:repo/a.txt", 1))
+    assert.are.equal("beta\ngamma\n", r:tail("root:repo/a.txt", 2))
+    assert.are.equal("alpha\nbeta\ngamma\n", r:head("root:repo/a.txt"))
+    local v, msg = r:head("root:repo/dir", 1)
+    assert.is_nil(v)
+    assert.are.equal("'root:repo/dir' is a directory", msg)
+  end)
+
+  it("tree walks depth first, excludes, and works from a session", function()
+    local list, truncated = r:tree("root:repo", { "link_out_dir" })
+    local paths = {}
+    for i, e in ipairs(list) do paths[i] = e.path end
+    assert.are.same({ "root:repo/a.txt", "root:repo/dir/", "root:repo/dir/sub/",
+      "root:repo/dir/sub/deep.txt" }, paths)
+    assert.is_false(truncated)
+    local s = assert(pathgate.Session(r))
+    assert(s:push("root:repo/dir"))
+    list = assert(s:tree("sub"))
+    assert.are.equal("root:repo/dir/sub/deep.txt", list[1].path)
+  end)
+end)

@@ -1,0 +1,290 @@
+"""The JSON-RPC layer of `pathgate mcp` on its own (pathgate.mcp.protocol):
+framing, the error codes the spec names, version negotiation,
+notifications, cancellation, concurrency and internal errors; and the
+command's stdout carrying protocol messages only."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from pathgate.mcp import make_connection
+from pathgate.mcp.protocol import (
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LATEST_PROTOCOL_VERSION, METHOD_NOT_FOUND,
+    PARSE_ERROR, Connection, RpcError,
+)
+
+
+def run(lines, handlers=None, **kw):
+    """Serves the given lines to EOF; the answers, parsed, in order."""
+    data = b"".join((l if isinstance(l, bytes) else json.dumps(l).encode()) + b"\n" for l in lines)
+    out = io.BytesIO()
+    conn = Connection(io.BytesIO(data), out, handlers or {}, server_info={"name": "t", "version": "0"},
+                      capabilities={"tools": {}}, **kw)
+    conn.serve()
+    raw = out.getvalue()
+    assert raw == b"" or raw.endswith(b"\n")
+    return [json.loads(l) for l in raw.splitlines()]
+
+
+def req(id, method, params=None):
+    m = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def by_id(answers):
+    return {a["id"]: a for a in answers}
+
+
+def test_initialize_negotiates_and_ping_answers_empty():
+    a = run([req(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "c", "version": "1"}}),
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             req(2, "ping"),
+             req(3, "initialize", {"protocolVersion": "1999-01-01"})])
+    assert sorted(x["id"] for x in a) == [1, 2, 3]
+    a = by_id(a)
+    assert a[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert a[1]["result"]["capabilities"] == {"tools": {}}
+    assert a[1]["result"]["serverInfo"]["name"] == "t"
+    assert a[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert a[3]["result"]["protocolVersion"] == LATEST_PROTOCOL_VERSION
+
+
+def test_errors_named_by_the_spec_and_the_server_keeps_serving():
+    a = run([b"{not json", b"\xff\xfe", b"[1, 2]", {"id": 5, "method": "ping"},
+             {"jsonrpc": "2.0", "id": True, "method": "ping"},
+             {"jsonrpc": "2.0", "id": 6, "method": 7},
+             req(7, "no/such/method"), req(8, "ping", [1, 2]),
+             {"jsonrpc": "2.0", "id": 9},
+             req(10, "initialize", {"protocolVersion": 3}),
+             b"", b"   ", req("last", "ping")])
+    codes = [(x["id"], x["error"]["code"]) if "error" in x else (x["id"], "ok") for x in a]
+    # requests that reach a handler run on the pool: compare without order
+    assert sorted(codes, key=repr) == sorted([
+        (None, PARSE_ERROR), (None, PARSE_ERROR), (None, INVALID_REQUEST), (5, INVALID_REQUEST),
+        (None, INVALID_REQUEST), (6, INVALID_REQUEST), (7, METHOD_NOT_FOUND),
+        (8, INVALID_PARAMS), (9, INVALID_REQUEST), (10, INVALID_PARAMS), ("last", "ok"),
+    ], key=repr)
+    assert all(x["jsonrpc"] == "2.0" for x in a)
+
+
+def test_an_overlong_line_is_skipped(monkeypatch):
+    from pathgate.mcp import protocol
+
+    monkeypatch.setattr(protocol, "MAX_LINE", 64)
+    a = run([req(1, "ping"), b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + b"x" * 500 + b'"}}',
+             req(3, "ping")])
+    assert sorted(((repr(x["id"]), "error" in x) for x in a)) == [("1", False), ("3", False), ("None", True)]
+    assert by_id(a)[None]["error"]["code"] == PARSE_ERROR
+
+
+def test_hostile_json_does_not_stop_the_server():
+    deep = b"[" * 100000 + b"]" * 100000
+    nested = b'{"jsonrpc":"2.0","id":1,"method":"x","params":' + b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"}"
+    a = run([deep, nested, b'"just a string"', b"1e999999", req(2, "ping")], workers=2)
+    codes = sorted(repr((x["id"], x.get("error", {}).get("code"))) for x in a)
+    assert codes == sorted(repr(c) for c in [
+        (None, PARSE_ERROR), (None, PARSE_ERROR), (None, INVALID_REQUEST), (None, INVALID_REQUEST),
+        (2, None)])
+
+
+def test_crlf_framing_notifications_and_responses_get_no_answer():
+    a = run([json.dumps(req(1, "ping")).encode() + b"\r",
+             {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}},
+             {"jsonrpc": "2.0", "id": 99, "result": {}},
+             {"jsonrpc": "2.0", "id": 98, "error": {"code": 1, "message": "x"}},
+             req(2, "ping")])
+    assert sorted(x["id"] for x in a) == [1, 2]
+
+
+def test_handler_errors_and_internal_errors_hide_their_text():
+    def bad(params, r):
+        raise RuntimeError("/secret/host/path")
+
+    def refuse(params, r):
+        raise RpcError(INVALID_PARAMS, "no", {"why": 1})
+
+    def unserialisable(params, r):
+        return {"x": object()}
+
+    a = by_id(run([req(1, "bad"), req(2, "refuse"), req(3, "unserialisable"), req(4, "ping")],
+                  {"bad": bad, "refuse": refuse, "unserialisable": unserialisable}, workers=1))
+    assert a[1]["error"] == {"code": INTERNAL_ERROR, "message": "Internal error"}
+    assert a[3]["error"] == {"code": INTERNAL_ERROR, "message": "Internal error"}
+    assert a[4]["result"] == {}
+    assert a[2]["error"] == {"code": INVALID_PARAMS, "message": "no", "data": {"why": 1}}
+
+
+class Pipe:
+    """A Connection served on a thread, fed line by line through a pipe."""
+
+    def __init__(self, handlers):
+        r, w = os.pipe()
+        self.w = os.fdopen(w, "wb", buffering=0)
+        self.out = []
+        self.cond = threading.Condition()
+        pipe = self
+
+        class Out(io.RawIOBase):
+            def writable(self):
+                return True
+
+            def write(self, b):
+                with pipe.cond:
+                    pipe.out.extend(json.loads(l) for l in bytes(b).splitlines())
+                    pipe.cond.notify_all()
+                return len(b)
+
+        self.conn = Connection(os.fdopen(r, "rb"), Out(), handlers, server_info={},
+                               capabilities={}, workers=16)
+        self.t = threading.Thread(target=self.conn.serve)
+        self.t.start()
+
+    def send(self, msg):
+        self.w.write(json.dumps(msg).encode() + b"\n")
+
+    def wait_for(self, pred, timeout=10):
+        with self.cond:
+            assert self.cond.wait_for(lambda: pred(self.out), timeout), self.out
+
+    def close(self):
+        self.w.close()
+        self.t.join(10)
+        assert not self.t.is_alive()
+
+
+def test_cancelled_request_is_not_answered():
+    release = threading.Event()
+    started = threading.Event()
+
+    def slow(params, r):
+        started.set()
+        release.wait(10)
+        return {"done": True}
+
+    p = Pipe({"slow": slow})
+    p.send(req(7, "slow"))
+    assert started.wait(10)
+    p.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "user"}})
+    p.send(req(8, "ping"))
+    p.wait_for(lambda out: any(x.get("id") == 8 for x in out))
+    release.set()
+    p.close()
+    assert [x["id"] for x in p.out] == [8]
+
+
+def test_requests_run_concurrently():
+    barrier = threading.Barrier(8, timeout=10)
+
+    def meet(params, r):
+        barrier.wait()  # breaks (and fails) unless 8 run at once
+        return {"n": params["n"]}
+
+    p = Pipe({"meet": meet})
+    for i in range(64):
+        p.send(req(i, "meet", {"n": i}))
+    p.wait_for(lambda out: len(out) == 64)
+    p.close()
+    assert sorted(x["id"] for x in p.out) == list(range(64))
+    assert all(x["result"] == {"n": x["id"]} for x in p.out)
+
+
+def test_each_request_is_handled_by_the_thread_that_read_it():
+    names = []
+
+    def who(params, r):
+        names.append(threading.current_thread().name)
+        return {}
+
+    run([req(1, "who")], {"who": who}, workers=1)
+    assert names == [threading.current_thread().name]  # one worker: the serving thread
+
+
+# ------------------------------------------------------------ tools layer
+
+
+def tool_call(id, name, args=None):
+    p = {"name": name}
+    if args is not None:
+        p["arguments"] = args
+    return req(id, "tools/call", p)
+
+
+def test_tools_misuse_and_failures(resolver, tree):
+    out = io.BytesIO()
+    lines = [tool_call(1, "nope"), tool_call(2, "read_text_file"),
+             tool_call(3, "read_text_file", {"path": 5}),
+             tool_call(4, "edit_file", {"path": "x", "edits": [{"oldText": "a"}]}),
+             tool_call(5, "read_text_file", {"path": str(tree["outside"] / "secret.txt")}),
+             tool_call(6, "read_text_file", {"path": "README.md", "head": 1, "tail": 1}),
+             tool_call(7, "read_text_file", {"path": "README.md"}),
+             req(8, "tools/list"), tool_call(9, "execute", {"command": "true"}),
+             req(10, "tools/call", {"name": "cwd_pop", "arguments": [1]})]
+    data = b"".join(json.dumps(l).encode() + b"\n" for l in lines)
+    conn = make_connection(resolver, io.BytesIO(data), out)
+    conn.serve()
+    a = by_id([json.loads(l) for l in out.getvalue().splitlines()])
+    for i in (1, 2, 3, 4, 9, 10):
+        assert a[i]["error"]["code"] == INVALID_PARAMS, a[i]
+    assert a[5]["result"] == {"content": [{"type": "text", "text": "Invalid path / not found"}], "isError": True}
+    assert "isError" in a[6]["result"]
+    assert a[7]["result"]["structuredContent"] == {"content": "readme\n"}
+    names = [t["name"] for t in a[8]["result"]["tools"]]
+    assert "execute" not in names and "read_text_file" in names and "cwd_push" in names
+    assert str(tree["tmp"]) not in out.getvalue().decode()
+
+
+def test_execute_listed_only_when_allowed(resolver):
+    out = io.BytesIO()
+    conn = make_connection(resolver, io.BytesIO(json.dumps(req(1, "tools/list")).encode() + b"\n"),
+                           out, allow_execute=True)
+    conn.serve()
+    tools = json.loads(out.getvalue())["result"]["tools"]
+    ex = [t for t in tools if t["name"] == "execute"]
+    assert ex and ex[0]["annotations"]["destructiveHint"] is True
+
+
+def test_command_stdout_is_protocol_only(tree):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    lines = [req(1, "initialize", {"protocolVersion": "2025-11-25"}), b"oops",
+             tool_call(2, "list_directory", {"path": "root:repo"}),
+             tool_call(3, "read_text_file", {"path": "file://" + str(tree["outside"] / "secret.txt")})]
+    data = b"".join((l if isinstance(l, bytes) else json.dumps(l).encode()) + b"\n" for l in lines)
+    p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={tree['repo']}", "mcp"],
+                       input=data, capture_output=True, env=env, timeout=60, check=True)
+    answers = [json.loads(l) for l in p.stdout.splitlines()]
+    assert sorted(repr(x["id"]) for x in answers) == ["1", "2", "3", "None"]
+    a = by_id(answers)
+    assert a[None]["error"]["code"] == PARSE_ERROR
+    assert "[DIR] common" in a[2]["result"]["content"][0]["text"]
+    assert a[3]["result"]["isError"] is True
+    assert str(tree["tmp"]).encode() not in p.stdout
+
+
+def test_resolve_fills_the_registry_then_answers_the_capacity_message(tree):
+    import pathgate
+
+    r = pathgate.Resolver(roots={"repo": tree["repo"]}, max_tokens=2)
+    lines = [tool_call(i, "resolve", {"path": "README.md"}) for i in range(1, 4)]
+    # full: other spellings need a token too, canonical addresses do not
+    lines.append(tool_call(4, "read_text_file", {"path": "root:repo/README.md"}))
+    lines.append(tool_call(5, "read_text_file", {"path": "README.md"}))
+    data = b"".join(json.dumps(l).encode() + b"\n" for l in lines)
+    out = io.BytesIO()
+    make_connection(r, io.BytesIO(data), out, workers=1).serve()
+    a = by_id([json.loads(l) for l in out.getvalue().splitlines()])
+    assert a[1]["result"]["structuredContent"]["address"] == "root:repo/README.md"
+    assert "isError" not in a[2]["result"]
+    assert a[3]["result"] == {"content": [{"type": "text", "text": pathgate.CAPACITY_MESSAGE}], "isError": True}
+    assert pathgate.CAPACITY_MESSAGE == "Visibility registry capacity exceeded \u2014 restart server"
+    assert a[4]["result"]["content"][0]["text"] == "readme\n"
+    assert a[5]["result"]["content"][0]["text"] == pathgate.CAPACITY_MESSAGE
