@@ -1,5 +1,5 @@
 /*
- * exec.c - contained command execution (DESIGN.md section 7b) as methods of
+ * exec.c - contained command execution (docs/spec.md section 7b) as methods of
  * Resolver and Session:
  *
  *   r:execute(command [, opts])  -> {output=, exit_code=, truncated=,

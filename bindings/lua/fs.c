@@ -1,5 +1,5 @@
 /*
- * fs.c - the file operations of DESIGN.md section 7 as methods of Resolver
+ * fs.c - the file operations of docs/spec.md section 7 as methods of Resolver
  * and Session objects (a Session resolves relative paths against its cwd):
  *
  *   obj:ls(path)                              -> { {path=, is_dir=, size=, modified_at=}, ... }

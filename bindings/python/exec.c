@@ -1,5 +1,5 @@
 /*
- * exec.c - contained command execution (DESIGN.md section 7b) for Python:
+ * exec.c - contained command execution (docs/spec.md section 7b) for Python:
  *
  *   _core._execute(target, command, /, *, cwd=None, timeout=None,
  *                  output_cap=None, allow_network=False,

@@ -1,5 +1,5 @@
 /*
- * fs.c - the file operations of DESIGN.md section 7 as private functions
+ * fs.c - the file operations of docs/spec.md section 7 as private functions
  * of pathgate._core, used by pathgate.backend.Backend:
  *
  *   _fs_ls(owner, path)                       -> list[dict]

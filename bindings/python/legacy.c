@@ -1,5 +1,5 @@
 /*
- * legacy.c - pathgate.LegacyAppPathString over pathgate_legacy (DESIGN.md
+ * legacy.c - pathgate.LegacyAppPathString over pathgate_legacy (docs/spec.md
  * section 3): wraps any text unvalidated; conversions fail closed, UI
  * rendering never fails. Immutable; str() is exactly the text given.
  */

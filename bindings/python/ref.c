@@ -1,5 +1,5 @@
 /*
- * ref.c - pathgate.VisibilityRef over pathgate_ref (DESIGN.md section 5):
+ * ref.c - pathgate.VisibilityRef over pathgate_ref (docs/spec.md section 5):
  * an immutable (token, canonical address) pair that holds no host path.
  * str() is the address, repr() `VisibilityRef(<address>)`; equal when
  * token and address are. Constructible from Python (deserialisation,

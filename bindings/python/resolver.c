@@ -1,6 +1,6 @@
 /*
  * resolver.c - pathgate.Resolver and pathgate.VisibilityResolution
- * (DESIGN.md sections 4 and 5).
+ * (docs/spec.md sections 4-5).
  *
  * A Resolver owns a pathgate_resolver: its roots and mods are opened once
  * at construction and every decision is the core's. The GIL is released

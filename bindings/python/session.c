@@ -1,5 +1,5 @@
 /*
- * session.c - pathgate.Session (DESIGN.md section 6): a home root and a
+ * session.c - pathgate.Session (docs/spec.md section 6): a home root and a
  * working-directory stack of canonical addresses over one Resolver, and
  * pathgate.SessionState, the (home, cwd, depth) snapshot get() returns.
  *

@@ -1,5 +1,5 @@
 /*
- * uri.c - pathgate.PathUri over pathgate_uri (DESIGN.md section 2).
+ * uri.c - pathgate.PathUri over pathgate_uri (docs/uri.md).
  *
  * Immutable: created only by parse / from_native and by the methods that
  * derive a new URI; no attribute can be set. str() is the URI string,

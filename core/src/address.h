@@ -1,5 +1,5 @@
 /*
- * address.h - internal: the grammar of canonical addresses (DESIGN.md
+ * address.h - internal: the grammar of canonical addresses (docs/spec.md
  * section 4), the legacy aliases, lexical normalisation and canonical
  * formatting. A pure module: no system call, no allocation. The set of
  * configured names comes in through lookup callbacks.

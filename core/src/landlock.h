@@ -1,5 +1,5 @@
 /*
- * landlock.h - internal: building a Landlock ruleset (DESIGN.md section 7b).
+ * landlock.h - internal: building a Landlock ruleset (docs/spec.md section 7b).
  *
  * The kernel's <linux/landlock.h> on Debian 12 predates the running kernel,
  * so the constants and structures of every ABI up to

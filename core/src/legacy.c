@@ -1,7 +1,7 @@
 /*
  * legacy.c - LegacyAppPathString: native path text as legacy clients send
  * it, wrapped unvalidated, converted to and from PathUri on demand
- * (DESIGN.md section 3). Built only on the public uri API.
+ * (docs/spec.md section 3). Built only on the public uri API.
  */
 #include "pathgate/legacy.h"
 

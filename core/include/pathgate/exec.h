@@ -1,5 +1,5 @@
 /*
- * pathgate/exec.h - contained command execution (DESIGN.md section 7b).
+ * pathgate/exec.h - contained command execution (docs/spec.md section 7b).
  *
  * pathgate_exec_run() runs `/bin/sh -c <command>` in a child process whose
  * working directory is a directory inside the resolver's bases and which is

@@ -1,6 +1,6 @@
 /*
  * pathgate/fs.h - file operations for agent backends through canonical
- * addresses (DESIGN.md section 7): ls, read, write, edit, delete, grep,
+ * addresses (docs/spec.md section 7): ls, read, write, edit, delete, grep,
  * glob, upload, download.
  *
  * Every operation takes text in any form the resolver accepts (canonical

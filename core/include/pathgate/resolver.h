@@ -1,6 +1,6 @@
 /*
  * pathgate/resolver.h - canonical addresses, kernel-enforced containment
- * and the token registry (DESIGN.md sections 4 and 5).
+ * and the token registry (docs/spec.md sections 4-5).
  *
  * A resolver is built once from a closed set of roots (key -> directory)
  * and mods (name -> directory). Each base directory is opened once
