@@ -101,7 +101,7 @@ int pg_fail(lua_State *L, int rc, const pathgate_error *err)
     if (rc == PATHGATE_ENOMEM)
         return luaL_error(L, "not enough memory");
     lua_pushnil(L);
-    if (err && err->code == rc && err->message[0])
+    if (err && err->code == rc && err->message[0] && memchr(err->message, 0, sizeof err->message))
         lua_pushstring(L, err->message);
     else
         lua_pushstring(L, pathgate_strerror(rc));

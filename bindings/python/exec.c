@@ -167,7 +167,7 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     if (is_session) {
         pathgate_session *s = ((pg_session_object *)target)->session;

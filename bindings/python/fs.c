@@ -120,7 +120,7 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     if (owner_arg(st, a[0], &o) < 0 || opt_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_ls(&l, o.resolver, path, (size_t)len, &o.opts, &err);
@@ -166,7 +166,7 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_read_result r;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_read(&r, o.resolver, path, (size_t)len, offset, limit, &o.opts, &err);
@@ -242,7 +242,7 @@ static PyObject *fs_write(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_write(&out, o.resolver, path, (size_t)len, data, (size_t)dlen, &o.opts, &err);
@@ -280,7 +280,7 @@ static PyObject *fs_edit(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     pathgate_buf out = PATHGATE_BUF_INIT;
     size_t n = 0;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_edit(&out, &n, o.resolver, path, (size_t)len, old_s, (size_t)old_len, new_s,
@@ -319,7 +319,7 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (owner_arg(st, a[0], &o) < 0 || pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_delete(&out, o.resolver, path, (size_t)len, &o.opts, &err);
@@ -364,7 +364,7 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
@@ -439,7 +439,7 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_glob(&l, o.resolver, pat, (size_t)plen, path, (size_t)len, &o.opts, &err);
@@ -509,7 +509,7 @@ static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t n
         items[ready].data = views[ready].buf;
         items[ready].size = (size_t)views[ready].len;
     }
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
@@ -580,7 +580,7 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
         items[i].path = p;
         items[i].path_len = (size_t)plen;
     }
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_download(&b, o.resolver, items, (size_t)n, &o.opts, &err);

@@ -37,7 +37,7 @@ static PyObject *ref_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     pathgate_ref *ref = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_ref_new(&ref, token, (size_t)token_len, address, (size_t)address_len, NULL,
                               &err);
     Py_XDECREF(token_holder);

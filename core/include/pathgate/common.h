@@ -96,6 +96,9 @@ typedef struct pathgate_error {
     int code;
     char message[PATHGATE_ERROR_TEXT_LENGTH];
 } pathgate_error;
+/* Start every pathgate_error from this, so that nothing can ever read stack
+ * bytes from one: `pathgate_error err = PATHGATE_ERROR_INIT;`. */
+#define PATHGATE_ERROR_INIT {0, {0}}
 
 /*
  * Optional allocator. Every constructor takes a `const pathgate_allocator *`;
