@@ -41,9 +41,6 @@ typedef struct pathgate__parsed {
     size_t len;
 } pathgate__parsed;
 
-/* ASCII whitespace: space, \t, \n, \v, \f, \r. */
-int pathgate__address_is_space(unsigned char c);
-
 /*
  * Classifies resolver input. Checks, in this order: longer than
  * PATHGATE_PATH_MAX (TOO_LONG), a NUL byte or ill-formed UTF-8 (ENCODING);

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
+#include "random.h"
 
 int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err)
 {
@@ -198,7 +198,7 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
         unsigned char rnd[8];
-        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        if (pathgate__random_bytes(rnd, sizeof rnd) != 0) {
             fd = -EIO;
             break;
         }

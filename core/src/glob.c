@@ -34,41 +34,18 @@ struct pathgate__glob {
 /* ------------------------------------------------------------ code points */
 
 /* Length of the UTF-8 sequence at s (1 for an invalid byte) and its value
- * (an invalid byte b reads as 0x110000 + b, never equal to a real one). */
+ * (an invalid byte b reads as 0x110000 + b, never equal to a real one).
+ * Decoded by text.h's strict decoder: an overlong, a surrogate or a value
+ * above U+10FFFF is invalid bytes, one per byte, like any other. */
 static size_t cp_next(const unsigned char *s, size_t n, unsigned long *cp)
 {
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
+    long v;
+    size_t len = pathgate__utf8_next(s, n, &v);
+    if (v < 0) {
+        *cp = 0x110000UL + s[0];
         return 1;
     }
-    size_t len;
-    unsigned long v;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        *cp = 0x110000UL + c;
-        return 1;
-    }
-    if (len > n) {
-        *cp = 0x110000UL + c;
-        return 1;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *cp = 0x110000UL + c;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    *cp = v;
+    *cp = (unsigned long)v;
     return len;
 }
 
