@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

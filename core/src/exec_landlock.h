@@ -1,5 +1,5 @@
 /*
- * landlock.h - internal: building a Landlock ruleset (docs/spec.md section 7b).
+ * exec_landlock.h - internal: building a Landlock ruleset (docs/spec.md section 7b).
  *
  * The kernel's <linux/landlock.h> on Debian 12 predates the running kernel,
  * so the constants and structures of every ABI up to
@@ -8,8 +8,8 @@
  * them to the rights the chosen ABI knows, and handles every right of that
  * ABI so anything not granted is denied.
  */
-#ifndef PATHGATE_LANDLOCK_H
-#define PATHGATE_LANDLOCK_H
+#ifndef PATHGATE_EXEC_LANDLOCK_H
+#define PATHGATE_EXEC_LANDLOCK_H
 
 #include <stdint.h>
 
