@@ -12,6 +12,7 @@
 #include "fs_internal.h"
 #include "resolver_internal.h"
 #include "random.h"
+#include "testing.h"
 
 int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err)
 {
@@ -135,8 +136,9 @@ static int write_all(int fd, const char *p, size_t len)
 
 static int hook(const pathgate_fs_options *opts, pathgate_fs_hook_point point)
 {
-    if (opts && opts->test_hook) {
-        int rc = opts->test_hook(point, opts->test_hook_ctx);
+    const pathgate__fs_test_options *t = pathgate__fs_test_options_of(opts);
+    if (t && t->hook) {
+        int rc = t->hook(point, t->hook_ctx);
         return rc < 0 ? rc : 0;
     }
     return 0;

@@ -10,6 +10,7 @@
 
 #include "contain.h"
 #include "pathgate/resolver.h"
+#include "testing.h"
 
 /* Every configured base, roots first then mods, in configuration order;
  * index i of pathgate__resolver_base_* below. */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "pathgate/pathgate.h"
+#include "testing.h" /* core/src: the test-only knobs */
 
 /* The allocator routed to cmocka's test_malloc / test_realloc / test_free. */
 const pathgate_allocator *pg_test_alloc(void);

@@ -102,10 +102,6 @@ typedef struct pathgate_base_spec {
 /* The base may be read but not written by file operations and commands. */
 #define PATHGATE_BASE_READ_ONLY 0x1u
 
-/* Test-only: never call openat2, always use the O_NOFOLLOW walk, so that
- * both containment paths run the same tests. */
-#define PATHGATE_RESOLVER_FORCE_FALLBACK 0x1u
-
 typedef struct pathgate_resolver_options {
     unsigned int version; /* PATHGATE_RESOLVER_OPTIONS_VERSION */
     const pathgate_base_spec *roots;
@@ -113,12 +109,16 @@ typedef struct pathgate_resolver_options {
     const pathgate_base_spec *mods;
     size_t nmods;
     size_t max_tokens; /* 0 = PATHGATE_MAX_TOKENS_DEFAULT */
-    unsigned int flags; /* PATHGATE_RESOLVER_* */
+    unsigned int flags; /* reserved: 0 (one bit is for the test suites) */
     const pathgate_allocator *allocator; /* NULL = libc */
 } pathgate_resolver_options;
 
 #define PATHGATE_RESOLVER_OPTIONS_VERSION 1
 #define PATHGATE_RESOLVER_OPTIONS_INIT {PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL}
+/* Fills opts as PATHGATE_RESOLVER_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_RESOLVER_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *opts,
+                                                   unsigned int version);
 
 /* Builds a resolver. Misconfiguration fails here with ECONFIG (a key not
  * matching [a-z][a-z0-9_]*, a mod name that is empty or holds `/`, `:`,
@@ -148,6 +148,10 @@ typedef struct pathgate_resolve_options {
 
 #define PATHGATE_RESOLVE_OPTIONS_VERSION 1
 #define PATHGATE_RESOLVE_OPTIONS_INIT {PATHGATE_RESOLVE_OPTIONS_VERSION, 1, NULL, 0}
+/* Fills opts as PATHGATE_RESOLVE_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_RESOLVE_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_resolve_options_init(pathgate_resolve_options *opts,
+                                                  unsigned int version);
 
 /*
  * VisibilityResolution, caller-owned. On success ok = 1, ref is set and
