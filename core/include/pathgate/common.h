@@ -13,10 +13,11 @@
 extern "C" {
 #endif
 
-/* PATHGATE_EXTERN marks the public API. The shared library is built with
+/* PATHGATE_EXTERN marks the public API. The core is compiled once, with
  * PATHGATE_BUILDING_SHARED and -fvisibility=hidden, so only these symbols
- * are exported; a static build (linked into the Python and Lua modules)
- * leaves them hidden so that the core never leaks out of a module. */
+ * are exported from the shared library; the Python and Lua modules link
+ * the static one with -Wl,--exclude-libs,ALL so that the core never leaks
+ * out of a module. */
 #if defined(PATHGATE_BUILDING_SHARED)
 #define PATHGATE_EXTERN __attribute__((visibility("default")))
 #else
