@@ -6,7 +6,7 @@
 # bindings/python/.clang-format for the CPython binding's braces).
 #   (no flag)    rewrite the files in place
 #   --check      change nothing; list the files that differ and exit 1 if any
-#   --advisory   with --check: report, but exit 0 (what CI runs until the
+#   --advisory   with --check: report the count, but exit 0 (what CI runs until the
 #                tree has been formatted once; then drop --advisory in
 #                scripts/test.sh)
 set -euo pipefail
@@ -49,10 +49,10 @@ if [ ${#bad[@]} -eq 0 ]; then
   echo "format.sh: all ${#files[@]} files formatted"
   exit 0
 fi
-echo "format.sh: ${#bad[@]} of ${#files[@]} files differ from .clang-format (run scripts/format.sh):"
-printf '  %s\n' "${bad[@]}"
+echo "format.sh: ${#bad[@]} of ${#files[@]} files differ from .clang-format (run scripts/format.sh)"
 if [ $advisory -eq 1 ]; then
-  echo "format.sh: advisory only, not failing"
+  echo "format.sh: advisory only, not failing (--check without --advisory lists them)"
   exit 0
 fi
+printf '  %s\n' "${bad[@]}"
 exit 1
