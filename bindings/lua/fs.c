@@ -343,9 +343,6 @@ static int fs_upload(lua_State *L)
     int rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    for (lua_Integer i = 0; i < n; i++)
-        if (codes[i] == PATHGATE_ENOMEM)
-            return pg_fail(L, PATHGATE_ENOMEM, NULL);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_createtable(L, 0, 2);
@@ -379,9 +376,6 @@ static int fs_download(lua_State *L)
     int rc = pathgate_fs_download(&h->u.blobs, o.resolver, items, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    for (lua_Integer i = 0; i < n; i++)
-        if (h->u.blobs.items[i].code == PATHGATE_ENOMEM)
-            return pg_fail(L, PATHGATE_ENOMEM, NULL);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         const pathgate_fs_blob *b = &h->u.blobs.items[i - 1];

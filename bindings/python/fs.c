@@ -521,11 +521,6 @@ static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t n
     if ((result = PyList_New(n)) == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (codes[i] == PATHGATE_ENOMEM) {
-            Py_CLEAR(result);
-            PyErr_NoMemory();
-            goto done;
-        }
         PyObject *e = op_error(codes[i]);
         if (e == NULL) {
             Py_CLEAR(result);
@@ -593,11 +588,6 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         const pathgate_fs_blob *x = &b.items[i];
-        if (x->code == PATHGATE_ENOMEM) {
-            Py_CLEAR(result);
-            PyErr_NoMemory();
-            goto done;
-        }
         PyObject *data = x->code == 0 ? PyBytes_FromStringAndSize((const char *)x->data,
                                                                   (Py_ssize_t)x->size)
                                       : Py_NewRef(Py_None);

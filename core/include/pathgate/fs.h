@@ -293,13 +293,16 @@ PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *r
 
 /* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
  * item's negative code (map it with pathgate_fs_operation_error). Returns
- * 0, or a negative code for misuse only. */
+ * 0, or a negative code for misuse or ENOMEM: an item that ran out of
+ * memory fails the whole call (every item is still tried; codes says
+ * which were written). */
 PATHGATE_EXTERN int pathgate_fs_upload(int *codes, pathgate_resolver *resolver,
                                        const pathgate_fs_item *items, size_t count,
                                        const pathgate_fs_options *opts, pathgate_error *err);
 
 /* Reads each item's whole file (regular files only); one blob per item, in
- * order. Returns 0, or a negative code for misuse or ENOMEM. */
+ * order. Returns 0, or a negative code for misuse or ENOMEM: an item that
+ * ran out of memory fails the whole call (out is then empty). */
 PATHGATE_EXTERN int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
                                          const pathgate_fs_item *items, size_t count,
                                          const pathgate_fs_options *opts, pathgate_error *err);
