@@ -19,6 +19,7 @@
  * the caller (and buffers are held) while it runs.
  */
 #include "module.h"
+#include "result_fields.h"
 
 typedef struct owner {
     pathgate_resolver *resolver;
@@ -61,45 +62,120 @@ static PyObject *str_of(const char *s, size_t len) {
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
 }
 
+/* ---------------------------------------------- result fields -> dicts */
+
+/* The fields of each result are described once, in result_fields.h; a conv
+ * turns them into dict items by kind: interned keys, and a one-entry cache
+ * per STR field so that consecutive equal texts (a grep's path) share one
+ * str. */
+#define CONV_MAX 12
+typedef struct conv {
+    size_t n;
+    int absent_none; /* an absent field: None (read), or no key (FileInfo) */
+    PyObject *keys[CONV_MAX];
+    PyObject *last[CONV_MAX];
+    const char *last_ptr[CONV_MAX];
+    size_t last_len[CONV_MAX];
+} conv;
+
+static int conv_init(conv *cv, const char *const *names, size_t n, int absent_none) {
+    memset(cv, 0, sizeof *cv);
+    cv->n = n;
+    cv->absent_none = absent_none;
+    for (size_t i = 0; i < n; i++)
+        if ((cv->keys[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return -1;
+    return 0;
+}
+
+static void conv_dispose(conv *cv) {
+    for (size_t i = 0; i < cv->n; i++) {
+        Py_XDECREF(cv->keys[i]);
+        Py_XDECREF(cv->last[i]);
+    }
+}
+
+static PyObject *py_STR(conv *cv, size_t k, const char *s, size_t len) {
+    if (cv->last[k] != NULL && cv->last_ptr[k] == s && cv->last_len[k] == len)
+        return Py_NewRef(cv->last[k]);
+    PyObject *o = str_of(s, len);
+    if (o != NULL) {
+        Py_XDECREF(cv->last[k]);
+        cv->last[k] = Py_NewRef(o);
+        cv->last_ptr[k] = s;
+        cv->last_len[k] = len;
+    }
+    return o;
+}
+
+static PyObject *py_CSTR(conv *cv, size_t k, const char *s, size_t unused) {
+    (void)cv, (void)k, (void)unused;
+    return PyUnicode_FromString(s);
+}
+
+static PyObject *py_BOOL(conv *cv, size_t k, int v, size_t unused) {
+    (void)cv, (void)k, (void)unused;
+    return PyBool_FromLong(v);
+}
+
+static PyObject *py_UINT(conv *cv, size_t k, uint64_t v, size_t unused) {
+    (void)cv, (void)k, (void)unused;
+    return PyLong_FromUnsignedLongLong(v);
+}
+
+/* d[keys[k]] = value (stolen), or the absent rule; -1 with an exception. */
+static int put_field(PyObject *d, const conv *cv, size_t k, int present, PyObject *value) {
+    if (!present)
+        return cv->absent_none ? PyDict_SetItem(d, cv->keys[k], Py_None) : 0;
+    if (value == NULL)
+        return -1;
+    int rc = PyDict_SetItem(d, cv->keys[k], value);
+    Py_DECREF(value);
+    return rc;
+}
+
+#define PG_PY_NAME(name, kind, value, aux, present) #name,
+#define PG_PY_FIELD(name, kind, value, aux, present)                                        \
+    if (!bad)                                                                               \
+        bad = put_field(d, cv, k, (present), (present) ? py_##kind(cv, k, value, aux) : NULL) < 0; \
+    k++;
+/* static PyObject *fn(conv *cv, const type *e): the dict of one result. */
+#define PG_PY_DICT_FN(fn, FIELDS, type)      \
+    static PyObject *fn(conv *cv, const type *e) { \
+        PyObject *d = PyDict_New();          \
+        int bad = d == NULL;                 \
+        size_t k = 0;                        \
+        FIELDS(PG_PY_FIELD, e)               \
+        (void)k;                             \
+        if (bad)                             \
+            Py_CLEAR(d);                     \
+        return d;                            \
+    }
+
+static const char *const fileinfo_names[] = {PG_FILEINFO_FIELDS(PG_PY_NAME, _)};
+static const char *const grepmatch_names[] = {PG_GREPMATCH_FIELDS(PG_PY_NAME, _)};
+static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
+#define NAMES(a) (a), (sizeof(a) / sizeof((a)[0]))
+PG_PY_DICT_FN(fileinfo_dict, PG_FILEINFO_FIELDS, pathgate_fs_info)
+PG_PY_DICT_FN(grepmatch_dict, PG_GREPMATCH_FIELDS, pathgate_fs_match)
+PG_PY_DICT_FN(read_dict, PG_READ_FIELDS, pathgate_fs_read_result)
+
 /* FileInfo dicts of a list (disposes it). */
 static PyObject *list_to_py(pathgate_fs_list *l) {
-    PyObject *k_path = PyUnicode_InternFromString("path");
-    PyObject *k_dir = PyUnicode_InternFromString("is_dir");
-    PyObject *k_size = PyUnicode_InternFromString("size");
-    PyObject *k_time = PyUnicode_InternFromString("modified_at");
+    conv cv;
     PyObject *out = NULL;
-    if (!k_path || !k_dir || !k_size || !k_time)
-        goto done;
-    if ((out = PyList_New((Py_ssize_t)l->count)) == NULL)
-        goto done;
-    for (size_t i = 0; i < l->count; i++) {
-        const pathgate_fs_info *e = &l->items[i];
-        PyObject *d = PyDict_New();
-        PyObject *p = str_of(e->path, e->path_len);
-        PyObject *size = NULL, *t = NULL;
-        int bad = !d || !p || PyDict_SetItem(d, k_path, p) < 0 ||
-                  PyDict_SetItem(d, k_dir, e->is_dir ? Py_True : Py_False) < 0;
-        if (!bad && e->has_metadata) {
-            size = PyLong_FromUnsignedLongLong(e->size);
-            t = PyUnicode_FromString(e->modified_at);
-            bad = !size || !t || PyDict_SetItem(d, k_size, size) < 0 ||
-                  PyDict_SetItem(d, k_time, t) < 0;
+    if (conv_init(&cv, NAMES(fileinfo_names), 0) == 0 &&
+        (out = PyList_New((Py_ssize_t)l->count)) != NULL) {
+        for (size_t i = 0; i < l->count; i++) {
+            PyObject *d = fileinfo_dict(&cv, &l->items[i]);
+            if (d == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
         }
-        Py_XDECREF(p);
-        Py_XDECREF(size);
-        Py_XDECREF(t);
-        if (bad) {
-            Py_XDECREF(d);
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
     }
-done:
-    Py_XDECREF(k_path);
-    Py_XDECREF(k_dir);
-    Py_XDECREF(k_size);
-    Py_XDECREF(k_time);
+    conv_dispose(&cv);
     pathgate_fs_list_dispose(l);
     return out;
 }
@@ -133,18 +209,6 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 
 /* ---------------------------------------------------------------- read */
 
-static int set_item(PyObject *d, const char *key, PyObject *value) {
-    if (value == NULL)
-        return -1;
-    int rc = PyDict_SetItemString(d, key, value);
-    Py_DECREF(value);
-    return rc;
-}
-
-static PyObject *opt_u64(int present, uint64_t v) {
-    return present ? PyLong_FromUnsignedLongLong(v) : Py_NewRef(Py_None);
-}
-
 static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
@@ -174,24 +238,9 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    PyObject *d = PyDict_New();
-    if (d == NULL ||
-        set_item(d, "path", str_of(r.path.ptr, r.path.len)) < 0 ||
-        set_item(d, "content", r.content.ptr ? str_of(r.content.ptr, r.content.len)
-                                             : PyUnicode_FromString("")) < 0 ||
-        set_item(d, "encoding", PyUnicode_FromString(r.encoding == PATHGATE_FS_BASE64 ? "base64"
-                                                                                        : "utf-8")) < 0 ||
-        set_item(d, "empty", PyBool_FromLong(r.empty)) < 0 ||
-        set_item(d, "no_lines_requested", PyBool_FromLong(r.no_lines_requested)) < 0 ||
-        set_item(d, "total_lines", opt_u64(r.has_window, r.total_lines)) < 0 ||
-        set_item(d, "start_line", opt_u64(r.has_window, r.start_line)) < 0 ||
-        set_item(d, "end_line", opt_u64(r.has_window, r.end_line)) < 0 ||
-        set_item(d, "next_offset", opt_u64(r.has_next, r.next_offset)) < 0 ||
-        set_item(d, "modified_at", r.no_lines_requested ? Py_NewRef(Py_None)
-                                                        : PyUnicode_FromString(r.modified_at)) < 0) {
-        Py_XDECREF(d);
-        d = NULL;
-    }
+    conv cv;
+    PyObject *d = conv_init(&cv, NAMES(read_names), 1) == 0 ? read_dict(&cv, &r) : NULL;
+    conv_dispose(&cv);
     pathgate_fs_read_result_dispose(&r);
     return d;
 }
@@ -375,37 +424,18 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(h3);
     if (rc < 0)
         return fail(st, rc, &err);
-    PyObject *k_path = PyUnicode_InternFromString("path");
-    PyObject *k_line = PyUnicode_InternFromString("line");
-    PyObject *k_text = PyUnicode_InternFromString("text");
-    PyObject *list = (k_path && k_line && k_text) ? PyList_New((Py_ssize_t)m.count) : NULL;
-    PyObject *last_path = NULL; /* consecutive matches share their path str */
-    const char *last_ptr = NULL;
+    conv cv;
+    PyObject *list =
+        conv_init(&cv, NAMES(grepmatch_names), 0) == 0 ? PyList_New((Py_ssize_t)m.count) : NULL;
     for (size_t i = 0; list != NULL && i < m.count; i++) {
-        const pathgate_fs_match *e = &m.items[i];
-        if (e->path != last_ptr) {
-            Py_XDECREF(last_path);
-            last_path = str_of(e->path, e->path_len);
-            last_ptr = e->path;
-        }
-        PyObject *d = PyDict_New();
-        PyObject *line = PyLong_FromUnsignedLongLong(e->line);
-        PyObject *text = PyUnicode_DecodeUTF8(e->text, (Py_ssize_t)e->text_len, "replace");
-        int bad = !last_path || !d || !line || !text || PyDict_SetItem(d, k_path, last_path) < 0 ||
-                  PyDict_SetItem(d, k_line, line) < 0 || PyDict_SetItem(d, k_text, text) < 0;
-        Py_XDECREF(line);
-        Py_XDECREF(text);
-        if (bad) {
-            Py_XDECREF(d);
+        PyObject *d = grepmatch_dict(&cv, &m.items[i]);
+        if (d == NULL) {
             Py_CLEAR(list);
             break;
         }
         PyList_SetItem(list, (Py_ssize_t)i, d);
     }
-    Py_XDECREF(last_path);
-    Py_XDECREF(k_path);
-    Py_XDECREF(k_line);
-    Py_XDECREF(k_text);
+    conv_dispose(&cv);
     int truncated = m.truncated;
     pathgate_fs_matches_dispose(&m);
     if (list == NULL)
