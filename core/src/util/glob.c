@@ -180,16 +180,16 @@ static void strvec_free(const pathgate_allocator *a, strvec *sv)
 static int strvec_push(const pathgate_allocator *a, strvec *sv, char *s, size_t len)
 {
     if (sv->n == sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 8;
-        char **v = pathgate__realloc(a, sv->v, cap * sizeof *v);
+        size_t vcap = sv->cap, lcap = sv->cap;
+        char **v = pathgate__grow(a, sv->v, &vcap, sizeof *v, 8);
         if (!v)
             return PATHGATE_ENOMEM;
         sv->v = v;
-        size_t *l = pathgate__realloc(a, sv->lens, cap * sizeof *l);
+        size_t *l = pathgate__grow(a, sv->lens, &lcap, sizeof *l, 8);
         if (!l)
             return PATHGATE_ENOMEM;
         sv->lens = l;
-        sv->cap = cap;
+        sv->cap = lcap;
     }
     sv->v[sv->n] = s;
     sv->lens[sv->n] = len;
@@ -393,12 +393,10 @@ static int add_pos(builder *b, unsigned char kind, const char *text, size_t len,
     if (g->npos >= PATHGATE__GLOB_MAX_POSITIONS)
         return pathgate__error_set(err, PATHGATE_EINVAL, "glob pattern is too complex");
     if (g->npos == b->pos_cap) {
-        size_t cap = b->pos_cap ? b->pos_cap * 2 : 16;
-        seg *p = pathgate__realloc(&g->alloc, g->pos, cap * sizeof *p);
+        seg *p = pathgate__grow(&g->alloc, g->pos, &b->pos_cap, sizeof *p, 16);
         if (!p)
             return PATHGATE_ENOMEM;
         g->pos = p;
-        b->pos_cap = cap;
     }
     seg s = {kind, 0, len};
     if (text) {
@@ -438,12 +436,10 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
         len--;
     }
     if (g->nstarts == b->starts_cap) {
-        size_t cap = b->starts_cap ? b->starts_cap * 2 : 4;
-        size_t *s = pathgate__realloc(&g->alloc, g->starts, cap * sizeof *s);
+        size_t *s = pathgate__grow(&g->alloc, g->starts, &b->starts_cap, sizeof *s, 4);
         if (!s)
             return PATHGATE_ENOMEM;
         g->starts = s;
-        b->starts_cap = cap;
     }
     g->starts[g->nstarts++] = g->npos;
     if (len == 0) /* only slashes: names nothing */
