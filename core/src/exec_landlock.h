@@ -3,7 +3,7 @@
  *
  * The kernel's <linux/landlock.h> on Debian 12 predates the running kernel,
  * so the constants and structures of every ABI up to
- * PATHGATE__LANDLOCK_ABI_MAX are defined in landlock.c and the system calls
+ * PATHGATE__LANDLOCK_ABI_MAX are defined in exec_landlock.c and the system calls
  * are made with syscall(). Callers speak in access classes; this module maps
  * them to the rights the chosen ABI knows, and handles every right of that
  * ABI so anything not granted is denied.
