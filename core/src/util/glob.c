@@ -262,6 +262,72 @@ static int find_group(const char *p, size_t len, size_t *open, size_t *close)
     return 0;
 }
 
+static int too_many_alternatives(pathgate_error *err)
+{
+    return pathgate__error_set(err, PATHGATE_EINVAL, "glob pattern has more than %d alternatives",
+                               PATHGATE__GLOB_MAX_ALTERNATIVES);
+}
+
+/* The bounds of the top-level alternatives of the group s[open..close]:
+ * bounds[0] = open, then each top-level comma, then close; *nb their
+ * count. -1 when the group has more than PATHGATE__GLOB_MAX_ALTERNATIVES
+ * (bounds holds PATHGATE__GLOB_MAX_ALTERNATIVES + 1). */
+static int group_bounds(const char *s, size_t slen, size_t open, size_t close, size_t *bounds,
+                        size_t *nb)
+{
+    size_t n = 0;
+    bounds[n++] = open;
+    int depth = 0;
+    for (size_t j = open + 1; j < close; j++) {
+        if (s[j] == '\\') {
+            j++;
+            continue;
+        }
+        if (s[j] == '[') {
+            j = skip_class(s, slen, j) - 1;
+            continue;
+        }
+        if (s[j] == '{')
+            depth++;
+        else if (s[j] == '}')
+            depth--;
+        else if (s[j] == ',' && depth == 0) {
+            if (n > PATHGATE__GLOB_MAX_ALTERNATIVES - 1)
+                return -1;
+            bounds[n++] = j;
+        }
+    }
+    bounds[n++] = close;
+    *nb = n;
+    return 0;
+}
+
+/* Pushes onto work one copy of s per alternative, the group replaced by
+ * it, in reverse so that the output keeps the written order. 0 or
+ * PATHGATE_ENOMEM. */
+static int push_alternatives(const pathgate_allocator *a, strvec *work, const char *s,
+                             size_t slen, size_t open, size_t close, const size_t *bounds,
+                             size_t nb)
+{
+    for (size_t k = nb - 1; k > 0; k--) {
+        size_t as = bounds[k - 1] + 1, ae = bounds[k];
+        size_t nlen = open + (ae - as) + (slen - close - 1);
+        char *n = pathgate__malloc(a, nlen + 1);
+        if (!n)
+            return PATHGATE_ENOMEM;
+        memcpy(n, s, open);
+        memcpy(n + open, s + as, ae - as);
+        memcpy(n + open + (ae - as), s + close + 1, slen - close - 1);
+        n[nlen] = '\0';
+        int rc = strvec_push(a, work, n, nlen);
+        if (rc < 0) {
+            pathgate__free(a, n);
+            return rc;
+        }
+    }
+    return PATHGATE_OK;
+}
+
 static int expand_braces(const pathgate_allocator *a, strvec *out, const char *pattern,
                          size_t len, pathgate_error *err)
 {
@@ -280,77 +346,25 @@ static int expand_braces(const pathgate_allocator *a, strvec *out, const char *p
         work.n--;
         size_t open, close;
         if (!find_group(s, slen, &open, &close)) {
-            if (out->n + work.n >= PATHGATE__GLOB_MAX_ALTERNATIVES) {
-                pathgate__free(a, s);
-                rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                         "glob pattern has more than %d alternatives",
-                                         PATHGATE__GLOB_MAX_ALTERNATIVES);
-                goto fail;
-            }
-            if ((rc = strvec_push(a, out, s, slen)) < 0) {
+            /* no group left: s is one alternative of the output */
+            rc = out->n + work.n >= PATHGATE__GLOB_MAX_ALTERNATIVES ? too_many_alternatives(err)
+                                                                    : strvec_push(a, out, s, slen);
+            if (rc < 0) {
                 pathgate__free(a, s);
                 goto fail;
             }
             continue;
         }
-        /* one string per top-level alternative, pushed in reverse so that
-         * the output keeps the written order */
         size_t bounds[PATHGATE__GLOB_MAX_ALTERNATIVES + 1];
         size_t nb = 0;
-        bounds[nb++] = open;
-        int depth = 0;
-        for (size_t j = open + 1; j < close; j++) {
-            if (s[j] == '\\') {
-                j++;
-                continue;
-            }
-            if (s[j] == '[') {
-                j = skip_class(s, slen, j) - 1;
-                continue;
-            }
-            if (s[j] == '{')
-                depth++;
-            else if (s[j] == '}')
-                depth--;
-            else if (s[j] == ',' && depth == 0) {
-                if (nb > PATHGATE__GLOB_MAX_ALTERNATIVES - 1) {
-                    pathgate__free(a, s);
-                    rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                             "glob pattern has more than %d alternatives",
-                                             PATHGATE__GLOB_MAX_ALTERNATIVES);
-                    goto fail;
-                }
-                bounds[nb++] = j;
-            }
-        }
-        bounds[nb++] = close;
-        if (out->n + work.n + nb - 1 > PATHGATE__GLOB_MAX_ALTERNATIVES) {
-            pathgate__free(a, s);
-            rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                     "glob pattern has more than %d alternatives",
-                                     PATHGATE__GLOB_MAX_ALTERNATIVES);
-            goto fail;
-        }
-        for (size_t k = nb - 1; k > 0; k--) {
-            size_t as = bounds[k - 1] + 1, ae = bounds[k];
-            size_t nlen = open + (ae - as) + (slen - close - 1);
-            char *n = pathgate__malloc(a, nlen + 1);
-            if (!n) {
-                pathgate__free(a, s);
-                rc = PATHGATE_ENOMEM;
-                goto fail;
-            }
-            memcpy(n, s, open);
-            memcpy(n + open, s + as, ae - as);
-            memcpy(n + open + (ae - as), s + close + 1, slen - close - 1);
-            n[nlen] = '\0';
-            if ((rc = strvec_push(a, &work, n, nlen)) < 0) {
-                pathgate__free(a, n);
-                pathgate__free(a, s);
-                goto fail;
-            }
-        }
+        if (group_bounds(s, slen, open, close, bounds, &nb) < 0 ||
+            out->n + work.n + nb - 1 > PATHGATE__GLOB_MAX_ALTERNATIVES)
+            rc = too_many_alternatives(err);
+        else
+            rc = push_alternatives(a, &work, s, slen, open, close, bounds, nb);
         pathgate__free(a, s);
+        if (rc < 0)
+            goto fail;
     }
     strvec_free(a, &work);
     return PATHGATE_OK;
