@@ -7,14 +7,16 @@
  *   name     the field's name in Python and Lua (stringified with #name)
  *   KIND     STR (value: const char *, aux: its length; decoded as UTF-8
  *            with replacement in Python), CSTR (a NUL-terminated string),
- *            BOOL (value: int), UINT (value: uint64_t)
+ *            BOOL (value: int), INT (value: int), UINT (value: uint64_t)
  *   present  when 0 the field is absent: Lua leaves it nil; Python leaves a
  *            FileInfo key out and sets a read result's key to None
- * Order is the order of the dict keys and of a new table's fields.
+ * Order is the order of the dict keys (Python's exec result: of the tuple)
+ * and of a new table's fields.
  */
 #ifndef PATHGATE_BINDINGS_RESULT_FIELDS_H
 #define PATHGATE_BINDINGS_RESULT_FIELDS_H
 
+#include "pathgate/exec.h"
 #include "pathgate/fs.h"
 
 /* FileInfo: an entry of ls or glob (pathgate_fs_info). */
@@ -42,6 +44,14 @@
     X(end_line, UINT, (e)->end_line, 0, (e)->has_window)                                       \
     X(next_offset, UINT, (e)->next_offset, 0, (e)->has_next)                                   \
     X(modified_at, CSTR, (e)->modified_at, 0, !(e)->no_lines_requested)
+
+/* The result of a contained command (pathgate_exec_result). */
+#define PG_EXEC_FIELDS(X, e)                                  \
+    X(output, STR, (e)->output.ptr, (e)->output.len, 1)       \
+    X(exit_code, INT, (e)->exit_code, 0, 1)                   \
+    X(truncated, BOOL, (e)->truncated, 0, 1)                  \
+    X(timed_out, BOOL, (e)->timed_out, 0, 1)                  \
+    X(landlock_abi, INT, (e)->landlock_abi, 0, 1)
 
 /* How many fields a description has: PG_FIELD_COUNT(PG_READ_FIELDS). */
 #define PG__FIELD_ONE(name, kind, value, aux, present) +1

@@ -59,32 +59,6 @@ static const char *opt_text(lua_State *L, int arg, size_t *len)
     return pg_checktext(L, arg, len);
 }
 
-/* One pusher per field kind of result_fields.h. */
-static void push_STR(lua_State *L, const char *s, size_t len)
-{
-    lua_pushlstring(L, s, len);
-}
-static void push_CSTR(lua_State *L, const char *s, size_t unused)
-{
-    (void)unused;
-    lua_pushstring(L, s);
-}
-static void push_BOOL(lua_State *L, int v, size_t unused)
-{
-    (void)unused;
-    lua_pushboolean(L, v);
-}
-static void push_UINT(lua_State *L, uint64_t v, size_t unused)
-{
-    (void)unused;
-    lua_pushinteger(L, (lua_Integer)v);
-}
-/* Sets the field on the table at the top when present (absent = nil). */
-#define PG_LUA_FIELD(name, kind, value, aux, present) \
-    if (present) {                                    \
-        push_##kind(L, value, aux);                   \
-        lua_setfield(L, -2, #name);                   \
-    }
 
 /* Pushes the entries of l as an array of FileInfo tables and disposes l.
  * l lives in a userdata (with __gc) on the stack below while this runs, so

@@ -182,3 +182,32 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
     }
     lua_setfield(L, module_idx, name);
 }
+
+void pg_push_STR(lua_State *L, const char *s, size_t len)
+{
+    lua_pushlstring(L, s, len);
+}
+
+void pg_push_CSTR(lua_State *L, const char *s, size_t unused)
+{
+    (void)unused;
+    lua_pushstring(L, s);
+}
+
+void pg_push_BOOL(lua_State *L, int v, size_t unused)
+{
+    (void)unused;
+    lua_pushboolean(L, v);
+}
+
+void pg_push_INT(lua_State *L, int v, size_t unused)
+{
+    (void)unused;
+    lua_pushinteger(L, v);
+}
+
+void pg_push_UINT(lua_State *L, uint64_t v, size_t unused)
+{
+    (void)unused;
+    lua_pushinteger(L, (lua_Integer)v);
+}

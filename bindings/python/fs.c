@@ -19,7 +19,7 @@
  * the caller (and buffers are held) while it runs.
  */
 #include "module.h"
-#include "result_fields.h"
+#include "fields.h"
 
 typedef struct owner {
     pathgate_resolver *resolver;
@@ -58,113 +58,18 @@ static PyObject *fail(pg_state *st, int rc, const pathgate_error *err) {
     return pg_raise(st, st->Error, rc, err);
 }
 
-static PyObject *str_of(const char *s, size_t len) {
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
-}
-
-/* ---------------------------------------------- result fields -> dicts */
-
-/* The fields of each result are described once, in result_fields.h; a conv
- * turns them into dict items by kind: interned keys, and a one-entry cache
- * per STR field so that consecutive equal texts (a grep's path) share one
- * str. */
-#define CONV_MAX 12
-typedef struct conv {
-    size_t n;
-    int absent_none; /* an absent field: None (read), or no key (FileInfo) */
-    PyObject *keys[CONV_MAX];
-    PyObject *last[CONV_MAX];
-    const char *last_ptr[CONV_MAX];
-    size_t last_len[CONV_MAX];
-} conv;
-
-static int conv_init(conv *cv, const char *const *names, size_t n, int absent_none) {
-    memset(cv, 0, sizeof *cv);
-    cv->n = n;
-    cv->absent_none = absent_none;
-    for (size_t i = 0; i < n; i++)
-        if ((cv->keys[i] = PyUnicode_InternFromString(names[i])) == NULL)
-            return -1;
-    return 0;
-}
-
-static void conv_dispose(conv *cv) {
-    for (size_t i = 0; i < cv->n; i++) {
-        Py_XDECREF(cv->keys[i]);
-        Py_XDECREF(cv->last[i]);
-    }
-}
-
-static PyObject *py_STR(conv *cv, size_t k, const char *s, size_t len) {
-    if (cv->last[k] != NULL && cv->last_ptr[k] == s && cv->last_len[k] == len)
-        return Py_NewRef(cv->last[k]);
-    PyObject *o = str_of(s, len);
-    if (o != NULL) {
-        Py_XDECREF(cv->last[k]);
-        cv->last[k] = Py_NewRef(o);
-        cv->last_ptr[k] = s;
-        cv->last_len[k] = len;
-    }
-    return o;
-}
-
-static PyObject *py_CSTR(conv *cv, size_t k, const char *s, size_t unused) {
-    (void)cv, (void)k, (void)unused;
-    return PyUnicode_FromString(s);
-}
-
-static PyObject *py_BOOL(conv *cv, size_t k, int v, size_t unused) {
-    (void)cv, (void)k, (void)unused;
-    return PyBool_FromLong(v);
-}
-
-static PyObject *py_UINT(conv *cv, size_t k, uint64_t v, size_t unused) {
-    (void)cv, (void)k, (void)unused;
-    return PyLong_FromUnsignedLongLong(v);
-}
-
-/* d[keys[k]] = value (stolen), or the absent rule; -1 with an exception. */
-static int put_field(PyObject *d, const conv *cv, size_t k, int present, PyObject *value) {
-    if (!present)
-        return cv->absent_none ? PyDict_SetItem(d, cv->keys[k], Py_None) : 0;
-    if (value == NULL)
-        return -1;
-    int rc = PyDict_SetItem(d, cv->keys[k], value);
-    Py_DECREF(value);
-    return rc;
-}
-
-#define PG_PY_NAME(name, kind, value, aux, present) #name,
-#define PG_PY_FIELD(name, kind, value, aux, present)                                        \
-    if (!bad)                                                                               \
-        bad = put_field(d, cv, k, (present), (present) ? py_##kind(cv, k, value, aux) : NULL) < 0; \
-    k++;
-/* static PyObject *fn(conv *cv, const type *e): the dict of one result. */
-#define PG_PY_DICT_FN(fn, FIELDS, type)      \
-    static PyObject *fn(conv *cv, const type *e) { \
-        PyObject *d = PyDict_New();          \
-        int bad = d == NULL;                 \
-        size_t k = 0;                        \
-        FIELDS(PG_PY_FIELD, e)               \
-        (void)k;                             \
-        if (bad)                             \
-            Py_CLEAR(d);                     \
-        return d;                            \
-    }
-
-static const char *const fileinfo_names[] = {PG_FILEINFO_FIELDS(PG_PY_NAME, _)};
-static const char *const grepmatch_names[] = {PG_GREPMATCH_FIELDS(PG_PY_NAME, _)};
-static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
-#define NAMES(a) (a), (sizeof(a) / sizeof((a)[0]))
 PG_PY_DICT_FN(fileinfo_dict, PG_FILEINFO_FIELDS, pathgate_fs_info)
 PG_PY_DICT_FN(grepmatch_dict, PG_GREPMATCH_FIELDS, pathgate_fs_match)
 PG_PY_DICT_FN(read_dict, PG_READ_FIELDS, pathgate_fs_read_result)
+static const char *const fileinfo_names[] = {PG_FILEINFO_FIELDS(PG_PY_NAME, _)};
+static const char *const grepmatch_names[] = {PG_GREPMATCH_FIELDS(PG_PY_NAME, _)};
+static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
 
 /* FileInfo dicts of a list (disposes it). */
 static PyObject *list_to_py(pathgate_fs_list *l) {
-    conv cv;
+    pg_conv cv;
     PyObject *out = NULL;
-    if (conv_init(&cv, NAMES(fileinfo_names), 0) == 0 &&
+    if (pg_conv_init(&cv, PG_NAMES(fileinfo_names), 0) == 0 &&
         (out = PyList_New((Py_ssize_t)l->count)) != NULL) {
         for (size_t i = 0; i < l->count; i++) {
             PyObject *d = fileinfo_dict(&cv, &l->items[i]);
@@ -175,7 +80,7 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
             PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
         }
     }
-    conv_dispose(&cv);
+    pg_conv_dispose(&cv);
     pathgate_fs_list_dispose(l);
     return out;
 }
@@ -238,9 +143,9 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    conv cv;
-    PyObject *d = conv_init(&cv, NAMES(read_names), 1) == 0 ? read_dict(&cv, &r) : NULL;
-    conv_dispose(&cv);
+    pg_conv cv;
+    PyObject *d = pg_conv_init(&cv, PG_NAMES(read_names), 1) == 0 ? read_dict(&cv, &r) : NULL;
+    pg_conv_dispose(&cv);
     pathgate_fs_read_result_dispose(&r);
     return d;
 }
@@ -424,9 +329,9 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(h3);
     if (rc < 0)
         return fail(st, rc, &err);
-    conv cv;
+    pg_conv cv;
     PyObject *list =
-        conv_init(&cv, NAMES(grepmatch_names), 0) == 0 ? PyList_New((Py_ssize_t)m.count) : NULL;
+        pg_conv_init(&cv, PG_NAMES(grepmatch_names), 0) == 0 ? PyList_New((Py_ssize_t)m.count) : NULL;
     for (size_t i = 0; list != NULL && i < m.count; i++) {
         PyObject *d = grepmatch_dict(&cv, &m.items[i]);
         if (d == NULL) {
@@ -435,7 +340,7 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
         }
         PyList_SetItem(list, (Py_ssize_t)i, d);
     }
-    conv_dispose(&cv);
+    pg_conv_dispose(&cv);
     int truncated = m.truncated;
     pathgate_fs_matches_dispose(&m);
     if (list == NULL)
