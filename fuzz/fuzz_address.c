@@ -67,16 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p.form != PATHGATE__FORM_ADDRESS)
         return 0;
     const char *name = p.is_mod ? mods[p.index] : roots[p.index];
-    FZ_CHECK(p.index >= 0 && (size_t)p.index < (p.is_mod ? COUNT(mods) : COUNT(roots)),
-             "index %ld", p.index);
+    FZ_CHECK(p.index >= 0 && (size_t)p.index < (p.is_mod ? COUNT(mods) : COUNT(roots)), "index %ld",
+             p.index);
 
     char buf[PATHGATE_PATH_MAX + 64];
     size_t len = 0, rel_off = 0;
     r = pathgate__address_build(buf, sizeof buf, &len, &rel_off, p.is_mod, name, strlen(name), "",
                                 0, p.text, p.len);
     if (r != PATHGATE_REASON_OK) {
-        FZ_CHECK(r == PATHGATE_REASON_ESCAPES_ROOT || r == PATHGATE_REASON_TOO_LONG,
-                 "build: %s", pathgate_reason_name(r));
+        FZ_CHECK(r == PATHGATE_REASON_ESCAPES_ROOT || r == PATHGATE_REASON_TOO_LONG, "build: %s",
+                 pathgate_reason_name(r));
         return 0;
     }
     FZ_CHECK(strlen(buf) == len && rel_off <= len, "build length");
@@ -109,8 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(q.is_mod == p.is_mod && q.index == p.index, "reparse names another base: %s", buf);
     char again[sizeof buf];
     size_t len2 = 0, off2 = 0;
-    r = pathgate__address_build(again, sizeof again, &len2, &off2, q.is_mod, name, strlen(name),
-                                "", 0, q.text, q.len);
+    r = pathgate__address_build(again, sizeof again, &len2, &off2, q.is_mod, name, strlen(name), "",
+                                0, q.text, q.len);
     FZ_CHECK(r == PATHGATE_REASON_OK && len2 == len && memcmp(again, buf, len) == 0,
              "not idempotent: %s -> %s", buf, again);
     return 0;

@@ -40,42 +40,42 @@ int pg_conv_put(PyObject *d, const pg_conv *cv, size_t k, int present, PyObject 
 #define PG_PY_NAME(name, kind, value, aux, present) #name,
 #define PG_NAMES(a) (a), (sizeof(a) / sizeof((a)[0]))
 
-#define PG_PY_FIELD(name, kind, value, aux, present)                                           \
-    if (!bad)                                                                                  \
-        bad = pg_conv_put(d, cv, k, (present), (present) ? pg_field_##kind(cv, k, value, aux)  \
-                                                         : NULL) < 0;                          \
+#define PG_PY_FIELD(name, kind, value, aux, present)                                               \
+    if (!bad)                                                                                      \
+        bad = pg_conv_put(d, cv, k, (present),                                                     \
+                          (present) ? pg_field_##kind(cv, k, value, aux) : NULL) < 0;              \
     k++;
 /* static PyObject *fn(pg_conv *cv, const type *e): the dict of one result. */
-#define PG_PY_DICT_FN(fn, FIELDS, type)              \
-    static PyObject *fn(pg_conv *cv, const type *e) { \
-        PyObject *d = PyDict_New();                  \
-        int bad = d == NULL;                         \
-        size_t k = 0;                                \
-        FIELDS(PG_PY_FIELD, e)                       \
-        (void)k;                                     \
-        if (bad)                                     \
-            Py_CLEAR(d);                             \
-        return d;                                    \
+#define PG_PY_DICT_FN(fn, FIELDS, type)                                                            \
+    static PyObject *fn(pg_conv *cv, const type *e) {                                              \
+        PyObject *d = PyDict_New();                                                                \
+        int bad = d == NULL;                                                                       \
+        size_t k = 0;                                                                              \
+        FIELDS(PG_PY_FIELD, e)                                                                     \
+        (void)k;                                                                                   \
+        if (bad)                                                                                   \
+            Py_CLEAR(d);                                                                           \
+        return d;                                                                                  \
     }
 
-#define PG_PY_ITEM(name, kind, value, aux, present)                     \
-    if (t != NULL) {                                                    \
-        PyObject *v_ = pg_field_##kind(cv, k, value, aux);              \
-        if (v_ == NULL)                                                 \
-            Py_CLEAR(t);                                                \
-        else                                                            \
-            PyTuple_SetItem(t, (Py_ssize_t)k, v_);                      \
-    }                                                                   \
+#define PG_PY_ITEM(name, kind, value, aux, present)                                                \
+    if (t != NULL) {                                                                               \
+        PyObject *v_ = pg_field_##kind(cv, k, value, aux);                                         \
+        if (v_ == NULL)                                                                            \
+            Py_CLEAR(t);                                                                           \
+        else                                                                                       \
+            PyTuple_SetItem(t, (Py_ssize_t)k, v_);                                                 \
+    }                                                                                              \
     k++;
 /* static PyObject *fn(pg_conv *cv, const type *e): the fields as a tuple,
  * in order (every field must be present). */
-#define PG_PY_TUPLE_FN(fn, FIELDS, type)                                  \
-    static PyObject *fn(pg_conv *cv, const type *e) {                     \
-        PyObject *t = PyTuple_New(PG_FIELD_COUNT(FIELDS));                \
-        size_t k = 0;                                                     \
-        FIELDS(PG_PY_ITEM, e)                                             \
-        (void)k;                                                          \
-        return t;                                                         \
+#define PG_PY_TUPLE_FN(fn, FIELDS, type)                                                           \
+    static PyObject *fn(pg_conv *cv, const type *e) {                                              \
+        PyObject *t = PyTuple_New(PG_FIELD_COUNT(FIELDS));                                         \
+        size_t k = 0;                                                                              \
+        FIELDS(PG_PY_ITEM, e)                                                                      \
+        (void)k;                                                                                   \
+        return t;                                                                                  \
     }
 
 #endif

@@ -5,13 +5,13 @@
 #include "pathgate/fs.h"
 #include "pathgate/resolver.h"
 
-#define OPTIONS_INIT(type, macro, want)           \
-    do {                                          \
-        if (!opts || version != (want))           \
-            return PATHGATE_EINVAL;               \
-        const type init_ = macro;                 \
-        *opts = init_;                            \
-        return PATHGATE_OK;                       \
+#define OPTIONS_INIT(type, macro, want)                                                            \
+    do {                                                                                           \
+        if (!opts || version != (want))                                                            \
+            return PATHGATE_EINVAL;                                                                \
+        const type init_ = macro;                                                                  \
+        *opts = init_;                                                                             \
+        return PATHGATE_OK;                                                                        \
     } while (0)
 
 int pathgate_resolver_options_init(pathgate_resolver_options *opts, unsigned int version)

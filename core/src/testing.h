@@ -35,8 +35,10 @@ typedef struct pathgate__fs_test_options {
 /* The version that marks options as the first member of a
  * pathgate__fs_test_options (no public version has the top bit). */
 #define PATHGATE__FS_OPTIONS_TEST_VERSION (0x80000000u | PATHGATE_FS_OPTIONS_VERSION)
-#define PATHGATE__FS_TEST_OPTIONS_INIT \
-    {{PATHGATE__FS_OPTIONS_TEST_VERSION, NULL, 0}, NULL, NULL}
+#define PATHGATE__FS_TEST_OPTIONS_INIT                                                             \
+    {                                                                                              \
+        {PATHGATE__FS_OPTIONS_TEST_VERSION, NULL, 0}, NULL, NULL                                   \
+    }
 
 /* The test options around opts, or NULL when opts are plain options. */
 static inline const pathgate__fs_test_options *pathgate__fs_test_options_of(

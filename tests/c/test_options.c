@@ -3,15 +3,15 @@
 #include "support.h"
 
 /* Starts from 0xA5 everywhere, so a field the function forgot shows. */
-#define CHECK_INIT(type, fn, macro, version, ...)                        \
-    do {                                                               \
-        type got_, want_ = macro;                                      \
-        memset(&got_, 0xA5, sizeof got_);                              \
-        assert_int_equal(fn(&got_, version), 0);                       \
-        __VA_ARGS__                                                    \
-        assert_int_equal(fn(NULL, version), PATHGATE_EINVAL);          \
-        assert_int_equal(fn(&got_, (version) + 1), PATHGATE_EINVAL);   \
-        assert_int_equal(fn(&got_, 0), PATHGATE_EINVAL);               \
+#define CHECK_INIT(type, fn, macro, version, ...)                                                  \
+    do {                                                                                           \
+        type got_, want_ = macro;                                                                  \
+        memset(&got_, 0xA5, sizeof got_);                                                          \
+        assert_int_equal(fn(&got_, version), 0);                                                   \
+        __VA_ARGS__                                                                                \
+        assert_int_equal(fn(NULL, version), PATHGATE_EINVAL);                                      \
+        assert_int_equal(fn(&got_, (version) + 1), PATHGATE_EINVAL);                               \
+        assert_int_equal(fn(&got_, 0), PATHGATE_EINVAL);                                           \
     } while (0)
 #define SAME(field) assert_true(got_.field == want_.field);
 
@@ -21,7 +21,7 @@ static void test_resolver_options_init(void **state)
     CHECK_INIT(pathgate_resolver_options, pathgate_resolver_options_init,
                PATHGATE_RESOLVER_OPTIONS_INIT, PATHGATE_RESOLVER_OPTIONS_VERSION,
                SAME(version) SAME(roots) SAME(nroots) SAME(mods) SAME(nmods) SAME(max_tokens)
-               SAME(flags) SAME(allocator));
+                   SAME(flags) SAME(allocator));
 }
 
 static void test_resolve_options_init(void **state)
@@ -48,7 +48,7 @@ static void test_exec_options_init(void **state)
     CHECK_INIT(pathgate_exec_options, pathgate_exec_options_init, PATHGATE_EXEC_OPTIONS_INIT,
                PATHGATE_EXEC_OPTIONS_VERSION,
                SAME(version) SAME(cwd) SAME(cwd_len) SAME(timeout_ms) SAME(output_cap)
-               SAME(allow_network) SAME(allow_unconfined) SAME(env) SAME(flags));
+                   SAME(allow_network) SAME(allow_unconfined) SAME(env) SAME(flags));
 }
 
 int main(void)
