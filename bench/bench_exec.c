@@ -18,7 +18,7 @@
 #include "exec_run.h"
 #include "exec_sandbox.h"
 #include "exec_tmp.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 extern char **environ;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of pathgate's grep and glob (DESIGN.md section 7) against
+"""Benchmark of pathgate's grep and glob (docs/spec.md section 7) against
 ripgrep and plain Python, on the 50,000-file tree of make_tree.py.
 
     python3 bench/bench_fs.py [--dir bench/tree] [--files 50000] [--rounds 7]

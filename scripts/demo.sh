@@ -8,8 +8,12 @@ cd "$(dirname "$0")/.."
 build=${PATHGATE_BUILD_DIR:-}
 if [ -z "$build" ]; then
   build=build
-  bash scripts/setup.sh build >build.setup.log 2>&1 || { cat build.setup.log; exit 1; }
+  # The set-up output goes to build.setup.log (ignored by git, like
+  # setup.sh's build.configure.log); on failure it is shown.
+  echo "demo: setting up and building into $build/ (log: $build.setup.log)" >&2
+  bash scripts/setup.sh "$build" >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
 fi
+echo "demo: running $build/bin/pathgate on this repository as root:repo" >&2
 
 pg() {
   printf '$ pathgate'; printf ' %q' "$@"; echo

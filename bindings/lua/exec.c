@@ -1,5 +1,5 @@
 /*
- * exec.c - contained command execution (DESIGN.md section 7b) as methods of
+ * exec.c - contained command execution (docs/spec.md section 7b) as methods of
  * Resolver and Session:
  *
  *   r:execute(command [, opts])  -> {output=, exit_code=, truncated=,
@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "result_fields.h"
 #include "util.h"
 
 void pg_open_exec(lua_State *L, int module_idx, int scratch_idx);
@@ -121,17 +122,13 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     *buf = res->output;
     pathgate_buf none = PATHGATE_BUF_INIT;
     res->output = none;
-    lua_createtable(L, 0, 5);
-    pg_pushbuf(L, buf);
-    lua_setfield(L, -2, "output");
-    lua_pushinteger(L, res->exit_code);
-    lua_setfield(L, -2, "exit_code");
-    lua_pushboolean(L, res->truncated);
-    lua_setfield(L, -2, "truncated");
-    lua_pushboolean(L, res->timed_out);
-    lua_setfield(L, -2, "timed_out");
-    lua_pushinteger(L, res->landlock_abi);
-    lua_setfield(L, -2, "landlock_abi");
+    /* the fields of result_fields.h, the output read from the scratch */
+    pathgate_exec_result view = *res;
+    view.output = *buf;
+    const pathgate_exec_result *e = &view;
+    lua_createtable(L, 0, PG_FIELD_COUNT(PG_EXEC_FIELDS));
+    PG_EXEC_FIELDS(PG_LUA_FIELD, e)
+    pathgate_buf_dispose(buf);
     return 1;
 }
 

@@ -1,5 +1,5 @@
 /*
- * fs.c - the file operations of DESIGN.md section 7 as methods of Resolver
+ * fs.c - the file operations of docs/spec.md section 7 as methods of Resolver
  * and Session objects (a Session resolves relative paths against its cwd):
  *
  *   obj:ls(path)                              -> { {path=, is_dir=, size=, modified_at=}, ... }
@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "result_fields.h"
 #include "util.h"
 
 typedef struct owner {
@@ -58,25 +59,6 @@ static const char *opt_text(lua_State *L, int arg, size_t *len)
     return pg_checktext(L, arg, len);
 }
 
-static void set_str(lua_State *L, const char *key, const char *s, size_t len)
-{
-    lua_pushlstring(L, s, len);
-    lua_setfield(L, -2, key);
-}
-
-static void set_int(lua_State *L, const char *key, int present, uint64_t v)
-{
-    if (!present)
-        return;
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, key);
-}
-
-static void set_bool(lua_State *L, const char *key, int v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, key);
-}
 
 /* Pushes the entries of l as an array of FileInfo tables and disposes l.
  * l lives in a userdata (with __gc) on the stack below while this runs, so
@@ -86,14 +68,8 @@ static void push_list(lua_State *L, const pathgate_fs_list *l)
     lua_createtable(L, (int)l->count, 0);
     for (size_t i = 0; i < l->count; i++) {
         const pathgate_fs_info *e = &l->items[i];
-        lua_createtable(L, 0, 4);
-        set_str(L, "path", e->path, e->path_len);
-        set_bool(L, "is_dir", e->is_dir);
-        if (e->has_metadata) {
-            set_int(L, "size", 1, e->size);
-            lua_pushstring(L, e->modified_at);
-            lua_setfield(L, -2, "modified_at");
-        }
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_FILEINFO_FIELDS));
+        PG_FILEINFO_FIELDS(PG_LUA_FIELD, e)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
@@ -203,21 +179,8 @@ static int fs_read(lua_State *L)
     if (rc < 0)
         return pg_fail(L, rc, &err);
     const pathgate_fs_read_result *r = &h->u.read;
-    lua_createtable(L, 0, 10);
-    set_str(L, "path", r->path.ptr, r->path.len);
-    set_str(L, "content", r->content.ptr ? r->content.ptr : "", r->content.len);
-    lua_pushstring(L, r->encoding == PATHGATE_FS_BASE64 ? "base64" : "utf-8");
-    lua_setfield(L, -2, "encoding");
-    set_bool(L, "empty", r->empty);
-    set_bool(L, "no_lines_requested", r->no_lines_requested);
-    set_int(L, "total_lines", r->has_window, r->total_lines);
-    set_int(L, "start_line", r->has_window, r->start_line);
-    set_int(L, "end_line", r->has_window, r->end_line);
-    set_int(L, "next_offset", r->has_next, r->next_offset);
-    if (!r->no_lines_requested) {
-        lua_pushstring(L, r->modified_at);
-        lua_setfield(L, -2, "modified_at");
-    }
+    lua_createtable(L, 0, PG_FIELD_COUNT(PG_READ_FIELDS));
+    PG_READ_FIELDS(PG_LUA_FIELD, r)
     holder_dispose(h);
     return 1;
 }
@@ -295,10 +258,8 @@ static int fs_grep(lua_State *L)
     lua_createtable(L, (int)m->count, 0);
     for (size_t i = 0; i < m->count; i++) {
         const pathgate_fs_match *e = &m->items[i];
-        lua_createtable(L, 0, 3);
-        set_str(L, "path", e->path, e->path_len);
-        set_int(L, "line", 1, e->line);
-        set_str(L, "text", e->text, e->text_len);
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_GREPMATCH_FIELDS));
+        PG_GREPMATCH_FIELDS(PG_LUA_FIELD, e)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_pushboolean(L, m->truncated);
@@ -343,9 +304,6 @@ static int fs_upload(lua_State *L)
     int rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    for (lua_Integer i = 0; i < n; i++)
-        if (codes[i] == PATHGATE_ENOMEM)
-            return pg_fail(L, PATHGATE_ENOMEM, NULL);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_createtable(L, 0, 2);
@@ -379,9 +337,6 @@ static int fs_download(lua_State *L)
     int rc = pathgate_fs_download(&h->u.blobs, o.resolver, items, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    for (lua_Integer i = 0; i < n; i++)
-        if (h->u.blobs.items[i].code == PATHGATE_ENOMEM)
-            return pg_fail(L, PATHGATE_ENOMEM, NULL);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         const pathgate_fs_blob *b = &h->u.blobs.items[i - 1];

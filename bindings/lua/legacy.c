@@ -1,6 +1,6 @@
 /*
  * legacy.c - pathgate.LegacyAppPathString: the native path text legacy
- * clients send and expect back (DESIGN.md section 3).
+ * clients send and expect back (docs/spec.md section 3).
  *
  *   LegacyAppPathString(text)                 -> legacy (any bytes)
  *   LegacyAppPathString.from_uri(uri [, conv]) -> legacy | nil, msg, code

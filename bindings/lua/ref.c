@@ -1,5 +1,5 @@
 /*
- * ref.c - pathgate.VisibilityRef: token + canonical address (DESIGN.md
+ * ref.c - pathgate.VisibilityRef: token + canonical address (docs/spec.md
  * section 5). Holds no host path and no pointer to its resolver, so it
  * stays valid (as a value) after the resolver is collected.
  *

@@ -1,6 +1,6 @@
 /*
  * resolver.c - pathgate.Resolver and its results, pathgate.VisibilityResolution
- * (DESIGN.md sections 4 and 5).
+ * (docs/spec.md sections 4-5).
  *
  *   Resolver{roots = {key = dir, ...}, mods = {Name = dir, ...}, max_tokens = n,
  *            read_only = {name, ...}}

@@ -1,6 +1,6 @@
 /*
  * session.c - pathgate.Session: a home root and a working-directory stack
- * of canonical addresses over one resolver (DESIGN.md section 6).
+ * of canonical addresses over one resolver (docs/spec.md section 6).
  *
  *   Session(resolver [, home])   -> session | nil, msg, code
  *   s:pwd()                      -> cwd address

@@ -1,5 +1,5 @@
 /*
- * uri.c - pathgate.PathUri: an immutable file: URI (DESIGN.md section 2).
+ * uri.c - pathgate.PathUri: an immutable file: URI (docs/uri.md).
  *
  *   PathUri.parse(text)               -> uri | nil, msg, code
  *   PathUri.from_native(text [, conv]) -> uri | nil, msg, code

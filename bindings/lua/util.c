@@ -213,7 +213,7 @@ int pg_fail(lua_State *L, int rc, const pathgate_error *err)
     if (rc == PATHGATE_ENOMEM)
         return luaL_error(L, "not enough memory");
     lua_pushnil(L);
-    if (err && err->code == rc && err->message[0])
+    if (err && err->code == rc && err->message[0] && memchr(err->message, 0, sizeof err->message))
         lua_pushstring(L, err->message);
     else
         lua_pushstring(L, pathgate_strerror(rc));
@@ -293,4 +293,33 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
         lua_setmetatable(L, -2);
     }
     lua_setfield(L, module_idx, name);
+}
+
+void pg_push_STR(lua_State *L, const char *s, size_t len)
+{
+    lua_pushlstring(L, s, len);
+}
+
+void pg_push_CSTR(lua_State *L, const char *s, size_t unused)
+{
+    (void)unused;
+    lua_pushstring(L, s);
+}
+
+void pg_push_BOOL(lua_State *L, int v, size_t unused)
+{
+    (void)unused;
+    lua_pushboolean(L, v);
+}
+
+void pg_push_INT(lua_State *L, int v, size_t unused)
+{
+    (void)unused;
+    lua_pushinteger(L, v);
+}
+
+void pg_push_UINT(lua_State *L, uint64_t v, size_t unused)
+{
+    (void)unused;
+    lua_pushinteger(L, (lua_Integer)v);
 }

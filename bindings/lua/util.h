@@ -191,4 +191,18 @@ pg_resolver *pg_checkresolver(lua_State *L, int arg);
 /* Frees the core resolver when it is closed and no session uses it. */
 void pg_resolver_release_core(pg_resolver *r);
 
+/* The kinds of ../result_fields.h as Lua values (util.c), and the field
+ * setter its descriptions expand with: the field is set on the table at
+ * the top of the stack when present (absent = nil). */
+void pg_push_STR(lua_State *L, const char *s, size_t len);
+void pg_push_CSTR(lua_State *L, const char *s, size_t unused);
+void pg_push_BOOL(lua_State *L, int v, size_t unused);
+void pg_push_INT(lua_State *L, int v, size_t unused);
+void pg_push_UINT(lua_State *L, uint64_t v, size_t unused);
+#define PG_LUA_FIELD(name, kind, value, aux, present) \
+    if (present) {                                    \
+        pg_push_##kind(L, value, aux);                \
+        lua_setfield(L, -2, #name);                   \
+    }
+
 #endif

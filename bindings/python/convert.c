@@ -125,7 +125,7 @@ int pg_convention_arg(pg_state *st, PyObject *obj, pathgate_convention *out) {
     PyObject *holder = NULL;
     if (pg_utf8(obj, &s, &len, &holder) < 0)
         return -1;
-    pathgate_error err = {0, {0}};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_convention_parse(out, s, (size_t)len, &err);
     Py_XDECREF(holder);
     if (rc < 0) {

@@ -64,8 +64,12 @@ PyObject *pg_raise(pg_state *st, PyObject *cls, int code, const pathgate_error *
     /* A fault of the text itself is a PathError wherever it happens. */
     if (code == PATHGATE_ENUL || code == PATHGATE_EUTF8 || code == PATHGATE_ETOOLONG)
         cls = st->PathError;
-    const char *text = (err != NULL && err->message[0] != '\0') ? err->message
-                                                                : pathgate_strerror(code);
+    /* The message is trusted only when it belongs to this failure (its code
+     * matches) and is a terminated string; otherwise the table's text. */
+    const char *text = (err != NULL && err->code == code && err->message[0] != '\0' &&
+                        memchr(err->message, '\0', sizeof err->message) != NULL)
+                           ? err->message
+                           : pathgate_strerror(code);
     PyObject *msg = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
     if (msg == NULL)
         return NULL;

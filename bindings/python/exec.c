@@ -1,5 +1,5 @@
 /*
- * exec.c - contained command execution (DESIGN.md section 7b) for Python:
+ * exec.c - contained command execution (docs/spec.md section 7b) for Python:
  *
  *   _core._execute(target, command, /, *, cwd=None, timeout=None,
  *                  output_cap=None, allow_network=False,
@@ -17,8 +17,13 @@
  * python/pathgate/sandbox.py builds Backend.execute on it.
  */
 #include "module.h"
+#include "fields.h"
 
 #include <math.h>
+
+/* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
+static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
+PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
 
 /* "KEY=VALUE" entries of a mapping: a list of bytes objects (kept alive by
  * *holder) and a NULL-terminated array pointing into them (PyMem). */
@@ -167,7 +172,7 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     if (is_session) {
         pathgate_session *s = ((pg_session_object *)target)->session;
@@ -184,10 +189,10 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         pg_raise(st, st->Error, rc, &err);
         goto done;
     }
-    PyObject *output = PyUnicode_DecodeUTF8(res.output.ptr, (Py_ssize_t)res.output.len, "replace");
-    if (output != NULL)
-        result = Py_BuildValue("(NiNNi)", output, res.exit_code, PyBool_FromLong(res.truncated),
-                               PyBool_FromLong(res.timed_out), res.landlock_abi);
+    pg_conv cv;
+    if (pg_conv_init(&cv, PG_NAMES(exec_names), 0) == 0)
+        result = exec_tuple(&cv, &res);
+    pg_conv_dispose(&cv);
     pathgate_exec_result_dispose(&res);
 done:
     PyMem_Free(env);

@@ -1,5 +1,5 @@
 /*
- * fs.c - the file operations of DESIGN.md section 7 as private functions
+ * fs.c - the file operations of docs/spec.md section 7 as private functions
  * of pathgate._core, used by pathgate.backend.Backend:
  *
  *   _fs_ls(owner, path)                       -> list[dict]
@@ -19,6 +19,7 @@
  * the caller (and buffers are held) while it runs.
  */
 #include "module.h"
+#include "fields.h"
 
 typedef struct owner {
     pathgate_resolver *resolver;
@@ -57,49 +58,29 @@ static PyObject *fail(pg_state *st, int rc, const pathgate_error *err) {
     return pg_raise(st, st->Error, rc, err);
 }
 
-static PyObject *str_of(const char *s, size_t len) {
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
-}
+PG_PY_DICT_FN(fileinfo_dict, PG_FILEINFO_FIELDS, pathgate_fs_info)
+PG_PY_DICT_FN(grepmatch_dict, PG_GREPMATCH_FIELDS, pathgate_fs_match)
+PG_PY_DICT_FN(read_dict, PG_READ_FIELDS, pathgate_fs_read_result)
+static const char *const fileinfo_names[] = {PG_FILEINFO_FIELDS(PG_PY_NAME, _)};
+static const char *const grepmatch_names[] = {PG_GREPMATCH_FIELDS(PG_PY_NAME, _)};
+static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
 
 /* FileInfo dicts of a list (disposes it). */
 static PyObject *list_to_py(pathgate_fs_list *l) {
-    PyObject *k_path = PyUnicode_InternFromString("path");
-    PyObject *k_dir = PyUnicode_InternFromString("is_dir");
-    PyObject *k_size = PyUnicode_InternFromString("size");
-    PyObject *k_time = PyUnicode_InternFromString("modified_at");
+    pg_conv cv;
     PyObject *out = NULL;
-    if (!k_path || !k_dir || !k_size || !k_time)
-        goto done;
-    if ((out = PyList_New((Py_ssize_t)l->count)) == NULL)
-        goto done;
-    for (size_t i = 0; i < l->count; i++) {
-        const pathgate_fs_info *e = &l->items[i];
-        PyObject *d = PyDict_New();
-        PyObject *p = str_of(e->path, e->path_len);
-        PyObject *size = NULL, *t = NULL;
-        int bad = !d || !p || PyDict_SetItem(d, k_path, p) < 0 ||
-                  PyDict_SetItem(d, k_dir, e->is_dir ? Py_True : Py_False) < 0;
-        if (!bad && e->has_metadata) {
-            size = PyLong_FromUnsignedLongLong(e->size);
-            t = PyUnicode_FromString(e->modified_at);
-            bad = !size || !t || PyDict_SetItem(d, k_size, size) < 0 ||
-                  PyDict_SetItem(d, k_time, t) < 0;
+    if (pg_conv_init(&cv, PG_NAMES(fileinfo_names), 0) == 0 &&
+        (out = PyList_New((Py_ssize_t)l->count)) != NULL) {
+        for (size_t i = 0; i < l->count; i++) {
+            PyObject *d = fileinfo_dict(&cv, &l->items[i]);
+            if (d == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
         }
-        Py_XDECREF(p);
-        Py_XDECREF(size);
-        Py_XDECREF(t);
-        if (bad) {
-            Py_XDECREF(d);
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SetItem(out, (Py_ssize_t)i, d); /* steals */
     }
-done:
-    Py_XDECREF(k_path);
-    Py_XDECREF(k_dir);
-    Py_XDECREF(k_size);
-    Py_XDECREF(k_time);
+    pg_conv_dispose(&cv);
     pathgate_fs_list_dispose(l);
     return out;
 }
@@ -120,7 +101,7 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     if (owner_arg(st, a[0], &o) < 0 || opt_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_ls(&l, o.resolver, path, (size_t)len, &o.opts, &err);
@@ -132,18 +113,6 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* ---------------------------------------------------------------- read */
-
-static int set_item(PyObject *d, const char *key, PyObject *value) {
-    if (value == NULL)
-        return -1;
-    int rc = PyDict_SetItemString(d, key, value);
-    Py_DECREF(value);
-    return rc;
-}
-
-static PyObject *opt_u64(int present, uint64_t v) {
-    return present ? PyLong_FromUnsignedLongLong(v) : Py_NewRef(Py_None);
-}
 
 static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
@@ -166,7 +135,7 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_read_result r;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_read(&r, o.resolver, path, (size_t)len, offset, limit, &o.opts, &err);
@@ -174,24 +143,9 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    PyObject *d = PyDict_New();
-    if (d == NULL ||
-        set_item(d, "path", str_of(r.path.ptr, r.path.len)) < 0 ||
-        set_item(d, "content", r.content.ptr ? str_of(r.content.ptr, r.content.len)
-                                             : PyUnicode_FromString("")) < 0 ||
-        set_item(d, "encoding", PyUnicode_FromString(r.encoding == PATHGATE_FS_BASE64 ? "base64"
-                                                                                        : "utf-8")) < 0 ||
-        set_item(d, "empty", PyBool_FromLong(r.empty)) < 0 ||
-        set_item(d, "no_lines_requested", PyBool_FromLong(r.no_lines_requested)) < 0 ||
-        set_item(d, "total_lines", opt_u64(r.has_window, r.total_lines)) < 0 ||
-        set_item(d, "start_line", opt_u64(r.has_window, r.start_line)) < 0 ||
-        set_item(d, "end_line", opt_u64(r.has_window, r.end_line)) < 0 ||
-        set_item(d, "next_offset", opt_u64(r.has_next, r.next_offset)) < 0 ||
-        set_item(d, "modified_at", r.no_lines_requested ? Py_NewRef(Py_None)
-                                                        : PyUnicode_FromString(r.modified_at)) < 0) {
-        Py_XDECREF(d);
-        d = NULL;
-    }
+    pg_conv cv;
+    PyObject *d = pg_conv_init(&cv, PG_NAMES(read_names), 1) == 0 ? read_dict(&cv, &r) : NULL;
+    pg_conv_dispose(&cv);
     pathgate_fs_read_result_dispose(&r);
     return d;
 }
@@ -242,7 +196,7 @@ static PyObject *fs_write(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_write(&out, o.resolver, path, (size_t)len, data, (size_t)dlen, &o.opts, &err);
@@ -280,7 +234,7 @@ static PyObject *fs_edit(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     pathgate_buf out = PATHGATE_BUF_INIT;
     size_t n = 0;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_edit(&out, &n, o.resolver, path, (size_t)len, old_s, (size_t)old_len, new_s,
@@ -319,7 +273,7 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (owner_arg(st, a[0], &o) < 0 || pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_delete(&out, o.resolver, path, (size_t)len, &o.opts, &err);
@@ -364,7 +318,7 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
@@ -375,37 +329,18 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(h3);
     if (rc < 0)
         return fail(st, rc, &err);
-    PyObject *k_path = PyUnicode_InternFromString("path");
-    PyObject *k_line = PyUnicode_InternFromString("line");
-    PyObject *k_text = PyUnicode_InternFromString("text");
-    PyObject *list = (k_path && k_line && k_text) ? PyList_New((Py_ssize_t)m.count) : NULL;
-    PyObject *last_path = NULL; /* consecutive matches share their path str */
-    const char *last_ptr = NULL;
+    pg_conv cv;
+    PyObject *list =
+        pg_conv_init(&cv, PG_NAMES(grepmatch_names), 0) == 0 ? PyList_New((Py_ssize_t)m.count) : NULL;
     for (size_t i = 0; list != NULL && i < m.count; i++) {
-        const pathgate_fs_match *e = &m.items[i];
-        if (e->path != last_ptr) {
-            Py_XDECREF(last_path);
-            last_path = str_of(e->path, e->path_len);
-            last_ptr = e->path;
-        }
-        PyObject *d = PyDict_New();
-        PyObject *line = PyLong_FromUnsignedLongLong(e->line);
-        PyObject *text = PyUnicode_DecodeUTF8(e->text, (Py_ssize_t)e->text_len, "replace");
-        int bad = !last_path || !d || !line || !text || PyDict_SetItem(d, k_path, last_path) < 0 ||
-                  PyDict_SetItem(d, k_line, line) < 0 || PyDict_SetItem(d, k_text, text) < 0;
-        Py_XDECREF(line);
-        Py_XDECREF(text);
-        if (bad) {
-            Py_XDECREF(d);
+        PyObject *d = grepmatch_dict(&cv, &m.items[i]);
+        if (d == NULL) {
             Py_CLEAR(list);
             break;
         }
         PyList_SetItem(list, (Py_ssize_t)i, d);
     }
-    Py_XDECREF(last_path);
-    Py_XDECREF(k_path);
-    Py_XDECREF(k_line);
-    Py_XDECREF(k_text);
+    pg_conv_dispose(&cv);
     int truncated = m.truncated;
     pathgate_fs_matches_dispose(&m);
     if (list == NULL)
@@ -444,7 +379,7 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_glob(&l, o.resolver, pat, (size_t)plen, path, (size_t)len, &o.opts, &err);
@@ -514,7 +449,7 @@ static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t n
         items[ready].data = views[ready].buf;
         items[ready].size = (size_t)views[ready].len;
     }
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
@@ -526,11 +461,6 @@ static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t n
     if ((result = PyList_New(n)) == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (codes[i] == PATHGATE_ENOMEM) {
-            Py_CLEAR(result);
-            PyErr_NoMemory();
-            goto done;
-        }
         PyObject *e = op_error(codes[i]);
         if (e == NULL) {
             Py_CLEAR(result);
@@ -585,7 +515,7 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
         items[i].path = p;
         items[i].path_len = (size_t)plen;
     }
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_download(&b, o.resolver, items, (size_t)n, &o.opts, &err);
@@ -598,11 +528,6 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         const pathgate_fs_blob *x = &b.items[i];
-        if (x->code == PATHGATE_ENOMEM) {
-            Py_CLEAR(result);
-            PyErr_NoMemory();
-            goto done;
-        }
         PyObject *data = x->code == 0 ? PyBytes_FromStringAndSize((const char *)x->data,
                                                                   (Py_ssize_t)x->size)
                                       : Py_NewRef(Py_None);

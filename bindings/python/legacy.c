@@ -1,5 +1,5 @@
 /*
- * legacy.c - pathgate.LegacyAppPathString over pathgate_legacy (DESIGN.md
+ * legacy.c - pathgate.LegacyAppPathString over pathgate_legacy (docs/spec.md
  * section 3): wraps any text unvalidated; conversions fail closed, UI
  * rendering never fails. Immutable; str() is exactly the text given.
  */
@@ -31,7 +31,7 @@ static PyObject *legacy_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (pg_text(obj, &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_legacy *path = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_legacy_new(&path, text, (size_t)len, NULL, &err);
     Py_XDECREF(holder);
     if (rc < 0)
@@ -56,7 +56,7 @@ static PyObject *legacy_to_uri(PyObject *self, PyObject *const *args, Py_ssize_t
     if (pg_convention_arg(st, a[0], &conv) < 0)
         return NULL;
     pathgate_uri *uri = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_legacy_to_uri(&uri, PG_LEGACY(self), conv, &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -79,7 +79,7 @@ static PyObject *legacy_from_uri(PyObject *cls, PyObject *const *args, Py_ssize_
     if (pg_convention_arg(st, a[1], &conv) < 0)
         return NULL;
     pathgate_legacy *path = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_legacy_from_uri(&path, ((pg_uri_object *)a[0])->uri, conv, &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -117,7 +117,7 @@ static PyObject *legacy_resolve_against(PyObject *self, PyObject *const *args, P
     const pathgate_uri *home =
         (a[1] == NULL || a[1] == Py_None) ? NULL : ((pg_uri_object *)a[1])->uri;
     pathgate_uri *uri = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_legacy_resolve_against(&uri, PG_LEGACY(self), ((pg_uri_object *)a[0])->uri,
                                              home, &err);
     if (rc < 0)

@@ -1,7 +1,7 @@
 /*
  * module.h - shared declarations of the CPython extension pathgate._core.
  *
- * Thin glue over libpathgate (DESIGN.md section 8): every file converts
+ * Thin glue over libpathgate (docs/spec.md section 8): every file converts
  * arguments, calls one core function, converts the result and maps errors.
  *
  * Stable ABI: every source includes this header first, so Py_LIMITED_API is

@@ -1,5 +1,5 @@
 /*
- * ref.c - pathgate.VisibilityRef over pathgate_ref (DESIGN.md section 5):
+ * ref.c - pathgate.VisibilityRef over pathgate_ref (docs/spec.md section 5):
  * an immutable (token, canonical address) pair that holds no host path.
  * str() is the address, repr() `VisibilityRef(<address>)`; equal when
  * token and address are. Constructible from Python (deserialisation,
@@ -37,7 +37,7 @@ static PyObject *ref_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     pathgate_ref *ref = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_ref_new(&ref, token, (size_t)token_len, address, (size_t)address_len, NULL,
                               &err);
     Py_XDECREF(token_holder);

@@ -1,6 +1,6 @@
 /*
  * resolver.c - pathgate.Resolver and pathgate.VisibilityResolution
- * (DESIGN.md sections 4 and 5).
+ * (docs/spec.md sections 4-5).
  *
  * A Resolver owns a pathgate_resolver: its roots and mods are opened once
  * at construction and every decision is the core's. The GIL is released
@@ -325,7 +325,7 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     opts.mods = mods;
     opts.max_tokens = (size_t)max_tokens;
     pathgate_resolver *resolver = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_resolver_new(&resolver, &opts, &err);
@@ -397,7 +397,7 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
         return NULL;
     }
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
@@ -421,7 +421,7 @@ static PyObject *resolver_host_path(PyObject *self, PyObject *ref) {
     if (ref_arg(st, ref) < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_resolver_host_path(&buf, PG_RESOLVER(self), ((pg_ref_object *)ref)->ref,
                                          &err);
     if (rc < 0)

@@ -1,5 +1,5 @@
 /*
- * session.c - pathgate.Session (DESIGN.md section 6): a home root and a
+ * session.c - pathgate.Session (docs/spec.md section 6): a home root and a
  * working-directory stack of canonical addresses over one Resolver, and
  * pathgate.SessionState, the (home, cwd, depth) snapshot get() returns.
  *
@@ -116,7 +116,7 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     if (home_obj != Py_None && pg_text(home_obj, &home, &home_len, &holder, "home") < 0)
         return NULL;
     pathgate_session *session = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_new(&session, ((pg_resolver_object *)resolver)->resolver, home,
                                   (size_t)home_len, &err);
     Py_XDECREF(holder);
@@ -151,7 +151,7 @@ static PyObject *session_message(pg_state *st, int rc, pathgate_buf *buf,
 static PyObject *session_pwd(PyObject *self, PyObject *unused) {
     (void)unused;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_pwd(&buf, PG_SESSION(self), &err);
     return session_message(pg_state_of(self), rc, &buf, &err);
 }
@@ -163,7 +163,7 @@ static PyObject *session_cd(PyObject *self, PyObject *arg) {
     if (pg_text(arg, &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_cd(&buf, PG_SESSION(self), text, (size_t)len, &err);
     Py_XDECREF(holder);
     return session_message(pg_state_of(self), rc, &buf, &err);
@@ -176,7 +176,7 @@ static PyObject *session_push(PyObject *self, PyObject *arg) {
     if (pg_host_text(arg, &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     pathgate_session *session = PG_SESSION(self);
     Py_BEGIN_ALLOW_THREADS
@@ -189,7 +189,7 @@ static PyObject *session_push(PyObject *self, PyObject *arg) {
 static PyObject *session_pop(PyObject *self, PyObject *unused) {
     (void)unused;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_pop(&buf, PG_SESSION(self), &err);
     return session_message(pg_state_of(self), rc, &buf, &err);
 }
@@ -199,7 +199,7 @@ static PyObject *session_get(PyObject *self, PyObject *unused) {
     pg_state *st = pg_state_of(self);
     pathgate_buf home = PATHGATE_BUF_INIT, cwd = PATHGATE_BUF_INIT;
     size_t depth = 0;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_get(&home, &cwd, &depth, PG_SESSION(self), &err);
     if (rc < 0) {
         pathgate_buf_dispose(&home);
@@ -239,7 +239,7 @@ static PyObject *session_resolve(PyObject *self, PyObject *const *args, Py_ssize
     if (pg_host_text(a[0], &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     pathgate_session *session = PG_SESSION(self);
     Py_BEGIN_ALLOW_THREADS

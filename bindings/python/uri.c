@@ -1,5 +1,5 @@
 /*
- * uri.c - pathgate.PathUri over pathgate_uri (DESIGN.md section 2).
+ * uri.c - pathgate.PathUri over pathgate_uri (docs/uri.md).
  *
  * Immutable: created only by parse / from_native and by the methods that
  * derive a new URI; no attribute can be set. str() is the URI string,
@@ -53,7 +53,7 @@ static PyObject *uri_parse(PyObject *cls, PyObject *const *args, Py_ssize_t narg
     if (pg_text(args[0], &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_uri *uri = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_parse(&uri, text, (size_t)len, NULL, &err);
     Py_XDECREF(holder);
     if (rc < 0)
@@ -77,7 +77,7 @@ static PyObject *uri_from_native(PyObject *cls, PyObject *const *args, Py_ssize_
     if (pg_text(a[0], &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_uri *uri = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_from_native(&uri, text, (size_t)len, conv, NULL, &err);
     Py_XDECREF(holder);
     if (rc < 0)
@@ -101,7 +101,7 @@ static PyObject *uri_get_parent(PyObject *self, void *closure) {
     (void)closure;
     pg_state *st = pg_state_of(self);
     pathgate_uri *parent = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_parent(&parent, PG_URI(self), &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -114,7 +114,7 @@ static PyObject *uri_get_basename(PyObject *self, void *closure) {
     (void)closure;
     pg_state *st = pg_state_of(self);
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_basename(&buf, PG_URI(self), &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -134,7 +134,7 @@ static PyObject *uri_relative_to(PyObject *self, PyObject *base) {
     if (uri_arg(st, base, "base") < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_relative_to(&buf, PG_URI(self), PG_URI(base), &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -152,7 +152,7 @@ static PyObject *uri_join_with(PyObject *self, PyObject *arg, uri_join_fn fn) {
     if (pg_text(arg, &text, &len, &holder, "text") < 0)
         return NULL;
     pathgate_uri *uri = NULL;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = fn(&uri, PG_URI(self), text, (size_t)len, &err);
     Py_XDECREF(holder);
     if (rc < 0)
@@ -179,7 +179,7 @@ static PyObject *uri_to_native(PyObject *self, PyObject *const *args, Py_ssize_t
     if (pg_convention_arg(st, a[0], &conv) < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_to_native(&buf, PG_URI(self), conv, &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
@@ -190,7 +190,7 @@ static PyObject *uri_to_host_path(PyObject *self, PyObject *unused) {
     (void)unused;
     pg_state *st = pg_state_of(self);
     pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_uri_to_host_path(&buf, PG_URI(self), &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);

@@ -8,11 +8,6 @@
 
 #define KEY_MAX 255 /* longest legacy ROOT_<KEY> lowered on the stack */
 
-int pathgate__address_is_space(unsigned char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 static int is_control(unsigned char c)
 {
     return c < 0x20 || c == 0x7F;
@@ -84,8 +79,8 @@ int pathgate__address_mod_name_valid(const char *name, size_t len)
         if (c == '/' || c == ':' || is_control(c))
             return 0;
     }
-    return !pathgate__address_is_space((unsigned char)name[0]) &&
-           !pathgate__address_is_space((unsigned char)name[len - 1]);
+    return !pathgate__is_space((unsigned char)name[0]) &&
+           !pathgate__is_space((unsigned char)name[len - 1]);
 }
 
 /* root:<key>[(/|\)<rel>] */
@@ -181,11 +176,11 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         return PATHGATE_REASON_SYNTAX;
     if (len && (memchr(text, '\0', len) || !pathgate__utf8_valid(text, len)))
         return PATHGATE_REASON_ENCODING;
-    while (len && pathgate__address_is_space((unsigned char)text[0])) {
+    while (len && pathgate__is_space((unsigned char)text[0])) {
         text++;
         len--;
     }
-    while (len && pathgate__address_is_space((unsigned char)text[len - 1]))
+    while (len && pathgate__is_space((unsigned char)text[len - 1]))
         len--;
     if (len == 0)
         return PATHGATE_REASON_SYNTAX;

@@ -1,5 +1,5 @@
 /*
- * address.h - internal: the grammar of canonical addresses (DESIGN.md
+ * address.h - internal: the grammar of canonical addresses (docs/spec.md
  * section 4), the legacy aliases, lexical normalisation and canonical
  * formatting. A pure module: no system call, no allocation. The set of
  * configured names comes in through lookup callbacks.
@@ -40,9 +40,6 @@ typedef struct pathgate__parsed {
     const char *text;
     size_t len;
 } pathgate__parsed;
-
-/* ASCII whitespace: space, \t, \n, \v, \f, \r. */
-int pathgate__address_is_space(unsigned char c);
 
 /*
  * Classifies resolver input. Checks, in this order: longer than

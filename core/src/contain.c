@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,9 +60,21 @@ typedef struct walk {
     int base;  /* not owned */
     int depth; /* fds[0..depth) are owned, fds[depth-1] is the current dir */
     int fds[PATHGATE__CONTAIN_MAX_DEPTH];
-    size_t start; /* what is left of the path: buf[start .. sizeof buf) */
+    size_t start;  /* what is left of the path: buf[start .. sizeof buf) */
+    int links;     /* symlinks followed so far */
+    int probe;     /* probe mode (see walk_run) */
+    int missed;    /* probe: something on the way was missing */
+    size_t vdepth; /* probe: lexical levels below a missing directory */
     char buf[3 * PATHGATE_PATH_MAX];
 } walk;
+
+/* One component of what is left of the path: buf[s .. s + n). */
+typedef struct component {
+    size_t s, n;
+    int final; /* nothing but slashes after it */
+    int trail; /* final, with a trailing '/': must be a directory */
+    int dot;   /* names the current directory: "", ".", or an applied ".." */
+} component;
 
 static int walk_cur(const walk *w)
 {
@@ -76,9 +89,9 @@ static void walk_close(walk *w)
 
 /* Splices a symlink target in front of what is left of the path (which
  * begins with '/' or is empty), relative to the link's directory. */
-static int walk_follow(walk *w, const char *target, size_t len, int *links)
+static int walk_follow(walk *w, const char *target, size_t len)
 {
-    if (++*links > PATHGATE__CONTAIN_MAX_LINKS)
+    if (++w->links > PATHGATE__CONTAIN_MAX_LINKS)
         return -ELOOP;
     if (len == 0)
         return -ENOENT; /* an empty symlink, as the kernel says */
@@ -103,133 +116,157 @@ static ssize_t read_link(int dirfd, const char *name, char *buf, size_t size)
     return n;
 }
 
+/* Takes the next component off what is left of the path. */
+static void walk_next(walk *w, component *c)
+{
+    const size_t end = sizeof w->buf;
+    while (w->start < end && w->buf[w->start] == '/')
+        w->start++;
+    size_t s = w->start, e = s;
+    while (e < end && w->buf[e] != '/')
+        e++;
+    size_t r = e;
+    while (r < end && w->buf[r] == '/')
+        r++;
+    c->s = s;
+    c->n = e - s;
+    c->final = r == end;
+    c->trail = c->final && e < end;
+    c->dot = c->n == 0 || (c->n == 1 && w->buf[s] == '.');
+    w->start = e;
+}
+
+/* What needs no lookup: `..` (one level up, never above the base), and in
+ * probe mode the levels below a missing directory. Returns 1 when the
+ * component is done with, 0 when it must be looked up, or -errno. */
+static int walk_lexical(walk *w, component *c)
+{
+    if (c->n == 2 && w->buf[c->s] == '.' && w->buf[c->s + 1] == '.') {
+        if (w->vdepth)
+            w->vdepth--;
+        else if (w->depth == 0)
+            return -EXDEV; /* above the base */
+        else
+            close(w->fds[--w->depth]);
+        c->dot = 1;
+    } else if (w->vdepth) {
+        if (!c->dot)
+            w->vdepth++;
+    }
+    if (w->vdepth)
+        return c->final ? -ENOENT : 1;
+    return c->dot && !c->final;
+}
+
+/* A directory on the way: enters it, splices the symlink it is, or (probe
+ * mode) notes it missing. 0 or -errno. */
+static int walk_enter(walk *w, const char *name)
+{
+    int fd = openat(walk_cur(w), name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        if (w->depth == PATHGATE__CONTAIN_MAX_DEPTH) {
+            close(fd);
+            return -ENAMETOOLONG;
+        }
+        w->fds[w->depth++] = fd;
+        return 0;
+    }
+    int err = errno;
+    if (err == ENOTDIR) { /* a file, or a symlink (not followed) */
+        char target[PATHGATE_PATH_MAX];
+        ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
+        if (len == -EINVAL)
+            return -ENOTDIR;
+        if (len < 0)
+            return (int)len;
+        return walk_follow(w, target, (size_t)len);
+    }
+    if (err == ENOENT && w->probe) {
+        w->missed = 1;
+        w->vdepth = 1;
+        return 0;
+    }
+    return -err;
+}
+
+/* The final component, opened with the caller's flags. Returns the fd or
+ * -errno; *again is set when it was a symlink, now spliced into the path
+ * (then 0 or walk_follow's -errno). */
+static int walk_final(walk *w, const char *name, const component *c, int flags, mode_t mode,
+                      int *again)
+{
+    char target[PATHGATE_PATH_MAX];
+    *again = 0;
+    int f = flags | O_NOFOLLOW | O_CLOEXEC;
+    if (c->trail && !(flags & O_CREAT))
+        f |= O_DIRECTORY;
+    int fd = openat(walk_cur(w), name, f, mode);
+    if (fd >= 0) {
+        if ((flags & O_PATH) && !(flags & O_NOFOLLOW) && !c->dot) {
+            /* O_PATH|O_NOFOLLOW opens a symlink itself: read it */
+            ssize_t len = readlinkat(fd, "", target, sizeof target);
+            if (len >= 0) {
+                close(fd);
+                if ((size_t)len >= sizeof target)
+                    return -ENAMETOOLONG;
+                *again = 1;
+                return walk_follow(w, target, (size_t)len);
+            }
+        }
+        if (w->missed) {
+            close(fd);
+            return -ENOENT;
+        }
+        return fd;
+    }
+    int err = errno;
+    if ((err == ELOOP || err == ENOTDIR) && !(flags & O_NOFOLLOW) && !c->dot) {
+        ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
+        if (len >= 0) {
+            *again = 1;
+            return walk_follow(w, target, (size_t)len);
+        }
+        if (len != -EINVAL && len != -ENOENT)
+            return (int)len;
+    }
+    return -err;
+}
+
 /*
  * The component walk. In probe mode (flags must be O_PATH) a missing
  * directory does not end the walk: the components after it are counted
  * lexically (`vdepth`), a `..` that climbs back out of them resumes the
  * real walk, and the answer is -ENOENT unless something escapes.
  */
-static int walk_run(walk *w, int flags, mode_t mode, int probe)
+static int walk_run(walk *w, int flags, mode_t mode)
 {
-    const size_t end = sizeof w->buf;
     char name[NAME_MAX + 1];
-    char target[PATHGATE_PATH_MAX];
-    int links = 0;
-    size_t vdepth = 0; /* probe: lexical levels below a missing directory */
-    int missed = 0;    /* probe: something on the way was missing */
-
     for (;;) {
-        while (w->start < end && w->buf[w->start] == '/')
-            w->start++;
-        size_t s = w->start, e = s;
-        while (e < end && w->buf[e] != '/')
-            e++;
-        size_t r = e;
-        while (r < end && w->buf[r] == '/')
-            r++;
-        const int final = r == end;
-        const int trail = final && e < end; /* `dir/` must be a directory */
-        const size_t n = e - s;
-        w->start = e;
-
-        int dot = n == 0 || (n == 1 && w->buf[s] == '.');
-        if (n == 2 && w->buf[s] == '.' && w->buf[s + 1] == '.') {
-            if (vdepth)
-                vdepth--;
-            else if (w->depth == 0)
-                return -EXDEV; /* above the base */
-            else
-                close(w->fds[--w->depth]);
-            dot = 1;
-        } else if (vdepth) {
-            if (!dot)
-                vdepth++;
-        }
-        if (vdepth) {
-            if (final)
-                return -ENOENT;
+        component c;
+        walk_next(w, &c);
+        int rc = walk_lexical(w, &c);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
             continue;
-        }
-        if (dot && !final)
-            continue;
-        if (dot) {
+        if (c.dot) {
             name[0] = '.';
             name[1] = '\0';
         } else {
-            if (n > NAME_MAX)
+            if (c.n > NAME_MAX)
                 return -ENAMETOOLONG;
-            memcpy(name, w->buf + s, n);
-            name[n] = '\0';
+            memcpy(name, w->buf + c.s, c.n);
+            name[c.n] = '\0';
         }
-
-        if (!final) {
-            int fd = openat(walk_cur(w), name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (fd >= 0) {
-                if (w->depth == PATHGATE__CONTAIN_MAX_DEPTH) {
-                    close(fd);
-                    return -ENAMETOOLONG;
-                }
-                w->fds[w->depth++] = fd;
-                continue;
-            }
-            int err = errno;
-            if (err == ENOTDIR) { /* a file, or a symlink (not followed) */
-                ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
-                if (len == -EINVAL)
-                    return -ENOTDIR;
-                if (len < 0)
-                    return (int)len;
-                int rc = walk_follow(w, target, (size_t)len, &links);
-                if (rc < 0)
-                    return rc;
-                continue;
-            }
-            if (err == ENOENT && probe) {
-                missed = 1;
-                vdepth = 1;
-                continue;
-            }
-            return -err;
+        if (!c.final) {
+            if ((rc = walk_enter(w, name)) < 0)
+                return rc;
+            continue;
         }
-
-        /* the final component, with the caller's flags */
-        int f = flags | O_NOFOLLOW | O_CLOEXEC;
-        if (trail && !(flags & O_CREAT))
-            f |= O_DIRECTORY;
-        int fd = openat(walk_cur(w), name, f, mode);
-        if (fd >= 0) {
-            if ((flags & O_PATH) && !(flags & O_NOFOLLOW) && !dot) {
-                /* O_PATH|O_NOFOLLOW opens a symlink itself: read it */
-                ssize_t len = readlinkat(fd, "", target, sizeof target);
-                if (len >= 0) {
-                    close(fd);
-                    if ((size_t)len >= sizeof target)
-                        return -ENAMETOOLONG;
-                    int rc = walk_follow(w, target, (size_t)len, &links);
-                    if (rc < 0)
-                        return rc;
-                    continue;
-                }
-            }
-            if (missed) {
-                close(fd);
-                return -ENOENT;
-            }
-            return fd;
-        }
-        int err = errno;
-        if ((err == ELOOP || err == ENOTDIR) && !(flags & O_NOFOLLOW) && !dot) {
-            ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
-            if (len >= 0) {
-                int rc = walk_follow(w, target, (size_t)len, &links);
-                if (rc < 0)
-                    return rc;
-                continue;
-            }
-            if (len != -EINVAL && len != -ENOENT)
-                return (int)len;
-        }
-        return -err;
+        int again;
+        rc = walk_final(w, name, &c, flags, mode, &again);
+        if (!again || rc < 0)
+            return rc;
     }
 }
 
@@ -241,9 +278,13 @@ static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int pro
     walk w;
     w.base = dirfd;
     w.depth = 0;
+    w.links = 0;
+    w.probe = probe;
+    w.missed = 0;
+    w.vdepth = 0;
     w.start = sizeof w.buf - len;
     memcpy(w.buf + w.start, rel, len);
-    int rc = walk_run(&w, flags, mode, probe);
+    int rc = walk_run(&w, flags, mode);
     walk_close(&w);
     return rc;
 }

@@ -1,14 +1,14 @@
 /*
- * contain.h - internal: kernel-enforced containment beneath a directory fd.
- *
- * pathgate__contain_open and pathgate__errno_to_code are declared in
- * resolver_internal.h (the contract other modules use); this header adds
- * what only the resolver needs.
+ * contain.h - internal: kernel-enforced containment beneath a directory fd
+ * (contain.c). Knows nothing of resolvers: the resolver and the file
+ * operations build on it.
  */
 #ifndef PATHGATE_CONTAIN_H
 #define PATHGATE_CONTAIN_H
 
-#include "resolver_internal.h"
+#include <sys/types.h>
+
+#include "pathgate/common.h"
 
 /* Most symlinks followed in one walk (the kernel's own limit). */
 #define PATHGATE__CONTAIN_MAX_LINKS 40
@@ -16,6 +16,24 @@
 #define PATHGATE__CONTAIN_MAX_DEPTH 256
 /* Bounded retries of openat2 answering EAGAIN. */
 #define PATHGATE__CONTAIN_EAGAIN_RETRIES 32
+
+/*
+ * Opens `rel` (normalised, relative, "" = the directory itself) beneath
+ * dirfd with the kernel enforcing containment: openat2 with
+ * RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS (EAGAIN retried a bounded number
+ * of times), or the O_NOFOLLOW component walk when openat2 answers
+ * ENOSYS/EPERM or `force_fallback` is set. open_flags are open(2) flags;
+ * O_CLOEXEC is always added. Returns the fd (>= 0) or -errno: -EXDEV for
+ * an escape (`..` above dirfd, absolute or outward symlink, magic link),
+ * -ENOENT, -ENOTDIR, -ELOOP, -EISDIR, ... exactly as the kernel says.
+ * Never follows a symlink for a final component when O_NOFOLLOW is given.
+ */
+int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
+                           int force_fallback);
+
+/* Maps a negative errno from pathgate__contain_open to a pathgate code. */
+int pathgate__errno_to_code(int neg_errno);
+
 
 /*
  * Existence and containment of `rel` (normalised, relative, "" = dirfd

@@ -10,7 +10,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_run.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 #include "text.h"
 #include "resolver_internal.h"
 

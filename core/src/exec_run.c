@@ -11,7 +11,7 @@
 #include "exec_seccomp.h"
 #include "exec_spawn.h"
 #include "exec_tmp.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 #define SHELL_PATH "/bin/sh"
 #define ENV_PATH "PATH=/usr/local/bin:/usr/bin:/bin"

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 typedef struct system_path {
     const char *path;

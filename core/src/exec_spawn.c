@@ -23,7 +23,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_seccomp.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000

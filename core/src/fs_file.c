@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +11,8 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
+#include "random.h"
+#include "testing.h"
 
 /* The answer of a where-it-lives check as a result: 1 is EACCES, an
  * errno is an I/O error, 0 passes. */
@@ -186,8 +187,9 @@ static int write_all(int fd, const char *p, size_t len)
 
 static int hook(const pathgate_fs_options *opts, pathgate_fs_hook_point point)
 {
-    if (opts && opts->test_hook) {
-        int rc = opts->test_hook(point, opts->test_hook_ctx);
+    const pathgate__fs_test_options *t = pathgate__fs_test_options_of(opts);
+    if (t && t->hook) {
+        int rc = t->hook(point, t->hook_ctx);
         return rc < 0 ? rc : 0;
     }
     return 0;
@@ -256,7 +258,7 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
         unsigned char rnd[8];
-        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        if (pathgate__random_bytes(rnd, sizeof rnd) != 0) {
             fd = -EIO;
             break;
         }

@@ -127,6 +127,7 @@ int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     out->count = count;
+    int nomem = 0;
     for (size_t i = 0; i < count; i++) {
         pathgate__fs_target t;
         struct stat st;
@@ -140,6 +141,13 @@ int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
         out->items[i].code = rc;
         out->items[i].data = (unsigned char *)data;
         out->items[i].size = n;
+        nomem |= rc == PATHGATE_ENOMEM;
+    }
+    /* Running out of memory is not an answer about one file: the call
+     * fails and keeps nothing. */
+    if (nomem) {
+        pathgate_fs_blobs_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     return PATHGATE_OK;
 }

@@ -109,12 +109,11 @@ int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len,
                            const struct stat *st)
 {
     if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 16;
-        pathgate_fs_info *items = pathgate__realloc(&list->alloc, list->items, cap * sizeof *items);
+        pathgate_fs_info *items =
+            pathgate__grow(&list->alloc, list->items, &list->cap, sizeof *items, 16);
         if (!items)
             return PATHGATE_ENOMEM;
         list->items = items;
-        list->cap = cap;
     }
     const char *p = pathgate__fs_arena_strdup(&list->arena, &list->alloc, path, len);
     if (!p)
@@ -142,12 +141,10 @@ int pathgate__fs_matches_push(pathgate_fs_matches *m, const char *path, size_t p
                               uint64_t line, const char *text, size_t text_len)
 {
     if (m->count == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        pathgate_fs_match *items = pathgate__realloc(&m->alloc, m->items, cap * sizeof *items);
+        pathgate_fs_match *items = pathgate__grow(&m->alloc, m->items, &m->cap, sizeof *items, 16);
         if (!items)
             return PATHGATE_ENOMEM;
         m->items = items;
-        m->cap = cap;
     }
     /* the path is shared with the previous match of the same file */
     const char *p = NULL;

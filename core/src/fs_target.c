@@ -8,13 +8,15 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
+#include "testing.h"
 #include "text.h"
 
 pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
                                          const pathgate_fs_options *opts, pathgate_error *err)
 {
     pathgate_session *s = opts ? opts->session : NULL;
-    if (opts && opts->version != PATHGATE_FS_OPTIONS_VERSION) {
+    if (opts && opts->version != PATHGATE_FS_OPTIONS_VERSION &&
+        !pathgate__fs_test_options_of(opts)) {
         pathgate__error_set(err, PATHGATE_EINVAL, "unsupported options version");
         return NULL;
     }

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
+#include "text.h"
 
 int pathgate__fs_blank(const char *s, size_t len)
 {
@@ -88,46 +89,14 @@ int pathgate__fs_window(pathgate_buf *out, size_t *total, const pathgate_allocat
     return PATHGATE_OK;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 when invalid (the same
- * rules as pathgate__utf8_valid). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else
-        return 0;
-    if (len > n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; k++)
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
-
 size_t pathgate__fs_utf8_repair(char *out, const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, n = 0;
     while (i < len) {
-        size_t k = utf8_seq(s + i, len - i);
-        if (k) {
+        long cp;
+        size_t k = pathgate__utf8_next(s + i, len - i, &cp);
+        if (cp >= 0) {
             if (out)
                 memcpy(out + n, s + i, k);
             n += k;

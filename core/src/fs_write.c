@@ -101,11 +101,17 @@ int pathgate_fs_upload(int *codes, pathgate_resolver *resolver, const pathgate_f
     pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
     if (!r)
         return PATHGATE_EINVAL;
+    int nomem = 0;
     for (size_t i = 0; i < count; i++) {
         pathgate__fs_target t;
         pathgate_error item_err;
         codes[i] = write_one(&t, r, items[i].path, items[i].path_len, items[i].data,
                              items[i].size, opts, &item_err);
+        nomem |= codes[i] == PATHGATE_ENOMEM;
     }
+    /* Running out of memory is not an answer about one file: the call
+     * fails (every item was still tried, and codes says which). */
+    if (nomem)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     return PATHGATE_OK;
 }

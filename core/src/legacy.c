@@ -1,7 +1,7 @@
 /*
  * legacy.c - LegacyAppPathString: native path text as legacy clients send
  * it, wrapped unvalidated, converted to and from PathUri on demand
- * (DESIGN.md section 3). Built only on the public uri API.
+ * (docs/spec.md section 3). Built only on the public uri API.
  */
 #include "pathgate/legacy.h"
 
@@ -98,61 +98,6 @@ pathgate_convention pathgate_legacy_infer_convention(const pathgate_legacy *path
 
 /* ------------------------------------------------------- UI rendering */
 
-/*
- * Decodes one UTF-8 sequence at s[0..len) (len >= 1). Returns its length
- * and sets *cp, or returns the length of the maximal ill-formed subpart
- * (Unicode's "substitution of maximal subparts", as CPython's
- * errors="replace") and sets *cp to -1.
- */
-static size_t utf8_step(const unsigned char *s, size_t len, long *cp)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    long v;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 1;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 2;
-        v = c & 0x0F;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 3;
-        v = c & 0x07;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        *cp = -1;
-        return 1;
-    }
-    size_t i = 1;
-    for (; i <= n; i++) {
-        if (i >= len) {
-            *cp = -1;
-            return i;
-        }
-        unsigned char b = s[i];
-        unsigned char l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
-        if (b < l || b > h) {
-            *cp = -1;
-            return i;
-        }
-        v = (v << 6) | (b & 0x3F);
-    }
-    *cp = v;
-    return i;
-}
-
 /* Code points a UI must not show raw: C0, DEL, C1, the bidirectional
  * formatting controls (they reorder what follows: "Trojan Source"), and
  * the line/paragraph separators. */
@@ -173,7 +118,7 @@ static size_t ui_render(char *out, const char *text, size_t len)
     size_t o = 0, i = 0;
     while (i < len) {
         long cp;
-        size_t n = utf8_step(s + i, len - i, &cp);
+        size_t n = pathgate__utf8_next(s + i, len - i, &cp);
         char tmp[8];
         size_t tn = 0;
         if (cp < 0) {

@@ -1,5 +1,5 @@
 /*
- * registry.h - internal: the token registry (DESIGN.md section 5).
+ * registry.h - internal: the token registry (docs/spec.md section 5).
  *
  * token (UUID4, 16 random bytes from a batched getrandom source) ->
  * (base index, canonical address). O(1) insert, lookup and removal;

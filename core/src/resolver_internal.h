@@ -1,14 +1,16 @@
 /*
  * resolver_internal.h - internal: what the session, fs and exec modules use
- * of a resolver beyond its public API. Implemented in resolver.c and
- * contain.c.
+ * of a resolver beyond its public API. Implemented in resolver.c; the
+ * containment primitives it is built on are contain.h's.
  */
 #ifndef PATHGATE_RESOLVER_INTERNAL_H
 #define PATHGATE_RESOLVER_INTERNAL_H
 
 #include <sys/types.h>
 
+#include "contain.h"
 #include "pathgate/resolver.h"
+#include "testing.h"
 
 /* Every configured base, roots first then mods, in configuration order;
  * index i of pathgate__resolver_base_* below. */
@@ -58,20 +60,6 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
                              const char *address, size_t len);
 
 /*
- * Opens `rel` (normalised, relative, "" = the directory itself) beneath
- * dirfd with the kernel enforcing containment: openat2 with
- * RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS (EAGAIN retried a bounded number
- * of times), or the O_NOFOLLOW component walk when openat2 answers
- * ENOSYS/EPERM or `force_fallback` is set. open_flags are open(2) flags;
- * O_CLOEXEC is always added. Returns the fd (>= 0) or -errno: -EXDEV for
- * an escape (`..` above dirfd, absolute or outward symlink, magic link),
- * -ENOENT, -ENOTDIR, -ELOOP, -EISDIR, ... exactly as the kernel says.
- * Never follows a symlink for a final component when O_NOFOLLOW is given.
- */
-int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
-                           int force_fallback);
-
-/*
  * Opens the target of a canonical address beneath its base (split +
  * contain_open with the resolver's flags). Returns the fd or a negative
  * pathgate code: PATHGATE_EINVALIDPATH (not canonical, unknown base, or an
@@ -80,8 +68,5 @@ int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mo
  */
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,
                             size_t len, int open_flags, mode_t mode);
-
-/* Maps a negative errno from pathgate__contain_open to a pathgate code. */
-int pathgate__errno_to_code(int neg_errno);
 
 #endif

@@ -39,18 +39,13 @@ struct pathgate_session {
 
 /* -------------------------------------------------------------- helpers */
 
-static int is_space(unsigned char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 static void strip(const char **text, size_t *len)
 {
-    while (*len && is_space((unsigned char)(*text)[0])) {
+    while (*len && pathgate__is_space((unsigned char)(*text)[0])) {
         (*text)++;
         (*len)--;
     }
-    while (*len && is_space((unsigned char)(*text)[*len - 1]))
+    while (*len && pathgate__is_space((unsigned char)(*text)[*len - 1]))
         (*len)--;
 }
 

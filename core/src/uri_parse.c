@@ -2,7 +2,8 @@
  *
  * uriparser checks the RFC 3986 syntax and splits the authority; nothing
  * else of it is used (its normaliser and filename converters are wrong
- * for us, see NOTES.md). Segments are validated and normalised here. The
+ * for us, see docs/spec.md section 9). Segments are validated and
+ * normalised here. The
  * order of the checks fixes which error wins: text (EINVAL, ETOOLONG,
  * ENUL, EUTF8), scheme (ENOTABS, ESCHEME), query/fragment, syntax,
  * credentials, port, host, path. */

@@ -77,6 +77,31 @@ long pg_for_each_failing_alloc(int (*body)(const pathgate_allocator *alloc, void
     return -1;
 }
 
+void pg_err_junk(pathgate_error *err)
+{
+    err->code = PG_ERR_JUNK_CODE;
+    memset(err->message, 0xA5, sizeof err->message);
+}
+
+void pg__assert_err_filled(int rc, const pathgate_error *err, const char *func, const char *file,
+                           int line)
+{
+    if (rc >= 0)
+        return;
+    const char *what = NULL;
+    if (err->code != rc)
+        what = "err->code";
+    else if (!memchr(err->message, '\0', sizeof err->message))
+        what = "err->message unterminated";
+    else if ((unsigned char)err->message[0] == 0xA5)
+        what = "err->message";
+    if (what) {
+        print_error("ERROR: %s failed with %d (%s) but did not fill %s (code %d)\n", func, rc,
+                    pathgate_errname(rc), what, err->code);
+        _fail(file, line);
+    }
+}
+
 void pg__assert_buf(pathgate_buf *buf, const char *expected, const char *file, int line)
 {
     if (!expected) {

@@ -23,7 +23,7 @@
 
 #include "exec_run.h"
 #include "exec_tmp.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 #define SECRET "top secret outside bytes\n"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "exec_run.h"
-#include "landlock.h"
+#include "exec_landlock.h"
 
 #define NTHREADS 4
 #define ROUNDS 3

@@ -58,6 +58,15 @@ static const gcase cases[] = {
     {"?.txt", "ab.txt", 0},
     {"?.txt", "\xC3\xA9.txt", 1}, /* one code point, two bytes */
     {"??.txt", "\xC3\xA9.txt", 0},
+    /* the strict decoder of text.h: an overlong (E0 80 80 would be U+0000),
+     * a surrogate (ED A0 80) and F4 90 80 80 (above U+10FFFF) are not one
+     * character each but one invalid byte per byte */
+    {"?", "\xE0\x80\x80", 0},
+    {"???", "\xE0\x80\x80", 1},
+    {"?", "\xED\xA0\x80", 0},
+    {"???", "\xED\xA0\x80", 1},
+    {"?", "\xF4\x90\x80\x80", 0},
+    {"????", "\xF4\x90\x80\x80", 1},
     {"[abc].txt", "b.txt", 1},
     {"[abc].txt", "d.txt", 0},
     {"[!abc].txt", "d.txt", 1},

@@ -1,4 +1,4 @@
-/* test_legacy.c - LegacyAppPathString (DESIGN.md section 3). */
+/* test_legacy.c - LegacyAppPathString (docs/spec.md section 3). */
 #include "support.h"
 
 #include <stdio.h>

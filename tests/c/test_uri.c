@@ -190,7 +190,7 @@ static void test_error_detail(void **state)
 
 /* -------------------------------------------------------- encoding set */
 
-/* DESIGN.md section 2, written out independently of pct.c: the bytes a
+/* docs/spec.md section 2, written out independently of pct.c: the bytes a
  * segment encodes (plus DEL, our documented addition). */
 static int design_encodes(unsigned c)
 {

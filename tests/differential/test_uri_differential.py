@@ -9,7 +9,7 @@ paths generated from a fixed seed, with two independent implementations:
 * CPython's ``pathlib.PureWindowsPath(p).as_uri()`` / ``PurePosixPath(p).as_uri()``
   and, for URI -> native, ``urllib.parse.unquote`` + ``PurePath``.
 
-Neither reference is the contract (DESIGN.md section 2 is), so every place
+Neither reference is the contract (docs/uri.md is), so every place
 where pathgate is *meant* to differ is written down below as an explicit
 normalisation rule, applied to the reference's answer before comparing.
 Anything else is a failure, reported with the offending path.
@@ -41,7 +41,7 @@ R4  Dot segments. pathgate resolves ``.`` and ``..`` and never climbs above
     normalised lexically (with the same clamping) before comparing. Node
     resolves with ``path.resolve``, which lets ``..`` pop a UNC share
     (``\\\\srv\\share\\..\\x`` -> ``file://srv/x``): such inputs are not
-    compared with Node (pathgate keeps the share; DESIGN.md requires it).
+    compared with Node (pathgate keeps the share; docs/uri.md requires it).
 R5  Relative text. pathgate refuses it (not_absolute); Node resolves it
     against the process's working directory; pathlib raises ValueError.
     Relative inputs are compared with pathlib only (both must refuse).
@@ -189,7 +189,7 @@ def run_node(queries: list[dict]) -> list[dict]:
 
 # ----------------------------------------------------- canonicalisation
 
-# R1: what pathgate leaves literal in a segment (DESIGN.md section 2).
+# R1: what pathgate leaves literal in a segment (docs/uri.md).
 LITERAL = set(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._"
     "*'(),:[]|^!$&+;=@~"

@@ -1,5 +1,5 @@
 -- exec_spec.lua - resolver:execute / session:execute: contained commands
--- (DESIGN.md section 7b) seen from Lua: the result table, the session's
+-- (docs/spec.md section 7b) seen from Lua: the result table, the session's
 -- cwd, containment, exit codes, timeout, output cap, the failure
 -- convention (nil, message, code) and misuse.
 local pathgate = require "pathgate"

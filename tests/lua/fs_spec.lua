@@ -1,4 +1,4 @@
--- fs_spec.lua - the file operations (DESIGN.md section 7) as methods of
+-- fs_spec.lua - the file operations (docs/spec.md section 7) as methods of
 -- Resolver and Session: results as tables, failures as nil, message, code,
 -- containment (outward symlinks, FIFOs), and per-item upload/download codes.
 local pathgate = require "pathgate"

@@ -1,5 +1,5 @@
 -- session_spec.lua - pathgate.Session: home root, working-directory stack,
--- every message of DESIGN.md section 6, lifetime against its resolver.
+-- every message of docs/spec.md section 6, lifetime against its resolver.
 local pathgate = require "pathgate"
 local helpers = require "helpers"
 

@@ -1,5 +1,5 @@
 """pathgate.Backend: the deepagents backend protocol over contained file
-operations (DESIGN.md section 7), on a real tree."""
+operations (docs/spec.md section 7), on a real tree."""
 
 import base64
 import inspect

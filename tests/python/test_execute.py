@@ -1,5 +1,5 @@
 """Backend.execute / aexecute / id and pathgate.execute: contained commands
-(DESIGN.md section 7b) from Python, including 8 concurrent executions from
+(docs/spec.md section 7b) from Python, including 8 concurrent executions from
 threads, each contained, and deepagents' sandbox protocol shape."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""LegacyAppPathString through the Python API (DESIGN.md section 3)."""
+"""LegacyAppPathString through the Python API (docs/spec.md section 3)."""
 
 import pickle
 

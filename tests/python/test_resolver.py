@@ -1,5 +1,5 @@
 """Resolver, VisibilityResolution and VisibilityRef through the Python API
-(DESIGN.md sections 4 and 5) on a real temporary tree (conftest.tree)."""
+(docs/spec.md sections 4-5) on a real temporary tree (conftest.tree)."""
 
 import os
 import pathlib

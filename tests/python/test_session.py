@@ -1,4 +1,4 @@
-"""Session through the Python API (DESIGN.md section 6)."""
+"""Session through the Python API (docs/spec.md section 6)."""
 
 import os
 

@@ -13,10 +13,11 @@
 extern "C" {
 #endif
 
-/* PATHGATE_EXTERN marks the public API. The shared library is built with
+/* PATHGATE_EXTERN marks the public API. The core is compiled once, with
  * PATHGATE_BUILDING_SHARED and -fvisibility=hidden, so only these symbols
- * are exported; a static build (linked into the Python and Lua modules)
- * leaves them hidden so that the core never leaks out of a module. */
+ * are exported from the shared library; the Python and Lua modules link
+ * the static one with -Wl,--exclude-libs,ALL so that the core never leaks
+ * out of a module. */
 #if defined(PATHGATE_BUILDING_SHARED)
 #define PATHGATE_EXTERN __attribute__((visibility("default")))
 #else
@@ -96,6 +97,9 @@ typedef struct pathgate_error {
     int code;
     char message[PATHGATE_ERROR_TEXT_LENGTH];
 } pathgate_error;
+/* Start every pathgate_error from this, so that nothing can ever read stack
+ * bytes from one: `pathgate_error err = PATHGATE_ERROR_INIT;`. */
+#define PATHGATE_ERROR_INIT {0, {0}}
 
 /*
  * Optional allocator. Every constructor takes a `const pathgate_allocator *`;

@@ -1,5 +1,5 @@
 /*
- * pathgate/exec.h - contained command execution (DESIGN.md section 7b).
+ * pathgate/exec.h - contained command execution (docs/spec.md section 7b).
  *
  * pathgate_exec_run() runs `/bin/sh -c <command>` in a child process whose
  * working directory is a directory inside the resolver's bases and which is
@@ -81,6 +81,9 @@ typedef struct pathgate_exec_options {
 
 #define PATHGATE_EXEC_OPTIONS_VERSION 1
 #define PATHGATE_EXEC_OPTIONS_INIT {PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0}
+/* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_exec_options_init(pathgate_exec_options *opts, unsigned int version);
 
 /* Caller-owned result. output holds the merged stdout and stderr bytes (not
  * necessarily UTF-8), at most output_cap of them; truncated says more were

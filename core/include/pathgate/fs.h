@@ -1,6 +1,6 @@
 /*
  * pathgate/fs.h - file operations for agent backends through canonical
- * addresses (DESIGN.md section 7): ls, read, write, edit, delete, grep,
+ * addresses (docs/spec.md section 7): ls, read, write, edit, delete, grep,
  * glob, upload, download.
  *
  * Every operation takes text in any form the resolver accepts (canonical
@@ -83,12 +83,6 @@ extern "C" {
 /* Room for "YYYY-MM-DDTHH:MM:SS.ffffff+00:00" and a terminator. */
 #define PATHGATE_FS_TIME_LEN 40
 
-/* Points of a write where the test hook is called. */
-typedef enum pathgate_fs_hook_point {
-    PATHGATE_FS_HOOK_TEMP_CREATED = 1, /* temp file created, nothing written */
-    PATHGATE_FS_HOOK_BEFORE_RENAME = 2 /* temp written and fsync'd */
-} pathgate_fs_hook_point;
-
 typedef struct pathgate_fs_options {
     unsigned int version; /* PATHGATE_FS_OPTIONS_VERSION */
     /* Relative input resolves against this session's cwd, and an omitted
@@ -96,11 +90,6 @@ typedef struct pathgate_fs_options {
      * is invalid and an omitted address means the first root. When set,
      * the resolver argument may be NULL (the session's is used). */
     pathgate_session *session;
-    /* Test-only fault injection: called at each pathgate_fs_hook_point of
-     * a write; a negative pathgate code returned aborts the write there
-     * (temp file removed, target untouched) with that code. NULL = none. */
-    int (*test_hook)(pathgate_fs_hook_point point, void *ctx);
-    void *test_hook_ctx;
     unsigned int flags; /* PATHGATE_FS_* below */
 } pathgate_fs_options;
 
@@ -116,7 +105,10 @@ typedef struct pathgate_fs_options {
 #define PATHGATE_FS_GLOB_BASENAME 0x2u
 
 #define PATHGATE_FS_OPTIONS_VERSION 1
-#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, NULL, NULL, 0}
+#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, 0}
+/* Fills opts as PATHGATE_FS_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_FS_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version);
 
 /* ------------------------------------------------------------- results */
 
@@ -308,13 +300,16 @@ PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *r
 
 /* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
  * item's negative code (map it with pathgate_fs_operation_error). Returns
- * 0, or a negative code for misuse only. */
+ * 0, or a negative code for misuse or ENOMEM: an item that ran out of
+ * memory fails the whole call (every item is still tried; codes says
+ * which were written). */
 PATHGATE_EXTERN int pathgate_fs_upload(int *codes, pathgate_resolver *resolver,
                                        const pathgate_fs_item *items, size_t count,
                                        const pathgate_fs_options *opts, pathgate_error *err);
 
 /* Reads each item's whole file (regular files only); one blob per item, in
- * order. Returns 0, or a negative code for misuse or ENOMEM. */
+ * order. Returns 0, or a negative code for misuse or ENOMEM: an item that
+ * ran out of memory fails the whole call (out is then empty). */
 PATHGATE_EXTERN int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
                                          const pathgate_fs_item *items, size_t count,
                                          const pathgate_fs_options *opts, pathgate_error *err);

@@ -1,6 +1,6 @@
 /*
  * pathgate/resolver.h - canonical addresses, kernel-enforced containment
- * and the token registry (DESIGN.md sections 4 and 5).
+ * and the token registry (docs/spec.md sections 4-5).
  *
  * A resolver is built once from a closed set of roots (key -> directory)
  * and mods (name -> directory). Each base directory is opened once
@@ -112,10 +112,6 @@ typedef struct pathgate_base_spec {
  */
 #define PATHGATE_BASE_READ_ONLY 0x1u
 
-/* Test-only: never call openat2, always use the O_NOFOLLOW walk, so that
- * both containment paths run the same tests. */
-#define PATHGATE_RESOLVER_FORCE_FALLBACK 0x1u
-
 typedef struct pathgate_resolver_options {
     unsigned int version; /* PATHGATE_RESOLVER_OPTIONS_VERSION */
     const pathgate_base_spec *roots;
@@ -123,7 +119,7 @@ typedef struct pathgate_resolver_options {
     const pathgate_base_spec *mods;
     size_t nmods;
     size_t max_tokens; /* 0 = PATHGATE_MAX_TOKENS_DEFAULT */
-    unsigned int flags; /* PATHGATE_RESOLVER_* */
+    unsigned int flags; /* reserved: 0 (one bit is for the test suites) */
     const pathgate_allocator *allocator; /* NULL = libc */
     /* Version 2: bases marked read-only by name, in addition to
      * PATHGATE_BASE_READ_ONLY in their spec. Each entry (NUL-terminated) is
@@ -138,6 +134,10 @@ typedef struct pathgate_resolver_options {
 #define PATHGATE_RESOLVER_OPTIONS_VERSION 2
 #define PATHGATE_RESOLVER_OPTIONS_INIT \
     {PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0}
+/* Fills opts as PATHGATE_RESOLVER_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_RESOLVER_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *opts,
+                                                   unsigned int version);
 
 /* Builds a resolver. Misconfiguration fails here with ECONFIG (a key not
  * matching [a-z][a-z0-9_]*, a mod name that is empty or holds `/`, `:`,
@@ -168,6 +168,10 @@ typedef struct pathgate_resolve_options {
 
 #define PATHGATE_RESOLVE_OPTIONS_VERSION 1
 #define PATHGATE_RESOLVE_OPTIONS_INIT {PATHGATE_RESOLVE_OPTIONS_VERSION, 1, NULL, 0}
+/* Fills opts as PATHGATE_RESOLVE_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_RESOLVE_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_resolve_options_init(pathgate_resolve_options *opts,
+                                                  unsigned int version);
 
 /*
  * VisibilityResolution, caller-owned. On success ok = 1, ref is set and

@@ -1,6 +1,6 @@
 /*
  * pathgate/session.h - a home root and a working-directory stack of
- * canonical addresses, belonging to one resolver (DESIGN.md section 6).
+ * canonical addresses, belonging to one resolver (docs/spec.md section 6).
  *
  * Relative input resolves against the top of the stack, or the home root
  * when the stack is empty. The process working directory is never changed.

@@ -1,15 +1,15 @@
 /*
- * landlock.h - internal: building a Landlock ruleset (DESIGN.md section 7b).
+ * exec_landlock.h - internal: building a Landlock ruleset (docs/spec.md section 7b).
  *
  * The kernel's <linux/landlock.h> on Debian 12 predates the running kernel,
  * so the constants and structures of every ABI up to
- * PATHGATE__LANDLOCK_ABI_MAX are defined in landlock.c and the system calls
+ * PATHGATE__LANDLOCK_ABI_MAX are defined in exec_landlock.c and the system calls
  * are made with syscall(). Callers speak in access classes; this module maps
  * them to the rights the chosen ABI knows, and handles every right of that
  * ABI so anything not granted is denied.
  */
-#ifndef PATHGATE_LANDLOCK_H
-#define PATHGATE_LANDLOCK_H
+#ifndef PATHGATE_EXEC_LANDLOCK_H
+#define PATHGATE_EXEC_LANDLOCK_H
 
 #include <stdint.h>
 

@@ -36,41 +36,18 @@ struct pathgate__glob {
 /* ------------------------------------------------------------ code points */
 
 /* Length of the UTF-8 sequence at s (1 for an invalid byte) and its value
- * (an invalid byte b reads as 0x110000 + b, never equal to a real one). */
+ * (an invalid byte b reads as 0x110000 + b, never equal to a real one).
+ * Decoded by text.h's strict decoder: an overlong, a surrogate or a value
+ * above U+10FFFF is invalid bytes, one per byte, like any other. */
 static size_t cp_next(const unsigned char *s, size_t n, unsigned long *cp)
 {
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
+    long v;
+    size_t len = pathgate__utf8_next(s, n, &v);
+    if (v < 0) {
+        *cp = 0x110000UL + s[0];
         return 1;
     }
-    size_t len;
-    unsigned long v;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        *cp = 0x110000UL + c;
-        return 1;
-    }
-    if (len > n) {
-        *cp = 0x110000UL + c;
-        return 1;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *cp = 0x110000UL + c;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    *cp = v;
+    *cp = (unsigned long)v;
     return len;
 }
 
@@ -205,16 +182,16 @@ static void strvec_free(const pathgate_allocator *a, strvec *sv)
 static int strvec_push(const pathgate_allocator *a, strvec *sv, char *s, size_t len)
 {
     if (sv->n == sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 8;
-        char **v = pathgate__realloc(a, sv->v, cap * sizeof *v);
+        size_t vcap = sv->cap, lcap = sv->cap;
+        char **v = pathgate__grow(a, sv->v, &vcap, sizeof *v, 8);
         if (!v)
             return PATHGATE_ENOMEM;
         sv->v = v;
-        size_t *l = pathgate__realloc(a, sv->lens, cap * sizeof *l);
+        size_t *l = pathgate__grow(a, sv->lens, &lcap, sizeof *l, 8);
         if (!l)
             return PATHGATE_ENOMEM;
         sv->lens = l;
-        sv->cap = cap;
+        sv->cap = lcap;
     }
     sv->v[sv->n] = s;
     sv->lens[sv->n] = len;
@@ -287,6 +264,72 @@ static int find_group(const char *p, size_t len, size_t *open, size_t *close)
     return 0;
 }
 
+static int too_many_alternatives(pathgate_error *err)
+{
+    return pathgate__error_set(err, PATHGATE_EINVAL, "glob pattern has more than %d alternatives",
+                               PATHGATE__GLOB_MAX_ALTERNATIVES);
+}
+
+/* The bounds of the top-level alternatives of the group s[open..close]:
+ * bounds[0] = open, then each top-level comma, then close; *nb their
+ * count. -1 when the group has more than PATHGATE__GLOB_MAX_ALTERNATIVES
+ * (bounds holds PATHGATE__GLOB_MAX_ALTERNATIVES + 1). */
+static int group_bounds(const char *s, size_t slen, size_t open, size_t close, size_t *bounds,
+                        size_t *nb)
+{
+    size_t n = 0;
+    bounds[n++] = open;
+    int depth = 0;
+    for (size_t j = open + 1; j < close; j++) {
+        if (s[j] == '\\') {
+            j++;
+            continue;
+        }
+        if (s[j] == '[') {
+            j = skip_class(s, slen, j) - 1;
+            continue;
+        }
+        if (s[j] == '{')
+            depth++;
+        else if (s[j] == '}')
+            depth--;
+        else if (s[j] == ',' && depth == 0) {
+            if (n > PATHGATE__GLOB_MAX_ALTERNATIVES - 1)
+                return -1;
+            bounds[n++] = j;
+        }
+    }
+    bounds[n++] = close;
+    *nb = n;
+    return 0;
+}
+
+/* Pushes onto work one copy of s per alternative, the group replaced by
+ * it, in reverse so that the output keeps the written order. 0 or
+ * PATHGATE_ENOMEM. */
+static int push_alternatives(const pathgate_allocator *a, strvec *work, const char *s,
+                             size_t slen, size_t open, size_t close, const size_t *bounds,
+                             size_t nb)
+{
+    for (size_t k = nb - 1; k > 0; k--) {
+        size_t as = bounds[k - 1] + 1, ae = bounds[k];
+        size_t nlen = open + (ae - as) + (slen - close - 1);
+        char *n = pathgate__malloc(a, nlen + 1);
+        if (!n)
+            return PATHGATE_ENOMEM;
+        memcpy(n, s, open);
+        memcpy(n + open, s + as, ae - as);
+        memcpy(n + open + (ae - as), s + close + 1, slen - close - 1);
+        n[nlen] = '\0';
+        int rc = strvec_push(a, work, n, nlen);
+        if (rc < 0) {
+            pathgate__free(a, n);
+            return rc;
+        }
+    }
+    return PATHGATE_OK;
+}
+
 static int expand_braces(const pathgate_allocator *a, strvec *out, const char *pattern,
                          size_t len, pathgate_error *err)
 {
@@ -305,77 +348,25 @@ static int expand_braces(const pathgate_allocator *a, strvec *out, const char *p
         work.n--;
         size_t open, close;
         if (!find_group(s, slen, &open, &close)) {
-            if (out->n + work.n >= PATHGATE__GLOB_MAX_ALTERNATIVES) {
-                pathgate__free(a, s);
-                rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                         "glob pattern has more than %d alternatives",
-                                         PATHGATE__GLOB_MAX_ALTERNATIVES);
-                goto fail;
-            }
-            if ((rc = strvec_push(a, out, s, slen)) < 0) {
+            /* no group left: s is one alternative of the output */
+            rc = out->n + work.n >= PATHGATE__GLOB_MAX_ALTERNATIVES ? too_many_alternatives(err)
+                                                                    : strvec_push(a, out, s, slen);
+            if (rc < 0) {
                 pathgate__free(a, s);
                 goto fail;
             }
             continue;
         }
-        /* one string per top-level alternative, pushed in reverse so that
-         * the output keeps the written order */
         size_t bounds[PATHGATE__GLOB_MAX_ALTERNATIVES + 1];
         size_t nb = 0;
-        bounds[nb++] = open;
-        int depth = 0;
-        for (size_t j = open + 1; j < close; j++) {
-            if (s[j] == '\\') {
-                j++;
-                continue;
-            }
-            if (s[j] == '[') {
-                j = skip_class(s, slen, j) - 1;
-                continue;
-            }
-            if (s[j] == '{')
-                depth++;
-            else if (s[j] == '}')
-                depth--;
-            else if (s[j] == ',' && depth == 0) {
-                if (nb > PATHGATE__GLOB_MAX_ALTERNATIVES - 1) {
-                    pathgate__free(a, s);
-                    rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                             "glob pattern has more than %d alternatives",
-                                             PATHGATE__GLOB_MAX_ALTERNATIVES);
-                    goto fail;
-                }
-                bounds[nb++] = j;
-            }
-        }
-        bounds[nb++] = close;
-        if (out->n + work.n + nb - 1 > PATHGATE__GLOB_MAX_ALTERNATIVES) {
-            pathgate__free(a, s);
-            rc = pathgate__error_set(err, PATHGATE_EINVAL,
-                                     "glob pattern has more than %d alternatives",
-                                     PATHGATE__GLOB_MAX_ALTERNATIVES);
-            goto fail;
-        }
-        for (size_t k = nb - 1; k > 0; k--) {
-            size_t as = bounds[k - 1] + 1, ae = bounds[k];
-            size_t nlen = open + (ae - as) + (slen - close - 1);
-            char *n = pathgate__malloc(a, nlen + 1);
-            if (!n) {
-                pathgate__free(a, s);
-                rc = PATHGATE_ENOMEM;
-                goto fail;
-            }
-            memcpy(n, s, open);
-            memcpy(n + open, s + as, ae - as);
-            memcpy(n + open + (ae - as), s + close + 1, slen - close - 1);
-            n[nlen] = '\0';
-            if ((rc = strvec_push(a, &work, n, nlen)) < 0) {
-                pathgate__free(a, n);
-                pathgate__free(a, s);
-                goto fail;
-            }
-        }
+        if (group_bounds(s, slen, open, close, bounds, &nb) < 0 ||
+            out->n + work.n + nb - 1 > PATHGATE__GLOB_MAX_ALTERNATIVES)
+            rc = too_many_alternatives(err);
+        else
+            rc = push_alternatives(a, &work, s, slen, open, close, bounds, nb);
         pathgate__free(a, s);
+        if (rc < 0)
+            goto fail;
     }
     strvec_free(a, &work);
     return PATHGATE_OK;
@@ -419,12 +410,10 @@ static int add_pos(builder *b, unsigned char kind, const char *text, size_t len,
     if (g->npos >= PATHGATE__GLOB_MAX_POSITIONS)
         return pathgate__error_set(err, PATHGATE_EINVAL, "glob pattern is too complex");
     if (g->npos == b->pos_cap) {
-        size_t cap = b->pos_cap ? b->pos_cap * 2 : 16;
-        seg *p = pathgate__realloc(&g->alloc, g->pos, cap * sizeof *p);
+        seg *p = pathgate__grow(&g->alloc, g->pos, &b->pos_cap, sizeof *p, 16);
         if (!p)
             return PATHGATE_ENOMEM;
         g->pos = p;
-        b->pos_cap = cap;
     }
     seg s = {kind, 0, len};
     if (text) {
@@ -465,12 +454,10 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
         len--;
     }
     if (g->nstarts == b->starts_cap) {
-        size_t cap = b->starts_cap ? b->starts_cap * 2 : 4;
-        size_t *s = pathgate__realloc(&g->alloc, g->starts, cap * sizeof *s);
+        size_t *s = pathgate__grow(&g->alloc, g->starts, &b->starts_cap, sizeof *s, 4);
         if (!s)
             return PATHGATE_ENOMEM;
         g->starts = s;
-        b->starts_cap = cap;
     }
     g->starts[g->nstarts++] = g->npos;
     if (len == 0) /* only slashes: names nothing */

@@ -1,6 +1,6 @@
 /*
  * glob.h - internal: the glob pattern matcher of the file operations
- * (DESIGN.md section 7). Pure: no system call, no global state.
+ * (docs/spec.md section 7). Pure: no system call, no global state.
  *
  * Syntax: `*` (any run within one name), `?` (one character), `[abc]`,
  * `[a-z]`, `[!abc]` / `[^abc]`, `\x` (a literal x), `{a,b}` (alternatives,

@@ -1,6 +1,6 @@
-/* landlock.c - Landlock ABI detection and ruleset construction. */
+/* exec_landlock.c - Landlock ABI detection and ruleset construction. */
 #define _GNU_SOURCE
-#include "landlock.h"
+#include "exec_landlock.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /* alloc.c - the per-handle allocator (NULL = libc) and pathgate_buf. */
 #include "alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,23 @@ void pathgate__free(const pathgate_allocator *a, void *ptr)
 {
     if (ptr)
         a->free(ptr, a->ctx);
+}
+
+void *pathgate__grow(const pathgate_allocator *a, void *items, size_t *cap, size_t size,
+                     size_t first)
+{
+    size_t n = first;
+    if (*cap) {
+        if (*cap > SIZE_MAX / 2)
+            return NULL;
+        n = *cap * 2;
+    }
+    if (!size || n > SIZE_MAX / size)
+        return NULL;
+    void *p = pathgate__realloc(a, items, n * size);
+    if (p)
+        *cap = n;
+    return p;
 }
 
 char *pathgate__strndup(const pathgate_allocator *a, const char *s, size_t len)

@@ -93,6 +93,11 @@ static int fill(unsigned char *buf, size_t n)
     return 0;
 }
 
+int pathgate__random_bytes(void *out, size_t n)
+{
+    return fill(out, n) == 0 ? PATHGATE_OK : PATHGATE_EIO;
+}
+
 int pathgate__random_take(pathgate__random *r, void *out, size_t n)
 {
     if (!r->page || n > RANDOM_TAKE_MAX)

@@ -11,6 +11,12 @@ void *pathgate__malloc(const pathgate_allocator *a, size_t size);
 void *pathgate__calloc(const pathgate_allocator *a, size_t n, size_t size);
 void *pathgate__realloc(const pathgate_allocator *a, void *ptr, size_t size);
 void pathgate__free(const pathgate_allocator *a, void *ptr);
+/* The growth of an array that is full: reallocates items (of *cap elements
+ * of `size` bytes) to twice *cap, or to `first` elements when *cap is 0.
+ * Returns the new array and updates *cap, or NULL (out of memory, or the
+ * size would overflow) with items and *cap untouched. */
+void *pathgate__grow(const pathgate_allocator *a, void *items, size_t *cap, size_t size,
+                     size_t first);
 /* Copy of s[0..len) plus a terminator; NULL on allocation failure. */
 char *pathgate__strndup(const pathgate_allocator *a, const char *s, size_t len);
 

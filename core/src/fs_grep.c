@@ -1,5 +1,5 @@
 /*
- * fs_search.c - grep: a literal, line-based search over a contained walk.
+ * fs_grep.c - grep: a literal, line-based search over a contained walk.
  *
  * Each file is read into one reused buffer in large chunks; memmem finds a
  * match, memrchr/memchr its line, and newlines are counted (SWAR) only up

@@ -1,6 +1,6 @@
 /* pct.h - internal: percent-encoding and decoding of file: URI text.
  *
- * One byte-class table drives everything. The segment set is DESIGN.md
+ * One byte-class table drives everything. The segment set is docs/uri.md
  * section 2 plus DEL: encode C0 controls, space, `"`, `#`, `%`, `<`, `>`,
  * `?`, backtick, `{`, `}`, `\`, DEL (0x7F) and every byte >= 0x80; leave
  * `*'(),:[]|^!$&+;=@~` (and letters, digits, `-._`) literal. `/` never

@@ -1,0 +1,60 @@
+/*
+ * result_fields.h - the fields of the file-operation results, described
+ * once for both bindings (bindings/python/fs.c, bindings/lua/fs.c), which
+ * turn each field into a dict item or a table field by its kind.
+ *
+ * X(name, KIND, value, aux, present) per field, over a result pointer `e`:
+ *   name     the field's name in Python and Lua (stringified with #name)
+ *   KIND     STR (value: const char *, aux: its length; decoded as UTF-8
+ *            with replacement in Python), CSTR (a NUL-terminated string),
+ *            BOOL (value: int), INT (value: int), UINT (value: uint64_t)
+ *   present  when 0 the field is absent: Lua leaves it nil; Python leaves a
+ *            FileInfo key out and sets a read result's key to None
+ * Order is the order of the dict keys (Python's exec result: of the tuple)
+ * and of a new table's fields.
+ */
+#ifndef PATHGATE_BINDINGS_RESULT_FIELDS_H
+#define PATHGATE_BINDINGS_RESULT_FIELDS_H
+
+#include "pathgate/exec.h"
+#include "pathgate/fs.h"
+
+/* FileInfo: an entry of ls or glob (pathgate_fs_info). */
+#define PG_FILEINFO_FIELDS(X, e)                                                                   \
+    X(path, STR, (e)->path, (e)->path_len, 1)                                                      \
+    X(is_dir, BOOL, (e)->is_dir, 0, 1)                                                             \
+    X(size, UINT, (e)->size, 0, (e)->has_metadata)                                                 \
+    X(modified_at, CSTR, (e)->modified_at, 0, (e)->has_metadata)
+
+/* GrepMatch: one line of grep (pathgate_fs_match). */
+#define PG_GREPMATCH_FIELDS(X, e)                                                                  \
+    X(path, STR, (e)->path, (e)->path_len, 1)                                                      \
+    X(line, UINT, (e)->line, 0, 1)                                                                 \
+    X(text, STR, (e)->text, (e)->text_len, 1)
+
+/* The read result (pathgate_fs_read_result). */
+#define PG_READ_FIELDS(X, e)                                                                       \
+    X(path, STR, (e)->path.ptr, (e)->path.len, 1)                                                  \
+    X(content, STR, (e)->content.ptr ? (e)->content.ptr : "", (e)->content.len, 1)                 \
+    X(encoding, CSTR, (e)->encoding == PATHGATE_FS_BASE64 ? "base64" : "utf-8", 0, 1)              \
+    X(empty, BOOL, (e)->empty, 0, 1)                                                               \
+    X(no_lines_requested, BOOL, (e)->no_lines_requested, 0, 1)                                     \
+    X(total_lines, UINT, (e)->total_lines, 0, (e)->has_window)                                     \
+    X(start_line, UINT, (e)->start_line, 0, (e)->has_window)                                       \
+    X(end_line, UINT, (e)->end_line, 0, (e)->has_window)                                           \
+    X(next_offset, UINT, (e)->next_offset, 0, (e)->has_next)                                       \
+    X(modified_at, CSTR, (e)->modified_at, 0, !(e)->no_lines_requested)
+
+/* The result of a contained command (pathgate_exec_result). */
+#define PG_EXEC_FIELDS(X, e)                                                                       \
+    X(output, STR, (e)->output.ptr, (e)->output.len, 1)                                            \
+    X(exit_code, INT, (e)->exit_code, 0, 1)                                                        \
+    X(truncated, BOOL, (e)->truncated, 0, 1)                                                       \
+    X(timed_out, BOOL, (e)->timed_out, 0, 1)                                                       \
+    X(landlock_abi, INT, (e)->landlock_abi, 0, 1)
+
+/* How many fields a description has: PG_FIELD_COUNT(PG_READ_FIELDS). */
+#define PG__FIELD_ONE(name, kind, value, aux, present) +1
+#define PG_FIELD_COUNT(FIELDS) (0 FIELDS(PG__FIELD_ONE, (void *)0))
+
+#endif
