@@ -45,6 +45,18 @@
     X(next_offset, UINT, (e)->next_offset, 0, (e)->has_next)                                       \
     X(modified_at, CSTR, (e)->modified_at, 0, !(e)->no_lines_requested)
 
+/* The stat result (pathgate_fs_stat_result). */
+#define PG_FS_TYPE_NAME(t) ((t) == PATHGATE_FS_TYPE_FILE ? "file" : (t) == PATHGATE_FS_TYPE_DIRECTORY ? "directory" : "other")
+#define PG_STAT_FIELDS(X, e)                                                                       \
+    X(path, STR, (e)->path.ptr, (e)->path.len, 1)                                                  \
+    X(type, CSTR, PG_FS_TYPE_NAME((e)->type), 0, 1)                                                \
+    X(size, UINT, (e)->size, 0, 1)                                                                 \
+    X(mode, UINT, (e)->mode, 0, 1)                                                                 \
+    X(modified_at, CSTR, (e)->modified_at, 0, 1)                                                   \
+    X(accessed_at, CSTR, (e)->accessed_at, 0, 1)                                                   \
+    X(changed_at, CSTR, (e)->changed_at, 0, 1)                                                     \
+    X(created_at, CSTR, (e)->created_at, 0, (e)->has_created)
+
 /* The result of a contained command (pathgate_exec_result). */
 #define PG_EXEC_FIELDS(X, e)                                                                       \
     X(output, STR, (e)->output.ptr, (e)->output.len, 1)                                            \

@@ -432,23 +432,8 @@ static int fs_stat(lua_State *L)
     if (rc < 0)
         return pg_fail(L, rc, &err);
     const pathgate_fs_stat_result *r = &h->st;
-    static const char *const types[] = {"other", "file", "directory", "other"};
-    lua_createtable(L, 0, 8);
-    set_str(L, "path", r->path.ptr, r->path.len);
-    lua_pushstring(L, types[r->type & 3]);
-    lua_setfield(L, -2, "type");
-    set_int(L, "size", 1, r->size);
-    set_int(L, "mode", 1, r->mode);
-    lua_pushstring(L, r->modified_at);
-    lua_setfield(L, -2, "modified_at");
-    lua_pushstring(L, r->accessed_at);
-    lua_setfield(L, -2, "accessed_at");
-    lua_pushstring(L, r->changed_at);
-    lua_setfield(L, -2, "changed_at");
-    if (r->has_created) {
-        lua_pushstring(L, r->created_at);
-        lua_setfield(L, -2, "created_at");
-    }
+    lua_createtable(L, 0, PG_FIELD_COUNT(PG_STAT_FIELDS));
+    PG_STAT_FIELDS(PG_LUA_FIELD, r)
     return 1;
 }
 

@@ -61,9 +61,11 @@ static PyObject *fail(pg_state *st, int rc, const pathgate_error *err) {
 PG_PY_DICT_FN(fileinfo_dict, PG_FILEINFO_FIELDS, pathgate_fs_info)
 PG_PY_DICT_FN(grepmatch_dict, PG_GREPMATCH_FIELDS, pathgate_fs_match)
 PG_PY_DICT_FN(read_dict, PG_READ_FIELDS, pathgate_fs_read_result)
+PG_PY_DICT_FN(stat_dict, PG_STAT_FIELDS, pathgate_fs_stat_result)
 static const char *const fileinfo_names[] = {PG_FILEINFO_FIELDS(PG_PY_NAME, _)};
 static const char *const grepmatch_names[] = {PG_GREPMATCH_FIELDS(PG_PY_NAME, _)};
 static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
+static const char *const stat_names[] = {PG_STAT_FIELDS(PG_PY_NAME, _)};
 
 /* FileInfo dicts of a list (disposes it). */
 static PyObject *list_to_py(pathgate_fs_list *l) {
@@ -616,7 +618,7 @@ static PyObject *fs_mkdir(PyObject *module, PyObject *const *args, Py_ssize_t na
     if (pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_mkdir(&out, o.resolver, path, (size_t)len, parents, &o.opts, &err);
@@ -645,7 +647,7 @@ static PyObject *fs_move(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_move(&out, o.resolver, src, (size_t)slen, dst, (size_t)dlen, &o.opts, &err);
@@ -671,7 +673,7 @@ static PyObject *fs_stat(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_stat_result r = PATHGATE_FS_STAT_RESULT_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_stat(&r, o.resolver, path, (size_t)len, &o.opts, &err);
@@ -679,23 +681,10 @@ static PyObject *fs_stat(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    static const char *const types[] = {"other", "file", "directory", "other"};
-    PyObject *d = PyDict_New();
-    int bad = d == NULL ||
-              set_item(d, "path", str_of(r.path.ptr, r.path.len)) < 0 ||
-              set_item(d, "type", PyUnicode_FromString(types[r.type & 3])) < 0 ||
-              set_item(d, "size", PyLong_FromUnsignedLongLong(r.size)) < 0 ||
-              set_item(d, "mode", PyLong_FromUnsignedLong(r.mode)) < 0 ||
-              set_item(d, "modified_at", PyUnicode_FromString(r.modified_at)) < 0 ||
-              set_item(d, "accessed_at", PyUnicode_FromString(r.accessed_at)) < 0 ||
-              set_item(d, "changed_at", PyUnicode_FromString(r.changed_at)) < 0 ||
-              set_item(d, "created_at", r.has_created ? PyUnicode_FromString(r.created_at)
-                                                       : Py_NewRef(Py_None)) < 0;
+    pg_conv cv;
+    PyObject *d = pg_conv_init(&cv, PG_NAMES(stat_names), 1) == 0 ? stat_dict(&cv, &r) : NULL;
+    pg_conv_dispose(&cv);
     pathgate_fs_stat_result_dispose(&r);
-    if (bad) {
-        Py_XDECREF(d);
-        return NULL;
-    }
     return d;
 }
 
@@ -744,7 +733,7 @@ static PyObject *fs_edits(PyObject *module, PyObject *const *args, Py_ssize_t na
             goto done;
     }
     pathgate_buf out = PATHGATE_BUF_INIT, diff = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_edits(&out, &diff, o.resolver, path, (size_t)len, ops, (size_t)n, dry,
@@ -754,8 +743,8 @@ static PyObject *fs_edits(PyObject *module, PyObject *const *args, Py_ssize_t na
         fail(st, rc, &err);
         goto done;
     }
-    PyObject *addr = str_of(out.ptr, out.len);
-    PyObject *d = str_of(diff.ptr ? diff.ptr : "", diff.len);
+    PyObject *addr = PyUnicode_DecodeUTF8(out.ptr, (Py_ssize_t)out.len, "replace");
+    PyObject *d = PyUnicode_DecodeUTF8(diff.ptr ? diff.ptr : "", (Py_ssize_t)diff.len, "replace");
     pathgate_buf_dispose(&out);
     pathgate_buf_dispose(&diff);
     if (addr && d)
@@ -803,7 +792,7 @@ static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (pg_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_buf out = PATHGATE_BUF_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = tail ? pathgate_fs_tail(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err)
@@ -860,7 +849,7 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (pg_text(a[1], &path, &len, &ph, "path") < 0)
         goto done;
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_error err;
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, exl, (size_t)n, &o.opts, &err);
