@@ -2,79 +2,9 @@
  * uri.c - PathUri, the type: accessors, equality and hash, and the lexical
  * operations parent, basename, starts_with, relative_to.
  *
- * The module is split by job:
- *   uri_internal.h  the layout (ONE allocation: header + string) and the builder
- *   uri_build.c     the block, the segment builder, the opaque form
- *   uri_parse.c     pathgate_uri_parse (the only user of uriparser)
- *   uri_native.c    from_native, to_native, to_host_path, display
- *   uri_join.c      join, join_descendant
- *   pct.c, base64url.c   percent-encoding (one byte-class table), the opaque payload
- *
- * Speed: the common inputs take a fast path that checks the text in one
- * pass and copies it into one exactly sized block (from_native: no dot or
- * empty segment; parse: no host, nothing to re-encode). Everything else
- * takes the full path, which builds in a stack buffer (PATHGATE__URI_STACK,
- * about 12 KiB) and copies once. The internal *_ex entry points can force
- * the full path; the tests check that both agree.
- *
- * Decisions where DESIGN.md section 2 is silent (the contract for every file):
- *  - Inputs are (pointer, length). Parse: NUL -> ENUL, invalid UTF-8 ->
- *    EUTF8, more than PATHGATE_URI_MAX bytes -> ETOOLONG; native and join
- *    text: more than PATHGATE_PATH_MAX. PATHGATE_URI_MAX is the longest URI
- *    from_native can build (a PATHGATE_PATH_MAX-byte path, every byte
- *    encoded), and a parse or join whose result would be longer fails with
- *    ETOOLONG, so every URI string this module makes parses back to itself
- *    (found by fuzz_uri_native / fuzz_uri_join).
- *    join text with a NUL -> ENUL.
- *  - Percent-encoding also encodes DEL (0x7F) besides the DESIGN set.
- *  - The canonical string has no empty and no dot segments; the only
- *    trailing '/' is right after a root: `file:///`, `file:///C:/`,
- *    `file://server/share/` (as pathlib's as_uri spells them). Parse drops
- *    empty segments too (`file:///a//b/` is `file:///a/b`).
- *  - Parse accepts, besides RFC 3986, the bytes our own encoder leaves
- *    literal (`[ ] | ^`) and, leniently, space, `" < > ` { }` and
- *    non-ASCII UTF-8 in the path, which it percent-encodes. `\` and
- *    control bytes stay ESYNTAX. Segments decoding to `.`/`..` (`%2E`) are
- *    dot segments. A `..` that would climb above the root (`/`, a drive, a
- *    share) is ESYNTAX in parse (uriparser clamps; we fail closed), while
- *    from_native and join clamp as DESIGN says.
- *  - A host must name a UNC server: it needs a share segment, may not be
- *    an IP literal, `.`/`..`, and may not decode to `/ \ ? * : " < > |` or
- *    a control byte (ESYNTAX). `file://` alone reads as `file:///`.
- *  - A drive segment is `X:` or `X%3A` exactly; its letter is upper-cased,
- *    the colon's spelling is kept. `%43:` and `C%7C` are not drives. The
- *    legacy spelling `C|` as the first segment of a host-less URI is read
- *    as the drive `C:`, as WHATWG URL parsers (browsers, Node) read it, so
- *    that pathgate and they agree on which file a URI names; a POSIX path
- *    whose first segment is `X|` therefore becomes the opaque form.
- *  - Equality and hash compare decoded segments (so `%41` equals `A`):
- *    POSIX byte-exact, Windows ASCII case-insensitive (host too). An
- *    opaque URI equals only the same opaque string.
- *  - Native text is never produced from a segment holding an encoded
- *    separator (`%2F`, and `%5C` under Windows): to_native fails with
- *    ESYNTAX, starts_with answers 0 (so join_descendant onto such a base
- *    is ENOTDESC). Windows native text must be UTF-8 (EUTF8 otherwise);
- *    POSIX native text is raw bytes. A POSIX rendering of a drive root
- *    has no trailing '/' (`file:///C:/` -> `/C:`).
- *  - from_native: POSIX non-UTF-8 bytes are encoded honestly; POSIX text
- *    with a NUL, or whose result would start with a drive segment, and
- *    Windows text with a NUL, device paths (`\\.\COM1`, `\\?\Volume{..}`,
- *    `\\.\C:` without a separator), a UNC server of `.`, `..` or
- *    `localhost` (any case), a share of `.` or `..`, a missing or empty
- *    server or share, or a server that is no valid host, become the
- *    opaque form. Windows opaque payloads are UTF-16LE of the
- *    text with `/` turned into `\` (so their convention always infers as
- *    Windows). `\\?\` paths are normalised like the others (`..` and `/`
- *    are read, not kept verbatim). Relative or empty text is ENOTABS;
- *    Windows text must be UTF-8. DOS device names (`C:\x\NUL`) and
- *    trailing dots/spaces are not special.
- *  - join: a POSIX result whose first segment would read as a drive
- *    (`X:` or `X|`) becomes the opaque form (as from_native). join_descendant rejects
- *    absolute, drive-relative and root-relative text, and under Windows
- *    any segment holding `:`, with ENOTDESC; a `..` that steps above the
- *    base at any point is ENOTDESC (no clamping).
- *  - display falls back to the URI string when the native rendering fails
- *    or is not UTF-8 (UI text must be text).
+ * The rules this module follows (the contract for every uri*.c file), the
+ * split of jobs between the files and every place where pathgate answers
+ * differently from Codex are in docs/uri.md.
  */
 #include <string.h>
 
