@@ -154,6 +154,8 @@ int pathgate_uri_equal(const pathgate_uri *a, const pathgate_uri *b)
     int fold = is_windows(a);
     if (fold && !hosts_equal(a, b))
         return 0;
+    if (pathgate__uri_trailing(a) != pathgate__uri_trailing(b))
+        return 0; /* `file:///tmp/` names a directory, `file:///tmp` may not */
     seg_iter rest;
     const char *seg;
     size_t n;
@@ -186,7 +188,8 @@ uint64_t pathgate_uri_hash(const pathgate_uri *uri)
 {
     if (!uri)
         return 0;
-    uint64_t h = fnv_byte(FNV_OFFSET, (unsigned char)(uri->convention | uri->opaque << 4));
+    uint64_t h = fnv_byte(FNV_OFFSET, (unsigned char)(uri->convention | uri->opaque << 4 |
+                                                      pathgate__uri_trailing(uri) << 5));
     if (uri->opaque) {
         for (size_t i = 0; i < uri->len; i++)
             h = fnv_byte(h, (unsigned char)uri->str[i]);
@@ -212,12 +215,14 @@ int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri, pathgate_er
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
     if (uri->opaque || uri->root_end >= uri->len)
-        return PATHGATE_OK;
-    size_t len = uri->len;
-    while (len > uri->root_end && uri->str[len - 1] != '/')
+        return PATHGATE_OK; /* `/`, a drive or share root (with or without its '/') */
+    /* drop the trailing '/', the last segment and the '/' before it, but
+     * keep the POSIX root's '/': `/C:/Users/` -> `/C:`, `/a` -> `/` */
+    size_t len = uri->len - (size_t)pathgate__uri_trailing(uri);
+    while (uri->str[len - 1] != '/')
         len--;
-    if (len > uri->root_end)
-        len--; /* drop the '/' before the last segment */
+    if (len - 1 > uri->host_end)
+        len--;
     pathgate_uri *p = pathgate__uri_alloc(&uri->alloc, len);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -225,7 +230,7 @@ int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri, pathgate_er
     p->str[len] = '\0';
     p->len = (uint32_t)len;
     p->host_end = uri->host_end;
-    p->root_end = uri->root_end;
+    p->root_end = uri->root_end < len ? uri->root_end : (uint32_t)len;
     p->convention = uri->convention;
     *out = p;
     return PATHGATE_OK;
@@ -254,12 +259,14 @@ int pathgate_uri_basename(pathgate_buf *out, const pathgate_uri *uri, pathgate_e
     if (!out || !uri)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate_buf_dispose(out);
-    if (uri->opaque || uri->root_end >= uri->len)
-        return PATHGATE_OK;
-    size_t start = uri->len;
-    while (start > uri->root_end && uri->str[start - 1] != '/')
+    size_t end = uri->len - (size_t)pathgate__uri_trailing(uri);
+    if (uri->opaque || end <= uri->host_end + 1u)
+        return PATHGATE_OK; /* `file:///`, `file://server/`, opaque */
+    /* the last segment, the root's included: `file:///C:/` -> `C:` */
+    size_t start = end;
+    while (uri->str[start - 1] != '/')
         start--;
-    return decode_to_buf(out, uri, uri->str + start, uri->len - start, err);
+    return decode_to_buf(out, uri, uri->str + start, end - start, err);
 }
 
 int pathgate_uri_starts_with(const pathgate_uri *uri, const pathgate_uri *base)

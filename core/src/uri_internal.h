@@ -10,10 +10,13 @@
  *          7   |  root_end              (`/`, a drive `C:/`, a share
  *              host_end                 `share/`) begin; == len at a root
  *
- * The canonical string has no empty segments, no dot segments and no
- * trailing '/' except directly after a root: `file:///`, `file:///C:/`,
- * `file://server/share/`. An opaque URI is `file:///%00/bad/path/<b64>`
- * with root_end == len. */
+ * The canonical string has no empty segments and no dot segments; it may
+ * end in ONE '/' after its last segment (the trailing-separator flag:
+ * `file:///tmp/`, `file:///C:/`, `file://server/share/`), which the
+ * lexical operations ignore and equality, to_native and display keep.
+ * root_end is capped at len (`file:///C:` and `file:///C:/` are both
+ * roots). `file:///` and `file://server/` have no segment at all. An
+ * opaque URI is `file:///%00/bad/path/<b64>` with root_end == len. */
 #ifndef PATHGATE_URI_INTERNAL_H
 #define PATHGATE_URI_INTERNAL_H
 
@@ -78,6 +81,7 @@ typedef struct pathgate__uri_builder {
     size_t seg_start; /* host_end + 1 */
     size_t count;     /* segments (drive/share included) */
     size_t floor;     /* segments `..` may not pop */
+    int trailing;     /* end with one '/' after the last segment */
     int overflow;
 } pathgate__uri_builder;
 
@@ -94,7 +98,13 @@ _Static_assert(PATHGATE__URI_STACK == PATHGATE_URI_MAX, "URI_MAX is the from_nat
  * so that only RFC 3986 unreserved and sub-delims stay literal. */
 void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
                        size_t cap, const char *host, size_t host_len, int encode_host);
-/* Starts from a copy of base (its trailing root '/' dropped) inside a new
+/* 1 when uri ends with the trailing-separator flag (a '/' after a segment). */
+static inline int pathgate__uri_trailing(const pathgate_uri *u)
+{
+    return !u->opaque && u->len > u->host_end + 1u && u->str[u->len - 1] == '/';
+}
+
+/* Starts from a copy of base (its trailing '/' dropped) inside a new
  * block with room for `extra` more bytes. Returns 0 or PATHGATE_ENOMEM. */
 int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, size_t extra);
 /* Appends one segment s[0..n) copied as is (already URI text). */
@@ -108,7 +118,9 @@ enum {
 /* Appends native path text s[0..n), split on '/' (and '\' with WIN):
  * empty and `.` segments drop, `..` pops (clamped at the root, or ENOTDESC
  * in descendant mode), every other segment is percent-encoded with the
- * segment set. Returns 0 or PATHGATE_ENOTDESC (err filled). */
+ * segment set. Sets the trailing flag when the last separated piece is
+ * empty (`a/`, `a//`), clears it otherwise. Returns 0 or
+ * PATHGATE_ENOTDESC (err filled). */
 int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, int flags,
                              size_t depth, pathgate_error *err);
 /* Removes the last segment: 0, or -1 (nothing done) at the floor. */
@@ -117,8 +129,8 @@ int pathgate__ub_pop(pathgate__uri_builder *b);
 void pathgate__ub_to_root(pathgate__uri_builder *b);
 /* The first segment (NULL when none). */
 const char *pathgate__ub_first(const pathgate__uri_builder *b, size_t *n);
-/* Completes the URI: adds the '/' after a bare drive or share root
- * (the reserved byte), upper-cases a drive letter, computes root_end and
+/* Completes the URI: adds the trailing '/' when the flag is set and there
+ * is a segment (the reserved byte), upper-cases a drive letter, computes root_end and
  * the convention, and hands over the block (allocating it when building
  * in a caller's buffer). Returns 0, ENOMEM or EINVAL (overflow); the
  * builder is released either way. */

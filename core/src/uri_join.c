@@ -80,6 +80,7 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
         pathgate__ub_abandon(&b);
         return rc;
     }
+    b.trailing = 0; /* a relative join never keeps a trailing separator (as Codex) */
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
     if (!win && first && (pathgate__uri_is_drive_seg(first, first_n) ||

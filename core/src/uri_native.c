@@ -216,7 +216,7 @@ static win_root win_split_root(const char *s, size_t n)
     if (drive_at(s, n, 0)) {
         r.kind = WIN_DRIVE;
         r.letter = s[0];
-        r.rest = 3;
+        r.rest = 2; /* the separator is read too: `C:\` keeps its trailing flag */
         return r;
     }
     if (n < 2 || !is_sep(s[0]) || !is_sep(s[1]))
@@ -226,7 +226,7 @@ static win_root win_split_root(const char *s, size_t n)
         if (drive_at(s, n, 4)) {
             r.kind = WIN_DRIVE;
             r.letter = s[4];
-            r.rest = 7;
+            r.rest = 6;
         } else if (n >= 8 && strncasecmp(s + 4, "UNC", 3) == 0 && is_sep(s[7])) {
             split_unc(&r, s, n, 8);
         } else {
@@ -433,12 +433,15 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     if (win && !hosted && !drive)
         return pathgate__error_set(err, PATHGATE_ECONVENTION,
                                    "a URI without host or drive has no Windows form");
+    if (hosted && uri->len == uri->host_end + 1u)
+        return pathgate__error_set(err, PATHGATE_ECONVENTION, "a UNC URI without a share has no native form");
 
-    /* The canonical path is `/seg/seg` (a root keeps a trailing '/'), so
+    /* The canonical path is `/seg/seg` (maybe with one trailing '/'), so
      * decoding it with '/' turned into the separator is the whole job:
-     *   POSIX   file:///a/b -> /a/b     file:///C:/ -> /C:
-     *   Windows file:///C:/a -> C:\a    file://h/s/a -> \\h\s\a  */
-    char *p = pathgate__malloc(&uri->alloc, uri->len + 1);
+     *   POSIX   file:///a/b -> /a/b     file:///a/ -> /a/
+     *   Windows file:///C:/a -> C:\a    file://h/s/a -> \\h\s\a
+     * but for a bare drive, which gets its separator: file:///C: -> C:\ */
+    char *p = pathgate__malloc(&uri->alloc, uri->len + 2);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     size_t len = 0, high = SIZE_MAX;
@@ -455,8 +458,8 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
         path_n--;
     }
     flags |= put_decoded(p, &len, path, path_n, win ? '\\' : '/', win, &high);
-    if (!win && len > 1 && p[len - 1] == '/')
-        len--; /* `/C:/` -> `/C:` */
+    if (win && drive && uri->root_end == uri->len && p[len - 1] != '\\')
+        p[len++] = '\\'; /* `C:` alone is drive-relative: the root is `C:\` */
     p[len] = '\0';
     if (flags & 1) {
         pathgate__free(&uri->alloc, p);

@@ -253,6 +253,7 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
         if (raw == 0)
             continue;
         int dots = dot_segment(path + start, raw);
+        b->trailing = dots != 0; /* `/a/..` is `/a/` as URL parsers read it */
         if (dots == 1)
             continue;
         if (dots == 2) {
@@ -268,6 +269,8 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
         if (++b->count == 1 && (hosted || pathgate__uri_is_drive_seg(buf + seg_o, w - seg_o)))
             b->floor = 1; /* a share or a drive: the root */
     }
+    if (n > 1 && path[n - 1] == '/')
+        b->trailing = 1; /* one trailing '/' is kept, however many were written */
     return PATHGATE_OK;
 }
 
@@ -350,7 +353,7 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
         if (drop)
             host_n = 0;
         else if (n == 1)
-            return NOT_PLAIN; /* no share: the full parse names the error */
+            return NOT_PLAIN; /* no share: the full parse builds it */
     }
     int hosted = host_n > 0;
     int drive = 0;
@@ -359,10 +362,9 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
             return NOT_PLAIN; /* `C|`: the full path rewrites it */
         drive = pathgate__uri_is_drive_seg(path + 1, first);
     }
-    /* a drive is upper-cased; a bare drive or share gets its root '/' */
-    int bare = (hosted || drive) && first == n - 1;
+    /* a drive is upper-cased; everything else is kept as written */
     size_t head = PATHGATE__URI_PREFIX_LEN + host_n;
-    size_t out_len = head + n + (size_t)bare;
+    size_t out_len = head + n;
     if (p > 7 && head + n + 2 > PATHGATE_URI_MAX)
         return NOT_PLAIN; /* an authority's URI near the bound: the full parse
                              decides there, as it always did */
@@ -374,8 +376,6 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
     memcpy(u->str, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
     memcpy(u->str + PATHGATE__URI_PREFIX_LEN, host, host_n);
     memcpy(u->str + head, path, n);
-    if (bare)
-        u->str[out_len - 1] = '/';
     u->str[out_len] = '\0';
     u->len = (uint32_t)out_len;
     u->host_end = (uint32_t)head;
@@ -385,7 +385,7 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
         char *letter = u->str + head + 1;
         if (drive && *letter >= 'a' && *letter <= 'z')
             *letter = (char)(*letter - 'a' + 'A');
-        u->root_end = (uint32_t)(head + 1 + first + 1);
+        u->root_end = (uint32_t)(first == n - 1 ? out_len : head + 1 + first + 1);
         u->convention = PATHGATE_CONVENTION_WINDOWS;
     }
     *out = u;
@@ -476,7 +476,5 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
     rc = build_path(&b, path, path_n, host_n > 0, err);
     if (rc)
         return rc;
-    if (host_n && b.count == 0)
-        return pathgate__error_set(err, PATHGATE_ESYNTAX, "UNC URI has no share");
-    return pathgate__ub_finish(&b, out, err);
+    return pathgate__ub_finish(&b, out, err); /* `file://server/` (no share) is kept */
 }

@@ -448,7 +448,7 @@ static void test_resolve_windows_cwd(void **state)
     RESOLVE_OK("src\\main.c", WCWD, NULL, WCWD "/src/main.c");
     RESOLVE_OK("src/sub\\x", WCWD, NULL, WCWD "/src/sub/x");
     RESOLVE_OK("..\\..\\x", WCWD, NULL, "file:///C:/Users/x");
-    RESOLVE_OK("..\\..\\..\\..\\..", WCWD, NULL, "file:///C:/");
+    RESOLVE_OK("..\\..\\..\\..\\..", WCWD, NULL, "file:///C:");
     /* absolute text of the cwd's convention */
     RESOLVE_OK("D:\\data\\a b", WCWD, NULL, "file:///D:/data/a%20b");
     RESOLVE_OK("d:/data", WCWD, NULL, "file:///D:/data");
@@ -456,7 +456,7 @@ static void test_resolve_windows_cwd(void **state)
     /* a leading \\ or // is UNC */
     RESOLVE_OK("\\\\srv\\share\\x", WCWD, NULL, "file://srv/share/x");
     RESOLVE_OK("//srv/share/x", WCWD, NULL, "file://srv/share/x");
-    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share/");
+    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share");
     RESOLVE_OK("\\\\?\\UNC\\srv\\share\\y", WCWD, NULL, "file://srv/share/y");
     /* POSIX-absolute (and \x) text is root-relative: keeps the drive */
     RESOLVE_OK("/etc/hosts", WCWD, NULL, "file:///C:/etc/hosts");
@@ -468,7 +468,7 @@ static void test_resolve_windows_cwd(void **state)
 
     /* a UNC cwd: root-relative text stays on the share */
     RESOLVE_OK("/x", "file://srv/share/d/e", NULL, "file://srv/share/x");
-    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share/");
+    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share");
     RESOLVE_OK("f", "file://srv/share/d/e", NULL, "file://srv/share/d/e/f");
     RESOLVE_OK("C:\\x", "file://srv/share/d", NULL, "file:///C:/x");
 }

@@ -41,12 +41,17 @@ typedef struct pathgate_uri pathgate_uri;
  * dropped; a host-less drive letter is uppercased (and the WHATWG legacy
  * first segment `C|` read as `C:`); %XX spellings are kept
  * as written; dot segments are resolved (a `..` above the root is
- * ESYNTAX); empty segments drop. Raw space, `"<>`{}` and non-ASCII UTF-8
+ * ESYNTAX); empty segments drop, but one trailing '/' after a segment is
+ * kept (`file:///tmp//` is `file:///tmp/`; `file:///C:` and
+ * `file:///C:/` are both kept); `file://server/` (a host, no share) is
+ * accepted. Raw space, `"<>`{}` and non-ASCII UTF-8
  * in the path are accepted and percent-encoded. */
 PATHGATE_EXTERN int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
                                        const pathgate_allocator *alloc, pathgate_error *err);
 
-/* Converts native path text to a URI. convention NONE infers it from the
+/* Converts native path text to a URI. One trailing separator is kept
+ * when the text ends with any (`/tmp///` -> `file:///tmp/`, `C:\` ->
+ * `file:///C:/`; `C:\x\..` -> `file:///C:`). convention NONE infers it from the
  * text (Windows for `X:\`, `X:/`, leading `\\`; POSIX for leading `/`;
  * anything else is ENOTABS). Paths with no honest URI form become the
  * opaque file:///%00/bad/path/<base64url> form. */
@@ -73,13 +78,15 @@ PATHGATE_EXTERN pathgate_convention pathgate_uri_convention(const pathgate_uri *
 /* 1 for the opaque fallback form, 0 otherwise. */
 PATHGATE_EXTERN int pathgate_uri_is_opaque(const pathgate_uri *uri);
 
-/* Parent URI; *out = NULL (and 0 returned) at a root (`/`, a drive, a UNC
- * share) and for an opaque URI. */
+/* Parent URI, without a trailing '/' (`file:///C:/Users/` -> `file:///C:`);
+ * *out = NULL (and 0 returned) at a root (`/`, a drive, a UNC share, with
+ * or without its '/', `file://server/`) and for an opaque URI. */
 PATHGATE_EXTERN int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri,
                                         pathgate_error *err);
 
-/* Decoded last segment; out->ptr = NULL at `/`, at a drive or share root,
- * and for an opaque URI. */
+/* Decoded last segment, a drive or share included (`file:///C:/` -> `C:`,
+ * `file://server/share` -> `share`); out->ptr = NULL for `file:///`,
+ * `file://server/` and an opaque URI. */
 PATHGATE_EXTERN int pathgate_uri_basename(pathgate_buf *out, const pathgate_uri *uri,
                                           pathgate_error *err);
 
@@ -105,7 +112,8 @@ PATHGATE_EXTERN int pathgate_uri_join_descendant(pathgate_uri **out, const pathg
                                                  const char *text, size_t len,
                                                  pathgate_error *err);
 
-/* Equality and hash: Windows decoded ASCII case-insensitive, POSIX exact.
+/* Equality and hash: Windows decoded ASCII case-insensitive, POSIX exact;
+ * the trailing '/' counts (`file:///tmp` != `file:///tmp/`).
  * Equal URIs have equal hashes. */
 PATHGATE_EXTERN int pathgate_uri_equal(const pathgate_uri *a, const pathgate_uri *b);
 PATHGATE_EXTERN uint64_t pathgate_uri_hash(const pathgate_uri *uri);
@@ -114,7 +122,8 @@ PATHGATE_EXTERN uint64_t pathgate_uri_hash(const pathgate_uri *uri);
  * ECONVENTION (UNC under POSIX, host-less non-drive under Windows),
  * EOPAQUE (opaque URI), ESYNTAX (a segment holds an encoded separator:
  * %2F, or %5C under Windows), EUTF8 (Windows text that is not UTF-8).
- * A Windows drive root renders `C:\`. */
+ * A Windows drive root renders `C:\` (`file:///C:` too); a trailing '/'
+ * renders as a trailing separator; `file://server/` is ECONVENTION. */
 PATHGATE_EXTERN int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
                                            pathgate_convention convention, pathgate_error *err);
 
