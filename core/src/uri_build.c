@@ -295,3 +295,9 @@ int pathgate__uri_make_opaque_b64(pathgate_uri **out, const pathgate_allocator *
     *out = u;
     return PATHGATE_OK;
 }
+
+size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u)
+{
+    return pathgate__b64url_decode(dst, u->str + PATHGATE__OPAQUE_PREFIX_LEN,
+                                   u->len - PATHGATE__OPAQUE_PREFIX_LEN);
+}

@@ -164,4 +164,23 @@ int pathgate__uri_from_native_ex(pathgate_uri **out, const char *text, size_t le
                                  pathgate_convention convention, const pathgate_allocator *a,
                                  pathgate_error *err, int slow);
 
+/* to_native without its fail-closed checks, for display: a segment's
+ * encoded separator decodes into the text, Windows bytes need not be
+ * UTF-8. Errors: EOPAQUE, ECONVENTION, ENOMEM. */
+int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
+                             pathgate_convention convention, pathgate_error *err);
+
+/* The opaque payload of u decoded into dst (room for u->len bytes);
+ * returns its length. */
+size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u);
+
+/* Fail-open rendering (legacy.c): native text of the convention (NONE =
+ * inferred) as valid UTF-8, lossy (a byte that is no UTF-8 and a lone
+ * UTF-16 surrogate become U+FFFD, `%2F` and `%5C` decode into the text);
+ * an opaque URI renders its payload when it is text of that convention.
+ * for_ui also escapes control characters (and NUL). Errors: EOPAQUE,
+ * ECONVENTION, ENOMEM. */
+int pathgate__uri_render(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int for_ui, pathgate_error *err);
+
 #endif

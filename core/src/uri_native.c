@@ -415,6 +415,9 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
     return flags;
 }
 
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int strict, pathgate_error *err);
+
 int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
                            pathgate_convention convention, pathgate_error *err)
 {
@@ -423,6 +426,23 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     pathgate_buf_dispose(out);
     if (uri->opaque)
         return pathgate__error_set(err, PATHGATE_EOPAQUE, NULL);
+    return native_decode(out, uri, convention, 1, err);
+}
+
+int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
+                             pathgate_convention convention, pathgate_error *err)
+{
+    pathgate_buf_dispose(out);
+    if (uri->opaque)
+        return pathgate__error_set(err, PATHGATE_EOPAQUE, NULL);
+    return native_decode(out, uri, convention, 0, err);
+}
+
+/* to_native's body; strict 0 (display) lets an encoded separator decode
+ * into the text and skips the Windows UTF-8 check. */
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int strict, pathgate_error *err)
+{
     if (convention == PATHGATE_CONVENTION_NONE)
         convention = (pathgate_convention)uri->convention;
     int win = convention == PATHGATE_CONVENTION_WINDOWS;
@@ -461,13 +481,13 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     if (win && drive && uri->root_end == uri->len && p[len - 1] != '\\')
         p[len++] = '\\'; /* `C:` alone is drive-relative: the root is `C:\` */
     p[len] = '\0';
-    if (flags & 1) {
+    if (strict && (flags & 1)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_ESYNTAX, "URI segment holds an encoded separator");
     }
     /* what precedes the first non-ASCII byte is ASCII (whole characters):
      * validating from it is validating the whole */
-    if (win && (flags & 2) && !pathgate__utf8_valid(p + high, len - high)) {
+    if (strict && win && (flags & 2) && !pathgate__utf8_valid(p + high, len - high)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }
@@ -494,10 +514,8 @@ int pathgate_uri_display(pathgate_buf *out, const pathgate_uri *uri)
 {
     if (!out || !uri)
         return PATHGATE_EINVAL;
-    int rc = pathgate_uri_to_native(out, uri, PATHGATE_CONVENTION_NONE, NULL);
-    if (rc == PATHGATE_ENOMEM)
+    int rc = pathgate__uri_render(out, uri, PATHGATE_CONVENTION_NONE, 1, NULL);
+    if (rc == PATHGATE_ENOMEM || rc == 0)
         return rc;
-    if (rc == 0 && pathgate__utf8_valid(out->ptr, out->len))
-        return PATHGATE_OK;
     return pathgate__buf_set(out, &uri->alloc, uri->str, uri->len);
 }

@@ -36,23 +36,24 @@ def _unescape(field: str):
     return _ESCAPE.sub(sub, raw).decode("utf-8", "surrogateescape")
 
 
-def _load():
+def _load(name):
     rows = []
-    path = DATA_DIR / "uri_cases.tsv"
+    path = DATA_DIR / name
     for lineno, line in enumerate(path.read_text("utf-8").split("\n"), 1):
         if not line or line.startswith("#"):
             continue
         fields = line.split("\t")
-        assert len(fields) == 4, f"uri_cases.tsv:{lineno}: expected 4 fields"
+        assert len(fields) == 4, f"{name}:{lineno}: expected 4 fields"
         op, inp, arg = fields[0], _unescape(fields[1]), _unescape(fields[2])
         # `!<errname>` is recognised before unescaping (a literal `!` is \x21)
         raw = fields[3]
         expected = ("error", raw[1:]) if raw.startswith("!") else _unescape(raw)
-        rows.append(pytest.param(op, inp, arg, expected, id=f"L{lineno}-{op}"))
+        tag = "" if name == "uri_cases.tsv" else name.split(".")[0].split("_")[-1] + "-"
+        rows.append(pytest.param(op, inp, arg, expected, id=f"{tag}L{lineno}-{op}"))
     return rows
 
 
-ROWS = _load()
+ROWS = _load("uri_cases.tsv") + _load("uri_codex.tsv")
 
 
 def _conv(arg):
@@ -122,6 +123,13 @@ def _run(op, inp, arg):
         return _uri(inp).is_opaque
     if op == "display":
         return _uri(inp).display()
+    L = pathgate.LegacyAppPathString
+    if op == "from_uri":
+        return str(L.from_uri(_uri(inp), _conv(arg)))
+    if op == "legacy_to_uri":
+        return L(inp).to_uri(_conv(arg))
+    if op == "legacy_roundtrip":
+        return str(L.from_uri(L(inp).to_uri(_conv(arg)), _conv(arg)))
     if op == "host_path":
         p = _uri(inp).to_host_path()
         assert isinstance(p, pathlib.Path)

@@ -132,8 +132,10 @@ PATHGATE_EXTERN int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri
 PATHGATE_EXTERN int pathgate_uri_to_host_path(pathgate_buf *out, const pathgate_uri *uri,
                                               pathgate_error *err);
 
-/* UI text: the inferred native rendering, or the URI string when that
- * fails (fail-open). Fails only with ENOMEM. */
+/* UI text: the inferred native rendering of pathgate_legacy_from_uri
+ * (lossy: %2F decodes, bad UTF-8 becomes U+FFFD, an opaque payload is
+ * decoded) with control characters and NUL escaped, or the URI string
+ * when there is none (fail-open). Fails only with ENOMEM. */
 PATHGATE_EXTERN int pathgate_uri_display(pathgate_buf *out, const pathgate_uri *uri);
 
 #ifdef __cplusplus
