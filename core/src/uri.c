@@ -315,3 +315,72 @@ int pathgate_uri_relative_to(pathgate_buf *out, const pathgate_uri *uri, const p
     pathgate__buf_adopt(out, &uri->alloc, p, len);
     return PATHGATE_OK;
 }
+
+/* -------------------------------------------- Codex's further operations */
+
+int pathgate_uri_ancestor(pathgate_uri **out, const pathgate_uri *uri, size_t n,
+                          pathgate_error *err)
+{
+    if (!out || !uri)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    pathgate_uri *cur = NULL;
+    int rc = pathgate_uri_dup(&cur, uri, err);
+    for (size_t i = 0; rc == 0 && cur && i < n; i++) {
+        pathgate_uri *up = NULL;
+        rc = pathgate_uri_parent(&up, cur, err);
+        pathgate_uri_free(cur);
+        cur = up;
+    }
+    if (rc)
+        return rc;
+    *out = cur;
+    return PATHGATE_OK;
+}
+
+const char *pathgate_uri_encoded_path(const pathgate_uri *uri, size_t *len)
+{
+    if (len)
+        *len = uri ? uri->len - uri->host_end : 0;
+    return uri ? uri->str + uri->host_end : NULL;
+}
+
+int pathgate_uri_decoded_path(pathgate_buf *out, const pathgate_uri *uri, pathgate_error *err)
+{
+    if (!out || !uri)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    size_t n = uri->len - uri->host_end;
+    char *p = pathgate__malloc(&uri->alloc, n + 1);
+    if (!p)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    size_t len = pathgate__pct_decode(p, uri->str + uri->host_end, n);
+    p[len] = '\0';
+    pathgate__buf_adopt(out, &uri->alloc, p, len);
+    return PATHGATE_OK;
+}
+
+int pathgate_uri_lexical_depth(size_t *depth, const pathgate_uri *uri)
+{
+    if (!uri || uri->opaque || has_encoded_separator(uri))
+        return 0;
+    seg_iter it = segs_of(uri);
+    const char *seg;
+    size_t n, count = 0;
+    while (seg_next(&it, &seg, &n))
+        count++;
+    if (depth)
+        *depth = count;
+    return 1;
+}
+
+int pathgate_uri_overlaps(const pathgate_uri *a, const pathgate_uri *b)
+{
+    if (!a || !b)
+        return -1;
+    if (pathgate_uri_equal(a, b))
+        return 1;
+    if (!pathgate_uri_lexical_depth(NULL, a) || !pathgate_uri_lexical_depth(NULL, b))
+        return -1;
+    return pathgate_uri_starts_with(a, b) || pathgate_uri_starts_with(b, a);
+}

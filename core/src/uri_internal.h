@@ -183,4 +183,10 @@ size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u);
 int pathgate__uri_render(pathgate_buf *out, const pathgate_uri *uri,
                          pathgate_convention convention, int for_ui, pathgate_error *err);
 
+/* A Windows device alias Codex normalises (uri_text.c): 1 with *skip =
+ * the prefix length and *unc set for `\\?\UNC\`, `\\.\UNC\` (the plain
+ * form is `\\` + the rest) and clear for `\\?\X:\`, `\\.\X:\` (the
+ * rest); 0 otherwise. */
+int pathgate__windows_device_alias(size_t *skip, int *unc, const char *s, size_t n);
+
 #endif

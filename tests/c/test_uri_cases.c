@@ -178,7 +178,9 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
     int ok = 1;
     int needs_conv = !strcmp(op, "from_native") || !strcmp(op, "to_native") ||
                      !strcmp(op, "native_roundtrip") || !strcmp(op, "from_uri") ||
-                     !strcmp(op, "legacy_to_uri") || !strcmp(op, "legacy_roundtrip");
+                     !strcmp(op, "legacy_to_uri") || !strcmp(op, "legacy_roundtrip") ||
+                     !strcmp(op, "path_segments") || !strcmp(op, "home_suffix") ||
+                     !strcmp(op, "validate_config") || !strcmp(op, "validate_glob");
     if (needs_conv && parse_conv(arg, &conv)) {
         print_error("%s:%d: bad convention \"%s\"\n", g_file, line, arg->s);
         return 0;
@@ -208,6 +210,61 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
             rc = pathgate_uri_to_native(&b, r, conv, NULL);
         pathgate_uri_free(r);
         set_buf(&o, rc, &b);
+    } else if (!strcmp(op, "path_segments")) {
+        /* segments joined by '|' */
+        char buf[1024];
+        size_t pos = 0, n = 0, sl, count = 0;
+        const char *seg;
+        while (pathgate_path_segment_next(&seg, &sl, in->s, in->n, conv, &pos)) {
+            if (count++)
+                buf[n++] = '|';
+            memcpy(buf + n, seg, sl);
+            n += sl;
+        }
+        set_text(&o, buf, n);
+    } else if (!strcmp(op, "home_suffix")) {
+        const char *suf;
+        size_t sl;
+        if (pathgate_home_relative_suffix(&suf, &sl, in->s, in->n, conv))
+            set_text(&o, suf, sl);
+        else
+            o.absent = 1;
+    } else if (!strcmp(op, "device_path")) {
+        set_buf(&o, pathgate_normalize_windows_device_path(&b, in->s, in->n, NULL), &b);
+    } else if (!strcmp(op, "platform")) {
+        const char *name = pathgate_convention_name(pathgate_platform_convention(in->s, in->n));
+        if (name)
+            set_text(&o, name, strlen(name));
+        else
+            o.absent = 1;
+    } else if (!strcmp(op, "resolve_config") || !strcmp(op, "config_path")) {
+        /* arg: `conv base home`, `-` for an absent base or home */
+        char cs[16] = "", bs[1024] = "", hs[1024] = "";
+        pathgate_convention cc = PATHGATE_CONVENTION_NONE;
+        if (sscanf(arg->s, "%15s %1023s %1023s", cs, bs, hs) != 3 ||
+            (strcmp(cs, "infer") && pathgate_convention_parse(&cc, cs, strlen(cs), NULL))) {
+            print_error("%s:%d: bad resolve_config argument \"%s\"\n", g_file, line, arg->s);
+            return 0;
+        }
+        int rc = 0;
+        if (strcmp(bs, "-"))
+            rc = pathgate_uri_parse(&u, bs, strlen(bs), pg_test_alloc(), NULL);
+        if (rc == 0 && strcmp(hs, "-"))
+            rc = pathgate_uri_parse(&v, hs, strlen(hs), pg_test_alloc(), NULL);
+        if (rc) {
+            print_error("%s:%d: base or home does not parse\n", g_file, line);
+            pathgate_uri_free(u);
+            return 0;
+        }
+        rc = pathgate_uri_resolve_config(&r, in->s, in->n, cc, u, v, NULL);
+        if (rc == 0)
+            ok = check_reparse(r, line);
+        if (rc == 0 && !strcmp(op, "config_path")) {
+            set_buf(&o, pathgate_uri_to_config_path(&b, r, cc, NULL), &b);
+            pathgate_uri_free(r);
+        } else {
+            set_uri(&o, rc, r);
+        }
     } else if (!strcmp(op, "legacy_to_uri") || !strcmp(op, "legacy_roundtrip")) {
         pathgate_legacy *p = NULL, *back = NULL;
         int rc = pathgate_legacy_new(&p, in->s, in->n, pg_test_alloc(), NULL);
@@ -286,6 +343,62 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
             set_bool(&o, pathgate_uri_is_opaque(u));
         } else if (!strcmp(op, "display")) {
             set_buf(&o, pathgate_uri_display(&b, u), &b);
+        } else if (!strcmp(op, "ancestors")) {
+            /* the URIs joined by ' ' */
+            char buf[4096];
+            size_t n = 0;
+            for (size_t k = 0;; k++) {
+                pathgate_uri *an = NULL;
+                int rc = pathgate_uri_ancestor(&an, u, k, NULL);
+                if (rc || !an)
+                    break;
+                size_t al;
+                const char *as = pathgate_uri_string(an, &al);
+                if (n)
+                    buf[n++] = ' ';
+                memcpy(buf + n, as, al);
+                n += al;
+                pathgate_uri_free(an);
+            }
+            set_text(&o, buf, n);
+        } else if (!strcmp(op, "encoded_path")) {
+            size_t n;
+            const char *p = pathgate_uri_encoded_path(u, &n);
+            set_text(&o, p, n);
+        } else if (!strcmp(op, "decoded_path")) {
+            set_buf(&o, pathgate_uri_decoded_path(&b, u, NULL), &b);
+        } else if (!strcmp(op, "lexical_depth")) {
+            size_t d;
+            char num[32];
+            if (pathgate_uri_lexical_depth(&d, u))
+                set_text(&o, num, (size_t)snprintf(num, sizeof num, "%zu", d));
+            else
+                o.absent = 1;
+        } else if (!strcmp(op, "overlaps")) {
+            if (!(v = operand(arg, line, "arg"))) {
+                pathgate_uri_free(u);
+                return 0;
+            }
+            int ov = pathgate_uri_overlaps(u, v);
+            if (ov != pathgate_uri_overlaps(v, u)) {
+                print_error("%s:%d: overlaps is not symmetric\n", g_file, line);
+                ok = 0;
+            }
+            if (ov < 0)
+                o.absent = 1;
+            else
+                set_bool(&o, ov);
+        } else if (!strcmp(op, "join_bytes")) {
+            int rc = pathgate_uri_join_bytes(&r, u, arg->s, arg->n, NULL);
+            if (rc == 0)
+                ok = check_reparse(r, line);
+            set_uri(&o, rc, r);
+        } else if (!strcmp(op, "validate_config") || !strcmp(op, "validate_glob")) {
+            int rc = !strcmp(op, "validate_config") ? pathgate_uri_validate_config(u, conv, NULL)
+                                                    : pathgate_uri_validate_glob_directory(u, conv, NULL);
+            o.rc = rc;
+            if (rc == 0)
+                set_text(&o, "ok", 2);
         } else if (!strcmp(op, "from_uri")) {
             pathgate_legacy *p = NULL;
             int rc = pathgate_legacy_from_uri(&p, u, conv, NULL);

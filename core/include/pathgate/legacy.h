@@ -65,6 +65,15 @@ PATHGATE_EXTERN int pathgate_legacy_resolve_against(pathgate_uri **out,
                                                     const pathgate_uri *home,
                                                     pathgate_error *err);
 
+/* pathgate_uri_resolve_config of the wrapped text (convention NONE =
+ * base's, else home's); the result uses the allocator of base or home. */
+PATHGATE_EXTERN int pathgate_legacy_resolve_config(pathgate_uri **out,
+                                                   const pathgate_legacy *path,
+                                                   const pathgate_uri *base,
+                                                   const pathgate_uri *home,
+                                                   pathgate_convention convention,
+                                                   pathgate_error *err);
+
 #ifdef __cplusplus
 }
 #endif

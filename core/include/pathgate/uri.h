@@ -138,6 +138,117 @@ PATHGATE_EXTERN int pathgate_uri_to_host_path(pathgate_buf *out, const pathgate_
  * when there is none (fail-open). Fails only with ENOMEM. */
 PATHGATE_EXTERN int pathgate_uri_display(pathgate_buf *out, const pathgate_uri *uri);
 
+/* ------------------------------------------- Codex's further operations */
+
+/* The n-th ancestor: 0 is a copy of uri, 1 its parent, and so on up to
+ * the root (the ancestors end at `file:///`, `file:///C:` or
+ * `file://server/share`); *out = NULL (and 0 returned) past the root. */
+PATHGATE_EXTERN int pathgate_uri_ancestor(pathgate_uri **out, const pathgate_uri *uri, size_t n,
+                                          pathgate_error *err);
+
+/* The percent-encoded path as stored, without the authority
+ * (`file://server/share/x` -> `/share/x`); owned by uri. */
+PATHGATE_EXTERN const char *pathgate_uri_encoded_path(const pathgate_uri *uri, size_t *len);
+
+/* The path decoded once, as bytes (no UTF-8 check; `%2F` becomes '/'). */
+PATHGATE_EXTERN int pathgate_uri_decoded_path(pathgate_buf *out, const pathgate_uri *uri,
+                                              pathgate_error *err);
+
+/* The number of segments below the root, the drive or share included
+ * (`file:///` 0, `file:///C:/x` 2, `file://h/s/x` 2). Returns 1 and sets
+ * *depth, or 0 when the URI has no unambiguous segments (opaque, or a
+ * segment decodes to '/', or to '\' under Windows). */
+PATHGATE_EXTERN int pathgate_uri_lexical_depth(size_t *depth, const pathgate_uri *uri);
+
+/* 1 when the lexical subtrees of a and b overlap (either starts with the
+ * other; Windows case-insensitive), 0 when they do not, -1 when that is
+ * unknown (either has no lexical depth). Equal URIs overlap, even opaque
+ * ones. Symmetric. */
+PATHGATE_EXTERN int pathgate_uri_overlaps(const pathgate_uri *a, const pathgate_uri *b);
+
+/* join of raw native bytes. UTF-8 text is pathgate_uri_join. Other bytes
+ * need a POSIX, non-opaque base (ECONVENTION, EOPAQUE) and no NUL (ENUL):
+ * they split on '/', `.` and empty pieces drop, `..` pops (clamped at
+ * the root), and every other piece is a segment whose bytes are all
+ * percent-encoded but A-Z a-z 0-9 - . _ ~ (`%2e` stays literal text:
+ * `%252e`). Absolute bytes replace the base's path. A result that would
+ * read as a drive becomes the opaque form. */
+PATHGATE_EXTERN int pathgate_uri_join_bytes(pathgate_uri **out, const pathgate_uri *base,
+                                            const char *bytes, size_t len, pathgate_error *err);
+
+/* ------------------------------------------------ configuration paths */
+
+/* Resolves a path written in a configuration file, using only what is
+ * given: `~` and `~/x` (`~\x` under Windows) against home (ENOHOME when
+ * NULL), absolute text as itself, anything else against base (its error
+ * when NULL). A base or home actually used must pass
+ * pathgate_uri_validate_config (and, when the text holds a glob
+ * character `*?[]{}`, pathgate_uri_validate_glob_directory); unused ones
+ * are never checked. The text is refused (ECONFIG) when it holds NUL, a
+ * Windows segment holding ':' (past a leading drive), a `~` suffix that
+ * mixes separators, or is a bare drive `C:`. The result has no trailing
+ * separator (`d:\p\x.env\` -> `file:///D:/p/x.env`), a drive letter
+ * upper-cased, a UNC host lower-cased, glob characters kept literally,
+ * and must itself pass pathgate_uri_validate_config. */
+PATHGATE_EXTERN int pathgate_uri_resolve_config(pathgate_uri **out, const char *text, size_t len,
+                                                pathgate_convention convention,
+                                                const pathgate_uri *base, const pathgate_uri *home,
+                                                pathgate_error *err);
+
+/* 0 when uri has a lossless native spelling of convention: ECONVENTION
+ * for a URI of the other convention (or opaque with none), ESYNTAX when a
+ * segment holds an encoded separator or the URI is opaque, EENCODEDNUL /
+ * EUTF8 for a decoded NUL or non-UTF-8 byte, ECONFIG when its rendering
+ * is no acceptable configuration text (see resolve_config). */
+PATHGATE_EXTERN int pathgate_uri_validate_config(const pathgate_uri *uri,
+                                                 pathgate_convention convention,
+                                                 pathgate_error *err);
+
+/* validate_config, and the rendering holds no glob character `*?[]{}`
+ * (nor `\` under POSIX, which escapes): a directory that can be put into
+ * a glob pattern unchanged. ECONFIG otherwise. */
+PATHGATE_EXTERN int pathgate_uri_validate_glob_directory(const pathgate_uri *uri,
+                                                         pathgate_convention convention,
+                                                         pathgate_error *err);
+
+/* The native text of a resolved configuration path (NONE = inferred), a
+ * UNC share root with its trailing `\` (`\\server\share\`). Fail-closed
+ * (to_native's errors). */
+PATHGATE_EXTERN int pathgate_uri_to_config_path(pathgate_buf *out, const pathgate_uri *uri,
+                                                pathgate_convention convention,
+                                                pathgate_error *err);
+
+/* ------------------------------------------------- native path text */
+
+/* Splits native text the way convention does, keeping empty segments
+ * (POSIX on '/' only: `/a/b` gives "", "a", "b"; Windows on '/' and '\',
+ * the drive a segment of its own: `C:\a` gives "C:", "a"; "" gives "").
+ * Start with *pos = 0; each call returns 1 with the next segment, then 0.
+ * convention NONE returns 0. */
+PATHGATE_EXTERN int pathgate_path_segment_next(const char **seg, size_t *seg_len,
+                                               const char *text, size_t len,
+                                               pathgate_convention convention, size_t *pos);
+
+/* 1 when text is home-relative under convention: `~` alone or followed by
+ * '/' (or '\' under Windows); *suffix (optional) = text + 1, *suffix_len
+ * its length (`~/a` -> `/a`, `~` -> ""). 0 otherwise (`~user/x`). */
+PATHGATE_EXTERN int pathgate_home_relative_suffix(const char **suffix, size_t *suffix_len,
+                                                  const char *text, size_t len,
+                                                  pathgate_convention convention);
+
+/* The plain form of a Windows device-namespace alias, as Codex reads them:
+ * `\\?\UNC\s\sh\x` and `\\.\UNC\s\sh\x` -> `\\s\sh\x`, `\\?\D:\x` and
+ * `\\.\D:\x` (a drive and a separator after it) -> `D:\x`. Only these
+ * backslash spellings, `UNC` in upper case. out->ptr = NULL (0 returned)
+ * for any other text. */
+PATHGATE_EXTERN int pathgate_normalize_windows_device_path(pathgate_buf *out, const char *text,
+                                                           size_t len, pathgate_error *err);
+
+/* The path convention of an operating system name as executors report
+ * it: exactly `linux` or `macos` -> POSIX, `windows` -> WINDOWS, anything
+ * else (NULL too) -> NONE. */
+PATHGATE_EXTERN pathgate_convention pathgate_platform_convention(const char *os_name, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
