@@ -47,6 +47,49 @@ function ops.host_path(c) return outcome(must_parse(c.input):to_host_path()) end
 local Legacy = pathgate.LegacyAppPathString
 function ops.from_uri(c) return outcome(Legacy.from_uri(must_parse(c.input), CONV[c.arg])) end
 function ops.legacy_to_uri(c) return outcome(Legacy(c.input):to_uri(CONV[c.arg])) end
+function ops.ancestors(c)
+  local names = {}
+  for i, a in ipairs(must_parse(c.input):ancestors()) do names[i] = tostring(a) end
+  return table.concat(names, " ")
+end
+function ops.encoded_path(c) return outcome(must_parse(c.input):encoded_path()) end
+function ops.decoded_path(c) return outcome(must_parse(c.input):decoded_path_bytes()) end
+function ops.lexical_depth(c) return outcome(must_parse(c.input):lexical_depth()) end
+function ops.overlaps(c)
+  local a, b = must_parse(c.input), must_parse(c.arg)
+  assert(a:overlaps(b) == b:overlaps(a), "overlaps is symmetric")
+  return outcome(a:overlaps(b))
+end
+function ops.path_segments(c)
+  return table.concat(pathgate.path_segments(c.input, c.arg), "|")
+end
+function ops.home_suffix(c) return outcome(pathgate.home_relative_suffix(c.input, c.arg)) end
+function ops.device_path(c) return outcome(pathgate.normalize_windows_device_path(c.input)) end
+function ops.platform(c) return outcome(pathgate.platform_convention(c.input)) end
+function ops.join_bytes(c) return outcome(must_parse(c.input):join_bytes(c.arg)) end
+local function config_args(c)
+  local conv, base, home = c.arg:match("^(%S+) (%S+) (%S+)$")
+  base = base ~= "-" and must_parse(base) or nil
+  home = home ~= "-" and must_parse(home) or nil
+  return base, home, CONV[conv]
+end
+function ops.resolve_config(c) return outcome(Legacy(c.input):resolve_config(config_args(c))) end
+function ops.config_path(c)
+  local base, home, conv = config_args(c)
+  local uri, msg, code = Legacy(c.input):resolve_config(base, home, conv)
+  if not uri then return outcome(uri, msg, code) end
+  return outcome(uri:to_config_path(conv))
+end
+function ops.validate_config(c)
+  local ok, msg, code = must_parse(c.input):validate_config(CONV[c.arg])
+  if ok then return "ok" end
+  return outcome(ok, msg, code)
+end
+function ops.validate_glob(c)
+  local ok, msg, code = must_parse(c.input):validate_glob_directory(CONV[c.arg])
+  if ok then return "ok" end
+  return outcome(ok, msg, code)
+end
 function ops.legacy_roundtrip(c)
   local uri, msg, code = Legacy(c.input):to_uri(CONV[c.arg])
   if not uri then return outcome(uri, msg, code) end

@@ -6,6 +6,7 @@ UTF-8 becomes a lone surrogate, which is also how the Python API passes such
 bytes to the core and returns them from it.
 """
 
+import os
 import pathlib
 import re
 
@@ -124,6 +125,42 @@ def _run(op, inp, arg):
     if op == "display":
         return _uri(inp).display()
     L = pathgate.LegacyAppPathString
+    if op == "ancestors":
+        return " ".join(_text(a) for a in _uri(inp).ancestors())
+    if op == "encoded_path":
+        return _uri(inp).encoded_path
+    if op == "decoded_path":
+        return os.fsdecode(_uri(inp).decoded_path_bytes)
+    if op == "lexical_depth":
+        d = _uri(inp).lexical_depth
+        return None if d is None else str(d)
+    if op == "overlaps":
+        a, b = _uri(inp), _uri(arg)
+        assert a.overlaps(b) == b.overlaps(a)
+        return a.overlaps(b)
+    if op == "path_segments":
+        return "|".join(pathgate.path_segments(inp, arg))
+    if op == "home_suffix":
+        return pathgate.home_relative_suffix(inp, arg)
+    if op == "device_path":
+        return pathgate.normalize_windows_device_path(inp)
+    if op == "platform":
+        return pathgate.platform_convention(inp)
+    if op == "join_bytes":
+        return _uri(inp).join(os.fsencode(arg))
+    if op in ("resolve_config", "config_path"):
+        conv, base, home = arg.split(" ")
+        r = L(inp).resolve_config(
+            None if base == "-" else _uri(base),
+            home=None if home == "-" else _uri(home),
+            convention=_conv(conv),
+        )
+        return r.to_config_path(_conv(conv)) if op == "config_path" else r
+    if op in ("validate_config", "validate_glob"):
+        u = _uri(inp)
+        check = u.validate_config if op == "validate_config" else u.validate_glob_directory
+        assert check(_conv(arg)) is None
+        return "ok"
     if op == "from_uri":
         return str(L.from_uri(_uri(inp), _conv(arg)))
     if op == "legacy_to_uri":
