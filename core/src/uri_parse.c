@@ -423,9 +423,10 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
         while (i < len && is_scheme_char((unsigned char)s[i]))
             i++;
     if (i == 0 || i == len || s[i] != ':')
-        return pathgate__error_set(err, PATHGATE_ENOTABS, "not an absolute URI");
+        return pathgate__error_set(err, PATHGATE_ENOTABS,
+                                   "invalid URI: relative URL without a base"); /* Codex's words */
     if (i != 4 || strncasecmp(s, "file", 4) != 0)
-        return pathgate__error_set(err, PATHGATE_ESCHEME, "unsupported URI scheme '%.*s'",
+        return pathgate__error_set(err, PATHGATE_ESCHEME, "unsupported path URI scheme `%.*s`",
                                    (int)(i > 32 ? 32 : i), s);
 
     /* '?' and '#' are never data here: the first one names the error */
