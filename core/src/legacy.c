@@ -303,8 +303,8 @@ static int opaque_text(pathgate_buf *raw, const pathgate_uri *uri, pathgate_conv
         pathgate__buf_adopt(raw, &uri->alloc, (char *)p, n);
         return PATHGATE_OK;
     }
-    int windows = conv == PATHGATE_CONVENTION_WINDOWS && n >= 6 && n % 2 == 0 &&
-                  ((p[1] == 0 && pathgate__is_alpha(p[0]) && is_unit(p + 2, ':') &&
+    int windows = conv == PATHGATE_CONVENTION_WINDOWS && n >= 4 && n % 2 == 0 &&
+                  ((n >= 6 && p[1] == 0 && pathgate__is_alpha(p[0]) && is_unit(p + 2, ':') &&
                     (is_unit(p + 4, '\\') || is_unit(p + 4, '/'))) ||
                    ((is_unit(p, '\\') || is_unit(p, '/')) &&
                     (is_unit(p + 2, '\\') || is_unit(p + 2, '/'))));
