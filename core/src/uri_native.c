@@ -314,6 +314,8 @@ static int windows_from_native(pathgate_uri **out, const char *s, size_t n,
     }
     b.floor = 1;
     (void)pathgate__ub_push_native(&b, s + r.rest, n - r.rest, PATHGATE__UB_WIN, 0, err);
+    if (r.kind == WIN_DRIVE && b.count == 1)
+        b.trailing = 1; /* native text names a drive's root `C:\`, never `C:` (as Codex) */
     return pathgate__ub_finish(&b, out, err);
 }
 

@@ -38,7 +38,8 @@ R3  Trailing separator / empty segments. pathgate drops empty segments but
     natively), which are written with theirs; repeated native separators
     (Node renders its own ``file:///C://`` as ``C:\\\\``) count as one.
     pathgate's own rule is checked separately on every case: its URI ends
-    in ``/`` after a segment exactly when the text ends with a separator.
+    in ``/`` after a segment exactly when the text ends with a separator,
+    but a drive's root, which native text always spells ``file:///X:/``.
 R4  Dot segments. pathgate resolves ``.`` and ``..`` and never climbs above
     ``/``, a drive or a UNC share. pathlib resolves nothing: its path is
     normalised lexically (with the same clamping) before comparing. Node
@@ -558,8 +559,10 @@ def test_differential_native_uri():
         if not pathgate_spelling_ok(val):
             fail(c, f"pathgate URI {val} is not canonically spelled (R1)")
         seps = "/\\" if c.windows else "/"
-        has_segment = split_uri(val)[1] != "/"
-        if has_segment and val.endswith("/") != (c.text[-1:] in seps):  # R3
+        host, path = split_uri(val)
+        has_segment = path != "/"
+        drive_root = not host and re.fullmatch(r"/[A-Z]:/", path)  # always `C:/` (R3)
+        if has_segment and not drive_root and val.endswith("/") != (c.text[-1:] in seps):  # R3
             fail(c, f"pathgate URI {val}: trailing separator not kept as the text has it")
         if c.kind == "alias":  # R8
             pst, pval = alias_plain[i]

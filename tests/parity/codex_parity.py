@@ -128,6 +128,9 @@ def run(pathgate, op, inp, arg):
         return str(L.from_uri(u, conv))
     if op == "encoded_path":
         return need(u, "encoded_path")
+    if op == "overlaps":
+        r = need(u, "overlaps")(P.parse(arg))
+        return None if r is None else ("true" if r else "false")
     if op == "lexical_depth":
         d = need(u, "lexical_depth")
         return None if d is None else str(d)
