@@ -1,6 +1,6 @@
 /*
  * pathgate/legacy.h - LegacyAppPathString: the native path strings legacy
- * clients send and expect back (DESIGN.md section 3).
+ * clients send and expect back (rules: docs/uri.md).
  *
  * Any text is accepted unvalidated (even an embedded NUL or invalid UTF-8:
  * it is only wrapped); conversions to a URI validate and fail closed,

@@ -4,7 +4,8 @@
  * A URI never records an OS; its path convention is inferred from its
  * spelling (Windows when it has a host or its first segment is a drive,
  * POSIX otherwise). Every function here is pure text: none touches the
- * filesystem. See DESIGN.md section 2 for the full contract.
+ * filesystem. docs/uri.md has every rule, and where pathgate answers
+ * differently from Codex.
  *
  * Text inputs are (pointer, length): an embedded NUL is PATHGATE_ENUL
  * (never a truncation), invalid UTF-8 is PATHGATE_EUTF8 and more than
@@ -102,7 +103,7 @@ PATHGATE_EXTERN int pathgate_uri_relative_to(pathgate_buf *out, const pathgate_u
                                              const pathgate_uri *base, pathgate_error *err);
 
 /* Joins model-supplied text (relative or absolute, any OS) onto base using
- * base's convention; see DESIGN.md section 2 for every rule. */
+ * base's convention; see docs/uri.md for every rule. */
 PATHGATE_EXTERN int pathgate_uri_join(pathgate_uri **out, const pathgate_uri *base,
                                       const char *text, size_t len, pathgate_error *err);
 
