@@ -369,6 +369,13 @@ int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
 
 /* -------------------------------------------------------------- to_native */
 
+/* The value of a hex digit already known to be one (a URI's %XX is
+ * validated when it is built): branch-free, '0'-'9' 'A'-'F' 'a'-'f'. */
+static inline unsigned hex_digit(unsigned char c)
+{
+    return (c & 0xFu) + 9u * (c >> 6);
+}
+
 /* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
  * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
@@ -400,8 +407,8 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
             c = (unsigned char)sep;
             i++;
         } else if (c == '%') {
-            c = (unsigned char)(pathgate__pct_hexval((unsigned char)s[i + 1]) << 4 |
-                                pathgate__pct_hexval((unsigned char)s[i + 2]));
+            c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
+                                hex_digit((unsigned char)s[i + 2]));
             i += 3;
             if (c == '/' || (win && c == '\\'))
                 flags |= 1;

@@ -278,11 +278,16 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
 
 #define NOT_PLAIN 1
 
-/* 1 when s[i..i+3) is a well-formed %XX (s[i] == '%' is known). */
-static int pct_ok_at(const char *s, size_t n, size_t i)
+/* 1 for a hex digit: two unsigned compares, no table. */
+static inline int is_hex(unsigned char c)
 {
-    return n - i >= 3 && pathgate__pct_hexval((unsigned char)s[i + 1]) >= 0 &&
-           pathgate__pct_hexval((unsigned char)s[i + 2]) >= 0;
+    return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 6u;
+}
+
+/* 1 when s[i..i+3) is a well-formed %XX (s[i] == '%' is known). */
+static inline int pct_ok_at(const char *s, size_t n, size_t i)
+{
+    return n - i >= 3 && is_hex((unsigned char)s[i + 1]) && is_hex((unsigned char)s[i + 2]);
 }
 
 /* The common case, `file:///seg/seg`, `file:/seg/seg` or

@@ -197,10 +197,12 @@ PATHGATE_EXTERN int pathgate_uri_resolve_config(pathgate_uri **out, const char *
                                                 pathgate_error *err);
 
 /* 0 when uri has a lossless native spelling of convention: ECONVENTION
- * for a URI of the other convention (or opaque with none), ESYNTAX when a
- * segment holds an encoded separator or the URI is opaque, EENCODEDNUL /
- * EUTF8 for a decoded NUL or non-UTF-8 byte, ECONFIG when its rendering
- * is no acceptable configuration text (see resolve_config). */
+ * for a URI of the other convention (or an opaque one naming none, or
+ * `file://server/`), EOPAQUE for an opaque URI, ESYNTAX when a segment
+ * holds an encoded separator, EUTF8 for a non-UTF-8 byte, ECONFIG for a
+ * UNC host a URL parser would rewrite (encoded or non-ASCII, or a last
+ * label that reads as an IPv4 number) or a rendering that is no
+ * acceptable configuration text (see resolve_config). */
 PATHGATE_EXTERN int pathgate_uri_validate_config(const pathgate_uri *uri,
                                                  pathgate_convention convention,
                                                  pathgate_error *err);
