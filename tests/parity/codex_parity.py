@@ -84,6 +84,8 @@ def run(pathgate, op, inp, arg):
         return "true" if P.from_native(inp, conv).is_opaque else "false"
     if op == "legacy_to_uri":
         return str(L(inp).to_uri(conv))
+    if op == "legacy_infer":
+        return L(inp).infer_convention()
     if op == "legacy_roundtrip":
         return str(L.from_uri(L(inp).to_uri(conv), conv))
     if op == "path_segments":

@@ -23,5 +23,5 @@ def test_codex_vectors_agree_or_are_documented():
     counts, undocumented = parity.measure(pathgate)
     assert undocumented == [], f"differences docs/uri.md does not explain: lines {undocumented}"
     assert counts["inexpressible"] == 0
-    assert counts["agreed"] + counts["different"] >= 250
+    assert counts["agreed"] + counts["different"] >= 400
     assert counts["different"] == len(parity.DELIBERATE)
