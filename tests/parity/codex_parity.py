@@ -86,6 +86,9 @@ def run(pathgate, op, inp, arg):
         return str(L(inp).to_uri(conv))
     if op == "legacy_infer":
         return L(inp).infer_convention()
+    if op == "resolve_against":
+        cwd, home = arg.split(" ")
+        return str(L(inp).resolve_against(P.parse(cwd), None if home == "-" else P.parse(home)))
     if op == "legacy_roundtrip":
         return str(L.from_uri(L(inp).to_uri(conv), conv))
     if op == "path_segments":
