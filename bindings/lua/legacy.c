@@ -69,6 +69,18 @@ static int legacy_resolve_against(lua_State *L)
     return pg_commit(L, rc, &err);
 }
 
+static int legacy_resolve_config(lua_State *L)
+{
+    pathgate_legacy *p = checklegacy(L, 1);
+    pathgate_uri *base = lua_isnoneornil(L, 2) ? NULL : pg_checkuri(L, 2);
+    pathgate_uri *home = lua_isnoneornil(L, 3) ? NULL : pg_checkuri(L, 3);
+    pathgate_convention conv = pg_optconvention(L, 4);
+    pathgate_error err = {0, ""};
+    pg_box *box = pg_newuri(L);
+    int rc = pathgate_legacy_resolve_config((pathgate_uri **)&box->ptr, p, base, home, conv, &err);
+    return pg_commit(L, rc, &err);
+}
+
 static int legacy_infer_convention(lua_State *L)
 {
     pg_pushconvention(L, pathgate_legacy_infer_convention(checklegacy(L, 1)));
@@ -126,6 +138,7 @@ void pg_open_legacy(lua_State *L, int module_idx, int scratch_idx)
         {"render_for_ui", legacy_render_for_ui},
         {"resolve_against", legacy_resolve_against},
         {"infer_convention", legacy_infer_convention},
+        {"resolve_config", legacy_resolve_config},
         {NULL, NULL},
     };
     static const luaL_Reg statics[] = {

@@ -125,6 +125,32 @@ static PyObject *legacy_resolve_against(PyObject *self, PyObject *const *args, P
     return pg_uri_wrap(st, uri);
 }
 
+static PyObject *legacy_resolve_config(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+    static const char *const names[] = {"base", "home", "convention"};
+    pg_state *st = pg_state_of(self);
+    PyObject *a[3];
+    if (pg_bind("resolve_config", args, nargs, kwnames, names, 3, 3, 1, a) < 0)
+        return NULL;
+    if ((a[0] != Py_None && !pg_is_uri(st, a[0])) ||
+        (a[1] != NULL && a[1] != Py_None && !pg_is_uri(st, a[1]))) {
+        PyErr_SetString(PyExc_TypeError, "base and home must be PathUri or None");
+        return NULL;
+    }
+    pathgate_convention conv;
+    if (pg_convention_arg(st, a[2], &conv) < 0)
+        return NULL;
+    const pathgate_uri *base = a[0] == Py_None ? NULL : ((pg_uri_object *)a[0])->uri;
+    const pathgate_uri *home =
+        (a[1] == NULL || a[1] == Py_None) ? NULL : ((pg_uri_object *)a[1])->uri;
+    pathgate_uri *uri = NULL;
+    pathgate_error err;
+    int rc = pathgate_legacy_resolve_config(&uri, PG_LEGACY(self), base, home, conv, &err);
+    if (rc < 0)
+        return pg_raise(st, st->PathError, rc, &err);
+    return pg_uri_wrap(st, uri);
+}
+
 static PyObject *legacy_infer_convention(PyObject *self, PyObject *unused) {
     (void)unused;
     return pg_convention_obj(pg_state_of(self),
@@ -172,6 +198,13 @@ static PyMethodDef legacy_methods[] = {
      "resolve_against($self, /, cwd, home=None)\n--\n\n"
      "Resolve the text the way an executor would, against the PathUri cwd\n"
      "(and home for ~). Raises PathError."},
+    {"resolve_config", PG_METH(legacy_resolve_config), METH_FASTCALL | METH_KEYWORDS,
+     "resolve_config($self, /, base, home=None, convention=None)\n--\n\n"
+     "Resolve a path written in a configuration file using only what is\n"
+     "given: '~' against home, relative text against base, absolute text as\n"
+     "itself (convention None = base's, else home's). No trailing separator,\n"
+     "drive letters upper-cased, glob characters kept literally; anything\n"
+     "without one lossless native spelling raises PathError."},
     {"infer_convention", PG_METH(legacy_infer_convention), METH_NOARGS,
      "infer_convention($self, /)\n--\n\n"
      "'windows' for X:\\, X:/ or a leading \\\\; 'posix' for a leading /;\n"

@@ -161,6 +161,19 @@ static PyObject *uri_join_with(PyObject *self, PyObject *arg, uri_join_fn fn) {
 }
 
 static PyObject *uri_join(PyObject *self, PyObject *arg) {
+    if (PyBytes_Check(arg)) { /* raw native bytes (POSIX file names) */
+        pg_state *st = pg_state_of(self);
+        char *bytes;
+        Py_ssize_t n;
+        if (PyBytes_AsStringAndSize(arg, &bytes, &n) < 0)
+            return NULL;
+        pathgate_uri *uri = NULL;
+        pathgate_error err;
+        int rc = pathgate_uri_join_bytes(&uri, PG_URI(self), bytes, (size_t)n, &err);
+        if (rc < 0)
+            return pg_raise(st, st->PathError, rc, &err);
+        return pg_uri_wrap(st, uri);
+    }
     return uri_join_with(self, arg, pathgate_uri_join);
 }
 
@@ -206,6 +219,228 @@ static PyObject *uri_display(PyObject *self, PyObject *unused) {
         return pg_raise(st, st->PathError, rc, NULL);
     return pg_buf_to_native(&buf);
 }
+
+/* ------------------------------------------- Codex's further operations */
+
+static PyObject *uri_get_lexical_depth(PyObject *self, void *closure) {
+    (void)closure;
+    size_t depth;
+    if (!pathgate_uri_lexical_depth(&depth, PG_URI(self)))
+        Py_RETURN_NONE;
+    return PyLong_FromSize_t(depth);
+}
+
+static PyObject *uri_get_encoded_path(PyObject *self, void *closure) {
+    (void)closure;
+    size_t len;
+    const char *p = pathgate_uri_encoded_path(PG_URI(self), &len);
+    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)len, "strict");
+}
+
+static PyObject *uri_get_decoded_path_bytes(PyObject *self, void *closure) {
+    (void)closure;
+    pg_state *st = pg_state_of(self);
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc = pathgate_uri_decoded_path(&buf, PG_URI(self), &err);
+    if (rc < 0)
+        return pg_raise(st, st->PathError, rc, &err);
+    PyObject *b = PyBytes_FromStringAndSize(buf.ptr, (Py_ssize_t)buf.len);
+    pathgate_buf_dispose(&buf);
+    return b;
+}
+
+static PyObject *uri_ancestors(PyObject *self, PyObject *unused) {
+    (void)unused;
+    pg_state *st = pg_state_of(self);
+    PyObject *list = PyList_New(0);
+    if (list == NULL)
+        return NULL;
+    pathgate_uri *cur = NULL;
+    pathgate_error err;
+    int rc = pathgate_uri_dup(&cur, PG_URI(self), &err);
+    while (rc == 0 && cur != NULL) {
+        pathgate_uri *up = NULL;
+        rc = pathgate_uri_parent(&up, cur, &err);
+        PyObject *item = pg_uri_wrap(st, cur); /* takes cur */
+        if (item == NULL || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            pathgate_uri_free(up);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(item);
+        cur = up;
+    }
+    if (rc < 0) {
+        Py_DECREF(list);
+        return pg_raise(st, st->PathError, rc, &err);
+    }
+    PyObject *it = PyObject_GetIter(list);
+    Py_DECREF(list);
+    return it;
+}
+
+static PyObject *uri_overlaps(PyObject *self, PyObject *other) {
+    if (uri_arg(pg_state_of(self), other, "other") < 0)
+        return NULL;
+    int ov = pathgate_uri_overlaps(PG_URI(self), PG_URI(other));
+    if (ov < 0)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(ov);
+}
+
+typedef int (*uri_check_fn)(const pathgate_uri *, pathgate_convention, pathgate_error *);
+
+static PyObject *uri_check_with(PyObject *self, PyObject *arg, uri_check_fn fn) {
+    pg_state *st = pg_state_of(self);
+    pathgate_convention conv;
+    if (pg_convention_arg(st, arg, &conv) < 0)
+        return NULL;
+    if (conv == PATHGATE_CONVENTION_NONE)
+        conv = pathgate_uri_convention(PG_URI(self));
+    pathgate_error err;
+    int rc = fn(PG_URI(self), conv, &err);
+    if (rc < 0)
+        return pg_raise(st, st->PathError, rc, &err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *uri_validate_config(PyObject *self, PyObject *arg) {
+    return uri_check_with(self, arg, pathgate_uri_validate_config);
+}
+
+static PyObject *uri_validate_glob_directory(PyObject *self, PyObject *arg) {
+    return uri_check_with(self, arg, pathgate_uri_validate_glob_directory);
+}
+
+static PyObject *uri_to_config_path(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+    static const char *const names[] = {"convention"};
+    pg_state *st = pg_state_of(self);
+    PyObject *a[1];
+    if (pg_bind("to_config_path", args, nargs, kwnames, names, 1, 1, 0, a) < 0)
+        return NULL;
+    pathgate_convention conv;
+    if (pg_convention_arg(st, a[0], &conv) < 0)
+        return NULL;
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc = pathgate_uri_to_config_path(&buf, PG_URI(self), conv, &err);
+    if (rc < 0)
+        return pg_raise(st, st->PathError, rc, &err);
+    return pg_buf_to_native(&buf);
+}
+
+/* ------------------------------------------------- module functions */
+
+static PyObject *mod_path_segments(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+    static const char *const names[] = {NULL, "convention"};
+    pg_state *st = PyModule_GetState(module);
+    PyObject *a[2];
+    if (pg_bind("path_segments", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    pathgate_convention conv;
+    if (pg_convention_arg(st, a[1], &conv) < 0)
+        return NULL;
+    if (conv == PATHGATE_CONVENTION_NONE)
+        return pg_raise(st, st->Error, PATHGATE_EINVAL, NULL);
+    const char *text;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(a[0], &text, &len, &holder, "text") < 0)
+        return NULL;
+    PyObject *list = PyList_New(0);
+    size_t pos = 0, n;
+    const char *seg;
+    while (list != NULL &&
+           pathgate_path_segment_next(&seg, &n, text, (size_t)len, conv, &pos)) {
+        PyObject *item = pg_native_str(seg, n);
+        if (item == NULL || PyList_Append(list, item) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    Py_XDECREF(holder);
+    return list;
+}
+
+static PyObject *mod_home_relative_suffix(PyObject *module, PyObject *const *args,
+                                          Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {NULL, "convention"};
+    pg_state *st = PyModule_GetState(module);
+    PyObject *a[2];
+    if (pg_bind("home_relative_suffix", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+        return NULL;
+    pathgate_convention conv;
+    if (pg_convention_arg(st, a[1], &conv) < 0)
+        return NULL;
+    if (conv == PATHGATE_CONVENTION_NONE)
+        return pg_raise(st, st->Error, PATHGATE_EINVAL, NULL);
+    const char *text, *suf;
+    Py_ssize_t len;
+    size_t n;
+    PyObject *holder, *res;
+    if (pg_text(a[0], &text, &len, &holder, "text") < 0)
+        return NULL;
+    if (pathgate_home_relative_suffix(&suf, &n, text, (size_t)len, conv))
+        res = pg_native_str(suf, n);
+    else
+        res = Py_NewRef(Py_None);
+    Py_XDECREF(holder);
+    return res;
+}
+
+static PyObject *mod_normalize_windows_device_path(PyObject *module, PyObject *arg) {
+    pg_state *st = PyModule_GetState(module);
+    const char *text;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(arg, &text, &len, &holder, "text") < 0)
+        return NULL;
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc = pathgate_normalize_windows_device_path(&buf, text, (size_t)len, &err);
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return pg_raise(st, st->PathError, rc, &err);
+    return pg_buf_to_native(&buf);
+}
+
+static PyObject *mod_platform_convention(PyObject *module, PyObject *arg) {
+    pg_state *st = PyModule_GetState(module);
+    if (arg == Py_None)
+        Py_RETURN_NONE;
+    const char *text;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_text(arg, &text, &len, &holder, "os_name") < 0)
+        return NULL;
+    pathgate_convention c = pathgate_platform_convention(text, (size_t)len);
+    Py_XDECREF(holder);
+    return pg_convention_obj(st, c);
+}
+
+static PyMethodDef uri_module_functions[] = {
+    {"path_segments", PG_METH(mod_path_segments), METH_FASTCALL | METH_KEYWORDS,
+     "path_segments(text, /, convention)\n--\n\n"
+     "Native path text split the way the convention does, empty segments\n"
+     "kept: 'posix' on '/' only ('/a' gives ['', 'a']), 'windows' on '/'\n"
+     "and '\\' (the drive a segment of its own)."},
+    {"home_relative_suffix", PG_METH(mod_home_relative_suffix), METH_FASTCALL | METH_KEYWORDS,
+     "home_relative_suffix(text, /, convention)\n--\n\n"
+     "What follows '~' in '~', '~/x' (and '~\\x' under 'windows'): '' or\n"
+     "'/x'; None for any other text ('~user/x')."},
+    {"normalize_windows_device_path", PG_METH(mod_normalize_windows_device_path), METH_O,
+     "normalize_windows_device_path(text, /)\n--\n\n"
+     "The plain form of a Windows device alias: '\\\\?\\D:\\x' -> 'D:\\x',\n"
+     "'\\\\?\\UNC\\s\\sh\\x' -> '\\\\s\\sh\\x' (also '\\\\.\\'); None for other text."},
+    {"platform_convention", PG_METH(mod_platform_convention), METH_O,
+     "platform_convention(os_name, /)\n--\n\n"
+     "'posix' for 'linux' and 'macos', 'windows' for 'windows', None for\n"
+     "anything else."},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *uri_str(PyObject *self) {
     pg_uri_object *u = (pg_uri_object *)self;
@@ -260,11 +495,21 @@ static PyGetSetDef uri_getset[] = {
     {"is_opaque", uri_get_is_opaque, NULL,
      "True for the file:///%00/bad/path/<base64url> fallback form.", NULL},
     {"parent", uri_get_parent, NULL,
-     "The parent PathUri; None at a root (/, a drive, a UNC share) and for\n"
-     "an opaque URI.",
+     "The parent PathUri (no trailing '/'); None at a root (/, a drive, a\n"
+     "UNC share) and for an opaque URI.",
      NULL},
     {"basename", uri_get_basename, NULL,
-     "The decoded last segment; None at a root and for an opaque URI.", NULL},
+     "The decoded last segment, a drive or share included ('C:' for\n"
+     "file:///C:/); None for file:///, file://server/ and an opaque URI.", NULL},
+    {"lexical_depth", uri_get_lexical_depth, NULL,
+     "The number of segments below the root (the drive or share counts);\n"
+     "None for an opaque URI or when a segment holds an encoded separator.",
+     NULL},
+    {"encoded_path", uri_get_encoded_path, NULL,
+     "The percent-encoded path without the authority ('/share/x' for\n"
+     "file://server/share/x).", NULL},
+    {"decoded_path_bytes", uri_get_decoded_path_bytes, NULL,
+     "The path decoded once, as bytes (no UTF-8 check).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -288,7 +533,27 @@ static PyMethodDef uri_methods[] = {
     {"join", PG_METH(uri_join), METH_O,
      "join($self, text, /)\n--\n\n"
      "Join model-supplied text (relative or absolute, any OS) using this\n"
-     "URI's convention. Raises PathError."},
+     "URI's convention; bytes are raw native bytes (a POSIX base only when\n"
+     "they are not UTF-8). Raises PathError."},
+    {"ancestors", PG_METH(uri_ancestors), METH_NOARGS,
+     "ancestors($self, /)\n--\n\n"
+     "An iterator over this URI and each parent up to the root."},
+    {"overlaps", PG_METH(uri_overlaps), METH_O,
+     "overlaps($self, other, /)\n--\n\n"
+     "True when either URI starts with the other, False when neither does,\n"
+     "None when unknown (either has no lexical_depth). Symmetric."},
+    {"validate_config", PG_METH(uri_validate_config), METH_O,
+     "validate_config($self, convention, /)\n--\n\n"
+     "None when this URI has a lossless native spelling usable in a\n"
+     "configuration of the convention (None = its own); PathError otherwise."},
+    {"validate_glob_directory", PG_METH(uri_validate_glob_directory), METH_O,
+     "validate_glob_directory($self, convention, /)\n--\n\n"
+     "validate_config, and no glob character (nor '\\' under POSIX) in its\n"
+     "native text; PathError otherwise."},
+    {"to_config_path", PG_METH(uri_to_config_path), METH_FASTCALL | METH_KEYWORDS,
+     "to_config_path($self, /, convention=None)\n--\n\n"
+     "Native text of a resolved configuration path (a UNC share root keeps\n"
+     "its trailing '\\'). Raises PathError."},
     {"join_descendant", PG_METH(uri_join_descendant), METH_O,
      "join_descendant($self, text, /)\n--\n\n"
      "Join, then require the result to stay under this URI (PathError\n"
@@ -303,7 +568,9 @@ static PyMethodDef uri_methods[] = {
      "convention is the host's (fail-closed)."},
     {"display", PG_METH(uri_display), METH_NOARGS,
      "display($self, /)\n--\n\n"
-     "Text for a UI: the native rendering, or the URI when that fails."},
+     "Text for a UI (never fails): the native rendering, lossy (%2F decodes,\n"
+     "bad UTF-8 is U+FFFD, an opaque payload is decoded), control characters\n"
+     "escaped; the URI when there is none."},
     {"__reduce__", PG_METH(uri_reduce), METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -330,5 +597,7 @@ static PyType_Spec uri_spec = {
 
 int pg_uri_init(PyObject *module, pg_state *st) {
     st->PathUriType = pg_add_type(module, &uri_spec);
-    return st->PathUriType == NULL ? -1 : 0;
+    if (st->PathUriType == NULL)
+        return -1;
+    return PyModule_AddFunctions(module, uri_module_functions);
 }

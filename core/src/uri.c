@@ -2,79 +2,9 @@
  * uri.c - PathUri, the type: accessors, equality and hash, and the lexical
  * operations parent, basename, starts_with, relative_to.
  *
- * The module is split by job:
- *   uri_internal.h  the layout (ONE allocation: header + string) and the builder
- *   uri_build.c     the block, the segment builder, the opaque form
- *   uri_parse.c     pathgate_uri_parse (the only user of uriparser)
- *   uri_native.c    from_native, to_native, to_host_path, display
- *   uri_join.c      join, join_descendant
- *   pct.c, base64url.c   percent-encoding (one byte-class table), the opaque payload
- *
- * Speed: the common inputs take a fast path that checks the text in one
- * pass and copies it into one exactly sized block (from_native: no dot or
- * empty segment; parse: no host, nothing to re-encode). Everything else
- * takes the full path, which builds in a stack buffer (PATHGATE__URI_STACK,
- * about 12 KiB) and copies once. The internal *_ex entry points can force
- * the full path; the tests check that both agree.
- *
- * Decisions where DESIGN.md section 2 is silent (the contract for every file):
- *  - Inputs are (pointer, length). Parse: NUL -> ENUL, invalid UTF-8 ->
- *    EUTF8, more than PATHGATE_URI_MAX bytes -> ETOOLONG; native and join
- *    text: more than PATHGATE_PATH_MAX. PATHGATE_URI_MAX is the longest URI
- *    from_native can build (a PATHGATE_PATH_MAX-byte path, every byte
- *    encoded), and a parse or join whose result would be longer fails with
- *    ETOOLONG, so every URI string this module makes parses back to itself
- *    (found by fuzz_uri_native / fuzz_uri_join).
- *    join text with a NUL -> ENUL.
- *  - Percent-encoding also encodes DEL (0x7F) besides the DESIGN set.
- *  - The canonical string has no empty and no dot segments; the only
- *    trailing '/' is right after a root: `file:///`, `file:///C:/`,
- *    `file://server/share/` (as pathlib's as_uri spells them). Parse drops
- *    empty segments too (`file:///a//b/` is `file:///a/b`).
- *  - Parse accepts, besides RFC 3986, the bytes our own encoder leaves
- *    literal (`[ ] | ^`) and, leniently, space, `" < > ` { }` and
- *    non-ASCII UTF-8 in the path, which it percent-encodes. `\` and
- *    control bytes stay ESYNTAX. Segments decoding to `.`/`..` (`%2E`) are
- *    dot segments. A `..` that would climb above the root (`/`, a drive, a
- *    share) is ESYNTAX in parse (uriparser clamps; we fail closed), while
- *    from_native and join clamp as DESIGN says.
- *  - A host must name a UNC server: it needs a share segment, may not be
- *    an IP literal, `.`/`..`, and may not decode to `/ \ ? * : " < > |` or
- *    a control byte (ESYNTAX). `file://` alone reads as `file:///`.
- *  - A drive segment is `X:` or `X%3A` exactly; its letter is upper-cased,
- *    the colon's spelling is kept. `%43:` and `C%7C` are not drives. The
- *    legacy spelling `C|` as the first segment of a host-less URI is read
- *    as the drive `C:`, as WHATWG URL parsers (browsers, Node) read it, so
- *    that pathgate and they agree on which file a URI names; a POSIX path
- *    whose first segment is `X|` therefore becomes the opaque form.
- *  - Equality and hash compare decoded segments (so `%41` equals `A`):
- *    POSIX byte-exact, Windows ASCII case-insensitive (host too). An
- *    opaque URI equals only the same opaque string.
- *  - Native text is never produced from a segment holding an encoded
- *    separator (`%2F`, and `%5C` under Windows): to_native fails with
- *    ESYNTAX, starts_with answers 0 (so join_descendant onto such a base
- *    is ENOTDESC). Windows native text must be UTF-8 (EUTF8 otherwise);
- *    POSIX native text is raw bytes. A POSIX rendering of a drive root
- *    has no trailing '/' (`file:///C:/` -> `/C:`).
- *  - from_native: POSIX non-UTF-8 bytes are encoded honestly; POSIX text
- *    with a NUL, or whose result would start with a drive segment, and
- *    Windows text with a NUL, device paths (`\\.\COM1`, `\\?\Volume{..}`,
- *    `\\.\C:` without a separator), a UNC server of `.`, `..` or
- *    `localhost` (any case), a share of `.` or `..`, a missing or empty
- *    server or share, or a server that is no valid host, become the
- *    opaque form. Windows opaque payloads are UTF-16LE of the
- *    text with `/` turned into `\` (so their convention always infers as
- *    Windows). `\\?\` paths are normalised like the others (`..` and `/`
- *    are read, not kept verbatim). Relative or empty text is ENOTABS;
- *    Windows text must be UTF-8. DOS device names (`C:\x\NUL`) and
- *    trailing dots/spaces are not special.
- *  - join: a POSIX result whose first segment would read as a drive
- *    (`X:` or `X|`) becomes the opaque form (as from_native). join_descendant rejects
- *    absolute, drive-relative and root-relative text, and under Windows
- *    any segment holding `:`, with ENOTDESC; a `..` that steps above the
- *    base at any point is ENOTDESC (no clamping).
- *  - display falls back to the URI string when the native rendering fails
- *    or is not UTF-8 (UI text must be text).
+ * The rules this module follows (the contract for every uri*.c file), the
+ * split of jobs between the files and every place where pathgate answers
+ * differently from Codex are in docs/uri.md.
  */
 #include <string.h>
 
@@ -224,6 +154,8 @@ int pathgate_uri_equal(const pathgate_uri *a, const pathgate_uri *b)
     int fold = is_windows(a);
     if (fold && !hosts_equal(a, b))
         return 0;
+    if (pathgate__uri_trailing(a) != pathgate__uri_trailing(b))
+        return 0; /* `file:///tmp/` names a directory, `file:///tmp` may not */
     seg_iter rest;
     const char *seg;
     size_t n;
@@ -256,7 +188,8 @@ uint64_t pathgate_uri_hash(const pathgate_uri *uri)
 {
     if (!uri)
         return 0;
-    uint64_t h = fnv_byte(FNV_OFFSET, (unsigned char)(uri->convention | uri->opaque << 4));
+    uint64_t h = fnv_byte(FNV_OFFSET, (unsigned char)(uri->convention | uri->opaque << 4 |
+                                                      pathgate__uri_trailing(uri) << 5));
     if (uri->opaque) {
         for (size_t i = 0; i < uri->len; i++)
             h = fnv_byte(h, (unsigned char)uri->str[i]);
@@ -282,12 +215,14 @@ int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri, pathgate_er
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
     if (uri->opaque || uri->root_end >= uri->len)
-        return PATHGATE_OK;
-    size_t len = uri->len;
-    while (len > uri->root_end && uri->str[len - 1] != '/')
+        return PATHGATE_OK; /* `/`, a drive or share root (with or without its '/') */
+    /* drop the trailing '/', the last segment and the '/' before it, but
+     * keep the POSIX root's '/': `/C:/Users/` -> `/C:`, `/a` -> `/` */
+    size_t len = uri->len - (size_t)pathgate__uri_trailing(uri);
+    while (uri->str[len - 1] != '/')
         len--;
-    if (len > uri->root_end)
-        len--; /* drop the '/' before the last segment */
+    if (len - 1 > uri->host_end)
+        len--;
     pathgate_uri *p = pathgate__uri_alloc(&uri->alloc, len);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -295,7 +230,7 @@ int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri, pathgate_er
     p->str[len] = '\0';
     p->len = (uint32_t)len;
     p->host_end = uri->host_end;
-    p->root_end = uri->root_end;
+    p->root_end = uri->root_end < len ? uri->root_end : (uint32_t)len;
     p->convention = uri->convention;
     *out = p;
     return PATHGATE_OK;
@@ -324,12 +259,14 @@ int pathgate_uri_basename(pathgate_buf *out, const pathgate_uri *uri, pathgate_e
     if (!out || !uri)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate_buf_dispose(out);
-    if (uri->opaque || uri->root_end >= uri->len)
-        return PATHGATE_OK;
-    size_t start = uri->len;
-    while (start > uri->root_end && uri->str[start - 1] != '/')
+    size_t end = uri->len - (size_t)pathgate__uri_trailing(uri);
+    if (uri->opaque || end <= uri->host_end + 1u)
+        return PATHGATE_OK; /* `file:///`, `file://server/`, opaque */
+    /* the last segment, the root's included: `file:///C:/` -> `C:` */
+    size_t start = end;
+    while (uri->str[start - 1] != '/')
         start--;
-    return decode_to_buf(out, uri, uri->str + start, uri->len - start, err);
+    return decode_to_buf(out, uri, uri->str + start, end - start, err);
 }
 
 int pathgate_uri_starts_with(const pathgate_uri *uri, const pathgate_uri *base)
@@ -377,4 +314,73 @@ int pathgate_uri_relative_to(pathgate_buf *out, const pathgate_uri *uri, const p
     }
     pathgate__buf_adopt(out, &uri->alloc, p, len);
     return PATHGATE_OK;
+}
+
+/* -------------------------------------------- Codex's further operations */
+
+int pathgate_uri_ancestor(pathgate_uri **out, const pathgate_uri *uri, size_t n,
+                          pathgate_error *err)
+{
+    if (!out || !uri)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    pathgate_uri *cur = NULL;
+    int rc = pathgate_uri_dup(&cur, uri, err);
+    for (size_t i = 0; rc == 0 && cur && i < n; i++) {
+        pathgate_uri *up = NULL;
+        rc = pathgate_uri_parent(&up, cur, err);
+        pathgate_uri_free(cur);
+        cur = up;
+    }
+    if (rc)
+        return rc;
+    *out = cur;
+    return PATHGATE_OK;
+}
+
+const char *pathgate_uri_encoded_path(const pathgate_uri *uri, size_t *len)
+{
+    if (len)
+        *len = uri ? uri->len - uri->host_end : 0;
+    return uri ? uri->str + uri->host_end : NULL;
+}
+
+int pathgate_uri_decoded_path(pathgate_buf *out, const pathgate_uri *uri, pathgate_error *err)
+{
+    if (!out || !uri)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    size_t n = uri->len - uri->host_end;
+    char *p = pathgate__malloc(&uri->alloc, n + 1);
+    if (!p)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    size_t len = pathgate__pct_decode(p, uri->str + uri->host_end, n);
+    p[len] = '\0';
+    pathgate__buf_adopt(out, &uri->alloc, p, len);
+    return PATHGATE_OK;
+}
+
+int pathgate_uri_lexical_depth(size_t *depth, const pathgate_uri *uri)
+{
+    if (!uri || uri->opaque || has_encoded_separator(uri))
+        return 0;
+    seg_iter it = segs_of(uri);
+    const char *seg;
+    size_t n, count = 0;
+    while (seg_next(&it, &seg, &n))
+        count++;
+    if (depth)
+        *depth = count;
+    return 1;
+}
+
+int pathgate_uri_overlaps(const pathgate_uri *a, const pathgate_uri *b)
+{
+    if (!a || !b)
+        return -1;
+    if (pathgate_uri_equal(a, b))
+        return 1;
+    if (!pathgate_uri_lexical_depth(NULL, a) || !pathgate_uri_lexical_depth(NULL, b))
+        return -1;
+    return pathgate_uri_starts_with(a, b) || pathgate_uri_starts_with(b, a);
 }

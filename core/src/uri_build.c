@@ -70,11 +70,10 @@ int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, 
     b->host_end = base->host_end;
     b->seg_start = base->host_end + 1u;
     b->len = base->len;
-    if (base->root_end > b->seg_start) { /* a drive or a share is the first segment */
+    if (base->root_end > b->seg_start) /* a drive or a share is the first segment */
         b->floor = 1;
-        if (base->root_end == base->len)
-            b->len--; /* `file:///C:/` -> `file:///C:` while building */
-    }
+    if (pathgate__uri_trailing(base))
+        b->len--; /* `file:///a/` -> `file:///a` while building */
     if (b->len > b->seg_start) {
         b->count = 1;
         for (size_t i = b->seg_start; i < b->len; i++)
@@ -127,6 +126,7 @@ int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, 
         }
         size_t raw = i - start;
         i++; /* the separator */
+        b->trailing = raw == 0;
         if (raw == 0 || (raw == 1 && s[start] == '.'))
             continue;
         if (raw == 2 && s[start] == '.' && s[start + 1] == '.') {
@@ -143,6 +143,8 @@ int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, 
         b->len = w;
         b->count++;
     }
+    if (n && (s[n - 1] == '/' || (win && s[n - 1] == '\\')))
+        b->trailing = 1; /* the empty piece after the last separator */
     return PATHGATE_OK;
 }
 
@@ -206,10 +208,12 @@ int pathgate__ub_finish(pathgate__uri_builder *b, pathgate_uri **out, pathgate_e
     if (first && (hosted || drive)) {
         if (drive && s[b->seg_start] >= 'a' && s[b->seg_start] <= 'z')
             s[b->seg_start] = (char)(s[b->seg_start] - 'a' + 'A');
-        if (b->count == 1)
-            reserved = 1; /* the '/' after a bare root: the reserved byte */
         root_end = b->seg_start + first_n + 1;
     }
+    if (b->trailing && b->count)
+        reserved = 1; /* the trailing '/': the reserved byte */
+    if (root_end > b->len + reserved)
+        root_end = b->len + reserved; /* a bare `file:///C:` */
     if (b->len + reserved > PATHGATE_URI_MAX) {
         /* join and parse can grow a URI; none may outgrow what parse reads */
         pathgate__ub_abandon(b);
@@ -290,4 +294,10 @@ int pathgate__uri_make_opaque_b64(pathgate_uri **out, const pathgate_allocator *
     memcpy(u->str + PATHGATE__OPAQUE_PREFIX_LEN, b64, n);
     *out = u;
     return PATHGATE_OK;
+}
+
+size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u)
+{
+    return pathgate__b64url_decode(dst, u->str + PATHGATE__OPAQUE_PREFIX_LEN,
+                                   u->len - PATHGATE__OPAQUE_PREFIX_LEN);
 }

@@ -10,10 +10,13 @@
  *          7   |  root_end              (`/`, a drive `C:/`, a share
  *              host_end                 `share/`) begin; == len at a root
  *
- * The canonical string has no empty segments, no dot segments and no
- * trailing '/' except directly after a root: `file:///`, `file:///C:/`,
- * `file://server/share/`. An opaque URI is `file:///%00/bad/path/<b64>`
- * with root_end == len. */
+ * The canonical string has no empty segments and no dot segments; it may
+ * end in ONE '/' after its last segment (the trailing-separator flag:
+ * `file:///tmp/`, `file:///C:/`, `file://server/share/`), which the
+ * lexical operations ignore and equality, to_native and display keep.
+ * root_end is capped at len (`file:///C:` and `file:///C:/` are both
+ * roots). `file:///` and `file://server/` have no segment at all. An
+ * opaque URI is `file:///%00/bad/path/<b64>` with root_end == len. */
 #ifndef PATHGATE_URI_INTERNAL_H
 #define PATHGATE_URI_INTERNAL_H
 
@@ -78,6 +81,7 @@ typedef struct pathgate__uri_builder {
     size_t seg_start; /* host_end + 1 */
     size_t count;     /* segments (drive/share included) */
     size_t floor;     /* segments `..` may not pop */
+    int trailing;     /* end with one '/' after the last segment */
     int overflow;
 } pathgate__uri_builder;
 
@@ -94,7 +98,13 @@ _Static_assert(PATHGATE__URI_STACK == PATHGATE_URI_MAX, "URI_MAX is the from_nat
  * so that only RFC 3986 unreserved and sub-delims stay literal. */
 void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
                        size_t cap, const char *host, size_t host_len, int encode_host);
-/* Starts from a copy of base (its trailing root '/' dropped) inside a new
+/* 1 when uri ends with the trailing-separator flag (a '/' after a segment). */
+static inline int pathgate__uri_trailing(const pathgate_uri *u)
+{
+    return !u->opaque && u->len > u->host_end + 1u && u->str[u->len - 1] == '/';
+}
+
+/* Starts from a copy of base (its trailing '/' dropped) inside a new
  * block with room for `extra` more bytes. Returns 0 or PATHGATE_ENOMEM. */
 int pathgate__ub_start_from(pathgate__uri_builder *b, const pathgate_uri *base, size_t extra);
 /* Appends one segment s[0..n) copied as is (already URI text). */
@@ -108,7 +118,9 @@ enum {
 /* Appends native path text s[0..n), split on '/' (and '\' with WIN):
  * empty and `.` segments drop, `..` pops (clamped at the root, or ENOTDESC
  * in descendant mode), every other segment is percent-encoded with the
- * segment set. Returns 0 or PATHGATE_ENOTDESC (err filled). */
+ * segment set. Sets the trailing flag when the last separated piece is
+ * empty (`a/`, `a//`), clears it otherwise. Returns 0 or
+ * PATHGATE_ENOTDESC (err filled). */
 int pathgate__ub_push_native(pathgate__uri_builder *b, const char *s, size_t n, int flags,
                              size_t depth, pathgate_error *err);
 /* Removes the last segment: 0, or -1 (nothing done) at the floor. */
@@ -117,8 +129,8 @@ int pathgate__ub_pop(pathgate__uri_builder *b);
 void pathgate__ub_to_root(pathgate__uri_builder *b);
 /* The first segment (NULL when none). */
 const char *pathgate__ub_first(const pathgate__uri_builder *b, size_t *n);
-/* Completes the URI: adds the '/' after a bare drive or share root
- * (the reserved byte), upper-cases a drive letter, computes root_end and
+/* Completes the URI: adds the trailing '/' when the flag is set and there
+ * is a segment (the reserved byte), upper-cases a drive letter, computes root_end and
  * the convention, and hands over the block (allocating it when building
  * in a caller's buffer). Returns 0, ENOMEM or EINVAL (overflow); the
  * builder is released either way. */
@@ -151,5 +163,30 @@ int pathgate__uri_from_native(pathgate_uri **out, const char *text, size_t len,
 int pathgate__uri_from_native_ex(pathgate_uri **out, const char *text, size_t len,
                                  pathgate_convention convention, const pathgate_allocator *a,
                                  pathgate_error *err, int slow);
+
+/* to_native without its fail-closed checks, for display: a segment's
+ * encoded separator decodes into the text, Windows bytes need not be
+ * UTF-8. Errors: EOPAQUE, ECONVENTION, ENOMEM. */
+int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
+                             pathgate_convention convention, pathgate_error *err);
+
+/* The opaque payload of u decoded into dst (room for u->len bytes);
+ * returns its length. */
+size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u);
+
+/* Fail-open rendering (legacy.c): native text of the convention (NONE =
+ * inferred) as valid UTF-8, lossy (a byte that is no UTF-8 and a lone
+ * UTF-16 surrogate become U+FFFD, `%2F` and `%5C` decode into the text);
+ * an opaque URI renders its payload when it is text of that convention.
+ * for_ui also escapes control characters (and NUL). Errors: EOPAQUE,
+ * ECONVENTION, ENOMEM. */
+int pathgate__uri_render(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int for_ui, pathgate_error *err);
+
+/* A Windows device alias Codex normalises (uri_text.c): 1 with *skip =
+ * the prefix length and *unc set for `\\?\UNC\`, `\\.\UNC\` (the plain
+ * form is `\\` + the rest) and clear for `\\?\X:\`, `\\.\X:\` (the
+ * rest); 0 otherwise. */
+int pathgate__windows_device_alias(size_t *skip, int *unc, const char *s, size_t n);
 
 #endif

@@ -36,6 +36,8 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
     if (!out || !base || (!text && len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
+    if (len == 0 && !descendant)
+        return pathgate_uri_dup(out, base, err); /* even an opaque base (as Codex) */
     if (base->opaque)
         return pathgate__error_set(err, PATHGATE_EOPAQUE, "an opaque URI has no join");
     if (len > PATHGATE_PATH_MAX)
@@ -80,6 +82,7 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
         pathgate__ub_abandon(&b);
         return rc;
     }
+    b.trailing = 0; /* a relative join never keeps a trailing separator (as Codex) */
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
     if (!win && first && (pathgate__uri_is_drive_seg(first, first_n) ||
@@ -112,4 +115,22 @@ int pathgate_uri_join_descendant(pathgate_uri **out, const pathgate_uri *base, c
         return pathgate__error_set(err, PATHGATE_ENOTDESC, "path is not a descendant of the base");
     }
     return rc;
+}
+
+int pathgate_uri_join_bytes(pathgate_uri **out, const pathgate_uri *base, const char *bytes,
+                            size_t len, pathgate_error *err)
+{
+    if (!out || !base || (!bytes && len))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    /* UTF-8 is text; POSIX join already takes raw bytes (segments are
+     * percent-encoded byte by byte, `..` clamps, absolute bytes replace) */
+    if (len <= PATHGATE_PATH_MAX && !pathgate__utf8_valid(bytes ? bytes : "", len)) {
+        if (base->opaque)
+            return pathgate__error_set(err, PATHGATE_EOPAQUE, "an opaque URI has no join");
+        if (base->convention != PATHGATE_CONVENTION_POSIX)
+            return pathgate__error_set(err, PATHGATE_ECONVENTION,
+                                       "native bytes that are not UTF-8 join only onto a POSIX URI");
+    }
+    return join(out, base, bytes, len, 0, err);
 }

@@ -216,7 +216,7 @@ static win_root win_split_root(const char *s, size_t n)
     if (drive_at(s, n, 0)) {
         r.kind = WIN_DRIVE;
         r.letter = s[0];
-        r.rest = 3;
+        r.rest = 2; /* the separator is read too: `C:\` keeps its trailing flag */
         return r;
     }
     if (n < 2 || !is_sep(s[0]) || !is_sep(s[1]))
@@ -226,7 +226,7 @@ static win_root win_split_root(const char *s, size_t n)
         if (drive_at(s, n, 4)) {
             r.kind = WIN_DRIVE;
             r.letter = s[4];
-            r.rest = 7;
+            r.rest = 6;
         } else if (n >= 8 && strncasecmp(s + 4, "UNC", 3) == 0 && is_sep(s[7])) {
             split_unc(&r, s, n, 8);
         } else {
@@ -314,6 +314,8 @@ static int windows_from_native(pathgate_uri **out, const char *s, size_t n,
     }
     b.floor = 1;
     (void)pathgate__ub_push_native(&b, s + r.rest, n - r.rest, PATHGATE__UB_WIN, 0, err);
+    if (r.kind == WIN_DRIVE && b.count == 1)
+        b.trailing = 1; /* native text names a drive's root `C:\`, never `C:` (as Codex) */
     return pathgate__ub_finish(&b, out, err);
 }
 
@@ -367,6 +369,13 @@ int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
 
 /* -------------------------------------------------------------- to_native */
 
+/* The value of a hex digit already known to be one (a URI's %XX is
+ * validated when it is built): branch-free, '0'-'9' 'A'-'F' 'a'-'f'. */
+static inline unsigned hex_digit(unsigned char c)
+{
+    return (c & 0xFu) + 9u * (c >> 6);
+}
+
 /* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
  * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
@@ -398,8 +407,8 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
             c = (unsigned char)sep;
             i++;
         } else if (c == '%') {
-            c = (unsigned char)(pathgate__pct_hexval((unsigned char)s[i + 1]) << 4 |
-                                pathgate__pct_hexval((unsigned char)s[i + 2]));
+            c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
+                                hex_digit((unsigned char)s[i + 2]));
             i += 3;
             if (c == '/' || (win && c == '\\'))
                 flags |= 1;
@@ -415,6 +424,9 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
     return flags;
 }
 
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int strict, pathgate_error *err);
+
 int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
                            pathgate_convention convention, pathgate_error *err)
 {
@@ -423,6 +435,23 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     pathgate_buf_dispose(out);
     if (uri->opaque)
         return pathgate__error_set(err, PATHGATE_EOPAQUE, NULL);
+    return native_decode(out, uri, convention, 1, err);
+}
+
+int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
+                             pathgate_convention convention, pathgate_error *err)
+{
+    pathgate_buf_dispose(out);
+    if (uri->opaque)
+        return pathgate__error_set(err, PATHGATE_EOPAQUE, NULL);
+    return native_decode(out, uri, convention, 0, err);
+}
+
+/* to_native's body; strict 0 (display) lets an encoded separator decode
+ * into the text and skips the Windows UTF-8 check. */
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
+                         pathgate_convention convention, int strict, pathgate_error *err)
+{
     if (convention == PATHGATE_CONVENTION_NONE)
         convention = (pathgate_convention)uri->convention;
     int win = convention == PATHGATE_CONVENTION_WINDOWS;
@@ -433,12 +462,15 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
     if (win && !hosted && !drive)
         return pathgate__error_set(err, PATHGATE_ECONVENTION,
                                    "a URI without host or drive has no Windows form");
+    if (hosted && uri->len == uri->host_end + 1u)
+        return pathgate__error_set(err, PATHGATE_ECONVENTION, "a UNC URI without a share has no native form");
 
-    /* The canonical path is `/seg/seg` (a root keeps a trailing '/'), so
+    /* The canonical path is `/seg/seg` (maybe with one trailing '/'), so
      * decoding it with '/' turned into the separator is the whole job:
-     *   POSIX   file:///a/b -> /a/b     file:///C:/ -> /C:
-     *   Windows file:///C:/a -> C:\a    file://h/s/a -> \\h\s\a  */
-    char *p = pathgate__malloc(&uri->alloc, uri->len + 1);
+     *   POSIX   file:///a/b -> /a/b     file:///a/ -> /a/
+     *   Windows file:///C:/a -> C:\a    file://h/s/a -> \\h\s\a
+     * but for a bare drive, which gets its separator: file:///C: -> C:\ */
+    char *p = pathgate__malloc(&uri->alloc, uri->len + 2);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     size_t len = 0, high = SIZE_MAX;
@@ -455,16 +487,16 @@ int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
         path_n--;
     }
     flags |= put_decoded(p, &len, path, path_n, win ? '\\' : '/', win, &high);
-    if (!win && len > 1 && p[len - 1] == '/')
-        len--; /* `/C:/` -> `/C:` */
+    if (win && drive && uri->root_end == uri->len && p[len - 1] != '\\')
+        p[len++] = '\\'; /* `C:` alone is drive-relative: the root is `C:\` */
     p[len] = '\0';
-    if (flags & 1) {
+    if (strict && (flags & 1)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_ESYNTAX, "URI segment holds an encoded separator");
     }
     /* what precedes the first non-ASCII byte is ASCII (whole characters):
      * validating from it is validating the whole */
-    if (win && (flags & 2) && !pathgate__utf8_valid(p + high, len - high)) {
+    if (strict && win && (flags & 2) && !pathgate__utf8_valid(p + high, len - high)) {
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }
@@ -491,10 +523,8 @@ int pathgate_uri_display(pathgate_buf *out, const pathgate_uri *uri)
 {
     if (!out || !uri)
         return PATHGATE_EINVAL;
-    int rc = pathgate_uri_to_native(out, uri, PATHGATE_CONVENTION_NONE, NULL);
-    if (rc == PATHGATE_ENOMEM)
+    int rc = pathgate__uri_render(out, uri, PATHGATE_CONVENTION_NONE, 1, NULL);
+    if (rc == PATHGATE_ENOMEM || rc == 0)
         return rc;
-    if (rc == 0 && pathgate__utf8_valid(out->ptr, out->len))
-        return PATHGATE_OK;
     return pathgate__buf_set(out, &uri->alloc, uri->str, uri->len);
 }

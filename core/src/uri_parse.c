@@ -254,6 +254,7 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
         if (raw == 0)
             continue;
         int dots = dot_segment(path + start, raw);
+        b->trailing = dots != 0; /* `/a/..` is `/a/` as URL parsers read it */
         if (dots == 1)
             continue;
         if (dots == 2) {
@@ -269,6 +270,8 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
         if (++b->count == 1 && (hosted || pathgate__uri_is_drive_seg(buf + seg_o, w - seg_o)))
             b->floor = 1; /* a share or a drive: the root */
     }
+    if (n > 1 && path[n - 1] == '/')
+        b->trailing = 1; /* one trailing '/' is kept, however many were written */
     return PATHGATE_OK;
 }
 
@@ -276,11 +279,16 @@ static int build_path(pathgate__uri_builder *b, const char *path, size_t n, int 
 
 #define NOT_PLAIN 1
 
-/* 1 when s[i..i+3) is a well-formed %XX (s[i] == '%' is known). */
-static int pct_ok_at(const char *s, size_t n, size_t i)
+/* 1 for a hex digit: two unsigned compares, no table. */
+static inline int is_hex(unsigned char c)
 {
-    return n - i >= 3 && pathgate__pct_hexval((unsigned char)s[i + 1]) >= 0 &&
-           pathgate__pct_hexval((unsigned char)s[i + 2]) >= 0;
+    return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 6u;
+}
+
+/* 1 when s[i..i+3) is a well-formed %XX (s[i] == '%' is known). */
+static inline int pct_ok_at(const char *s, size_t n, size_t i)
+{
+    return n - i >= 3 && is_hex((unsigned char)s[i + 1]) && is_hex((unsigned char)s[i + 2]);
 }
 
 /* The common case, `file:///seg/seg`, `file:/seg/seg` or
@@ -325,7 +333,10 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
      * the '/' that ends it (the text's end counts as one) */
     size_t first = n ? n - 1 : 0; /* the first segment's length */
     for (size_t i = 1, start = 1; n > 1;) {
-        i += pathgate__pct_span(path + i, n - i, PATHGATE__PCT_NOT_PLAIN);
+        /* segments are short (about 8 bytes): a plain byte loop beats the
+         * 8-byte-chunk span, which rescans the chunk holding the '/' */
+        while (i < n && !(pathgate__pct_class[(unsigned char)path[i]] & PATHGATE__PCT_NOT_PLAIN))
+            i++;
         unsigned char c = i < n ? (unsigned char)path[i] : '/';
         if (c == '%') {
             if (!pct_ok_at(path, n, i) || (path[i + 1] == '0' && path[i + 2] == '0'))
@@ -351,7 +362,7 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
         if (drop)
             host_n = 0;
         else if (n == 1)
-            return NOT_PLAIN; /* no share: the full parse names the error */
+            return NOT_PLAIN; /* no share: the full parse builds it */
     }
     int hosted = host_n > 0;
     int drive = 0;
@@ -360,10 +371,9 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
             return NOT_PLAIN; /* `C|`: the full path rewrites it */
         drive = pathgate__uri_is_drive_seg(path + 1, first);
     }
-    /* a drive is upper-cased; a bare drive or share gets its root '/' */
-    int bare = (hosted || drive) && first == n - 1;
+    /* a drive is upper-cased; everything else is kept as written */
     size_t head = PATHGATE__URI_PREFIX_LEN + host_n;
-    size_t out_len = head + n + (size_t)bare;
+    size_t out_len = head + n;
     if (p > 7 && head + n + 2 > PATHGATE_URI_MAX)
         return NOT_PLAIN; /* an authority's URI near the bound: the full parse
                              decides there, as it always did */
@@ -375,8 +385,6 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
     memcpy(u->str, PATHGATE__URI_PREFIX, PATHGATE__URI_PREFIX_LEN);
     memcpy(u->str + PATHGATE__URI_PREFIX_LEN, host, host_n);
     memcpy(u->str + head, path, n);
-    if (bare)
-        u->str[out_len - 1] = '/';
     u->str[out_len] = '\0';
     u->len = (uint32_t)out_len;
     u->host_end = (uint32_t)head;
@@ -386,7 +394,7 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
         char *letter = u->str + head + 1;
         if (drive && *letter >= 'a' && *letter <= 'z')
             *letter = (char)(*letter - 'a' + 'A');
-        u->root_end = (uint32_t)(head + 1 + first + 1);
+        u->root_end = (uint32_t)(first == n - 1 ? out_len : head + 1 + first + 1);
         u->convention = PATHGATE_CONVENTION_WINDOWS;
     }
     *out = u;
@@ -424,9 +432,10 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
         while (i < len && is_scheme_char((unsigned char)s[i]))
             i++;
     if (i == 0 || i == len || s[i] != ':')
-        return pathgate__error_set(err, PATHGATE_ENOTABS, "not an absolute URI");
+        return pathgate__error_set(err, PATHGATE_ENOTABS,
+                                   "invalid URI: relative URL without a base"); /* Codex's words */
     if (i != 4 || strncasecmp(s, "file", 4) != 0)
-        return pathgate__error_set(err, PATHGATE_ESCHEME, "unsupported URI scheme '%.*s'",
+        return pathgate__error_set(err, PATHGATE_ESCHEME, "unsupported path URI scheme `%.*s`",
                                    (int)(i > 32 ? 32 : i), s);
 
     /* '?' and '#' are never data here: the first one names the error */
@@ -477,7 +486,5 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
     rc = build_path(&b, path, path_n, host_n > 0, err);
     if (rc)
         return rc;
-    if (host_n && b.count == 0)
-        return pathgate__error_set(err, PATHGATE_ESYNTAX, "UNC URI has no share");
-    return pathgate__ub_finish(&b, out, err);
+    return pathgate__ub_finish(&b, out, err); /* `file://server/` (no share) is kept */
 }

@@ -66,3 +66,18 @@ __all__ = [
     "execute",
     "landlock_abi",
 ]
+
+# PathUri's native-text helpers (docs/uri.md)
+from ._core import (  # noqa: E402
+    home_relative_suffix,
+    normalize_windows_device_path,
+    path_segments,
+    platform_convention,
+)
+
+__all__ += [
+    "home_relative_suffix",
+    "normalize_windows_device_path",
+    "path_segments",
+    "platform_convention",
+]

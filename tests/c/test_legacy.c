@@ -284,7 +284,25 @@ static void test_from_uri_renders_for_the_client(void **state)
     /* fail-closed where there is no native form */
     check_from_uri("file://srv/share/x", POSIX, NULL, PATHGATE_ECONVENTION);
     check_from_uri("file:///usr/x", WINDOWS, NULL, PATHGATE_ECONVENTION);
-    check_from_uri("file:///%00/bad/path/L3gAeQ", INFER, NULL, PATHGATE_EOPAQUE);
+    /* an opaque URI of the other convention has no text of it */
+    check_from_uri("file:///%00/bad/path/L3gAeQ", WINDOWS, NULL, PATHGATE_EOPAQUE);
+    check_from_uri("file:///%00/bad/path/XABcAC4AXABDAE8ATQAxAA", POSIX, NULL, PATHGATE_EOPAQUE);
+    check_from_uri("file://server/", WINDOWS, NULL, PATHGATE_ECONVENTION);
+
+    /* fail-open where Codex is: opaque payloads decode, encoded separators
+     * and non-UTF-8 bytes render lossily, no share renders the URI */
+    check_from_uri("file:///%00/bad/path/L0M6L3NlY3JldA", INFER, "/C:/secret", 0);
+    check_from_uri("file:///%00/bad/path/XABcAC4AXABDAE8ATQAxAA", INFER, "\\\\.\\COM1", 0);
+    check_from_uri("file:///tmp/a%2Fb", INFER, "/tmp/a/b", 0);
+    check_from_uri("file:///C:/a%5Cb", INFER, "C:\\a\\b", 0);
+    check_from_uri("file:///tmp/non-utf8-%FF", POSIX, "/tmp/non-utf8-\xEF\xBF\xBD", 0);
+    check_from_uri("file:///C:/x%FF", WINDOWS, "C:\\x\xEF\xBF\xBD", 0);
+    check_from_uri("file://server/", INFER, "file://server/", 0);
+    check_from_uri("file:///tmp/", INFER, "/tmp/", 0);
+    check_from_uri("file:///C:/tmp/", INFER, "C:\\tmp\\", 0);
+    check_from_uri("file:///C:", INFER, "C:\\", 0);
+    /* a lone UTF-16 surrogate in a Windows payload (C:\a then 0xD800) */
+    check_from_uri("file:///%00/bad/path/QwA6AFwAYQAA2A", INFER, "C:\\a\xEF\xBF\xBD", 0);
 
     pathgate_legacy *p = (pathgate_legacy *)0x1;
     assert_int_equal(pathgate_legacy_from_uri(&p, NULL, INFER, NULL), PATHGATE_EINVAL);
@@ -448,7 +466,7 @@ static void test_resolve_windows_cwd(void **state)
     RESOLVE_OK("src\\main.c", WCWD, NULL, WCWD "/src/main.c");
     RESOLVE_OK("src/sub\\x", WCWD, NULL, WCWD "/src/sub/x");
     RESOLVE_OK("..\\..\\x", WCWD, NULL, "file:///C:/Users/x");
-    RESOLVE_OK("..\\..\\..\\..\\..", WCWD, NULL, "file:///C:/");
+    RESOLVE_OK("..\\..\\..\\..\\..", WCWD, NULL, "file:///C:");
     /* absolute text of the cwd's convention */
     RESOLVE_OK("D:\\data\\a b", WCWD, NULL, "file:///D:/data/a%20b");
     RESOLVE_OK("d:/data", WCWD, NULL, "file:///D:/data");
@@ -456,7 +474,7 @@ static void test_resolve_windows_cwd(void **state)
     /* a leading \\ or // is UNC */
     RESOLVE_OK("\\\\srv\\share\\x", WCWD, NULL, "file://srv/share/x");
     RESOLVE_OK("//srv/share/x", WCWD, NULL, "file://srv/share/x");
-    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share/");
+    RESOLVE_OK("\\/srv/share", WCWD, NULL, "file://srv/share");
     RESOLVE_OK("\\\\?\\UNC\\srv\\share\\y", WCWD, NULL, "file://srv/share/y");
     /* POSIX-absolute (and \x) text is root-relative: keeps the drive */
     RESOLVE_OK("/etc/hosts", WCWD, NULL, "file:///C:/etc/hosts");
@@ -468,7 +486,7 @@ static void test_resolve_windows_cwd(void **state)
 
     /* a UNC cwd: root-relative text stays on the share */
     RESOLVE_OK("/x", "file://srv/share/d/e", NULL, "file://srv/share/x");
-    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share/");
+    RESOLVE_OK("..\\..\\..\\..", "file://srv/share/d/e", NULL, "file://srv/share");
     RESOLVE_OK("f", "file://srv/share/d/e", NULL, "file://srv/share/d/e/f");
     RESOLVE_OK("C:\\x", "file://srv/share/d", NULL, "file:///C:/x");
 }

@@ -1,4 +1,4 @@
-/* test_uri_cases.c - runs every case of tests/data/uri_cases.tsv (format in
+/* test_uri_cases.c - runs every case of tests/data/uri_cases.tsv and uri_codex.tsv (format in
  * its header) against pathgate_uri_*, reporting each failing line. */
 #include "support.h"
 
@@ -14,6 +14,9 @@ typedef struct field {
     size_t n;
     int absent;
 } field;
+
+/* The table being read, for messages. */
+static const char *g_file = "uri_cases.tsv";
 
 /* An operation's outcome: an error code, absent, or bytes. */
 typedef struct outcome {
@@ -124,7 +127,7 @@ static pathgate_uri *operand(const field *f, int line, const char *what)
     pathgate_error err;
     int rc = pathgate_uri_parse(&u, f->s, f->n, pg_test_alloc(), &err);
     if (rc) {
-        print_error("uri_cases.tsv:%d: %s \"%s\" does not parse: %s (%s)\n", line, what, f->s,
+        print_error("%s:%d: %s \"%s\" does not parse: %s (%s)\n", g_file, line, what, f->s,
                     pathgate_errname(rc), err.message);
         return NULL;
     }
@@ -143,7 +146,7 @@ static int check_reparse(const pathgate_uri *u, int line)
              pathgate_uri_convention(u) == pathgate_uri_convention(again) &&
              pathgate_uri_is_opaque(u) == pathgate_uri_is_opaque(again);
     if (!ok)
-        print_error("uri_cases.tsv:%d: \"%s\" does not parse back to itself (%s)\n", line, s,
+        print_error("%s:%d: \"%s\" does not parse back to itself (%s)\n", g_file, line, s,
                     pathgate_errname(rc));
     pathgate_uri_free(again);
     return ok;
@@ -158,7 +161,7 @@ static int check_same(int line, int rc, const pathgate_uri *fast, int slow_rc, p
                                                  pathgate_uri_convention(slow) &&
                                              pathgate_uri_equal(fast, slow)));
     if (!same)
-        print_error("uri_cases.tsv:%d: fast path %s \"%s\", full path %s \"%s\"\n", line,
+        print_error("%s:%d: fast path %s \"%s\", full path %s \"%s\"\n", g_file, line,
                     pathgate_errname(rc), rc ? "" : pathgate_uri_string(fast, NULL),
                     pathgate_errname(slow_rc), slow_rc ? "" : pathgate_uri_string(slow, NULL));
     pathgate_uri_free(slow);
@@ -174,9 +177,12 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
     pathgate_convention conv = PATHGATE_CONVENTION_NONE;
     int ok = 1;
     int needs_conv = !strcmp(op, "from_native") || !strcmp(op, "to_native") ||
-                     !strcmp(op, "native_roundtrip");
+                     !strcmp(op, "native_roundtrip") || !strcmp(op, "from_uri") ||
+                     !strcmp(op, "legacy_to_uri") || !strcmp(op, "legacy_roundtrip") ||
+                     !strcmp(op, "path_segments") || !strcmp(op, "home_suffix") ||
+                     !strcmp(op, "validate_config") || !strcmp(op, "validate_glob");
     if (needs_conv && parse_conv(arg, &conv)) {
-        print_error("uri_cases.tsv:%d: bad convention \"%s\"\n", line, arg->s);
+        print_error("%s:%d: bad convention \"%s\"\n", g_file, line, arg->s);
         return 0;
     }
     if (!strcmp(op, "parse")) {
@@ -204,6 +210,81 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
             rc = pathgate_uri_to_native(&b, r, conv, NULL);
         pathgate_uri_free(r);
         set_buf(&o, rc, &b);
+    } else if (!strcmp(op, "path_segments")) {
+        /* segments joined by '|' */
+        char buf[1024];
+        size_t pos = 0, n = 0, sl, count = 0;
+        const char *seg;
+        while (pathgate_path_segment_next(&seg, &sl, in->s, in->n, conv, &pos)) {
+            if (count++)
+                buf[n++] = '|';
+            memcpy(buf + n, seg, sl);
+            n += sl;
+        }
+        set_text(&o, buf, n);
+    } else if (!strcmp(op, "home_suffix")) {
+        const char *suf;
+        size_t sl;
+        if (pathgate_home_relative_suffix(&suf, &sl, in->s, in->n, conv))
+            set_text(&o, suf, sl);
+        else
+            o.absent = 1;
+    } else if (!strcmp(op, "device_path")) {
+        set_buf(&o, pathgate_normalize_windows_device_path(&b, in->s, in->n, NULL), &b);
+    } else if (!strcmp(op, "platform")) {
+        const char *name = pathgate_convention_name(pathgate_platform_convention(in->s, in->n));
+        if (name)
+            set_text(&o, name, strlen(name));
+        else
+            o.absent = 1;
+    } else if (!strcmp(op, "resolve_config") || !strcmp(op, "config_path")) {
+        /* arg: `conv base home`, `-` for an absent base or home */
+        char cs[16] = "", bs[1024] = "", hs[1024] = "";
+        pathgate_convention cc = PATHGATE_CONVENTION_NONE;
+        if (sscanf(arg->s, "%15s %1023s %1023s", cs, bs, hs) != 3 ||
+            (strcmp(cs, "infer") && pathgate_convention_parse(&cc, cs, strlen(cs), NULL))) {
+            print_error("%s:%d: bad resolve_config argument \"%s\"\n", g_file, line, arg->s);
+            return 0;
+        }
+        int rc = 0;
+        if (strcmp(bs, "-"))
+            rc = pathgate_uri_parse(&u, bs, strlen(bs), pg_test_alloc(), NULL);
+        if (rc == 0 && strcmp(hs, "-"))
+            rc = pathgate_uri_parse(&v, hs, strlen(hs), pg_test_alloc(), NULL);
+        if (rc) {
+            print_error("%s:%d: base or home does not parse\n", g_file, line);
+            pathgate_uri_free(u);
+            return 0;
+        }
+        rc = pathgate_uri_resolve_config(&r, in->s, in->n, cc, u, v, NULL);
+        if (rc == 0)
+            ok = check_reparse(r, line);
+        if (rc == 0 && !strcmp(op, "config_path")) {
+            set_buf(&o, pathgate_uri_to_config_path(&b, r, cc, NULL), &b);
+            pathgate_uri_free(r);
+        } else {
+            set_uri(&o, rc, r);
+        }
+    } else if (!strcmp(op, "legacy_to_uri") || !strcmp(op, "legacy_roundtrip")) {
+        pathgate_legacy *p = NULL, *back = NULL;
+        int rc = pathgate_legacy_new(&p, in->s, in->n, pg_test_alloc(), NULL);
+        if (rc == 0)
+            rc = pathgate_legacy_to_uri(&r, p, conv, NULL);
+        if (rc == 0)
+            ok = check_reparse(r, line);
+        if (rc == 0 && !strcmp(op, "legacy_roundtrip")) {
+            rc = pathgate_legacy_from_uri(&back, r, conv, NULL);
+            size_t n;
+            const char *t = rc ? NULL : pathgate_legacy_text(back, &n);
+            o.rc = rc;
+            if (t)
+                set_text(&o, t, n);
+            pathgate_legacy_free(back);
+            pathgate_uri_free(r);
+        } else {
+            set_uri(&o, rc, r);
+        }
+        pathgate_legacy_free(p);
     } else {
         /* every other op takes a URI input */
         if (!(u = operand(in, line, "input")))
@@ -217,7 +298,7 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
                 /* a parent is an ancestor (unless an encoded separator
                  * makes starts_with fail closed) */
                 if (!strchr(in->s, '%') && !pathgate_uri_starts_with(u, r)) {
-                    print_error("uri_cases.tsv:%d: the parent is no ancestor\n", line);
+                    print_error("%s:%d: the parent is no ancestor\n", g_file, line);
                     ok = 0;
                 }
             }
@@ -243,11 +324,11 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
             } else {
                 int eq = pathgate_uri_equal(u, v);
                 if (eq != pathgate_uri_equal(v, u)) {
-                    print_error("uri_cases.tsv:%d: equal is not symmetric\n", line);
+                    print_error("%s:%d: equal is not symmetric\n", g_file, line);
                     ok = 0;
                 }
                 if (eq && pathgate_uri_hash(u) != pathgate_uri_hash(v)) {
-                    print_error("uri_cases.tsv:%d: equal URIs hash differently\n", line);
+                    print_error("%s:%d: equal URIs hash differently\n", g_file, line);
                     ok = 0;
                 }
                 set_bool(&o, eq);
@@ -262,10 +343,76 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
             set_bool(&o, pathgate_uri_is_opaque(u));
         } else if (!strcmp(op, "display")) {
             set_buf(&o, pathgate_uri_display(&b, u), &b);
+        } else if (!strcmp(op, "ancestors")) {
+            /* the URIs joined by ' ' */
+            char buf[4096];
+            size_t n = 0;
+            for (size_t k = 0;; k++) {
+                pathgate_uri *an = NULL;
+                int rc = pathgate_uri_ancestor(&an, u, k, NULL);
+                if (rc || !an)
+                    break;
+                size_t al;
+                const char *as = pathgate_uri_string(an, &al);
+                if (n)
+                    buf[n++] = ' ';
+                memcpy(buf + n, as, al);
+                n += al;
+                pathgate_uri_free(an);
+            }
+            set_text(&o, buf, n);
+        } else if (!strcmp(op, "encoded_path")) {
+            size_t n;
+            const char *p = pathgate_uri_encoded_path(u, &n);
+            set_text(&o, p, n);
+        } else if (!strcmp(op, "decoded_path")) {
+            set_buf(&o, pathgate_uri_decoded_path(&b, u, NULL), &b);
+        } else if (!strcmp(op, "lexical_depth")) {
+            size_t d;
+            char num[32];
+            if (pathgate_uri_lexical_depth(&d, u))
+                set_text(&o, num, (size_t)snprintf(num, sizeof num, "%zu", d));
+            else
+                o.absent = 1;
+        } else if (!strcmp(op, "overlaps")) {
+            if (!(v = operand(arg, line, "arg"))) {
+                pathgate_uri_free(u);
+                return 0;
+            }
+            int ov = pathgate_uri_overlaps(u, v);
+            if (ov != pathgate_uri_overlaps(v, u)) {
+                print_error("%s:%d: overlaps is not symmetric\n", g_file, line);
+                ok = 0;
+            }
+            if (ov < 0)
+                o.absent = 1;
+            else
+                set_bool(&o, ov);
+        } else if (!strcmp(op, "join_bytes")) {
+            int rc = pathgate_uri_join_bytes(&r, u, arg->s, arg->n, NULL);
+            if (rc == 0)
+                ok = check_reparse(r, line);
+            set_uri(&o, rc, r);
+        } else if (!strcmp(op, "validate_config") || !strcmp(op, "validate_glob")) {
+            int rc = !strcmp(op, "validate_config") ? pathgate_uri_validate_config(u, conv, NULL)
+                                                    : pathgate_uri_validate_glob_directory(u, conv, NULL);
+            o.rc = rc;
+            if (rc == 0)
+                set_text(&o, "ok", 2);
+        } else if (!strcmp(op, "from_uri")) {
+            pathgate_legacy *p = NULL;
+            int rc = pathgate_legacy_from_uri(&p, u, conv, NULL);
+            o.rc = rc;
+            if (rc == 0) {
+                size_t n;
+                const char *t = pathgate_legacy_text(p, &n);
+                set_text(&o, t, n);
+            }
+            pathgate_legacy_free(p);
         } else if (!strcmp(op, "host_path")) {
             set_buf(&o, pathgate_uri_to_host_path(&b, u, NULL), &b);
         } else {
-            print_error("uri_cases.tsv:%d: unknown op \"%s\"\n", line, op);
+            print_error("%s:%d: unknown op \"%s\"\n", g_file, line, op);
             ok = 0;
         }
     }
@@ -288,19 +435,20 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
     else
         match = o.rc == 0 && !o.absent && o.n == exp->n && memcmp(o.s, exp->s, o.n) == 0;
     if (!match)
-        print_error("uri_cases.tsv:%d: %s \"%s\" \"%s\": expected \"%s\", got %s\n", line, op,
+        print_error("%s:%d: %s \"%s\" \"%s\": expected \"%s\", got %s\n", g_file, line, op,
                     in->s, arg->absent ? "\\N" : arg->s, exp->absent ? "\\N" : exp->s, got);
     free(o.s);
     return ok && match;
 }
 
-static void test_table(void **state)
+/* Runs every case of tests/data/<name>; min is the least number of cases. */
+static void run_table(const char *name, int min)
 {
-    (void)state;
     const char *src = getenv("PATHGATE_SOURCE_DIR");
     assert_non_null(src);
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/uri_cases.tsv", src);
+    g_file = name;
+    snprintf(path, sizeof path, "%s/tests/data/%s", src, name);
     FILE *fp = fopen(path, "rb");
     assert_non_null(fp);
     char *line = NULL;
@@ -331,7 +479,7 @@ static void test_table(void **state)
         }
         cases++;
         if (k != 4) {
-            print_error("uri_cases.tsv:%d: expected 4 fields, got %d\n", lineno, k);
+            print_error("%s:%d: expected 4 fields, got %d\n", g_file, lineno, k);
             failed++;
             continue;
         }
@@ -341,7 +489,7 @@ static void test_table(void **state)
         int bad = unescape(&in, f[1], fl[1]) | unescape(&arg, f[2], fl[2]) |
                   unescape(&exp, f[3], fl[3]);
         if (bad) {
-            print_error("uri_cases.tsv:%d: malformed escape\n", lineno);
+            print_error("%s:%d: malformed escape\n", g_file, lineno);
             failed++;
         } else if (!run_case(lineno, op, &in, &arg, &exp)) {
             failed++;
@@ -352,15 +500,28 @@ static void test_table(void **state)
     }
     free(line);
     fclose(fp);
-    print_message("uri_cases.tsv: %d cases, %d failed\n", cases, failed);
-    assert_true(cases >= 300);
+    print_message("%s: %d cases, %d failed\n", name, cases, failed);
+    assert_true(cases >= min);
     assert_int_equal(failed, 0);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    run_table("uri_cases.tsv", 300);
+}
+
+static void test_codex_table(void **state)
+{
+    (void)state;
+    run_table("uri_codex.tsv", 50);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_codex_table),
     };
     return cmocka_run_group_tests_name("uri_cases", tests, NULL, NULL);
 }

@@ -27,15 +27,19 @@ R2  Drive letter case. pathgate upper-cases a drive letter (``c:`` ->
     ``C:``); Node and pathlib keep the case written. The reference's drive
     letter is upper-cased; native text is compared with the drive letter
     upper-cased too.
-R3  Trailing separator / empty segments. pathgate drops empty segments, so
-    ``/x/`` is ``file:///x``; Node and pathlib keep a trailing ``/`` (Node even
-    writes ``file:///C://`` for ``C:\\``). Trailing slashes of the reference
-    are removed except for the root forms ``file:///``, ``file:///X:/`` and
-    the share root ``file://host/share/`` (which pathgate always writes with
-    its slash, as ``\\\\host\\share\\`` natively, like ``C:\\``; Node and
-    pathlib write ``file://host/share`` for ``\\\\host\\share``); a trailing
-    native separator is treated likewise, and repeated native separators
+R3  Trailing separator / empty segments. pathgate drops empty segments but
+    keeps ONE trailing ``/`` when the text ends with a separator (``/x//`` is
+    ``file:///x/``, as Codex does), and none after a final ``.`` or ``..``
+    (``C:\\x\\..`` is ``file:///C:``). The references differ among themselves
+    (Node even writes ``file:///C://`` for ``C:\\``; pathlib keeps ``C:\\..``
+    unresolved), so the comparison ignores trailing separators: on both
+    sides they are removed, except for the root forms ``file:///``,
+    ``file:///X:/`` and ``file://host/share/`` (and ``C:\\``, ``\\\\host\\share\\``
+    natively), which are written with theirs; repeated native separators
     (Node renders its own ``file:///C://`` as ``C:\\\\``) count as one.
+    pathgate's own rule is checked separately on every case: its URI ends
+    in ``/`` after a segment exactly when the text ends with a separator,
+    but a drive's root, which native text always spells ``file:///X:/``.
 R4  Dot segments. pathgate resolves ``.`` and ``..`` and never climbs above
     ``/``, a drive or a UNC share. pathlib resolves nothing: its path is
     normalised lexically (with the same clamping) before comparing. Node
@@ -230,10 +234,10 @@ def canon_uri(u: str) -> str:
     if not host:
         path = _DRIVE_PATH.sub(lambda m: "/" + m.group(1).upper() + ":", path)
     path = re.sub(r"/{2,}", "/", path)
-    if path.endswith("/") and not re.fullmatch(r"/([A-Z]:/)?", path):  # R3
+    if path.endswith("/") and path != "/":  # R3
         path = path.rstrip("/")
-    if host and path.count("/") == 1:
-        path += "/"  # R3: a share root is written like a drive root
+    if (host and path.count("/") == 1) or (not host and re.fullmatch(r"/[A-Z]:", path)):
+        path += "/"  # R3: a root is written with its separator
     return "file://" + host + path
 
 
@@ -248,8 +252,8 @@ def canon_native(p: str, windows: bool) -> str:
             p = p[0].upper() + p[1:]
         if p.endswith("\\") and not re.fullmatch(r"[A-Z]:\\", p):
             p = p.rstrip("\\")
-        if re.fullmatch(r"\\\\[^\\]+\\[^\\]+", p):
-            p += "\\"  # R3: a share root renders like a drive root
+        if re.fullmatch(r"\\\\[^\\]+\\[^\\]+|[A-Z]:", p):
+            p += "\\"  # R3: a root renders with its separator
     else:
         p = re.sub(r"/{2,}", "/", p)
         if p.endswith("/") and p != "/":
@@ -554,6 +558,12 @@ def test_differential_native_uri():
             continue
         if not pathgate_spelling_ok(val):
             fail(c, f"pathgate URI {val} is not canonically spelled (R1)")
+        seps = "/\\" if c.windows else "/"
+        host, path = split_uri(val)
+        has_segment = path != "/"
+        drive_root = not host and re.fullmatch(r"/[A-Z]:/", path)  # always `C:/` (R3)
+        if has_segment and not drive_root and val.endswith("/") != (c.text[-1:] in seps):  # R3
+            fail(c, f"pathgate URI {val}: trailing separator not kept as the text has it")
         if c.kind == "alias":  # R8
             pst, pval = alias_plain[i]
             if (pst, pval) != (st, val):

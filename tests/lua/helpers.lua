@@ -115,9 +115,10 @@ local function unescape(field, where)
   return table.concat(res)
 end
 
--- Every case of tests/data/uri_cases.tsv as {line=, op=, input=, arg=, expected=}.
-function M.uri_cases()
-  local path = M.source_dir .. "/tests/data/uri_cases.tsv"
+-- Every case of tests/data/<name> (default uri_cases.tsv) as
+-- {line=, op=, input=, arg=, expected=}.
+function M.uri_cases(name)
+  local path = M.source_dir .. "/tests/data/" .. (name or "uri_cases.tsv")
   local cases, lineno = {}, 0
   for line in io.lines(path) do
     lineno = lineno + 1

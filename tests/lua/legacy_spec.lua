@@ -58,8 +58,12 @@ describe("LegacyAppPathString", function()
     assert.are.equal("\\\\srv\\share\\x", tostring(Legacy.from_uri(uri("file://srv/share/x"), "windows")))
     local v, msg, code = Legacy.from_uri(uri("file:///usr/x"), "windows")
     assert.is_nil(v); assert.is_string(msg); assert.are.equal("incompatible_convention", code)
-    v, msg, code = Legacy.from_uri(uri("file:///%00/bad/path/L3gAeQ"))
+    v, msg, code = Legacy.from_uri(uri("file:///%00/bad/path/L3gAeQ"), "windows")
     assert.is_nil(v); assert.is_string(msg); assert.are.equal("opaque", code)
+    -- fail-open where Codex is: the opaque payload is the original text
+    assert.are.equal("/x\0y", tostring(Legacy.from_uri(uri("file:///%00/bad/path/L3gAeQ"))))
+    assert.are.equal("/tmp/a/b", tostring(Legacy.from_uri(uri("file:///tmp/a%2Fb"))))
+    assert.are.equal("file://server/", tostring(Legacy.from_uri(uri("file://server/"))))
   end)
 
   it("round-trips text -> uri -> text", function()

@@ -44,12 +44,64 @@ function ops.convention(c) return outcome(must_parse(c.input):convention()) end
 function ops.is_opaque(c) return outcome(must_parse(c.input):is_opaque()) end
 function ops.display(c) return outcome(must_parse(c.input):display()) end
 function ops.host_path(c) return outcome(must_parse(c.input):to_host_path()) end
+local Legacy = pathgate.LegacyAppPathString
+function ops.from_uri(c) return outcome(Legacy.from_uri(must_parse(c.input), CONV[c.arg])) end
+function ops.legacy_to_uri(c) return outcome(Legacy(c.input):to_uri(CONV[c.arg])) end
+function ops.ancestors(c)
+  local names = {}
+  for i, a in ipairs(must_parse(c.input):ancestors()) do names[i] = tostring(a) end
+  return table.concat(names, " ")
+end
+function ops.encoded_path(c) return outcome(must_parse(c.input):encoded_path()) end
+function ops.decoded_path(c) return outcome(must_parse(c.input):decoded_path_bytes()) end
+function ops.lexical_depth(c) return outcome(must_parse(c.input):lexical_depth()) end
+function ops.overlaps(c)
+  local a, b = must_parse(c.input), must_parse(c.arg)
+  assert(a:overlaps(b) == b:overlaps(a), "overlaps is symmetric")
+  return outcome(a:overlaps(b))
+end
+function ops.path_segments(c)
+  return table.concat(pathgate.path_segments(c.input, c.arg), "|")
+end
+function ops.home_suffix(c) return outcome(pathgate.home_relative_suffix(c.input, c.arg)) end
+function ops.device_path(c) return outcome(pathgate.normalize_windows_device_path(c.input)) end
+function ops.platform(c) return outcome(pathgate.platform_convention(c.input)) end
+function ops.join_bytes(c) return outcome(must_parse(c.input):join_bytes(c.arg)) end
+local function config_args(c)
+  local conv, base, home = c.arg:match("^(%S+) (%S+) (%S+)$")
+  base = base ~= "-" and must_parse(base) or nil
+  home = home ~= "-" and must_parse(home) or nil
+  return base, home, CONV[conv]
+end
+function ops.resolve_config(c) return outcome(Legacy(c.input):resolve_config(config_args(c))) end
+function ops.config_path(c)
+  local base, home, conv = config_args(c)
+  local uri, msg, code = Legacy(c.input):resolve_config(base, home, conv)
+  if not uri then return outcome(uri, msg, code) end
+  return outcome(uri:to_config_path(conv))
+end
+function ops.validate_config(c)
+  local ok, msg, code = must_parse(c.input):validate_config(CONV[c.arg])
+  if ok then return "ok" end
+  return outcome(ok, msg, code)
+end
+function ops.validate_glob(c)
+  local ok, msg, code = must_parse(c.input):validate_glob_directory(CONV[c.arg])
+  if ok then return "ok" end
+  return outcome(ok, msg, code)
+end
+function ops.legacy_roundtrip(c)
+  local uri, msg, code = Legacy(c.input):to_uri(CONV[c.arg])
+  if not uri then return outcome(uri, msg, code) end
+  return outcome(Legacy.from_uri(uri, CONV[c.arg]))
+end
 
-describe("PathUri table cases (tests/data/uri_cases.tsv)", function()
-  local cases = helpers.uri_cases()
+for _, table_name in ipairs { "uri_cases.tsv", "uri_codex.tsv" } do
+describe("PathUri table cases (tests/data/" .. table_name .. ")", function()
+  local cases = helpers.uri_cases(table_name)
 
   it("has a substantial table with every op known", function()
-    assert.is_true(#cases > 500)
+    assert.is_true(#cases > 50)
     for _, c in ipairs(cases) do
       assert.is_not_nil(ops[c.op], "line " .. c.line .. ": unknown op " .. c.op)
     end
@@ -71,6 +123,7 @@ describe("PathUri table cases (tests/data/uri_cases.tsv)", function()
     end)
   end
 end)
+end
 
 describe("PathUri objects", function()
   it("are userdata named pathgate.PathUri whose string is the URI", function()
@@ -189,5 +242,43 @@ describe("PathUri objects", function()
     end
     helpers.full_gc()
     assert.are.equal("file:///base", tostring(base))
+  end)
+end)
+
+describe("PathUri: Codex's further operations", function()
+  it("lists ancestors as a sequence of PathUri, root last", function()
+    local list = must_parse("file:///C:/workspace/src/"):ancestors()
+    assert.are.equal(3, #list)
+    assert.are.equal("file:///C:/workspace/src/", tostring(list[1]))
+    assert.are.equal("file:///C:", tostring(list[3]))
+    assert.are.equal("pathgate.PathUri", getmetatable(list[2]))
+  end)
+
+  it("answers nil where Codex answers None", function()
+    assert.is_nil(must_parse("file:///a%2Fb"):lexical_depth())
+    assert.is_nil(must_parse("file:///a%2Fb"):overlaps(must_parse("file:///")))
+    assert.are.equal(1, select("#", must_parse("file:///a%2Fb"):overlaps(must_parse("file:///"))))
+    assert.is_nil(pathgate.normalize_windows_device_path("C:\\x"))
+    assert.is_nil(pathgate.platform_convention(nil))
+  end)
+
+  it("joins raw bytes, NUL refused with nul_byte", function()
+    local base = must_parse("file:///root/%FE/admin")
+    assert.are.equal("file:///root/%FE/%FF/%252e%3F%23%5C", tostring(base:join_bytes("../\xff/%2e?#\\")))
+    local v, msg, code = base:join_bytes("a\0b")
+    assert.is_nil(v); assert.is_string(msg); assert.are.equal("nul_byte", code)
+  end)
+
+  it("resolves configuration paths with an optional base, home and convention", function()
+    local Legacy = pathgate.LegacyAppPathString
+    local r = assert(Legacy("~/a/"):resolve_config(nil, must_parse("file:///home/u")))
+    assert.are.equal("file:///home/u/a", tostring(r))
+    assert.are.equal("/home/u/a", r:to_config_path())
+    local v, msg, code = Legacy("~/a"):resolve_config(must_parse("file:///w"))
+    assert.is_nil(v); assert.is_string(msg); assert.are.equal("no_home", code)
+    assert.is_true(must_parse("file:///C:/x"):validate_config())
+    v, msg, code = must_parse("file:///C:/x"):validate_config("posix")
+    assert.is_nil(v); assert.is_string(msg); assert.are.equal("incompatible_convention", code)
+    assert.has_error(function() pathgate.path_segments("a", "dos") end)
   end)
 end)

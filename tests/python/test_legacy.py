@@ -56,7 +56,8 @@ def test_to_uri_and_back():
     with pytest.raises(PathError) as info:
         L.from_uri(PathUri.parse("file://srv/share/x"), "posix")
     assert info.value.kind == "incompatible_convention"
-    assert str(L.from_uri(PathUri.parse("file:///%FF"), "posix")) == "/\udcff"
+    # rendering for the client is lossy (Codex): a byte that is not UTF-8 is U+FFFD
+    assert str(L.from_uri(PathUri.parse("file:///%FF"), "posix")) == "/\ufffd"
 
 
 def test_infer_convention():

@@ -6,6 +6,7 @@ UTF-8 becomes a lone surrogate, which is also how the Python API passes such
 bytes to the core and returns them from it.
 """
 
+import os
 import pathlib
 import re
 
@@ -36,23 +37,24 @@ def _unescape(field: str):
     return _ESCAPE.sub(sub, raw).decode("utf-8", "surrogateescape")
 
 
-def _load():
+def _load(name):
     rows = []
-    path = DATA_DIR / "uri_cases.tsv"
+    path = DATA_DIR / name
     for lineno, line in enumerate(path.read_text("utf-8").split("\n"), 1):
         if not line or line.startswith("#"):
             continue
         fields = line.split("\t")
-        assert len(fields) == 4, f"uri_cases.tsv:{lineno}: expected 4 fields"
+        assert len(fields) == 4, f"{name}:{lineno}: expected 4 fields"
         op, inp, arg = fields[0], _unescape(fields[1]), _unescape(fields[2])
         # `!<errname>` is recognised before unescaping (a literal `!` is \x21)
         raw = fields[3]
         expected = ("error", raw[1:]) if raw.startswith("!") else _unescape(raw)
-        rows.append(pytest.param(op, inp, arg, expected, id=f"L{lineno}-{op}"))
+        tag = "" if name == "uri_cases.tsv" else name.split(".")[0].split("_")[-1] + "-"
+        rows.append(pytest.param(op, inp, arg, expected, id=f"{tag}L{lineno}-{op}"))
     return rows
 
 
-ROWS = _load()
+ROWS = _load("uri_cases.tsv") + _load("uri_codex.tsv")
 
 
 def _conv(arg):
@@ -122,6 +124,49 @@ def _run(op, inp, arg):
         return _uri(inp).is_opaque
     if op == "display":
         return _uri(inp).display()
+    L = pathgate.LegacyAppPathString
+    if op == "ancestors":
+        return " ".join(_text(a) for a in _uri(inp).ancestors())
+    if op == "encoded_path":
+        return _uri(inp).encoded_path
+    if op == "decoded_path":
+        return os.fsdecode(_uri(inp).decoded_path_bytes)
+    if op == "lexical_depth":
+        d = _uri(inp).lexical_depth
+        return None if d is None else str(d)
+    if op == "overlaps":
+        a, b = _uri(inp), _uri(arg)
+        assert a.overlaps(b) == b.overlaps(a)
+        return a.overlaps(b)
+    if op == "path_segments":
+        return "|".join(pathgate.path_segments(inp, arg))
+    if op == "home_suffix":
+        return pathgate.home_relative_suffix(inp, arg)
+    if op == "device_path":
+        return pathgate.normalize_windows_device_path(inp)
+    if op == "platform":
+        return pathgate.platform_convention(inp)
+    if op == "join_bytes":
+        return _uri(inp).join(os.fsencode(arg))
+    if op in ("resolve_config", "config_path"):
+        conv, base, home = arg.split(" ")
+        r = L(inp).resolve_config(
+            None if base == "-" else _uri(base),
+            home=None if home == "-" else _uri(home),
+            convention=_conv(conv),
+        )
+        return r.to_config_path(_conv(conv)) if op == "config_path" else r
+    if op in ("validate_config", "validate_glob"):
+        u = _uri(inp)
+        check = u.validate_config if op == "validate_config" else u.validate_glob_directory
+        assert check(_conv(arg)) is None
+        return "ok"
+    if op == "from_uri":
+        return str(L.from_uri(_uri(inp), _conv(arg)))
+    if op == "legacy_to_uri":
+        return L(inp).to_uri(_conv(arg))
+    if op == "legacy_roundtrip":
+        return str(L.from_uri(L(inp).to_uri(_conv(arg)), _conv(arg)))
     if op == "host_path":
         p = _uri(inp).to_host_path()
         assert isinstance(p, pathlib.Path)

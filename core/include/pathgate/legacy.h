@@ -1,6 +1,6 @@
 /*
  * pathgate/legacy.h - LegacyAppPathString: the native path strings legacy
- * clients send and expect back (docs/spec.md section 3).
+ * clients send and expect back (rules: docs/uri.md).
  *
  * Any text is accepted unvalidated (even an embedded NUL or invalid UTF-8:
  * it is only wrapped); conversions to a URI validate and fail closed,
@@ -38,7 +38,14 @@ PATHGATE_EXTERN int pathgate_legacy_to_uri(pathgate_uri **out, const pathgate_le
                                            pathgate_convention convention, pathgate_error *err);
 
 /* Renders uri as native text of the convention for the client (NONE = the
- * URI's inferred convention); uses uri's allocator. */
+ * URI's inferred convention); uses uri's allocator. Fail-open, for display
+ * (as Codex): a segment's %2F or %5C decodes into the text, a byte that is
+ * no UTF-8 becomes U+FFFD, and an opaque URI renders its payload (POSIX
+ * bytes starting with `/`; Windows UTF-16LE starting with `X:` and a
+ * separator or two separators, a lone surrogate as U+FFFD). With an
+ * explicit convention, a URI that has no text of it fails (ECONVENTION,
+ * EOPAQUE); with NONE it renders the URI string instead. Use
+ * pathgate_uri_to_native, which refuses all these, for a path to use. */
 PATHGATE_EXTERN int pathgate_legacy_from_uri(pathgate_legacy **out, const pathgate_uri *uri,
                                              pathgate_convention convention, pathgate_error *err);
 
@@ -57,6 +64,15 @@ PATHGATE_EXTERN int pathgate_legacy_resolve_against(pathgate_uri **out,
                                                     const pathgate_uri *cwd,
                                                     const pathgate_uri *home,
                                                     pathgate_error *err);
+
+/* pathgate_uri_resolve_config of the wrapped text (convention NONE =
+ * base's, else home's); the result uses the allocator of base or home. */
+PATHGATE_EXTERN int pathgate_legacy_resolve_config(pathgate_uri **out,
+                                                   const pathgate_legacy *path,
+                                                   const pathgate_uri *base,
+                                                   const pathgate_uri *home,
+                                                   pathgate_convention convention,
+                                                   pathgate_error *err);
 
 #ifdef __cplusplus
 }
