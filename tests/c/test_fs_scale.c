@@ -700,6 +700,56 @@ static void test_streaming(void **state)
     }
 }
 
+static void test_iterators(void **state)
+{
+    fx *f = *state;
+    pathgate_error err;
+    /* every match of big.txt, one at a time, in order */
+    pathgate_fs_iter *it = NULL;
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("line"), PG_S("root:repo/big.txt"),
+                                               NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+                     0);
+    const pathgate_fs_match *m;
+    uint64_t n = 0;
+    int rc;
+    while ((rc = pathgate_fs_iter_next_match(&m, it, &err)) == 1) {
+        n++;
+        assert_int_equal(m->line, n);
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(n, 10000);
+    assert_false(pathgate_fs_iter_grep_summary(it)->truncated);
+    pathgate_fs_iter_free(it);
+    /* stopped after three: the walk ends, nothing leaks */
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("e"), NULL, 0, NULL, 0,
+                                               PATHGATE_FS_NO_LIMIT, NULL, &err),
+                     0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pathgate_fs_iter_next_match(&m, it, &err), 1);
+    pathgate_fs_iter_free(it);
+    /* an invalid pattern: the error comes with the first next */
+    pathgate_fs_options re = opts_threads(0, PATHGATE_FS_REGEX);
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("("), NULL, 0, NULL, 0,
+                                               PATHGATE_FS_NO_LIMIT, &re, &err),
+                     0);
+    assert_int_equal(pathgate_fs_iter_next_match(&m, it, &err), PATHGATE_EINVAL);
+    assert_non_null(strstr(err.message, "invalid regular expression"));
+    pathgate_fs_iter_free(it);
+    /* glob, with metadata */
+    pathgate_fs_options meta = opts_threads(2, PATHGATE_FS_METADATA);
+    assert_int_equal(pathgate_fs_glob_iter_new(&it, f->r, PG_S("*.txt"), PG_S("root:repo/dir"),
+                                               &meta, &err),
+                     0);
+    const pathgate_fs_info *info;
+    assert_int_equal(pathgate_fs_iter_next_info(&info, it, &err), 1);
+    assert_string_equal(info->path, "root:repo/dir/sub/deep.txt");
+    assert_true(info->has_metadata);
+    assert_int_equal(info->size, 12);
+    assert_int_equal(pathgate_fs_iter_next_info(&info, it, &err), 0);
+    assert_int_equal(pathgate_fs_iter_next_match(&m, it, &err), PATHGATE_EINVAL);
+    pathgate_fs_iter_free(it);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -714,6 +764,7 @@ int main(void)
                                         fx_teardown),
         FX_TESTS(test_regex),
         FX_TESTS(test_streaming),
+        FX_TESTS(test_iterators),
     };
     if (getenv("PG_TEST_FILTER"))
         cmocka_set_test_filter(getenv("PG_TEST_FILTER"));

@@ -367,6 +367,34 @@ PATHGATE_EXTERN int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_re
                                           pathgate_fs_info_cb cb, void *cb_ctx,
                                           const pathgate_fs_options *opts, pathgate_error *err);
 
+/*
+ * Pull iterators over the streaming forms, for generators and for-loops:
+ * the walk runs on a thread of its own, at most a few batches ahead of the
+ * consumer (bounded memory). next gives 1 and the next result (valid until
+ * the next call or free), 0 at the end, or a negative code (err set).
+ * After next returned 0 the summary (flags and counts, no items) is
+ * final. Freeing the iterator before the end stops the walk.
+ */
+typedef struct pathgate_fs_iter pathgate_fs_iter;
+PATHGATE_EXTERN int pathgate_fs_grep_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
+                                              const char *pattern, size_t pattern_len,
+                                              const char *address, size_t address_len,
+                                              const char *glob, size_t glob_len, size_t max_count,
+                                              const pathgate_fs_options *opts,
+                                              pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
+                                              const char *pattern, size_t pattern_len,
+                                              const char *address, size_t address_len,
+                                              const pathgate_fs_options *opts,
+                                              pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_iter_next_match(const pathgate_fs_match **out,
+                                                pathgate_fs_iter *it, pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_iter_next_info(const pathgate_fs_info **out, pathgate_fs_iter *it,
+                                               pathgate_error *err);
+PATHGATE_EXTERN const pathgate_fs_matches *pathgate_fs_iter_grep_summary(const pathgate_fs_iter *it);
+PATHGATE_EXTERN const pathgate_fs_list *pathgate_fs_iter_glob_summary(const pathgate_fs_iter *it);
+PATHGATE_EXTERN void pathgate_fs_iter_free(pathgate_fs_iter *it);
+
 /* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
  * item's negative code (map it with pathgate_fs_operation_error). Returns
  * 0, or a negative code for misuse only. */
