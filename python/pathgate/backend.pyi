@@ -1,6 +1,6 @@
 """Type stubs for pathgate.backend (checked against the module by mypy.stubtest)."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -53,6 +53,9 @@ class ReadResult:
     end_line: int | None = None
     next_offset: int | None = None
     no_lines_requested: bool = False
+    # why content is base64 and the window was not applied, or that only
+    # part of a file over the size cap was read
+    notice: str | None = None
     def __post_init__(self) -> None: ...
 
 @dataclass
@@ -75,18 +78,27 @@ class DeleteResult:
 class LsResult:
     error: str | None = None
     entries: list[FileInfo] | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class GrepResult:
     error: str | None = None
     matches: list[GrepMatch] | None = None
     truncated: bool = False
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class GlobResult:
     error: str | None = None
     matches: list[FileInfo] | None = None
     truncated: bool = False
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class FileUploadResponse:
@@ -115,9 +127,27 @@ class Backend(SandboxMixin):
     ) -> EditResult: ...
     def delete(self, file_path: str) -> DeleteResult: ...
     def grep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult: ...
     def glob(self, pattern: str, path: str | None = None) -> GlobResult: ...
+    def grep_iter(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
+    ) -> Iterator[GrepMatch]: ...
+    def glob_iter(self, pattern: str, path: str | None = None) -> Iterator[FileInfo]: ...
     def upload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
     def download_files(self, paths: Iterable[str]) -> list[FileDownloadResponse]: ...
     async def als(self, path: str) -> LsResult: ...
@@ -128,7 +158,14 @@ class Backend(SandboxMixin):
     ) -> EditResult: ...
     async def adelete(self, file_path: str) -> DeleteResult: ...
     async def agrep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult: ...
     async def aglob(self, pattern: str, path: str | None = None) -> GlobResult: ...
     async def aupload_files(self, files: Iterable[tuple[str, bytes]]) -> list[FileUploadResponse]: ...
