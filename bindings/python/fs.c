@@ -833,7 +833,15 @@ static PyObject *iter_summary(PyObject *obj, PyObject *unused) {
     return d;
 }
 
+static PyObject *iter_files_scanned(PyObject *obj, PyObject *unused) {
+    (void)unused;
+    fs_iter_object *self = (fs_iter_object *)obj;
+    return PyLong_FromUnsignedLongLong(self->it ? pathgate_fs_iter_files_scanned(self->it) : 0);
+}
+
 static PyMethodDef iter_methods[] = {
+    {"files_scanned", iter_files_scanned, METH_NOARGS,
+     "Files grep has searched so far (progress)."},
     {"close", iter_close, METH_NOARGS, "Stops the walk now."},
     {"summary", iter_summary, METH_NOARGS,
      "After the last item: {truncated, incomplete, unreadable_dirs, ...}; else None."},

@@ -42,6 +42,7 @@ struct pathgate_fs_iter {
     pathgate_fs_list lsum;
     pthread_t thread;
     int inited, started;
+    uint64_t files_seen; /* atomic: files searched as of the last batch */
     /* the consumer's batch */
     batch *cur;
     size_t pos;
@@ -86,6 +87,8 @@ static batch *batch_new(pathgate_fs_iter *it)
 static int on_matches(const pathgate_fs_match *items, size_t count, void *ctx)
 {
     pathgate_fs_iter *it = ctx;
+    /* the summary is this thread's until the end */
+    __atomic_store_n(&it->files_seen, (uint64_t)it->msum.files_scanned, __ATOMIC_RELAXED);
     batch *b = batch_new(it);
     if (!b)
         return 1; /* ends the walk; the iterator reports ENOMEM */
@@ -282,6 +285,11 @@ const pathgate_fs_matches *pathgate_fs_iter_grep_summary(const pathgate_fs_iter 
 const pathgate_fs_list *pathgate_fs_iter_glob_summary(const pathgate_fs_iter *it)
 {
     return it && !it->is_grep ? &it->lsum : NULL;
+}
+
+uint64_t pathgate_fs_iter_files_scanned(const pathgate_fs_iter *it)
+{
+    return it ? __atomic_load_n(&it->files_seen, __ATOMIC_RELAXED) : 0;
 }
 
 void pathgate_fs_iter_free(pathgate_fs_iter *it)

@@ -181,3 +181,27 @@ def test_sparse_8g_file_bounded(tmp_path):
     if os.environ.get("PATHGATE_SANITIZED"):
         return  # the sanitizer's shadow memory makes the numbers meaningless
     assert peak - before < 48 * 1024, (before, peak)
+
+
+def test_cli_streams_and_stops_when_the_reader_goes(tmp_path):
+    import subprocess
+    import sys
+
+    root = tmp_path / "r"
+    root.mkdir()
+    for i in range(200):
+        (root / f"f{i:03d}.txt").write_text("hit\n" * 50)
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "pathgate", "--root", f"repo={root}", "grep", "hit"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert first == b"root:repo/f000.txt:1:hit\n"
+    assert b"Traceback" not in err and b"\r" not in err  # no progress off a terminal
+    out = subprocess.run(cmd[:-2] + ["grep", "-i", "-e", "^H.T$", "--max-count", "3"],
+                         capture_output=True, env=env, timeout=60)
+    assert out.returncode == 0
+    assert out.stdout.decode().splitlines() == [f"root:repo/f000.txt:{n}:hit" for n in (1, 2, 3)]
+    assert "truncated" in out.stderr.decode()

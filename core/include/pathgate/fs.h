@@ -393,6 +393,9 @@ PATHGATE_EXTERN int pathgate_fs_iter_next_info(const pathgate_fs_info **out, pat
                                                pathgate_error *err);
 PATHGATE_EXTERN const pathgate_fs_matches *pathgate_fs_iter_grep_summary(const pathgate_fs_iter *it);
 PATHGATE_EXTERN const pathgate_fs_list *pathgate_fs_iter_glob_summary(const pathgate_fs_iter *it);
+/* Progress while iterating (any thread): files grep has searched so far,
+ * as of the last batch handed over. */
+PATHGATE_EXTERN uint64_t pathgate_fs_iter_files_scanned(const pathgate_fs_iter *it);
 PATHGATE_EXTERN void pathgate_fs_iter_free(pathgate_fs_iter *it);
 
 /* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
