@@ -2,8 +2,8 @@
 
 import os
 import pathlib
-from collections.abc import Iterable, Mapping
-from typing import Literal, Self, final
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Literal, Self, final
 
 _Convention = Literal["posix", "windows"]
 _StrPath = str | os.PathLike[str]
@@ -135,3 +135,33 @@ class Session:
     def pop(self, /) -> str: ...
     def get(self, /) -> SessionState: ...
     def resolve(self, text: _StrPath, /, *, require_exists: bool = True) -> VisibilityResolution: ...
+
+# The streaming iterators of grep and glob (used by Backend.grep_iter /
+# glob_iter and the command line).
+@final
+class _FsIter(Iterator[dict[str, Any]]):
+    def __next__(self) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+    def summary(self) -> dict[str, Any] | None: ...
+    def files_scanned(self) -> int: ...
+
+def _fs_grep_iter(
+    owner: Resolver | Session,
+    pattern: str,
+    path: str | None = None,
+    glob: str | None = None,
+    max_count: int | None = None,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    threads: int | None = None,
+    max_file_size: int | None = None,
+) -> _FsIter: ...
+def _fs_glob_iter(
+    owner: Resolver | Session,
+    pattern: str,
+    path: str | None = None,
+    *,
+    metadata: bool = False,
+    threads: int | None = None,
+) -> _FsIter: ...

@@ -345,9 +345,10 @@ def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, A
     if summary.get("truncated") and op == "grep":
         print("pathgate: grep: output truncated at max-count", file=sys.stderr)
     if summary.get("incomplete"):
-        from .backend import _walk_notice
-
-        print(f"pathgate: {op}: incomplete: {_walk_notice(summary)}", file=sys.stderr)
+        left = ", ".join(f"{k}={v}" for k, v in summary.items()
+                         if k in ("unreadable_dirs", "unreadable_files", "skipped_names",
+                                  "skipped_large") and v)
+        print(f"pathgate: {op}: incomplete answer ({left})", file=sys.stderr)
     return EXIT_OK
 
 
