@@ -510,6 +510,8 @@ typedef struct plan {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t next_task;
+    size_t emitted; /* tasks handed over; claims stay within AHEAD of it */
+    size_t ahead;
     int cancel; /* atomic */
     pathgate__walk_stats stats; /* of the listings made by the plan */
 } plan;
@@ -660,10 +662,18 @@ static void run_task(plan *P, walker *W, task *T)
     T->stats = W->stats;
 }
 
-/* Takes the next task to run, or NULL. Called with the lock held. */
+/* No task is left to claim (or the walk was stopped). Lock held. */
+static int all_claimed(plan *P)
+{
+    return __atomic_load_n(&P->cancel, __ATOMIC_RELAXED) || P->next_task == P->ntasks;
+}
+
+/* Takes the next task to run, or NULL (none left, or the next is too far
+ * ahead of the tasks handed over: memory stays bounded when the consumer
+ * is slow). Called with the lock held. */
 static task *claim(plan *P)
 {
-    if (__atomic_load_n(&P->cancel, __ATOMIC_RELAXED) || P->next_task == P->ntasks)
+    if (all_claimed(P) || P->next_task >= P->emitted + P->ahead)
         return NULL;
     task *T = &P->tasks[P->next_task++];
     T->state = 1;
@@ -681,10 +691,12 @@ static void *worker_main(void *p)
     worker_arg *wa = p;
     plan *P = wa->P;
     pthread_mutex_lock(&P->mu);
-    for (;;) {
+    while (!all_claimed(P)) {
         task *T = claim(P);
-        if (!T)
-            break;
+        if (!T) {
+            pthread_cond_wait(&P->cv, &P->mu); /* until the consumer catches up */
+            continue;
+        }
         pthread_mutex_unlock(&P->mu);
         run_task(P, &wa->W, T);
         pthread_mutex_lock(&P->mu);
@@ -736,7 +748,8 @@ static int run_parallel(plan *P, walker *self, worker_arg *workers, size_t nwork
                 w->sink_free(w->ctx, T->sink);
             T->sink = NULL;
             pthread_mutex_lock(&P->mu);
-            emitted++;
+            P->emitted = ++emitted;
+            pthread_cond_broadcast(&P->cv);
             continue;
         }
         task *mine = claim(P);
@@ -750,6 +763,7 @@ static int run_parallel(plan *P, walker *self, worker_arg *workers, size_t nwork
         pthread_cond_wait(&P->cv, &P->mu);
     }
     __atomic_store_n(&P->cancel, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&P->cv);
     pthread_mutex_unlock(&P->mu);
     for (size_t i = 0; i < started; i++) {
         pthread_join(workers[i].tid, NULL);
@@ -824,6 +838,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
             nworkers = P.ntasks - 1;
         if (rc == 0 && nworkers && !(workers = pathgate__calloc(a, nworkers, sizeof *workers)))
             rc = PATHGATE_ENOMEM;
+        P.ahead = (size_t)threads * TASKS_PER_THREAD;
         if (rc == 0 && pthread_mutex_init(&P.mu, NULL) == 0) {
             pthread_cond_init(&P.cv, NULL);
             rc = run_parallel(&P, &self, workers, nworkers);
