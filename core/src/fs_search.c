@@ -108,6 +108,7 @@ typedef struct grep_ctx {
     size_t plen;
     finder find;
     pcre2_code *re; /* NULL: the literal finder */
+    int req;        /* a byte every regex match holds, or -1 */
     size_t max_count;
     size_t file_cap; /* matches one file may add: max_count + 1 */
     uint64_t size_cap;
@@ -257,7 +258,21 @@ static int search_region(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, s
     uint64_t line = *line_no;
     int rc = 0;
     if (c->re) {
+        int last_unterminated = 0;
         while (p < stop) {
+            if (c->req >= 0) {
+                /* a line without the byte every match holds cannot match */
+                const char *hit = memchr(p, c->req, (size_t)(stop - p));
+                if (!hit) {
+                    line += pathgate__fs_count_newlines(p, (size_t)(stop - p));
+                    break;
+                }
+                const char *nl0 = memrchr(p, '\n', (size_t)(hit - p));
+                if (nl0) {
+                    line += pathgate__fs_count_newlines(p, (size_t)(nl0 + 1 - p));
+                    p = nl0 + 1;
+                }
+            }
             const char *nl = memchr(p, '\n', (size_t)(stop - p));
             const char *le = nl ? nl : stop;
             const char *ce = le > p && le[-1] == '\r' ? le - 1 : le;
@@ -266,9 +281,10 @@ static int search_region(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, s
             if (rc && (rc = add_match(m, file_left, path, path_len, line, p, le)) != 0)
                 return rc;
             line++;
+            last_unterminated = !nl;
             p = nl ? nl + 1 : stop;
         }
-        if (end && buf[end - 1] != '\n')
+        if (last_unterminated)
             line--; /* the last line has no terminator: not counted */
         *line_no = line;
         return 0;
@@ -442,6 +458,24 @@ static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *
     return 0;
 }
 
+/* A byte that every match must hold (PCRE2's "last code unit"), for the
+ * line prefilter; -1 when there is none, or when caseless matching (the
+ * option, or an inline "(?" group that may set it) could make it a
+ * different byte. */
+static int required_byte(const pcre2_code *re, const char *pattern, size_t len,
+                         unsigned int flags)
+{
+    if (!re || (flags & PATHGATE_FS_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
+        memmem(pattern, len, "(*", 2))
+        return -1;
+    uint32_t type = 0, unit = 0;
+    if (pcre2_pattern_info(re, PCRE2_INFO_LASTCODETYPE, &type) != 0 || type != 1 ||
+        pcre2_pattern_info(re, PCRE2_INFO_LASTCODEUNIT, &unit) != 0 || unit > 0xFF ||
+        unit == '\n' || unit == '\r')
+        return -1;
+    return (int)unit;
+}
+
 /* Compiles the regular expression (or the case-insensitive literal). */
 static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned int flags,
                    pathgate_error *err)
@@ -505,6 +539,7 @@ static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const
     c.pat = pattern;
     c.plen = pattern_len;
     c.re = re;
+    c.req = required_byte(re, pattern, pattern_len, flags);
     c.max_count = max_count;
     c.file_cap = max_count == PATHGATE_FS_NO_LIMIT ? max_count : max_count + 1;
     c.size_cap = pathgate__fs_grep_max_file(opts);

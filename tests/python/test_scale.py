@@ -24,6 +24,8 @@ PATTERNS = [
     r"foo", r"^alpha", r"gamma$", r"fo+_?bar", r"\bx\d\b", r"[A-Z][a-z]+", r"y2{2}",
     r"(foo|bar) (foo|bar)", r"needle|NEEDLE", r"a\+b", r"\(paren\)", r"^\s*$", r"\t",
     "caf\u00e9", r"[^a-z ]", r"(?i)beta", r"^(\w+) \1", r"d.l", r"z{2,}", r"^.{5}$",
+    # a byte every match needs (the line prefilter), in several places
+    r"o\w*r$", r"ar$", r"\d z", r"^.*foo_bar.*$", r"x1|y22", r"[xy]\d+ zz", r"(?i)GAMMA$",
 ]
 
 
