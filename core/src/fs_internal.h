@@ -5,7 +5,10 @@
  *   fs_result.c  result arenas, lists, matches, time stamps, dispose
  *   fs_text.c    line windows, whitespace, UTF-8 repair, base64, edits
  *   fs_file.c    regular-file reads and the atomic write
- *   fs_walk.c    the contained directory walk of grep and glob
+ *   fs_walk.c    the contained directory walk of ls, grep and glob (one thread)
+ *   fs_walk_plan.c  the walk split into tasks run on threads, in order
+ *   fs_search.c  grep (literal and PCRE2); fs_glob.c, fs_list.c, fs_read.c
+ *   fs_iter.c    pull iterators over the streaming grep and glob
  */
 #ifndef PATHGATE_FS_INTERNAL_H
 #define PATHGATE_FS_INTERNAL_H
