@@ -105,6 +105,12 @@ static void test_sparse_8g_bounded(void **state)
     assert_null(blobs.items[0].data);
     assert_int_equal(blobs.items[1].code, 0);
     pathgate_fs_blobs_dispose(&blobs);
+    /* edit reads the whole file too */
+    assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/huge.txt"), PG_S("first"),
+                                      PG_S("1st"), 0, NULL, &err),
+                     PATHGATE_ETOOLARGE);
+    assert_string_equal(err.message,
+                        "File 'root:repo/huge.txt' is larger than the 67108864-byte size cap");
 
     /* a configured cap */
     pathgate_fs_options small = PATHGATE_FS_OPTIONS_INIT;
