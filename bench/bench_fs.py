@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
-"""Benchmark of pathgate's grep and glob (docs/spec.md section 7) against
-ripgrep and plain Python, on the 50,000-file tree of make_tree.py.
+"""Benchmark of pathgate's grep and glob against ripgrep and fd, on the
+generated trees of make_tree.py (50,000 files, and 500,000 with --big).
 
-    python3 bench/bench_fs.py [--dir bench/tree] [--files 50000] [--rounds 7]
+    python3 bench/bench_fs.py [--dir bench/tree] [--files 50000] [--big 500000]
+                              [--rounds 5]
 
 Measured in one run, warm page cache, best of --rounds, candidates
-interleaved round by round so that machine load hits all alike:
+interleaved round by round so that machine load hits all alike. Every
+candidate runs as its own process, so its peak resident memory (ru_maxrss
+from wait4) is its own:
 
-  grep of a literal:  pathgate.Backend.grep   (single thread, in-process)
-                      rg -j1 -F -n            (ripgrep, single thread; the
-                                               script installs Debian's
-                                               ripgrep with apt-get if missing)
-                      os.walk + str.find      (plain Python)
-  glob("**/*.txt"):   pathgate.Backend.glob
-                      pathlib.Path.rglob("*.txt")           (bare)
-                      rglob + is_file()       (the same answer: regular files)
+  grep literal:  pathgate grep, every core (threads=0) and threads=1
+                 rg -F (ripgrep, its default: every core), rg -F -j1
+  grep regex:    pathgate grep regex=True (PCRE2, every core)
+                 rg (its default engine, every core), rg -j1
+  glob *.txt:    pathgate glob "**/*.txt", every core and threads=1
+                 rg --files -g '*.txt', fdfind -t f -e txt (when installed)
 
-Every candidate must report the same number of matches (checked). The
-output is a Markdown table and the goal ratios (grep within 1.5x of rg -j1,
->= 10x faster than the Python walk; glob >= 5x faster than rglob). Nothing
-is asserted about time: this is a report, not a test. pathgate is imported
-from the environment, else from $PATHGATE_BUILD_DIR/python or build/python.
+Times are the wall time of each process, so pathgate's include starting
+Python and importing the module (printed on its own line: "python
+startup"); the "call" column of pathgate is the time of the call itself.
+Every candidate of an operation must report the same number of results
+(checked). The goals of the scale issue are printed as ratios; nothing is
+asserted about time: this is a report, not a test. pathgate is imported
+from $PATHGATE_BUILD_DIR/python or build/python.
 """
 
 import argparse
@@ -36,124 +39,172 @@ sys.path.insert(0, str(HERE))
 import make_tree  # noqa: E402
 
 NEEDLE = make_tree.NEEDLE
+REGEX = NEEDLE[:-4] + r"[0-9a-f]{4} (marks|at)"
+
+PG_CHILD = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import pathgate
+from pathgate import _core
+op, root, pattern, threads = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+r = pathgate.Resolver(roots={"bench": root})
+t = time.perf_counter()
+if op == "glob":
+    n = len(_core._fs_glob(r, pattern, threads=threads))
+else:
+    n = len(_core._fs_grep(r, pattern, None, None, None, threads=threads,
+                           regex=op == "regex")[0])
+print(n, time.perf_counter() - t)
+"""
 
 
-def import_pathgate():
-    try:
-        import pathgate
-        return pathgate
-    except ImportError:
-        pass
-    build = pathlib.Path(os.environ.get("PATHGATE_BUILD_DIR", HERE.parent / "build"))
-    sys.path.insert(0, str(build / "python"))
-    import pathgate
-    return pathgate
+def build_python_dir():
+    return pathlib.Path(os.environ.get("PATHGATE_BUILD_DIR", HERE.parent / "build")) / "python"
 
 
-def ensure_ripgrep():
-    rg = shutil.which("rg")
-    if rg:
-        return rg
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        print("bench_fs: installing ripgrep (apt-get)", file=sys.stderr)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "install", "-y", "-qq", "ripgrep"], check=False, env=env,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-        return shutil.which("rg")
-    print("bench_fs: ripgrep is missing; run as root: apt-get install -y ripgrep", file=sys.stderr)
-    return None
+def run(argv):
+    """(wall seconds, peak RSS KiB, stdout bytes, call seconds or None)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_maxrss, out
 
 
-# ------------------------------------------------------------ candidates
+def pg(op, root, pattern, threads):
+    def f():
+        wall, rss, out = run([sys.executable, "-c", PG_CHILD, str(build_python_dir()), op,
+                              str(root), pattern, str(threads)])
+        n, call = out.split()
+        return wall, rss, int(n), float(call)
+    return f
 
 
-def rg_grep(rg, root):
-    out = subprocess.run([rg, "-j1", "-F", "-n", "--no-heading", "--no-messages", NEEDLE, str(root)],
-                         stdout=subprocess.PIPE, check=False).stdout
-    return out.count(b"\n")
-
-
-def python_grep(root):
-    """What an agent backend would write without pathgate: walk, read, find."""
-    matches = []
-    for d, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(d, name)
-            try:
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            for number, line in enumerate(text.splitlines(), 1):
-                if line.find(NEEDLE) != -1:
-                    matches.append({"path": path, "line": number, "text": line})
-    return len(matches)
+def tool(argv, count=lambda out: out.count(b"\n")):
+    def f():
+        wall, rss, out = run(argv)
+        return wall, rss, count(out), None
+    return f
 
 
 def best_of(cands, rounds):
-    """cands: {name: fn -> count}; returns {name: (best seconds, count)}."""
-    counts = {name: fn() for name, fn in cands.items()}  # warm-up, and the answers
-    times = {name: [] for name in cands}
+    """{name: fn} -> {name: (best wall, best call, max rss, count)}."""
+    first = {name: fn() for name, fn in cands.items()}  # warm-up, and the answers
+    walls = {name: [] for name in cands}
+    calls = {name: [] for name in cands}
+    rss = {name: first[name][1] for name in cands}
     for _ in range(rounds):
         for name, fn in cands.items():
-            t = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t)
-    return {name: (min(times[name]), counts[name]) for name in cands}
+            wall, r, _, call = fn()
+            walls[name].append(wall)
+            if call is not None:
+                calls[name].append(call)
+            rss[name] = max(rss[name], r)
+    return {name: (min(walls[name]), min(calls[name]) if calls[name] else None, rss[name],
+                   first[name][2]) for name in cands}
+
+
+def python_startup(rounds):
+    best = None
+    for _ in range(rounds):
+        wall, _, _ = run([sys.executable, "-c", f"import sys; sys.path.insert(0, "
+                          f"{str(build_python_dir())!r}); import pathgate"])
+        best = wall if best is None else min(best, wall)
+    return best
+
+
+def bench_tree(root, files, rounds, rg, fd):
+    ops = {}
+    grep = {"pathgate grep (all cores)": pg("grep", root, NEEDLE, 0),
+            "pathgate grep threads=1": pg("grep", root, NEEDLE, 1)}
+    regex = {"pathgate grep regex (all cores)": pg("regex", root, REGEX, 0)}
+    glob = {"pathgate glob (all cores)": pg("glob", root, "**/*.txt", 0),
+            "pathgate glob threads=1": pg("glob", root, "**/*.txt", 1)}
+    if rg:
+        grep["rg -F"] = tool([rg, "-F", "-n", "--no-heading", "--no-messages", NEEDLE, str(root)])
+        grep["rg -F -j1"] = tool([rg, "-j1", "-F", "-n", "--no-heading", "--no-messages", NEEDLE,
+                                  str(root)])
+        regex["rg"] = tool([rg, "-n", "--no-heading", "--no-messages", REGEX, str(root)])
+        regex["rg -j1"] = tool([rg, "-j1", "-n", "--no-heading", "--no-messages", REGEX,
+                                str(root)])
+        glob["rg --files -g"] = tool([rg, "--files", "-g", "*.txt", str(root)])
+    if fd:
+        glob["fdfind -t f -e txt"] = tool([fd, "-t", "f", "-e", "txt", "-u", ".", str(root)])
+    ops["grep literal"] = best_of(grep, rounds)
+    ops["grep regex"] = best_of(regex, rounds)
+    ops["glob *.txt"] = best_of(glob, rounds)
+    return ops
+
+
+def report(files, ops, startup):
+    print(f"\n### {files} files\n")
+    print("| operation | implementation | wall (ms) | call (ms) | peak RSS (MiB) | results |")
+    print("|---|---|---:|---:|---:|---:|")
+    for op, res in ops.items():
+        for name, (wall, call, rss, count) in res.items():
+            c = f"{call * 1000:.0f}" if call is not None else ""
+            print(f"| {op} | {name} | {wall * 1000:.0f} | {c} | {rss / 1024:.1f} | {count} |")
+    print(f"\npython startup + import pathgate: {startup * 1000:.0f} ms (in the pathgate walls)")
+    for op, res in ops.items():
+        counts = {r[3] for r in res.values()}
+        print(f"{op}: {'same results' if len(counts) == 1 else 'RESULTS DIFFER: ' + str(res)}")
+
+
+def goals(ops, startup):
+    lit, rx, gl = ops["grep literal"], ops["grep regex"], ops["glob *.txt"]
+    lines = []
+
+    def ratio(a, b):
+        return a / b if b else float("nan")
+
+    if "rg -F" in lit:
+        p = lit["pathgate grep (all cores)"]
+        lines.append(f"literal grep vs rg -F (goal <= 0.8x): wall {ratio(p[0], lit['rg -F'][0]):.2f}x, "
+                     f"call {ratio(p[1], lit['rg -F'][0]):.2f}x")
+    if "rg" in rx:
+        p = rx["pathgate grep regex (all cores)"]
+        lines.append(f"regex grep vs rg (goal <= 1.2x): wall {ratio(p[0], rx['rg'][0]):.2f}x, "
+                     f"call {ratio(p[1], rx['rg'][0]):.2f}x")
+    if "fdfind -t f -e txt" in gl:
+        p = gl["pathgate glob (all cores)"]
+        lines.append(f"glob vs fd (goal <= 1.0x): wall {ratio(p[0], gl['fdfind -t f -e txt'][0]):.2f}x, "
+                     f"call {ratio(p[1], gl['fdfind -t f -e txt'][0]):.2f}x")
+    return lines
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=pathlib.Path, default=HERE / "tree")
     ap.add_argument("--files", type=int, default=50_000)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--big", type=int, default=0, help="also a tree of this many files")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
 
-    make_tree.make(args.dir, args.files)
-    root = args.dir.resolve()
-    pathgate = import_pathgate()
-    rg = ensure_ripgrep()
-    backend = pathgate.Backend(pathgate.Resolver(roots={"bench": root}))
-
-    grep = {"pathgate Backend.grep": lambda: len(backend.grep(NEEDLE).matches)}
-    if rg:
-        grep["rg -j1 -F"] = lambda: rg_grep(rg, root)
-    grep["os.walk + str.find"] = lambda: python_grep(root)
-    glob = {
-        "pathgate Backend.glob": lambda: len(backend.glob("**/*.txt").matches),
-        "pathlib rglob": lambda: len(list(root.rglob("*.txt"))),
-        "pathlib rglob + is_file": lambda: sum(1 for p in root.rglob("*.txt") if p.is_file()),
-    }
-    g = best_of(grep, args.rounds)
-    # the slow Python walk needs fewer rounds to say what it is
-    gl = best_of(glob, args.rounds)
-
-    def ok(res):
-        counts = {c for _, c in res.values()}
-        return "same matches" if len(counts) == 1 else f"MATCH COUNTS DIFFER: {res}"
-
-    print(f"tree: {args.files} files, {root}")
-    print(f"python {sys.version.split()[0]}, pathgate {pathgate.__version__}, "
+    rg, fd = shutil.which("rg"), shutil.which("fdfind") or shutil.which("fd")
+    trees = [(args.dir, args.files)]
+    if args.big:
+        trees.append((args.dir.with_name(args.dir.name + f"-{args.big}"), args.big))
+    results = []
+    for d, n in trees:
+        make_tree.make(d, n)
+        results.append((n, bench_tree(d.resolve(), n, args.rounds, rg, fd)))
+    startup = python_startup(args.rounds)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, best of {args.rounds}, "
           f"{'ripgrep ' + subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1] if rg else 'no ripgrep'}, "
-          f"best of {args.rounds}")
-    print()
-    print("| operation | implementation | best (ms) | matches | vs pathgate |")
-    print("|---|---|---:|---:|---:|")
-    for op, res, ref in (("grep literal", g, "pathgate Backend.grep"),
-                         ("glob **/*.txt", gl, "pathgate Backend.glob")):
-        base = res[ref][0]
-        for name, (t, count) in res.items():
-            print(f"| {op} | {name} | {t * 1000:.1f} | {count} | {t / base:.2f}x |")
-    print()
-    print(f"grep: {ok(g)}; glob: {ok(gl)}")
-    pg = g["pathgate Backend.grep"][0]
-    if rg:
-        print(f"goal grep <= 1.5x rg -j1:          {pg / g['rg -j1 -F'][0]:.2f}x of rg")
-    print(f"goal grep >= 10x the Python walk:  {g['os.walk + str.find'][0] / pg:.1f}x faster")
-    pgl = gl["pathgate Backend.glob"][0]
-    print(f"goal glob >= 5x rglob:             {gl['pathlib rglob'][0] / pgl:.1f}x faster than bare rglob, "
-          f"{gl['pathlib rglob + is_file'][0] / pgl:.1f}x than rglob + is_file")
+          f"{'fd ' + subprocess.run([fd, '--version'], capture_output=True, text=True).stdout.split()[1] if fd else 'no fd'}")
+    for n, ops in results:
+        report(n, ops, startup)
+        print()
+        for line in goals(ops, startup):
+            print("goal " + line)
+    if len(results) == 2:
+        (n1, a), (n2, b) = results
+        print(f"\nper-file cost {n2} vs {n1} files (goal within 1.3x):")
+        for op in a:
+            name = next(iter(a[op]))  # pathgate, every core
+            print(f"  {op}: {(b[op][name][1] / n2) / (a[op][name][1] / n1):.2f}x (call time)")
     return 0
 
 

@@ -35,7 +35,7 @@ _pathgate() {
         native) cmd_opts="--convention" ;;
         ls) cmd_opts="" ;;
         read) cmd_opts="--offset --limit" ;;
-        grep) cmd_opts="--glob --max-count" ;;
+        grep) cmd_opts="--glob --max-count -e --regex -i --ignore-case" ;;
         glob) cmd_opts="" ;;
         write) cmd_opts="" ;;
         edit) cmd_opts="--replace-all" ;;

@@ -38,6 +38,7 @@ dependencies = {
 external_dependencies = {
   URIPARSER = { header = "uriparser/Uri.h", library = "uriparser" },
   UUID = { header = "uuid/uuid.h", library = "uuid" },
+  PCRE2 = { header = "pcre2.h", library = "pcre2-8" },
 }
 
 build = {

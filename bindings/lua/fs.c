@@ -12,6 +12,18 @@
  *   obj:grep(pattern [, path [, glob [, max_count]]]) -> { {path=, line=, text=}, ... }, truncated
  *   obj:glob(pattern [, path [, metadata]])   -> { {path=, is_dir=false[, size=, modified_at=]}, ... }
  *   obj:upload_files({ {path, content}, ... }) -> { {path=, error=nil|code}, ... }
+ *   obj:grep_iter(pattern [, path [, glob [, max_count [, opts]]]]) -> iterator of matches
+ *   obj:glob_iter(pattern [, path [, metadata [, opts]]])            -> iterator of FileInfo
+ *   obj:ls_iter(path)                                                -> iterator of FileInfo
+ *
+ * grep also takes opts {regex=, ignore_case=, threads=, max_file_size=}
+ * (6th argument; glob's 5th, read's 5th) and returns a third value, ls and
+ * glob a second: {incomplete=, truncated=, unreadable_dirs=,
+ * unreadable_files=, skipped_names=, skipped_large=, files_scanned=}. read
+ * adds not_text ("nul_byte"/"invalid_utf8": whole file as base64, window
+ * not applied) and partial. The iterators stream (a grep that stops early
+ * stops the walk: on break, with the for loop's to-be-closed value, or
+ * when collected); a failure during iteration raises.
  *   obj:download_files({ path, ... })          -> { {path=, content=|nil, error=nil|code}, ... }
  *
  * Expected failures return nil, message, code (pathgate_errname); per-item
@@ -59,6 +71,59 @@ static const char *opt_text(lua_State *L, int arg, size_t *len)
     return pg_checktext(L, arg, len);
 }
 
+
+/* The scale options of the table at idx (nil/none: defaults): regex,
+ * ignore_case, threads, max_file_size. */
+static void opts_table(lua_State *L, int idx, owner *o)
+{
+    if (lua_isnoneornil(L, idx))
+        return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_getfield(L, idx, "regex") != LUA_TNIL && lua_toboolean(L, -1))
+        o->opts.flags |= PATHGATE_FS_REGEX;
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "ignore_case") != LUA_TNIL && lua_toboolean(L, -1))
+        o->opts.flags |= PATHGATE_FS_IGNORE_CASE;
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "threads") != LUA_TNIL) {
+        lua_Integer t = luaL_checkinteger(L, -1);
+        luaL_argcheck(L, t >= 0 && t <= 1024, idx, "threads must be between 0 and 1024");
+        o->opts.threads = (unsigned int)t;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "max_file_size") != LUA_TNIL) {
+        lua_Integer m = luaL_checkinteger(L, -1);
+        luaL_argcheck(L, m > 0, idx, "max_file_size must be > 0");
+        o->opts.max_file_size = (uint64_t)m;
+        o->opts.grep_max_file_size = (uint64_t)m;
+    }
+    lua_pop(L, 1);
+}
+
+/* Pushes {incomplete=, unreadable_dirs=, ...}: what a walk left out. */
+static void push_info(lua_State *L, int incomplete, int truncated, size_t unreadable_dirs,
+                      size_t unreadable_files, size_t skipped_names, size_t skipped_large,
+                      size_t files_scanned)
+{
+    lua_createtable(L, 0, 7);
+    lua_pushboolean(L, incomplete);
+    lua_setfield(L, -2, "incomplete");
+    lua_pushboolean(L, truncated);
+    lua_setfield(L, -2, "truncated");
+    const struct { const char *name; size_t n; } counts[] = {
+        {"unreadable_dirs", unreadable_dirs}, {"unreadable_files", unreadable_files},
+        {"skipped_names", skipped_names},     {"skipped_large", skipped_large},
+        {"files_scanned", files_scanned}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        lua_pushinteger(L, (lua_Integer)counts[i].n);
+        lua_setfield(L, -2, counts[i].name);
+    }
+}
+
+static void push_list_info(lua_State *L, const pathgate_fs_list *l)
+{
+    push_info(L, l->incomplete, l->truncated, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+}
 
 /* Pushes the entries of l as an array of FileInfo tables and disposes l.
  * l lives in a userdata (with __gc) on the stack below while this runs, so
@@ -141,8 +206,9 @@ static int fs_ls(lua_State *L)
     if (rc < 0)
         return pg_fail(L, rc, &err);
     push_list(L, &h->u.list);
+    push_list_info(L, &h->u.list);
     holder_dispose(h);
-    return 1;
+    return 2;
 }
 
 static int fs_glob(lua_State *L)
@@ -154,14 +220,16 @@ static int fs_glob(lua_State *L)
     const char *path = opt_text(L, 3, &len);
     if (lua_toboolean(L, 4))
         o.opts.flags |= PATHGATE_FS_METADATA;
+    opts_table(L, 5, &o);
     holder *h = new_holder(L, H_LIST);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_glob(&h->u.list, o.resolver, pat, plen, path, len, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
     push_list(L, &h->u.list);
+    push_list_info(L, &h->u.list);
     holder_dispose(h);
-    return 1;
+    return 2;
 }
 
 static int fs_read(lua_State *L)
@@ -172,6 +240,7 @@ static int fs_read(lua_State *L)
     const char *path = pg_checktext(L, 2, &len);
     lua_Integer offset = luaL_optinteger(L, 3, 0);
     lua_Integer limit = luaL_optinteger(L, 4, PATHGATE_FS_READ_LIMIT_DEFAULT);
+    opts_table(L, 5, &o);
     holder *h = new_holder(L, H_READ);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_read(&h->u.read, o.resolver, path, len, (int64_t)offset, (int64_t)limit,
@@ -248,6 +317,7 @@ static int fs_grep(lua_State *L)
         luaL_argcheck(L, v >= 0, 5, "max_count must be >= 0");
         max = (size_t)v;
     }
+    opts_table(L, 6, &o);
     holder *h = new_holder(L, H_MATCHES);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_grep(&h->u.matches, o.resolver, pat, plen, path, len, glob, glen, max,
@@ -263,8 +333,10 @@ static int fs_grep(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_pushboolean(L, m->truncated);
+    push_info(L, m->incomplete, 0, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
+              m->skipped_large, m->files_scanned);
     holder_dispose(h);
-    return 2;
+    return 3;
 }
 
 /* The deepagents code of a per-item failure, or nil. */
@@ -546,7 +618,145 @@ static int fs_tree(lua_State *L)
     return 2;
 }
 
+/* ----------------------------------------------------------- iterators */
+
+/* An iterator userdata: the core iterator; its user value keeps the
+ * Resolver or Session alive. __gc and __close stop the walk. */
+typedef struct lua_iter {
+    pathgate_fs_iter *it;
+    int is_grep;
+} lua_iter;
+
+static int iter_close(lua_State *L)
+{
+    lua_iter *li = (lua_iter *)lua_touserdata(L, 1);
+    if (li && li->it) {
+        pathgate_fs_iter_free(li->it);
+        li->it = NULL;
+    }
+    return 0;
+}
+
+/* The generic-for step: the next result table, or nil at the end (a
+ * failure raises, as an iterator has no other way to say so). */
+static int iter_step(lua_State *L)
+{
+    lua_iter *li = (lua_iter *)lua_touserdata(L, lua_upvalueindex(1));
+    if (!li->it)
+        return 0;
+    const pathgate_fs_match *m = NULL;
+    const pathgate_fs_info *e = NULL;
+    pathgate_error err = {0, ""};
+    int rc = li->is_grep ? pathgate_fs_iter_next_match(&m, li->it, &err)
+                         : pathgate_fs_iter_next_info(&e, li->it, &err);
+    if (rc <= 0) {
+        pathgate_fs_iter_free(li->it);
+        li->it = NULL;
+        if (rc < 0)
+            return luaL_error(L, "%s", err.message);
+        return 0;
+    }
+    if (m) {
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_GREPMATCH_FIELDS));
+        PG_GREPMATCH_FIELDS(PG_LUA_FIELD, m)
+    } else {
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_FILEINFO_FIELDS));
+        PG_FILEINFO_FIELDS(PG_LUA_FIELD, e)
+    }
+    return 1;
+}
+
+/* Returns step, nil, nil, closer: `for x in obj:grep_iter(...) do`. */
+static int push_iter(lua_State *L, pathgate_fs_iter *it, int is_grep)
+{
+    lua_iter *li = (lua_iter *)lua_newuserdatauv(L, sizeof *li, 1);
+    li->it = it;
+    li->is_grep = is_grep;
+    if (luaL_newmetatable(L, "pathgate.fs.iter")) {
+        lua_pushcfunction(L, iter_close);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, iter_close);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, 1); /* the owner stays alive with the iterator */
+    lua_setiuservalue(L, -2, 1);
+    int ud = lua_gettop(L);
+    lua_pushvalue(L, ud);
+    lua_pushcclosure(L, iter_step, 1);
+    lua_pushnil(L);
+    lua_pushnil(L);
+    lua_pushvalue(L, ud);
+    return 4;
+}
+
+static int fs_grep_iter(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t plen, len, glen;
+    const char *pat = pg_checktext(L, 2, &plen);
+    const char *path = opt_text(L, 3, &len);
+    const char *glob = opt_text(L, 4, &glen);
+    size_t max = PATHGATE_FS_NO_LIMIT;
+    if (!lua_isnoneornil(L, 5)) {
+        lua_Integer v = luaL_checkinteger(L, 5);
+        luaL_argcheck(L, v >= 0, 5, "max_count must be >= 0");
+        max = (size_t)v;
+    }
+    opts_table(L, 6, &o);
+    pathgate_fs_iter *it = NULL;
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_grep_iter_new(&it, o.resolver, pat, plen, path, len, glob, glen, max,
+                                       &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    return push_iter(L, it, 1);
+}
+
+static int fs_glob_iter(lua_State *L)
+{
+    owner o;
+    check_owner(L, &o);
+    size_t plen, len;
+    const char *pat = pg_checktext(L, 2, &plen);
+    const char *path = opt_text(L, 3, &len);
+    if (lua_toboolean(L, 4))
+        o.opts.flags |= PATHGATE_FS_METADATA;
+    opts_table(L, 5, &o);
+    pathgate_fs_iter *it = NULL;
+    pathgate_error err = {0, ""};
+    int rc = pathgate_fs_glob_iter_new(&it, o.resolver, pat, plen, path, len, &o.opts, &err);
+    if (rc < 0)
+        return pg_fail(L, rc, &err);
+    return push_iter(L, it, 0);
+}
+
+/* ls as an iterator (the listing is one directory: built first). */
+static int ls_step(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2)) + 1;
+    lua_pushinteger(L, i);
+    lua_replace(L, lua_upvalueindex(2));
+    lua_rawgeti(L, lua_upvalueindex(1), i);
+    return 1;
+}
+
+static int fs_ls_iter(lua_State *L)
+{
+    int n = fs_ls(L);
+    if (n != 2)
+        return n; /* nil, message, code */
+    lua_pop(L, 1); /* the info */
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, ls_step, 2);
+    return 1;
+}
+
 static const luaL_Reg fs_methods[] = {
+    {"grep_iter", fs_grep_iter},
+    {"glob_iter", fs_glob_iter},
+    {"ls_iter", fs_ls_iter},
     {"ls", fs_ls},
     {"read", fs_read},
     {"write", fs_write},

@@ -42,6 +42,68 @@ static int owner_arg(pg_state *st, PyObject *obj, owner *o) {
     return -1;
 }
 
+/* The scale options given by keyword (NULL or None: the default). */
+static int scale_opts(owner *o, PyObject *regex, PyObject *ignore_case, PyObject *threads,
+                      PyObject *max_file_size) {
+    int v;
+    if (regex != NULL && regex != Py_None) {
+        if ((v = PyObject_IsTrue(regex)) < 0)
+            return -1;
+        if (v)
+            o->opts.flags |= PATHGATE_FS_REGEX;
+    }
+    if (ignore_case != NULL && ignore_case != Py_None) {
+        if ((v = PyObject_IsTrue(ignore_case)) < 0)
+            return -1;
+        if (v)
+            o->opts.flags |= PATHGATE_FS_IGNORE_CASE;
+    }
+    if (threads != NULL && threads != Py_None) {
+        long t = PyLong_AsLong(threads);
+        if (t == -1 && PyErr_Occurred())
+            return -1;
+        if (t < 0 || t > 1024) {
+            PyErr_SetString(PyExc_ValueError, "threads must be between 0 (every core) and 1024");
+            return -1;
+        }
+        o->opts.threads = (unsigned int)t;
+    }
+    if (max_file_size != NULL && max_file_size != Py_None) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(max_file_size);
+        if (m == (unsigned long long)-1 && PyErr_Occurred())
+            return -1;
+        if (m == 0) {
+            PyErr_SetString(PyExc_ValueError, "max_file_size must be > 0");
+            return -1;
+        }
+        o->opts.max_file_size = m;
+        o->opts.grep_max_file_size = m;
+    }
+    return 0;
+}
+
+/* {"incomplete": bool, "unreadable_dirs": int, ...} of a walk. */
+static PyObject *walk_info(int incomplete, size_t unreadable_dirs, size_t unreadable_files,
+                           size_t skipped_names, size_t skipped_large, size_t files_scanned) {
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    PyObject *v[6] = {PyBool_FromLong(incomplete), PyLong_FromSize_t(unreadable_dirs),
+                      PyLong_FromSize_t(unreadable_files), PyLong_FromSize_t(skipped_names),
+                      PyLong_FromSize_t(skipped_large), PyLong_FromSize_t(files_scanned)};
+    static const char *const keys[6] = {"incomplete", "unreadable_dirs", "unreadable_files",
+                                        "skipped_names", "skipped_large", "files_scanned"};
+    int bad = 0;
+    for (int i = 0; i < 6; i++) {
+        if (v[i] == NULL || PyDict_SetItemString(d, keys[i], v[i]) < 0)
+            bad = 1;
+        Py_XDECREF(v[i]);
+    }
+    if (bad)
+        Py_CLEAR(d);
+    return d;
+}
+
 /* Optional text (None = NULL). */
 static int opt_text(PyObject *obj, const char **text, Py_ssize_t *len, PyObject **holder,
                     const char *what) {
@@ -87,14 +149,42 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
     return out;
 }
 
+/* The list, or (list, info) when asked for (disposes l). */
+static PyObject *with_info(pathgate_fs_list *l, int want_info) {
+    PyObject *info = want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names,
+                                           0, 0)
+                               : NULL;
+    if (want_info && info == NULL) {
+        pathgate_fs_list_dispose(l);
+        return NULL;
+    }
+    if (want_info && l->truncated && PyDict_SetItemString(info, "depth_limited", Py_True) < 0) {
+        Py_DECREF(info);
+        pathgate_fs_list_dispose(l);
+        return NULL;
+    }
+    PyObject *list = list_to_py(l);
+    if (!want_info || list == NULL) {
+        Py_XDECREF(info);
+        return list;
+    }
+    PyObject *t = PyTuple_Pack(2, list, info);
+    Py_DECREF(list);
+    Py_DECREF(info);
+    return t;
+}
+
 /* ------------------------------------------------------------------ ls */
 
 static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path"};
-    PyObject *a[2];
-    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 2, 2, 1, a) < 0)
+    static const char *const names[] = {NULL, "path", "info"};
+    PyObject *a[3];
+    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 3, 2, 1, a) < 0)
+        return NULL;
+    int want_info = 0;
+    if (a[2] != NULL && (want_info = PyObject_IsTrue(a[2])) < 0)
         return NULL;
     owner o;
     const char *path;
@@ -111,7 +201,7 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    return list_to_py(&l);
+    return with_info(&l, want_info);
 }
 
 /* ---------------------------------------------------------------- read */
@@ -119,12 +209,12 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "offset", "limit"};
-    PyObject *a[4];
-    if (pg_bind("_fs_read", args, nargs, kwnames, names, 4, 4, 2, a) < 0)
+    static const char *const names[] = {NULL, "path", "offset", "limit", "max_file_size"};
+    PyObject *a[5];
+    if (pg_bind("_fs_read", args, nargs, kwnames, names, 5, 4, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, NULL, a[4]) < 0)
         return NULL;
     long long offset = 0, limit = PATHGATE_FS_READ_LIMIT_DEFAULT;
     if (a[2] != NULL && a[2] != Py_None && (offset = PyLong_AsLongLong(a[2])) == -1 && PyErr_Occurred())
@@ -291,12 +381,16 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
 static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count"};
-    PyObject *a[5];
-    if (pg_bind("_fs_grep", args, nargs, kwnames, names, 5, 5, 2, a) < 0)
+    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count", "regex",
+                                        "ignore_case", "threads", "max_file_size", "info"};
+    PyObject *a[10];
+    if (pg_bind("_fs_grep", args, nargs, kwnames, names, 10, 5, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, a[5], a[6], a[7], a[8]) < 0)
+        return NULL;
+    int want_info = 0;
+    if (a[9] != NULL && (want_info = PyObject_IsTrue(a[9])) < 0)
         return NULL;
     size_t max = PATHGATE_FS_NO_LIMIT;
     if (a[4] != NULL && a[4] != Py_None) {
@@ -344,23 +438,35 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     pg_conv_dispose(&cv);
     int truncated = m.truncated;
+    PyObject *info = want_info ? walk_info(m.incomplete, m.unreadable_dirs, m.unreadable_files,
+                                           m.skipped_names, m.skipped_large, m.files_scanned)
+                               : NULL;
     pathgate_fs_matches_dispose(&m);
-    if (list == NULL)
+    if (list == NULL || (want_info && info == NULL)) {
+        Py_XDECREF(list);
+        Py_XDECREF(info);
         return NULL;
-    PyObject *t = PyTuple_Pack(2, list, truncated ? Py_True : Py_False);
+    }
+    PyObject *t = want_info ? PyTuple_Pack(3, list, truncated ? Py_True : Py_False, info)
+                            : PyTuple_Pack(2, list, truncated ? Py_True : Py_False);
     Py_DECREF(list);
+    Py_XDECREF(info);
     return t;
 }
 
 static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "metadata", "basename"};
-    PyObject *a[5];
-    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 5, 3, 2, a) < 0)
+    static const char *const names[] = {NULL, "pattern", "path", "metadata", "threads", "info",
+                                        "basename"};
+    PyObject *a[7];
+    if (pg_bind("_fs_glob", args, nargs, kwnames, names, 7, 3, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, a[4], NULL) < 0)
+        return NULL;
+    int want_info = 0;
+    if (a[5] != NULL && (want_info = PyObject_IsTrue(a[5])) < 0)
         return NULL;
     int metadata = 0;
     if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
@@ -368,7 +474,7 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (metadata)
         o.opts.flags |= PATHGATE_FS_METADATA;
     int basename = 0;
-    if (a[4] != NULL && (basename = PyObject_IsTrue(a[4])) < 0)
+    if (a[6] != NULL && (basename = PyObject_IsTrue(a[6])) < 0)
         return NULL;
     if (basename)
         o.opts.flags |= PATHGATE_FS_GLOB_BASENAME;
@@ -390,7 +496,7 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(h2);
     if (rc < 0)
         return fail(st, rc, &err);
-    return list_to_py(&l);
+    return with_info(&l, want_info);
 }
 
 /* ---------------------------------------------------- upload, download */
@@ -490,12 +596,12 @@ done:
 static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "paths"};
-    PyObject *a[2];
-    if (pg_bind("_fs_download", args, nargs, kwnames, names, 2, 2, 2, a) < 0)
+    static const char *const names[] = {NULL, "paths", "max_file_size"};
+    PyObject *a[3];
+    if (pg_bind("_fs_download", args, nargs, kwnames, names, 3, 2, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, NULL, a[2]) < 0)
         return NULL;
     PyObject *seq = PySequence_Tuple(a[1]);
     if (seq == NULL)
@@ -553,6 +659,231 @@ done:
     return result;
 }
 
+/* ----------------------------------------------------------- iterators */
+
+/* pathgate._core._FsIter: a grep or glob pulled one result at a time; the
+ * walk runs on a core thread at most a few batches ahead. */
+typedef struct {
+    PyObject_HEAD
+    pathgate_fs_iter *it;
+    PyObject *owner; /* keeps the Resolver or Session alive */
+    int is_grep;
+    int done;
+} fs_iter_object;
+
+static void iter_close_now(fs_iter_object *self) {
+    pathgate_fs_iter *it = self->it;
+    self->it = NULL;
+    if (it != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        pathgate_fs_iter_free(it);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static void iter_dealloc(PyObject *obj) {
+    fs_iter_object *self = (fs_iter_object *)obj;
+    PyTypeObject *tp = Py_TYPE(obj);
+    iter_close_now(self);
+    Py_CLEAR(self->owner);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(obj);
+    Py_DECREF(tp);
+}
+
+static PyObject *iter_next(PyObject *obj) {
+    fs_iter_object *self = (fs_iter_object *)obj;
+    if (self->it == NULL || self->done)
+        return NULL;
+    const pathgate_fs_match *m = NULL;
+    const pathgate_fs_info *info = NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = self->is_grep ? pathgate_fs_iter_next_match(&m, self->it, &err)
+                       : pathgate_fs_iter_next_info(&info, self->it, &err);
+    Py_END_ALLOW_THREADS
+    if (rc == 0) {
+        self->done = 1;
+        return NULL;
+    }
+    if (rc < 0) {
+        self->done = 1;
+        return fail(pg_state_of(obj), rc, &err);
+    }
+    pg_conv cv;
+    PyObject *d = NULL;
+    if (m != NULL) {
+        if (pg_conv_init(&cv, PG_NAMES(grepmatch_names), 0) == 0)
+            d = grepmatch_dict(&cv, m);
+    } else if (pg_conv_init(&cv, PG_NAMES(fileinfo_names), 0) == 0) {
+        d = fileinfo_dict(&cv, info);
+    }
+    pg_conv_dispose(&cv);
+    return d;
+}
+
+static PyObject *iter_close(PyObject *obj, PyObject *unused) {
+    (void)unused;
+    iter_close_now((fs_iter_object *)obj);
+    ((fs_iter_object *)obj)->done = 1;
+    Py_RETURN_NONE;
+}
+
+/* {"truncated":, "incomplete":, counts...} once the iterator is exhausted,
+ * else None. */
+static PyObject *iter_summary(PyObject *obj, PyObject *unused) {
+    (void)unused;
+    fs_iter_object *self = (fs_iter_object *)obj;
+    if (self->it == NULL || !self->done)
+        Py_RETURN_NONE;
+    PyObject *d;
+    int truncated;
+    if (self->is_grep) {
+        const pathgate_fs_matches *m = pathgate_fs_iter_grep_summary(self->it);
+        d = walk_info(m->incomplete, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
+                      m->skipped_large, m->files_scanned);
+        truncated = m->truncated;
+    } else {
+        const pathgate_fs_list *l = pathgate_fs_iter_glob_summary(self->it);
+        d = walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+        truncated = l->truncated;
+    }
+    if (d != NULL && PyDict_SetItemString(d, "truncated", truncated ? Py_True : Py_False) < 0)
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *iter_files_scanned(PyObject *obj, PyObject *unused) {
+    (void)unused;
+    fs_iter_object *self = (fs_iter_object *)obj;
+    return PyLong_FromUnsignedLongLong(self->it ? pathgate_fs_iter_files_scanned(self->it) : 0);
+}
+
+static PyMethodDef iter_methods[] = {
+    {"files_scanned", iter_files_scanned, METH_NOARGS,
+     "Files grep has searched so far (progress)."},
+    {"close", iter_close, METH_NOARGS, "Stops the walk now."},
+    {"summary", iter_summary, METH_NOARGS,
+     "After the last item: {truncated, incomplete, unreadable_dirs, ...}; else None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot iter_slots[] = {
+    {Py_tp_doc, "A grep or glob pulled one result at a time (internal)."},
+    {Py_tp_dealloc, iter_dealloc},
+    {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, iter_next},
+    {Py_tp_methods, iter_methods},
+    {0, NULL},
+};
+
+static PyType_Spec iter_spec = {
+    .name = "pathgate._core._FsIter",
+    .basicsize = sizeof(fs_iter_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = iter_slots,
+};
+
+static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_iter *it,
+                           int is_grep) {
+    PyObject *type = PyObject_GetAttrString(module, "_FsIter");
+    if (type == NULL) {
+        pathgate_fs_iter_free(it);
+        return NULL;
+    }
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)type, Py_tp_alloc);
+    fs_iter_object *self = (fs_iter_object *)alloc((PyTypeObject *)type, 0);
+    Py_DECREF(type);
+    if (self == NULL) {
+        pathgate_fs_iter_free(it);
+        return NULL;
+    }
+    self->it = it;
+    self->owner = Py_NewRef(owner_obj);
+    self->is_grep = is_grep;
+    self->done = 0;
+    return (PyObject *)self;
+}
+
+static PyObject *fs_grep_iter(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count", "regex",
+                                        "ignore_case", "threads", "max_file_size"};
+    PyObject *a[9];
+    if (pg_bind("_fs_grep_iter", args, nargs, kwnames, names, 9, 5, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, a[5], a[6], a[7], a[8]) < 0)
+        return NULL;
+    size_t max = PATHGATE_FS_NO_LIMIT;
+    if (a[4] != NULL && a[4] != Py_None) {
+        long long v = PyLong_AsLongLong(a[4]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "max_count must be >= 0");
+            return NULL;
+        }
+        max = (size_t)v;
+    }
+    const char *pat, *path, *glob;
+    Py_ssize_t plen, len, glen;
+    PyObject *h1 = NULL, *h2 = NULL, *h3 = NULL;
+    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
+        opt_text(a[2], &path, &len, &h2, "path") < 0 ||
+        opt_text(a[3], &glob, &glen, &h3, "glob") < 0) {
+        Py_XDECREF(h1);
+        Py_XDECREF(h2);
+        return NULL;
+    }
+    pathgate_fs_iter *it = NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc = pathgate_fs_grep_iter_new(&it, o.resolver, pat, (size_t)plen, path, (size_t)len,
+                                       glob, (size_t)glen, max, &o.opts, &err);
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    Py_XDECREF(h3);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return make_iter(module, a[0], it, 1);
+}
+
+static PyObject *fs_glob_iter(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+    pg_state *st = PyModule_GetState(module);
+    static const char *const names[] = {NULL, "pattern", "path", "metadata", "threads"};
+    PyObject *a[5];
+    if (pg_bind("_fs_glob_iter", args, nargs, kwnames, names, 5, 3, 2, a) < 0)
+        return NULL;
+    owner o;
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, a[4], NULL) < 0)
+        return NULL;
+    int metadata = 0;
+    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+        return NULL;
+    if (metadata)
+        o.opts.flags |= PATHGATE_FS_METADATA;
+    const char *pat, *path;
+    Py_ssize_t plen, len;
+    PyObject *h1 = NULL, *h2 = NULL;
+    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
+        opt_text(a[2], &path, &len, &h2, "path") < 0) {
+        Py_XDECREF(h1);
+        return NULL;
+    }
+    pathgate_fs_iter *it = NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc = pathgate_fs_glob_iter_new(&it, o.resolver, pat, (size_t)plen, path, (size_t)len,
+                                       &o.opts, &err);
+    Py_XDECREF(h1);
+    Py_XDECREF(h2);
+    if (rc < 0)
+        return fail(st, rc, &err);
+    return make_iter(module, a[0], it, 0);
+}
+
 /* ---------------------------------------------------------------- init */
 
 #define PG_FS_METH(name, doc) \
@@ -564,8 +895,16 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
     PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
     PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
-    PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None) -> (matches, truncated)"),
-    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False, basename=False) -> list of FileInfo dicts"),
+    PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None, *, regex=False, "
+                     "ignore_case=False, threads=None, max_file_size=None, info=False) -> "
+                     "(matches, truncated[, info])"),
+    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False, threads=None, "
+                     "info=False, basename=False) -> list of FileInfo dicts (or (list, info))"),
+    PG_FS_METH(grep_iter, "_fs_grep_iter(owner, pattern, path=None, glob=None, max_count=None, *, "
+                          "regex=False, ignore_case=False, threads=None, max_file_size=None) -> "
+                          "iterator of GrepMatch dicts"),
+    PG_FS_METH(glob_iter, "_fs_glob_iter(owner, pattern, path=None, *, metadata=False, "
+                          "threads=None) -> iterator of FileInfo dicts"),
     PG_FS_METH(upload, "_fs_upload(owner, files) -> list of error codes or None"),
     PG_FS_METH(download, "_fs_download(owner, paths) -> list of (bytes or None, error or None)"),
     {NULL, NULL, 0, NULL},
@@ -577,6 +916,10 @@ int pg_fs_init(PyObject *module, pg_state *st) {
     (void)st;
     if (PyModule_AddFunctions(module, fs_methods) < 0 || pg_fs_mcp_init(module) < 0)
         return -1;
+    PyObject *iter_type = pg_add_type(module, &iter_spec);
+    if (iter_type == NULL)
+        return -1;
+    Py_DECREF(iter_type); /* the module keeps it as _FsIter */
     return PyModule_AddIntConstant(module, "_FS_READ_LIMIT_DEFAULT", PATHGATE_FS_READ_LIMIT_DEFAULT);
 }
 

@@ -224,8 +224,10 @@ int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver 
         return fd;
     char *orig = NULL;
     size_t orig_len = 0;
-    rc = pathgate__fs_slurp(&orig, &orig_len, t.alloc, fd, &st);
+    rc = pathgate__fs_slurp(&orig, &orig_len, t.alloc, fd, &st, pathgate__fs_max_file(opts));
     close(fd);
+    if (rc == PATHGATE_ETOOLARGE)
+        return pathgate__fs_fail_large(err, &t, pathgate__fs_max_file(opts));
     if (rc < 0)
         return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
     char *cur = orig;

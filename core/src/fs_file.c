@@ -90,9 +90,40 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
     return fd;
 }
 
-int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
-                       const struct stat *st)
+uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts)
 {
+    if (opts && opts->version >= 2 && opts->max_file_size)
+        return opts->max_file_size;
+    return PATHGATE_FS_MAX_FILE_DEFAULT;
+}
+
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts)
+{
+    if (opts && opts->version >= 2 && opts->grep_max_file_size)
+        return opts->grep_max_file_size;
+    return PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
+}
+
+unsigned int pathgate__fs_threads(const pathgate_fs_options *opts)
+{
+    if (opts && opts->version >= 2 && opts->threads)
+        return opts->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
+}
+
+int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, uint64_t cap)
+{
+    return pathgate__error_set(err, PATHGATE_ETOOLARGE,
+                               "File '%s' is larger than the %llu-byte size cap", t->address,
+                               (unsigned long long)cap);
+}
+
+int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
+                       const struct stat *st, uint64_t max)
+{
+    if (st->st_size > 0 && (uint64_t)st->st_size > max)
+        return PATHGATE_ETOOLARGE;
     /* room for the size fstat gave, plus one byte to see EOF in one read */
     size_t cap = (st->st_size > 0 ? (size_t)st->st_size : 0) + 2;
     size_t n = 0;
@@ -120,6 +151,10 @@ int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, in
         if (r == 0)
             break;
         n += (size_t)r;
+        if ((uint64_t)n > max) { /* grew since the fstat */
+            pathgate__free(a, buf);
+            return PATHGATE_ETOOLARGE;
+        }
     }
     buf[n] = '\0';
     *data = buf;

@@ -4,31 +4,85 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
 #include "glob.h"
 
+/* Entries handed to a callback at a time. */
+#define GLOB_BATCH 256
+
 typedef struct glob_ctx {
     pathgate_fs_list *out;
     int metadata;
+    int direct; /* one thread, no callback: the walk fills out itself */
+    pathgate_fs_info_cb cb;
+    void *cb_ctx;
 } glob_ctx;
 
-static int glob_visit(void *p, const pathgate__walk_file *f)
+static int glob_sink_new(void *p, void **sink)
 {
     glob_ctx *c = p;
-    struct stat st;
-    if (f->is_link)
-        st = f->st;
-    else if (!c->metadata) /* the directory entry said: a regular file */
-        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, NULL);
-    else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-        return 0; /* gone or replaced since the listing */
-    return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, c->metadata ? &st : NULL);
+    if (c->direct) {
+        *sink = c->out;
+        return 0;
+    }
+    pathgate_fs_list *l = pathgate__calloc(&c->out->alloc, 1, sizeof *l);
+    if (!l)
+        return PATHGATE_ENOMEM;
+    l->alloc = c->out->alloc;
+    *sink = l;
+    return 0;
 }
 
-int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
-                     size_t pattern_len, const char *address, size_t address_len,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+static void glob_sink_free(void *p, void *sink)
+{
+    glob_ctx *c = p;
+    if (sink == c->out)
+        return;
+    pathgate_fs_list *l = sink;
+    pathgate_allocator a = l->alloc;
+    pathgate_fs_list_dispose(l);
+    pathgate__free(&a, l);
+}
+
+static int glob_emit(void *p, void *sink)
+{
+    glob_ctx *c = p;
+    pathgate_fs_list *l = sink;
+    if (c->cb) {
+        if (l->count && c->cb(l->items, l->count, c->cb_ctx))
+            return 1;
+        return 0;
+    }
+    return sink == c->out ? 0 : pathgate__fs_list_append(c->out, l);
+}
+
+static int glob_visit(void *p, void *scratch, void *sink, const pathgate__walk_file *f)
+{
+    glob_ctx *c = p;
+    pathgate_fs_list *l = sink;
+    (void)scratch;
+    struct stat st;
+    int rc;
+    if (f->is_link)
+        st = f->st;
+    else if (!c->metadata) { /* the directory entry said: a regular file */
+        rc = pathgate__fs_list_push(l, f->path, f->path_len, 0, NULL);
+        goto pushed;
+    } else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+        return 0; /* gone or replaced since the listing */
+    rc = pathgate__fs_list_push(l, f->path, f->path_len, 0, c->metadata ? &st : NULL);
+pushed:
+    if (rc < 0)
+        return rc;
+    return c->cb && l->count >= GLOB_BATCH ? 2 : 0;
+}
+
+static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
+                    size_t pattern_len, const char *address, size_t address_len,
+                    pathgate_fs_info_cb cb, void *cb_ctx, const pathgate_fs_options *opts,
+                    pathgate_error *err)
 {
     if (!out || !pattern)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -42,8 +96,19 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
     if ((rc = pathgate__glob_compile_flags(&g, pattern, pattern_len, gflags, t.alloc, err)) < 0)
         return rc;
     out->alloc = *t.alloc;
-    glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_METADATA)};
-    pathgate__walk w = {&t, g, 0, glob_visit, &c, 0};
+    unsigned int threads = pathgate__fs_threads(opts);
+    glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_METADATA), threads == 1 && !cb, cb,
+                  cb_ctx};
+    pathgate__walk w;
+    memset(&w, 0, sizeof w);
+    w.t = &t;
+    w.glob = g;
+    w.threads = threads;
+    w.ctx = &c;
+    w.sink_new = glob_sink_new;
+    w.sink_free = glob_sink_free;
+    w.visit = glob_visit;
+    w.emit = glob_emit;
     rc = pathgate__fs_walk(&w, err);
     pathgate__glob_free(g);
     if (rc < 0) {
@@ -52,6 +117,28 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
         pathgate_fs_list_dispose(out);
         return rc;
     }
-    out->truncated = w.truncated;
+    out->truncated = w.stats.truncated;
+    out->unreadable_dirs = w.stats.unreadable_dirs;
+    out->skipped_names = w.stats.skipped_names;
+    out->incomplete = out->truncated || out->unreadable_dirs || out->skipped_names;
     return PATHGATE_OK;
+}
+
+int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
+                     size_t pattern_len, const char *address, size_t address_len,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    return glob_run(out, resolver, pattern, pattern_len, address, address_len, NULL, NULL, opts,
+                    err);
+}
+
+int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver,
+                          const char *pattern, size_t pattern_len, const char *address,
+                          size_t address_len, pathgate_fs_info_cb cb, void *cb_ctx,
+                          const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!cb)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    return glob_run(summary, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx,
+                    opts, err);
 }

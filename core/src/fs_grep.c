@@ -1,17 +1,26 @@
 /*
- * fs_grep.c - grep: a literal, line-based search over a contained walk.
+ * fs_grep.c - grep: a line-based search (literal, or a PCRE2 regular
+ * expression) over a contained, possibly parallel, walk.
  *
- * Each file is read into one reused buffer in large chunks; memmem finds a
- * match, memrchr/memchr its line, and newlines are counted (SWAR) only up
- * to a match or when a chunk is left behind, so a file without a match
- * costs open + fstat + read + close and one memmem/memchr pass. No
- * allocation happens per line; a match copies its line into the result
- * arena. A NUL byte marks a file binary: its matches are dropped and the
- * rest of it is skipped.
+ * Each file is read in fixed GREP_CHUNK blocks into one buffer per thread;
+ * a line that spans blocks is carried to the next one, and a line longer
+ * than a block is searched in block-sized pieces (a literal match across
+ * two pieces is still found; its text is cut to the piece). Memory is one
+ * block per thread plus the matches, whatever the file sizes. Literal: a
+ * memchr for the needle's rarest byte finds candidates, memrchr/memchr its
+ * line, and newlines are counted (SWAR) only up to a match, so a file
+ * without a match costs open + fstat + read + close and one pass. Regex
+ * (and case-insensitive literal): the pattern is compiled and JIT-compiled
+ * once per call and matched line by line, with a match limit. A NUL byte
+ * marks a file binary: its matches are dropped and the rest of it is
+ * skipped. Files larger than grep_max_file_size are skipped and counted.
  */
 #define _GNU_SOURCE
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <fcntl.h>
+#include <pcre2.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +31,10 @@
 #include "glob.h"
 
 #define GREP_CHUNK (256 * 1024)
+/* Matches handed to a callback at a time. */
+#define GREP_BATCH 256
+/* Backtracking steps one line may cost a regular expression. */
+#define GREP_MATCH_LIMIT 1000000
 
 /*
  * The literal finder: memchr (vectorised in libc) for the needle's rarest
@@ -90,55 +103,207 @@ static const char *finder_find(const finder *f, const char *hay, size_t n)
 typedef struct grep_ctx {
     const pathgate__fs_target *t;
     pathgate_fs_matches *out;
+    const pathgate_allocator *a;
     const char *pat;
     size_t plen;
     finder find;
+    pcre2_code *re; /* NULL: the literal finder */
+    int req;        /* a byte every regex match holds, or -1 */
     size_t max_count;
-    char *buf;
-    size_t cap;
-    int done; /* the cap was reached */
+    size_t file_cap; /* matches one file may add: max_count + 1 */
+    uint64_t size_cap;
+    int seq; /* one thread: visitor and emit run on the calling thread */
+    pathgate_fs_match_cb cb;
+    void *cb_ctx;
+    size_t emitted; /* matches handed to cb */
+    pthread_mutex_t mu; /* guards err_set/err */
+    int err_set;
+    pathgate_error err; /* the first match-limit error */
 } grep_ctx;
 
-/* Pushes a match; 1 when the cap stops the search first. */
-static int add_match(grep_ctx *c, const char *path, size_t path_len, uint64_t line,
-                     const char *ls, const char *le)
+typedef struct grep_scratch {
+    char *buf;
+    pcre2_match_data *md;
+    pcre2_match_context *mc;
+} grep_scratch;
+
+static int scratch_new(void *p, void **out)
 {
-    if (c->out->count >= c->max_count) {
-        c->out->truncated = 1;
-        c->done = 1;
-        return 1;
+    grep_ctx *c = p;
+    grep_scratch *s = pathgate__calloc(c->a, 1, sizeof *s);
+    if (!s)
+        return PATHGATE_ENOMEM;
+    *out = s;
+    if (!(s->buf = pathgate__malloc(c->a, GREP_CHUNK)))
+        return PATHGATE_ENOMEM;
+    if (c->re) {
+        s->md = pcre2_match_data_create_from_pattern(c->re, NULL);
+        s->mc = pcre2_match_context_create(NULL);
+        if (!s->md || !s->mc)
+            return PATHGATE_ENOMEM;
+        pcre2_set_match_limit(s->mc, GREP_MATCH_LIMIT);
+        pcre2_set_depth_limit(s->mc, GREP_MATCH_LIMIT / 10);
     }
+    return 0;
+}
+
+static void scratch_free(void *p, void *sp)
+{
+    grep_ctx *c = p;
+    grep_scratch *s = sp;
+    pathgate__free(c->a, s->buf);
+    pcre2_match_data_free(s->md);
+    pcre2_match_context_free(s->mc);
+    pathgate__free(c->a, s);
+}
+
+static int sink_new(void *p, void **out)
+{
+    grep_ctx *c = p;
+    pathgate_fs_matches *m = pathgate__calloc(c->a, 1, sizeof *m);
+    if (!m)
+        return PATHGATE_ENOMEM;
+    m->alloc = *c->a;
+    *out = m;
+    return 0;
+}
+
+static void sink_free(void *p, void *sink)
+{
+    grep_ctx *c = p;
+    pathgate_fs_matches_dispose(sink);
+    pathgate__free(c->a, sink);
+}
+
+static int grep_emit(void *p, void *sink)
+{
+    grep_ctx *c = p;
+    pathgate_fs_matches *m = sink;
+    if (!c->cb)
+        return pathgate__fs_matches_append(c->out, m, c->max_count) < 0 ? PATHGATE_ENOMEM
+               : c->out->truncated                                    ? 1
+                                                                      : 0;
+    size_t room = c->max_count - c->emitted;
+    size_t take = m->count < room ? m->count : room;
+    int stop = m->count > take;
+    c->emitted += take;
+    /* the counts go to the summary, the items to the callback */
+    c->out->unreadable_files += m->unreadable_files;
+    c->out->skipped_large += m->skipped_large;
+    c->out->files_scanned += m->files_scanned;
+    if (stop)
+        c->out->truncated = 1;
+    if (take && c->cb(m->items, take, c->cb_ctx))
+        return 1;
+    return stop;
+}
+
+/* Records a match-limit error (the first wins) and returns its code. */
+static int limit_error(grep_ctx *c, const char *path, size_t path_len, uint64_t line, int prc)
+{
+    pthread_mutex_lock(&c->mu);
+    if (!c->err_set) {
+        c->err_set = 1;
+        if (prc == PCRE2_ERROR_MATCHLIMIT || prc == PCRE2_ERROR_DEPTHLIMIT ||
+            prc == PCRE2_ERROR_JIT_STACKLIMIT || prc == PCRE2_ERROR_HEAPLIMIT)
+            pathgate__error_set(&c->err, PATHGATE_ELIMIT,
+                                "regular expression match limit exceeded on line %llu of '%.*s' "
+                                "(simplify the pattern)",
+                                (unsigned long long)line, (int)(path_len > 150 ? 150 : path_len),
+                                path);
+        else
+            pathgate__error_set(&c->err, PATHGATE_EIO, "regular expression failed on line %llu of "
+                                "'%.*s' (PCRE2 error %d)", (unsigned long long)line,
+                                (int)(path_len > 150 ? 150 : path_len), path, prc);
+    }
+    int code = c->err.code;
+    pthread_mutex_unlock(&c->mu);
+    return code;
+}
+
+/* Pushes a match of line ls..le (terminator excluded). */
+static int add_match(pathgate_fs_matches *m, size_t *file_left, const char *path,
+                     size_t path_len, uint64_t line, const char *ls, const char *le)
+{
     if (le > ls && le[-1] == '\r')
         le--; /* CRLF */
-    return pathgate__fs_matches_push(c->out, path, path_len, line, ls, (size_t)(le - ls));
+    int rc = pathgate__fs_matches_push(m, path, path_len, line, ls, (size_t)(le - ls));
+    if (rc < 0)
+        return rc;
+    return --*file_left == 0 ? 1 : 0;
+}
+
+/* 1 when the regex matches subject[0..n); 0 no; negative: an error code. */
+static int re_match(grep_ctx *c, grep_scratch *s, const char *subject, size_t n, uint32_t opts,
+                    const char *path, size_t path_len, uint64_t line)
+{
+    int prc = pcre2_match(c->re, (PCRE2_SPTR)subject, n, 0, opts, s->md, s->mc);
+    if (prc >= 0)
+        return 1;
+    if (prc == PCRE2_ERROR_NOMATCH || prc == PCRE2_ERROR_PARTIAL)
+        return 0;
+    return limit_error(c, path, path_len, line, prc);
 }
 
 /*
  * Searches the complete lines buf[0..end) whose first line is *line_no.
  * Updates *line_no to the line after them (only when `need_count`). 0, 1
- * (cap reached), or ENOMEM.
+ * (this file's cap reached), or a negative code.
  */
-static int search_region(grep_ctx *c, const char *path, size_t path_len, const char *buf,
-                         size_t end, uint64_t *line_no, int need_count)
+static int search_region(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, size_t *file_left,
+                         const char *path, size_t path_len, const char *buf, size_t end,
+                         uint64_t *line_no, int need_count)
 {
     const char *p = buf, *stop = buf + end;
-    const char *counted = buf;
     uint64_t line = *line_no;
     int rc = 0;
+    if (c->re) {
+        int last_unterminated = 0;
+        while (p < stop) {
+            if (c->req >= 0) {
+                /* a line without the byte every match holds cannot match */
+                const char *hit = memchr(p, c->req, (size_t)(stop - p));
+                if (!hit) {
+                    line += pathgate__fs_count_newlines(p, (size_t)(stop - p));
+                    break;
+                }
+                const char *nl0 = memrchr(p, '\n', (size_t)(hit - p));
+                if (nl0) {
+                    line += pathgate__fs_count_newlines(p, (size_t)(nl0 + 1 - p));
+                    p = nl0 + 1;
+                }
+            }
+            const char *nl = memchr(p, '\n', (size_t)(stop - p));
+            const char *le = nl ? nl : stop;
+            const char *ce = le > p && le[-1] == '\r' ? le - 1 : le;
+            if ((rc = re_match(c, s, p, (size_t)(ce - p), 0, path, path_len, line)) < 0)
+                return rc;
+            if (rc && (rc = add_match(m, file_left, path, path_len, line, p, le)) != 0)
+                return rc;
+            line++;
+            last_unterminated = !nl;
+            p = nl ? nl + 1 : stop;
+        }
+        if (last_unterminated)
+            line--; /* the last line has no terminator: not counted */
+        *line_no = line;
+        return 0;
+    }
+    const char *counted = buf;
     while (p < stop) {
-        const char *m;
+        const char *mt;
         if (c->plen == 0)
-            m = p;
-        else if (!(m = finder_find(&c->find, p, (size_t)(stop - p))))
+            mt = p;
+        else if (!(mt = finder_find(&c->find, p, (size_t)(stop - p))))
             break;
         /* p is always at a line start */
-        const char *ls = memrchr(p, '\n', (size_t)(m - p));
+        const char *ls = memrchr(p, '\n', (size_t)(mt - p));
         ls = ls ? ls + 1 : p;
-        const char *le = memchr(m, '\n', (size_t)(stop - m));
+        const char *le = memchr(mt, '\n', (size_t)(stop - mt));
         if (!le)
             le = stop;
         line += pathgate__fs_count_newlines(counted, (size_t)(ls - counted));
-        if ((rc = add_match(c, path, path_len, line, ls, le)) != 0)
+        if ((rc = add_match(m, file_left, path, path_len, line, ls, le)) != 0)
             return rc;
         if (le == stop) {
             counted = stop;
@@ -155,79 +320,191 @@ static int search_region(grep_ctx *c, const char *path, size_t path_len, const c
     return 0;
 }
 
-/* Searches the regular file fd. 0, 1 (cap reached) or ENOMEM. */
-static int search_fd(grep_ctx *c, int fd, const struct stat *st, const char *path,
-                     size_t path_len)
+/* Searches one piece piece[0..n) of a line longer than a block: 1 when it
+ * matched (the match is pushed, its text cut to the piece), 0 no, or a
+ * negative code. */
+static int search_piece(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, size_t *file_left,
+                        const char *path, size_t path_len, const char *piece, size_t n,
+                        uint64_t line, int not_bol, int not_eol)
 {
-    const size_t first = c->out->count;
+    int hit;
+    if (c->re) {
+        const char *ce = !not_eol && n && piece[n - 1] == '\r' ? piece + n - 1 : piece + n;
+        hit = re_match(c, s, piece, (size_t)(ce - piece),
+                       (not_bol ? PCRE2_NOTBOL : 0) | (not_eol ? PCRE2_NOTEOL : 0), path,
+                       path_len, line);
+        if (hit < 0)
+            return hit;
+    } else
+        hit = c->plen == 0 || finder_find(&c->find, piece, n) != NULL;
+    if (!hit)
+        return 0;
+    int rc = add_match(m, file_left, path, path_len, line, piece, piece + n);
+    return rc < 0 ? rc : rc == 1 ? 2 : 1;
+}
+
+/* Searches the regular file fd. 0, 1 (this file's cap reached) or a
+ * negative code. */
+static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int fd,
+                     const struct stat *st, const char *path, size_t path_len)
+{
+    const size_t first = m->count;
     const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+    size_t file_left = c->file_cap;
     uint64_t got = 0, line = 1;
     size_t carry = 0;
+    int in_long = 0, long_hit = 0;
+    /* a literal match may straddle two pieces of a long line */
+    const size_t overlap = c->re ? 0 : c->plen ? c->plen - 1 : 0;
+    char *buf = s->buf;
+    m->files_scanned++;
     for (;;) {
-        if (carry == c->cap) {
-            /* one line longer than the buffer: grow it */
-            char *nb = pathgate__realloc(&c->out->alloc, c->buf, c->cap * 2);
-            if (!nb)
-                return PATHGATE_ENOMEM;
-            c->buf = nb;
-            c->cap *= 2;
-        }
-        ssize_t r = read(fd, c->buf + carry, c->cap - carry);
+        ssize_t r = read(fd, buf + carry, GREP_CHUNK - carry);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            r = 0; /* unreadable from here: what was read is searched */
+            m->unreadable_files++; /* what was read is searched */
+            r = 0;
         }
         got += (uint64_t)r;
         /* fstat's size saves the read that would answer 0 */
         const int eof = r == 0 || got >= size;
-        if (r > 0 && memchr(c->buf + carry, '\0', (size_t)r)) {
-            /* binary: forget this file's matches */
-            c->out->count = first;
+        if (r > 0 && memchr(buf + carry, '\0', (size_t)r)) {
+            m->count = first; /* binary: forget this file's matches */
             return 0;
         }
         size_t n = carry + (size_t)r;
         size_t end = n;
+        int rc;
         if (!eof) {
-            const char *last = memrchr(c->buf, '\n', n);
-            if (!last) {
+            const char *last = memrchr(buf, '\n', n);
+            if (!last && n < GREP_CHUNK) {
                 carry = n;
                 continue;
             }
-            end = (size_t)(last - c->buf) + 1;
+            if (!last) {
+                /* a piece of a line longer than the block */
+                if (!long_hit) {
+                    rc = search_piece(c, s, m, &file_left, path, path_len, buf, n, line, in_long,
+                                      1);
+                    if (rc < 0 || rc == 2)
+                        return rc < 0 ? rc : 1;
+                    long_hit = rc;
+                }
+                size_t keep = overlap < n ? overlap : 0;
+                memmove(buf, buf + n - keep, keep);
+                carry = keep;
+                in_long = 1;
+                continue;
+            }
+            end = (size_t)(last - buf) + 1;
         }
-        int rc = search_region(c, path, path_len, c->buf, end, &line, !eof);
+        size_t from = 0;
+        if (in_long) {
+            /* the rest of the long line, up to its terminator */
+            const char *nl = memchr(buf, '\n', end);
+            size_t piece = nl ? (size_t)(nl - buf) : end;
+            if (!long_hit) {
+                rc = search_piece(c, s, m, &file_left, path, path_len, buf, piece, line, 1, 0);
+                if (rc < 0 || rc == 2)
+                    return rc < 0 ? rc : 1;
+            }
+            line++;
+            from = nl ? piece + 1 : end;
+            in_long = long_hit = 0;
+        }
+        rc = search_region(c, s, m, &file_left, path, path_len, buf + from, end - from, &line,
+                           !eof);
         if (rc)
             return rc;
         if (eof)
             return 0;
         carry = n - end;
-        memmove(c->buf, c->buf + end, carry);
+        memmove(buf, buf + end, carry);
     }
 }
 
-static int grep_visit(void *p, const pathgate__walk_file *f)
+static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *f)
 {
     grep_ctx *c = p;
+    pathgate_fs_matches *m = sink;
     int fd;
     if (f->is_link)
         fd = pathgate__fs_open(c->t, f->rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
     else
         fd = openat(f->dirfd, f->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return 0; /* gone, unreadable, replaced by a link: skipped */
+    if (fd < 0) {
+        int e = f->is_link ? -fd : errno;
+        if (e != ENOENT && e != ELOOP && e != EXDEV)
+            m->unreadable_files++; /* gone or replaced by a link is no loss */
+        return 0;
+    }
     struct stat st;
     int rc = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        rc = search_fd(c, fd, &st, f->path, f->path_len);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > c->size_cap)
+            m->skipped_large++;
+        else
+            rc = search_fd(c, sp, m, fd, &st, f->path, f->path_len);
+    }
     close(fd);
-    return rc;
+    if (rc < 0)
+        return rc;
+    /* enough for this task (or, one thread, for the whole call) */
+    if (m->count + (c->seq ? c->emitted : 0) > c->max_count)
+        return 1;
+    if (c->cb && c->seq && m->count >= GREP_BATCH)
+        return 2;
+    return 0;
 }
 
-int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
-                     size_t pattern_len, const char *address, size_t address_len,
-                     const char *glob, size_t glob_len, size_t max_count,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+/* A byte that every match must hold (PCRE2's "last code unit"), for the
+ * line prefilter; -1 when there is none, or when caseless matching (the
+ * option, or an inline "(?" group that may set it) could make it a
+ * different byte. */
+static int required_byte(const pcre2_code *re, const char *pattern, size_t len,
+                         unsigned int flags)
+{
+    if (!re || (flags & PATHGATE_FS_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
+        memmem(pattern, len, "(*", 2))
+        return -1;
+    uint32_t type = 0, unit = 0;
+    if (pcre2_pattern_info(re, PCRE2_INFO_LASTCODETYPE, &type) != 0 || type != 1 ||
+        pcre2_pattern_info(re, PCRE2_INFO_LASTCODEUNIT, &unit) != 0 || unit > 0xFF ||
+        unit == '\n' || unit == '\r')
+        return -1;
+    return (int)unit;
+}
+
+/* Compiles the regular expression (or the case-insensitive literal). */
+static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned int flags,
+                   pathgate_error *err)
+{
+    uint32_t o = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+    if (!(flags & PATHGATE_FS_REGEX))
+        o |= PCRE2_LITERAL;
+    if (flags & PATHGATE_FS_IGNORE_CASE)
+        o |= PCRE2_CASELESS;
+    int ecode;
+    PCRE2_SIZE eoff;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)(len ? pattern : ""), len, o, &ecode, &eoff, NULL);
+    if (!re) {
+        PCRE2_UCHAR msg[160];
+        if (pcre2_get_error_message(ecode, msg, sizeof msg) < 0)
+            strcpy((char *)msg, "unknown error");
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "invalid regular expression at offset %zu: %s", (size_t)eoff,
+                                   (const char *)msg);
+    }
+    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* the interpreter if JIT is missing */
+    *out = re;
+    return 0;
+}
+
+static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
+                    size_t pattern_len, const char *address, size_t address_len,
+                    const char *glob, size_t glob_len, size_t max_count, pathgate_fs_match_cb cb,
+                    void *cb_ctx, const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (!out || (!pattern && pattern_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -235,42 +512,74 @@ int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, cons
     if (pattern_len && (memchr(pattern, '\n', pattern_len) || memchr(pattern, '\r', pattern_len)))
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "grep pattern must not contain a line break");
-    pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err);
-    if (rc < 0)
+    unsigned int flags = opts ? opts->flags : 0;
+    pcre2_code *re = NULL;
+    int rc;
+    if ((flags & (PATHGATE_FS_REGEX | PATHGATE_FS_IGNORE_CASE)) &&
+        (rc = compile(&re, pattern, pattern_len, flags, err)) < 0)
         return rc;
+    pathgate__fs_target t;
+    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err)) < 0) {
+        pcre2_code_free(re);
+        return rc;
+    }
     out->alloc = *t.alloc;
     pathgate__glob *g = NULL;
     if (glob && (rc = pathgate__glob_compile(&g, glob, glob_len, t.alloc, err)) < 0) {
+        pcre2_code_free(re);
         memset(out, 0, sizeof *out);
         return rc;
     }
-    grep_ctx c = {&t, out, pattern, pattern_len, {NULL, 0, 0}, max_count, NULL, GREP_CHUNK, 0};
+    unsigned int threads = pathgate__fs_threads(opts);
+    grep_ctx c;
+    memset(&c, 0, sizeof c);
+    c.t = &t;
+    c.out = out;
+    c.a = t.alloc;
+    c.pat = pattern;
+    c.plen = pattern_len;
+    c.re = re;
+    c.req = required_byte(re, pattern, pattern_len, flags);
+    c.max_count = max_count;
+    c.file_cap = max_count == PATHGATE_FS_NO_LIMIT ? max_count : max_count + 1;
+    c.size_cap = pathgate__fs_grep_max_file(opts);
+    c.seq = threads == 1;
+    c.cb = cb;
+    c.cb_ctx = cb_ctx;
     finder_init(&c.find, pattern, pattern_len);
-    c.buf = pathgate__malloc(t.alloc, c.cap);
-    if (!c.buf) {
-        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        goto done;
-    }
+    pthread_mutex_init(&c.mu, NULL);
 
     /* a file operand is searched alone; a directory is walked */
     int fd = pathgate__fs_open(&t, NULL, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+    struct stat st;
     if (fd < 0) {
         rc = pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_DIRECTORY);
         goto done;
     }
-    struct stat st;
     if (fstat(fd, &st) < 0) {
         rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_DIRECTORY);
         close(fd);
         goto done;
     }
     if (S_ISREG(st.st_mode)) {
-        rc = search_fd(&c, fd, &st, t.address, t.address_len);
+        void *s = NULL, *sink = NULL;
+        c.seq = 1;
+        if ((rc = scratch_new(&c, &s)) == 0 && (rc = sink_new(&c, &sink)) == 0) {
+            if ((uint64_t)st.st_size > c.size_cap)
+                ((pathgate_fs_matches *)sink)->skipped_large++;
+            else
+                rc = search_fd(&c, s, sink, fd, &st, t.address, t.address_len);
+            if (rc >= 0)
+                rc = grep_emit(&c, sink);
+        }
+        if (s)
+            scratch_free(&c, s);
+        if (sink)
+            sink_free(&c, sink);
         close(fd);
         if (rc == 1)
             rc = 0;
-        if (rc < 0)
+        if (rc < 0 && !c.err_set)
             pathgate__error_set(err, rc, NULL);
         goto done;
     }
@@ -279,13 +588,55 @@ int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, cons
         rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, &t, PATHGATE__FS_FILE);
         goto done;
     }
-    pathgate__walk w = {&t, g, 0, grep_visit, &c, 0};
+    pathgate__walk w;
+    memset(&w, 0, sizeof w);
+    w.t = &t;
+    w.glob = g;
+    w.threads = threads;
+    w.ctx = &c;
+    w.scratch_new = scratch_new;
+    w.scratch_free = scratch_free;
+    w.sink_new = sink_new;
+    w.sink_free = sink_free;
+    w.visit = grep_visit;
+    w.emit = grep_emit;
     rc = pathgate__fs_walk(&w, err);
+    out->truncated |= w.stats.truncated;
+    out->unreadable_dirs = w.stats.unreadable_dirs;
+    out->skipped_names = w.stats.skipped_names;
 
 done:
-    pathgate__free(t.alloc, c.buf);
+    if (rc < 0 && c.err_set && err)
+        *err = c.err;
+    pthread_mutex_destroy(&c.mu);
     pathgate__glob_free(g);
-    if (rc < 0)
+    pcre2_code_free(re);
+    if (rc < 0) {
         pathgate_fs_matches_dispose(out);
+        return rc;
+    }
+    out->incomplete = out->unreadable_dirs || out->unreadable_files || out->skipped_names ||
+                      out->skipped_large;
     return rc;
+}
+
+int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
+                     size_t pattern_len, const char *address, size_t address_len,
+                     const char *glob, size_t glob_len, size_t max_count,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    return grep_run(out, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
+                    max_count, NULL, NULL, opts, err);
+}
+
+int pathgate_fs_grep_each(pathgate_fs_matches *summary, pathgate_resolver *resolver,
+                          const char *pattern, size_t pattern_len, const char *address,
+                          size_t address_len, const char *glob, size_t glob_len,
+                          size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
+                          const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!cb)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    return grep_run(summary, resolver, pattern, pattern_len, address, address_len, glob,
+                    glob_len, max_count, cb, cb_ctx, opts, err);
 }

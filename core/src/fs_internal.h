@@ -5,7 +5,10 @@
  *   fs_result.c  result arenas, lists, matches, time stamps, dispose
  *   fs_text.c    line windows, whitespace, UTF-8 repair, base64, edits
  *   fs_file.c    regular-file reads and the atomic write
- *   fs_walk.c    the contained directory walk of grep and glob
+ *   fs_walk.c    the contained directory walk of ls, grep and glob (one thread)
+ *   fs_walk_plan.c  the walk split into tasks run on threads, in order
+ *   fs_grep.c    grep (literal and PCRE2); fs_glob.c, fs_list.c, fs_read.c
+ *   fs_iter.c    pull iterators over the streaming grep and glob
  */
 #ifndef PATHGATE_FS_INTERNAL_H
 #define PATHGATE_FS_INTERNAL_H
@@ -78,6 +81,15 @@ char *pathgate__fs_arena_strdup(void **arena, const pathgate_allocator *a, const
 /* Room for len bytes (not copied); NULL on ENOMEM. */
 char *pathgate__fs_arena_alloc(void **arena, const pathgate_allocator *a, size_t len);
 void pathgate__fs_arena_free(void **arena, const pathgate_allocator *a);
+/* Moves every block of *src into *dst (strings keep their addresses). */
+void pathgate__fs_arena_adopt(void **dst, void **src);
+
+/* Moves src's entries (and their strings) to the end of dst; src is left
+ * empty. Both have the same allocator. 0 or PATHGATE_ENOMEM. */
+int pathgate__fs_list_append(pathgate_fs_list *dst, pathgate_fs_list *src);
+/* Moves src's matches to dst while dst holds fewer than max (truncated
+ * when some are left, or src was truncated), and adds src's counts. */
+int pathgate__fs_matches_append(pathgate_fs_matches *dst, pathgate_fs_matches *src, size_t max);
 
 /* Appends an entry: path is copied (len bytes + NUL); st NULL = no
  * metadata. */
@@ -135,6 +147,15 @@ size_t pathgate__fs_quote(char *out, size_t room, const char *s, size_t len);
 
 /* --------------------------------------------------------------- files */
 
+/* The version-2 options with their defaults applied (opts may be NULL). */
+uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts);
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts);
+unsigned int pathgate__fs_threads(const pathgate_fs_options *opts);
+
+/* PATHGATE_ETOOLARGE with "File '<address>' is larger than the N-byte
+ * size cap": the message of every size cap. */
+int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, uint64_t cap);
+
 /*
  * Opens t's target for reading as a regular file (O_RDONLY|O_NONBLOCK,
  * then fstat): the fd, or a negative pathgate code with the message set.
@@ -143,9 +164,11 @@ size_t pathgate__fs_quote(char *out, size_t room, const char *s, size_t len);
 int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err);
 
 /* Reads the whole regular file fd (size hint from st) into *data (allocated
- * with a; NUL-terminated), *len. A negative pathgate code on failure. */
+ * with a; NUL-terminated), *len. PATHGATE_ETOOLARGE (nothing allocated)
+ * when it holds more than cap bytes, whatever st says; another negative
+ * pathgate code on failure. */
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
-                       const struct stat *st);
+                       const struct stat *st, uint64_t cap);
 
 /*
  * The atomic write of fs.h: content to t's target. Creates missing parents
@@ -184,19 +207,44 @@ typedef struct pathgate__walk_file {
     struct stat st; /* ... and its target's fstat (only then) */
 } pathgate__walk_file;
 
+/* What a walk could not see (summed over the tasks emitted). */
+typedef struct pathgate__walk_stats {
+    int truncated;          /* a level deeper than PATHGATE_FS_MAX_DEPTH */
+    size_t unreadable_dirs; /* directories that could not be opened/read */
+    size_t skipped_names;   /* names no address can spell */
+} pathgate__walk_stats;
+
+/*
+ * The walk splits the tree into tasks (slices of directory listings, each
+ * with everything below its directories), runs them on up to `threads`
+ * threads, and hands each task's output ("sink") to `emit` on the calling
+ * thread in path order, so the result does not depend on the threads.
+ * threads == 1 walks on the calling thread alone, as one task.
+ */
 typedef struct pathgate__walk {
     const pathgate__fs_target *t; /* root of the walk: a directory */
     const struct pathgate__glob *glob; /* NULL: every file */
     int shallow; /* visit the root's direct entries (directories too), no deeper */
-    /* Called per regular file in path order; a negative return stops the
-     * walk with that code, 1 stops it with success. */
-    int (*visit)(void *ctx, const pathgate__walk_file *f);
+    unsigned int threads;
     void *ctx;
-    int truncated; /* out: a level deeper than PATHGATE_FS_MAX_DEPTH */
+    /* Per-thread scratch (optional): made once per thread. */
+    int (*scratch_new)(void *ctx, void **scratch);
+    void (*scratch_free)(void *ctx, void *scratch);
+    /* Per-task output: made before the task runs, freed after emit. */
+    int (*sink_new)(void *ctx, void **sink);
+    void (*sink_free)(void *ctx, void *sink);
+    /* Called per regular file in path order within a task: a negative
+     * return fails the walk, 1 ends the task (its sink is full), 2 asks
+     * for the sink to be emitted now (honoured in a one-thread walk). */
+    int (*visit)(void *ctx, void *scratch, void *sink, const pathgate__walk_file *f);
+    /* Called on the calling thread with each task's sink, in order: a
+     * negative return fails the walk, 1 ends it with success. */
+    int (*emit)(void *ctx, void *sink);
+    pathgate__walk_stats stats; /* out */
 } pathgate__walk;
 
-/* Runs the walk. 0, a visitor's negative code, or a negative pathgate code
- * with the message set (the root cannot be opened). */
+/* Runs the walk. 0, a negative code of a callback, or a negative pathgate
+ * code with the message set (the root cannot be opened). */
 int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err);
 
 #endif

@@ -15,9 +15,30 @@ typedef struct ls_ctx {
     size_t cap;
 } ls_ctx;
 
-static int ls_visit(void *p, const pathgate__walk_file *f)
+static int ls_sink_new(void *p, void **sink)
+{
+    *sink = ((ls_ctx *)p)->out;
+    return 0;
+}
+
+static void ls_sink_free(void *p, void *sink)
+{
+    (void)p;
+    (void)sink;
+}
+
+static int ls_emit(void *p, void *sink)
+{
+    (void)p;
+    (void)sink;
+    return 0;
+}
+
+static int ls_visit(void *p, void *scratch, void *sink, const pathgate__walk_file *f)
 {
     ls_ctx *c = p;
+    (void)scratch;
+    (void)sink;
     struct stat st;
     int is_dir = f->is_dir;
     if (f->is_link)
@@ -66,7 +87,16 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
         return rc;
     out->alloc = *t.alloc;
     ls_ctx c = {out, NULL, 0};
-    pathgate__walk w = {&t, NULL, 1, ls_visit, &c, 0};
+    pathgate__walk w;
+    memset(&w, 0, sizeof w);
+    w.t = &t;
+    w.shallow = 1;
+    w.threads = 1;
+    w.ctx = &c;
+    w.sink_new = ls_sink_new;
+    w.sink_free = ls_sink_free;
+    w.visit = ls_visit;
+    w.emit = ls_emit;
     rc = pathgate__fs_walk(&w, err);
     pathgate__free(&out->alloc, c.name);
     if (rc < 0) {
@@ -75,6 +105,9 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
         pathgate_fs_list_dispose(out);
         return rc;
     }
+    out->unreadable_dirs = w.stats.unreadable_dirs;
+    out->skipped_names = w.stats.skipped_names;
+    out->incomplete = out->unreadable_dirs || out->skipped_names;
     /* a symlink to a directory sorted by its bare name: put it in place */
     if (out->count > 1)
         qsort(out->items, out->count, sizeof *out->items, info_cmp);

@@ -1,5 +1,6 @@
 /* fs_read.c - read (a line window, or base64) and download (whole files). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,7 +10,7 @@
 #include "resolver_internal.h"
 #include "text.h"
 
-/* Resolves text and reads the whole regular file. */
+/* Resolves text and reads the whole regular file (at most cap bytes). */
 static int slurp_target(char **data, size_t *len, struct stat *st, pathgate__fs_target *t,
                         pathgate_resolver *r, const pathgate_fs_options *opts, const char *text,
                         size_t text_len, pathgate_error *err)
@@ -20,11 +21,168 @@ static int slurp_target(char **data, size_t *len, struct stat *st, pathgate__fs_
     int fd = pathgate__fs_open_regular(t, st, err);
     if (fd < 0)
         return fd;
-    rc = pathgate__fs_slurp(data, len, t->alloc, fd, st);
+    uint64_t cap = pathgate__fs_max_file(opts);
+    rc = pathgate__fs_slurp(data, len, t->alloc, fd, st, cap);
     close(fd);
+    if (rc == PATHGATE_ETOOLARGE)
+        return pathgate__fs_fail_large(err, t, cap);
     if (rc < 0)
         return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
     return PATHGATE_OK;
+}
+
+#define READ_BLOCK 65536
+
+/* Bytes at the end of s[0..n) that start a UTF-8 sequence not finished
+ * there (0-3): they wait for the next block. */
+static size_t utf8_unfinished(const char *s, size_t n)
+{
+    for (size_t back = 1; back <= 3 && back <= n; back++) {
+        unsigned char c = (unsigned char)s[n - back];
+        if ((c & 0xC0) == 0x80)
+            continue; /* continuation byte: look further back */
+        size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        return need > back ? back : 0;
+    }
+    return 0;
+}
+
+/* The streamed scan of one file: a line window, the line count, and
+ * whether the file is text. */
+typedef struct scan {
+    uint64_t offset, end; /* window [offset, end) in 0-based lines */
+    uint64_t line;        /* '\n' seen so far */
+    int not_text;
+    int nonblank;
+    int last_nl;          /* the last byte seen was '\n' */
+    int after;            /* bytes were seen after the window */
+    uint64_t bytes;
+    pathgate_buf out;     /* the window's raw bytes, terminators included */
+    size_t out_cap;
+    uint64_t cap;
+} scan;
+
+static int out_append(scan *sc, const pathgate_allocator *a, const char *p, size_t n)
+{
+    if (!n)
+        return 0;
+    if ((uint64_t)sc->out.len + n > sc->cap)
+        return PATHGATE_ETOOLARGE;
+    if (sc->out.len + n + 1 > sc->out_cap) {
+        size_t cap = sc->out_cap ? sc->out_cap : 4096;
+        while (cap < sc->out.len + n + 1)
+            cap *= 2;
+        char *nb = pathgate__realloc(a, sc->out.ptr, cap);
+        if (!nb)
+            return PATHGATE_ENOMEM;
+        sc->out.ptr = nb;
+        sc->out_cap = cap;
+    }
+    memcpy(sc->out.ptr + sc->out.len, p, n);
+    sc->out.len += n;
+    return 0;
+}
+
+/* Feeds s[0..n) (whole UTF-8 sequences) to the scan. For a file over the
+ * cap (`big`) nothing after the window's end is looked at. */
+static int scan_region(scan *sc, const pathgate_allocator *a, const char *s, size_t n, int big)
+{
+    if (!n)
+        return 0;
+    sc->bytes += n;
+    const char *p = s, *e = s + n, *upto = e;
+    while (p < e) {
+        if (sc->line >= sc->end) {
+            sc->after = 1;
+            if (big) {
+                upto = p;
+                break;
+            }
+            sc->line += pathgate__fs_count_newlines(p, (size_t)(e - p));
+            break;
+        }
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        const char *q = nl ? nl + 1 : e;
+        if (sc->line >= sc->offset) {
+            int rc = out_append(sc, a, p, (size_t)(q - p));
+            if (rc < 0)
+                return rc;
+        }
+        if (nl)
+            sc->line++;
+        p = q;
+    }
+    size_t m = (size_t)(upto - s);
+    if (m) {
+        if (!sc->not_text) {
+            if (memchr(s, '\0', m))
+                sc->not_text = PATHGATE_FS_NOT_TEXT_NUL;
+            else if (!pathgate__utf8_valid(s, m))
+                sc->not_text = PATHGATE_FS_NOT_TEXT_UTF8;
+        }
+        if (!sc->nonblank && !pathgate__fs_blank(s, m))
+            sc->nonblank = 1;
+        sc->last_nl = s[m - 1] == '\n';
+    }
+    return 0;
+}
+
+/* The window's raw bytes as read shows them: "\r\n" -> "\n", no final
+ * terminator. */
+static void window_finish(pathgate_buf *b)
+{
+    char *s = b->ptr;
+    size_t n = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        if (s[i] == '\r' && i + 1 < b->len && s[i + 1] == '\n')
+            continue;
+        s[n++] = s[i];
+    }
+    if (n && s[n - 1] == '\n')
+        n--;
+    s[n] = '\0';
+    b->len = n;
+}
+
+/*
+ * Streams fd in fixed blocks: collects the window, counts lines, checks the
+ * text. A file larger than the cap is read only up to the end of the
+ * window (*partial). 0, or a negative code (message not set).
+ */
+static int scan_fd(scan *sc, int *partial, const pathgate_allocator *a, int fd, uint64_t size)
+{
+    char *buf = pathgate__malloc(a, READ_BLOCK + 4);
+    if (!buf)
+        return PATHGATE_ENOMEM;
+    const int big = size > sc->cap;
+    size_t carry = 0;
+    int rc = 0;
+    *partial = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + carry, READ_BLOCK);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = PATHGATE_EIO;
+            break;
+        }
+        size_t n = carry + (size_t)r;
+        size_t keep = r == 0 ? 0 : utf8_unfinished(buf, n);
+        if ((rc = scan_region(sc, a, buf, n - keep, big)) < 0)
+            break;
+        if (r == 0)
+            break;
+        memmove(buf, buf + n - keep, keep);
+        carry = keep;
+        if (big && sc->line >= sc->end) {
+            *partial = 1; /* the window is complete: the rest is not read */
+            break;
+        }
+        if (big && sc->not_text)
+            break; /* no whole-file answer is possible */
+    }
+    pathgate__free(a, buf);
+    return rc;
 }
 
 int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver,
@@ -39,74 +197,106 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver,
         return PATHGATE_EINVAL;
     pathgate__fs_target t;
     int rc;
+    if ((rc = pathgate__fs_resolve(&t, r, opts, address, len, err)) < 0)
+        return rc;
+    const pathgate_allocator *a = t.alloc;
     if (limit <= 0) {
         /* nothing asked for: the file is not inspected */
-        if ((rc = pathgate__fs_resolve(&t, r, opts, address, len, err)) < 0)
-            return rc;
-        if (pathgate__buf_set(&out->path, t.alloc, t.address, t.address_len) < 0)
+        if (pathgate__buf_set(&out->path, a, t.address, t.address_len) < 0)
             return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
         out->no_lines_requested = 1;
         return PATHGATE_OK;
     }
     if (offset < 0)
         offset = 0;
-    char *data = NULL;
-    size_t n = 0;
     struct stat st;
-    if ((rc = slurp_target(&data, &n, &st, &t, r, opts, address, len, err)) < 0)
-        return rc;
-    const pathgate_allocator *a = t.alloc;
+    int fd = pathgate__fs_open_regular(&t, &st, err);
+    if (fd < 0)
+        return fd;
+    const uint64_t cap = pathgate__fs_max_file(opts);
+    scan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.offset = (uint64_t)offset;
+    sc.end = sc.offset + (uint64_t)limit;
+    if (sc.end < sc.offset)
+        sc.end = UINT64_MAX;
+    sc.cap = cap;
+    int partial = 0;
+    rc = scan_fd(&sc, &partial, a, fd, st.st_size > 0 ? (uint64_t)st.st_size : 0);
+    if (rc == 0 && sc.not_text) {
+        /* the whole file as base64, if it fits the cap */
+        pathgate__free(a, sc.out.ptr);
+        sc.out.ptr = NULL;
+        char *data = NULL;
+        size_t n = 0;
+        if (lseek(fd, 0, SEEK_SET) < 0)
+            rc = PATHGATE_EIO;
+        else
+            rc = pathgate__fs_slurp(&data, &n, a, fd, &st, cap);
+        if (rc == 0) {
+            rc = pathgate__fs_base64(&out->content, a, data, n);
+            pathgate__free(a, data);
+            out->encoding = PATHGATE_FS_BASE64;
+            out->not_text = sc.not_text;
+        }
+    }
+    close(fd);
+    if (rc < 0) {
+        pathgate__free(a, sc.out.ptr);
+        pathgate_fs_read_result_dispose(out);
+        if (rc == PATHGATE_ETOOLARGE)
+            return pathgate__fs_fail_large(err, &t, cap);
+        if (rc == PATHGATE_ENOMEM)
+            return pathgate__error_set(err, rc, NULL);
+        return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
+    }
     if (pathgate__buf_set(&out->path, a, t.address, t.address_len) < 0) {
-        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        goto fail;
+        pathgate__free(a, sc.out.ptr);
+        pathgate_fs_read_result_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     pathgate__fs_format_time(out->modified_at, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-
-    if (memchr(data, '\0', n) || !pathgate__utf8_valid(data, n)) {
-        if ((rc = pathgate__fs_base64(&out->content, a, data, n)) < 0) {
-            pathgate__error_set(err, rc, NULL);
-            goto fail;
-        }
-        out->encoding = PATHGATE_FS_BASE64;
-        pathgate__free(a, data);
+    if (out->encoding == PATHGATE_FS_BASE64)
         return PATHGATE_OK;
-    }
-    if (pathgate__fs_blank(data, n)) {
-        if (pathgate__buf_set(&out->content, a, PATHGATE_FS_EMPTY_REMINDER, sizeof PATHGATE_FS_EMPTY_REMINDER - 1) < 0) {
-            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-            goto fail;
+    if (!partial && !sc.nonblank) {
+        pathgate__free(a, sc.out.ptr);
+        if (pathgate__buf_set(&out->content, a, PATHGATE_FS_EMPTY_REMINDER,
+                              sizeof PATHGATE_FS_EMPTY_REMINDER - 1) < 0) {
+            pathgate_fs_read_result_dispose(out);
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
         }
         out->empty = 1;
-        pathgate__free(a, data);
         return PATHGATE_OK;
     }
-    size_t total = 0;
-    rc = pathgate__fs_window(&out->content, &total, a, data, n, (uint64_t)offset, (uint64_t)limit);
-    if (rc == PATHGATE_ERANGE) {
-        pathgate__error_set(err, rc, "Line offset %lld exceeds file length (%zu lines)",
-                            (long long)offset, total);
-        goto fail;
+    /* lines: every '\n', and a last line without one */
+    uint64_t total = sc.line + (!partial && sc.bytes && !sc.last_nl);
+    if (!partial && sc.offset >= total) {
+        pathgate__free(a, sc.out.ptr);
+        pathgate_fs_read_result_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ERANGE,
+                                   "Line offset %lld exceeds file length (%llu lines)",
+                                   (long long)offset, (unsigned long long)total);
     }
-    if (rc < 0) {
-        pathgate__error_set(err, rc, NULL);
-        goto fail;
+    if (!sc.out.ptr && !(sc.out.ptr = pathgate__malloc(a, 1))) {
+        pathgate_fs_read_result_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
-    uint64_t end = (uint64_t)offset + (uint64_t)limit;
-    if (end > total || end < (uint64_t)offset)
+    sc.out.ptr[sc.out.len] = '\0';
+    window_finish(&sc.out);
+    pathgate__buf_adopt(&out->content, a, sc.out.ptr, sc.out.len);
+    uint64_t end = sc.end;
+    if (partial)
+        total = end; /* lines counted so far: the window's end */
+    if (end > total)
         end = total;
     out->has_window = 1;
+    out->partial = partial;
     out->total_lines = total;
-    out->start_line = (uint64_t)offset + 1;
+    out->start_line = sc.offset + 1;
     out->end_line = end;
-    out->has_next = end < total;
+    out->has_next = partial ? sc.after || sc.bytes < (uint64_t)st.st_size : end < total;
     out->next_offset = end;
-    pathgate__free(a, data);
     return PATHGATE_OK;
-
-fail:
-    pathgate__free(a, data);
-    pathgate_fs_read_result_dispose(out);
-    return rc;
 }
 
 int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,

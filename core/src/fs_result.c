@@ -68,6 +68,24 @@ void pathgate__fs_arena_free(void **arena, const pathgate_allocator *a)
     *arena = NULL;
 }
 
+void pathgate__fs_arena_adopt(void **dst, void **src)
+{
+    arena_block *s = *src, *d = *dst;
+    *src = NULL;
+    if (!s)
+        return;
+    if (!d) {
+        *dst = s;
+        return;
+    }
+    /* behind dst's current block, which keeps filling */
+    arena_block *tail = s;
+    while (tail->next)
+        tail = tail->next;
+    tail->next = d->next;
+    d->next = s;
+}
+
 static char *digits(char *p, unsigned long v, int width)
 {
     for (int i = width - 1; i >= 0; i--) {
@@ -228,4 +246,55 @@ const char *pathgate_fs_operation_error(int code)
     default:
         return "invalid_path";
     }
+}
+
+int pathgate__fs_list_append(pathgate_fs_list *dst, pathgate_fs_list *src)
+{
+    if (src->count) {
+        if (dst->count + src->count > dst->cap) {
+            size_t cap = dst->cap ? dst->cap : 16;
+            while (cap < dst->count + src->count)
+                cap *= 2;
+            pathgate_fs_info *items =
+                pathgate__realloc(&dst->alloc, dst->items, cap * sizeof *items);
+            if (!items)
+                return PATHGATE_ENOMEM;
+            dst->items = items;
+            dst->cap = cap;
+        }
+        memcpy(dst->items + dst->count, src->items, src->count * sizeof *src->items);
+        dst->count += src->count;
+        src->count = 0;
+    }
+    pathgate__fs_arena_adopt(&dst->arena, &src->arena);
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_matches_append(pathgate_fs_matches *dst, pathgate_fs_matches *src, size_t max)
+{
+    size_t room = dst->count < max ? max - dst->count : 0;
+    size_t take = src->count < room ? src->count : room;
+    if (src->count > take || src->truncated)
+        dst->truncated = 1;
+    if (take) {
+        if (dst->count + take > dst->cap) {
+            size_t cap = dst->cap ? dst->cap : 16;
+            while (cap < dst->count + take)
+                cap *= 2;
+            pathgate_fs_match *items =
+                pathgate__realloc(&dst->alloc, dst->items, cap * sizeof *items);
+            if (!items)
+                return PATHGATE_ENOMEM;
+            dst->items = items;
+            dst->cap = cap;
+        }
+        memcpy(dst->items + dst->count, src->items, take * sizeof *src->items);
+        dst->count += take;
+    }
+    src->count = 0;
+    dst->unreadable_files += src->unreadable_files;
+    dst->skipped_large += src->skipped_large;
+    dst->files_scanned += src->files_scanned;
+    pathgate__fs_arena_adopt(&dst->arena, &src->arena);
+    return PATHGATE_OK;
 }

@@ -34,8 +34,10 @@ static int excluded(const tree_ctx *c, const char *path, size_t len)
     return 0;
 }
 
-static int tree_visit(void *p, const pathgate__walk_file *f)
+static int tree_visit(void *p, void *scratch, void *sink, const pathgate__walk_file *f)
 {
+    (void)scratch;
+    (void)sink;
     tree_ctx *c = p;
     if (excluded(c, f->path, f->path_len))
         return 0;
@@ -72,6 +74,27 @@ static int tree_visit(void *p, const pathgate__walk_file *f)
     return rc == PATHGATE_ENOMEM ? rc : 0;
 }
 
+/* The tree adds to its list as it visits: a walk's per-task output is
+ * unused (one thread, one task). */
+static int tree_sink_new(void *ctx, void **sink)
+{
+    *sink = ctx;
+    return 0;
+}
+
+static void tree_sink_free(void *ctx, void *sink)
+{
+    (void)ctx;
+    (void)sink;
+}
+
+static int tree_emit(void *ctx, void *sink)
+{
+    (void)ctx;
+    (void)sink;
+    return 0;
+}
+
 static int walk_dir(tree_ctx *c, const char *address, size_t len)
 {
     pathgate__fs_target *t = pathgate__malloc(&c->out->alloc, sizeof *t);
@@ -79,9 +102,18 @@ static int walk_dir(tree_ctx *c, const char *address, size_t len)
         return PATHGATE_ENOMEM;
     int rc = pathgate__fs_resolve(t, c->r, NULL, address, len, c->err);
     if (rc == 0) {
-        pathgate__walk w = {t, NULL, 1, tree_visit, c, 0};
+        pathgate__walk w;
+        memset(&w, 0, sizeof w);
+        w.t = t;
+        w.shallow = 1;
+        w.threads = 1;
+        w.ctx = c;
+        w.sink_new = tree_sink_new;
+        w.sink_free = tree_sink_free;
+        w.visit = tree_visit;
+        w.emit = tree_emit;
         rc = pathgate__fs_walk(&w, c->err);
-        if (w.truncated)
+        if (w.stats.truncated)
             c->truncated = 1;
     }
     pathgate__free(&c->out->alloc, t);

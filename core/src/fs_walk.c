@@ -1,5 +1,5 @@
 /*
- * fs_walk.c - the contained directory walk shared by grep and glob.
+ * fs_walk.c - the contained directory walk shared by ls, grep and glob.
  *
  * The root is opened beneath the base (contain_open); every directory below
  * it is opened relative to its parent's fd with O_NOFOLLOW|O_DIRECTORY, so a
@@ -8,6 +8,17 @@
  * per-level buffer and visited in path order (a directory sorts as its name
  * followed by '/'), so the output needs no final sort. A symlink is
  * reported only when it resolves, beneath the base, to a regular file.
+ *
+ * Descriptors: a walker keeps its first level and the deepest FD_WINDOW
+ * levels open. A level that slid out of the window is closed (its device
+ * and inode kept) and, when the walk comes back to it with entries left,
+ * reopened downward from the nearest open ancestor, O_NOFOLLOW at every
+ * step, and checked to be the same directory; if it is not, the rest of it
+ * is reported unreadable. So a walk holds at most FD_WINDOW + 2
+ * descriptors per thread whatever the depth.
+ *
+ * This file is one thread's walker over a slice of a listing; the listings,
+ * the tasks and the threads are fs_walk_plan.c's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -24,24 +36,10 @@
 #include "fs_internal.h"
 #include "glob.h"
 #include "resolver_internal.h"
+#include "fs_walk.h"
 #include "text.h"
 
-#define DIRBUF_MIN 32768
-
-typedef struct ent {
-    const char *name;
-    size_t len;
-    unsigned char type; /* DT_REG, DT_DIR, DT_LNK, or another (skipped) */
-} ent;
-
-typedef struct level {
-    int fd;
-    char *buf;
-    size_t cap;
-    ent *ents;
-    size_t ecap, n, next;
-    size_t rel_len; /* rel of this directory */
-} level;
+#define EMFILE_RETRIES 200 /* 1 ms apart */
 
 /* The sort key of an entry: its name, then '/' for a directory, then end. */
 static int key_at(const ent *e, size_t i)
@@ -70,7 +68,7 @@ static int ent_cmp(const void *pa, const void *pb)
 }
 
 /* A name that a canonical address can spell: UTF-8, no `\`, no control
- * character. Anything else has no address and is not reported. */
+ * character. Anything else has no address: it is counted, not reported. */
 static int addressable(const char *name, size_t len)
 {
     int ascii = 1;
@@ -83,13 +81,27 @@ static int addressable(const char *name, size_t len)
     return ascii || pathgate__utf8_valid(name, len);
 }
 
+/* openat of a directory below dirfd, never through a symlink; waits out a
+ * full descriptor table for a while instead of losing the directory. */
+int pathgate__walk_open_dir(int dirfd, const char *name)
+{
+    for (int i = 0;; i++) {
+        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || i == EMFILE_RETRIES)
+            return fd < 0 ? -errno : fd;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Reads every entry of L->fd and sorts them. With a glob, entries that
  * cannot match (files) or lead to no match (directories) are dropped before
  * the sort: `state` is the directory's glob state, `scratch` room for one
  * more. 0 or PATHGATE_ENOMEM; a read error ends the listing early (what was
- * read is kept). */
-static int read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
-                    const unsigned char *state, unsigned char *scratch, int shallow)
+ * read is kept, the directory counted unreadable). */
+int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
+                    const unsigned char *state, unsigned char *scratch, int shallow,
+                    pathgate__walk_stats *stats)
 {
     size_t used = 0;
     L->n = L->next = 0;
@@ -103,6 +115,10 @@ static int read_dir(level *L, const pathgate_allocator *a, const pathgate__glob 
             L->cap = cap;
         }
         ssize_t r = getdents64(L->fd, L->buf + used, L->cap - used);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            stats->unreadable_dirs++;
         if (r <= 0)
             break;
         used += (size_t)r;
@@ -115,8 +131,10 @@ static int read_dir(level *L, const pathgate_allocator *a, const pathgate__glob 
         size_t len = strlen(name);
         if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
             continue;
-        if (!addressable(name, len))
+        if (!addressable(name, len)) {
+            stats->skipped_names++;
             continue;
+        }
         unsigned char type = d->d_type;
         if (type == DT_UNKNOWN) {
             struct stat st;
@@ -153,139 +171,268 @@ static int read_dir(level *L, const pathgate_allocator *a, const pathgate__glob 
     return PATHGATE_OK;
 }
 
-int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
+
+
+int pathgate__walker_init(walker *W, pathgate__walk *w)
 {
-    const pathgate__fs_target *t = w->t;
-    const pathgate_allocator *a = t->alloc;
-    const pathgate__glob *g = w->glob;
-    w->truncated = 0;
+    memset(W, 0, sizeof *W);
+    W->w = w;
+    W->a = w->t->alloc;
+    W->prefix = w->t->prefix_len + 1;
+    W->root_len = w->t->rel_len;
+    W->ss = w->glob ? pathgate__glob_state_size(w->glob) : 0;
+    W->levels = pathgate__calloc(W->a, PATHGATE_FS_MAX_DEPTH + 1, sizeof *W->levels);
+    W->addr = pathgate__malloc(W->a, W->prefix + PATHGATE_PATH_MAX + NAME_MAX + 2);
+    if (w->glob)
+        W->states = pathgate__malloc(W->a, W->ss * (PATHGATE_FS_MAX_DEPTH + 2));
+    if (!W->levels || !W->addr || (w->glob && !W->states))
+        return PATHGATE_ENOMEM;
+    for (int i = 0; i <= PATHGATE_FS_MAX_DEPTH; i++)
+        W->levels[i].fd = -1;
+    memcpy(W->addr, w->t->address, w->t->prefix_len);
+    W->addr[w->t->prefix_len] = '/';
+    W->rel = W->addr + W->prefix;
+    if (w->scratch_new && w->scratch_new(w->ctx, &W->scratch) < 0)
+        return PATHGATE_ENOMEM;
+    return PATHGATE_OK;
+}
 
-    int root = pathgate__fs_open(t, NULL, O_RDONLY | O_DIRECTORY, 0);
-    if (root < 0) {
-        if (root == -ENOTDIR) {
-            /* the root exists as something else, or a parent is a file */
-            int probe = pathgate__fs_open(t, NULL, O_PATH, 0);
-            if (probe >= 0) {
-                close(probe);
-                return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
-            }
-        }
-        return pathgate__fs_fail_errno(err, root, t, PATHGATE__FS_DIRECTORY);
-    }
-
-    /* "<base address>/<rel>": rel grows and shrinks at the end */
-    const size_t prefix = t->prefix_len + 1;
-    const size_t rel_max = PATHGATE_PATH_MAX;
-    size_t ss = g ? pathgate__glob_state_size(g) : 0;
-    level *levels = pathgate__calloc(a, PATHGATE_FS_MAX_DEPTH + 1, sizeof *levels);
-    char *addr = pathgate__malloc(a, prefix + rel_max + NAME_MAX + 2);
-    unsigned char *states = g ? pathgate__malloc(a, ss * (PATHGATE_FS_MAX_DEPTH + 2)) : NULL;
-    int rc = PATHGATE_OK;
-    if (!levels || !addr || (g && !states)) {
-        pathgate__free(a, levels);
-        pathgate__free(a, addr);
-        pathgate__free(a, states);
-        close(root);
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    }
-    memcpy(addr, t->address, t->prefix_len);
-    addr[t->prefix_len] = '/';
-    char *rel = addr + prefix;
-    memcpy(rel, t->rel, t->rel_len);
-    rel[t->rel_len] = '\0';
-    const size_t root_len = t->rel_len;
-    unsigned char *file_state = states ? states + ss * (PATHGATE_FS_MAX_DEPTH + 1) : NULL;
-    if (g)
-        pathgate__glob_start(g, states);
-
-    int depth = 0;
-    levels[0].fd = root;
-    levels[0].rel_len = root_len;
-    if ((rc = read_dir(&levels[0], a, g, states, file_state, w->shallow)) < 0)
-        goto done;
-
-    while (depth >= 0) {
-        level *L = &levels[depth];
-        if (L->next == L->n) {
-            close(L->fd);
+static void walker_close_levels(walker *W)
+{
+    for (int i = 0; i <= PATHGATE_FS_MAX_DEPTH; i++) {
+        level *L = &W->levels[i];
+        if (L->borrowed) {
+            L->borrowed = 0;
             L->fd = -1;
-            depth--;
+            L->ents = NULL;
+            L->ecap = 0;
             continue;
         }
-        const ent *e = &L->ents[L->next++];
-        size_t len = L->rel_len;
-        if (len + 1 + e->len > rel_max)
-            continue; /* longer than any address may be */
-        if (len)
-            rel[len++] = '/';
-        memcpy(rel + len, e->name, e->len);
-        len += e->len;
-        rel[len] = '\0';
-        const unsigned char *state = g ? states + ss * (size_t)depth : NULL;
+        if (L->fd >= 0)
+            close(L->fd);
+        L->fd = -1;
+    }
+}
 
-        if (e->type == DT_DIR && !w->shallow) {
-            if (depth + 1 > PATHGATE_FS_MAX_DEPTH) {
-                w->truncated = 1;
-                continue;
+void pathgate__walker_free(walker *W)
+{
+    if (W->levels) {
+        walker_close_levels(W);
+        for (int i = 0; i <= PATHGATE_FS_MAX_DEPTH; i++) {
+            pathgate__free(W->a, W->levels[i].buf);
+            pathgate__free(W->a, W->levels[i].ents);
+        }
+    }
+    if (W->scratch && W->w->scratch_free)
+        W->w->scratch_free(W->w->ctx, W->scratch);
+    pathgate__free(W->a, W->levels);
+    pathgate__free(W->a, W->addr);
+    pathgate__free(W->a, W->states);
+}
+
+/* Closes the level that slid out of the window on the way to `depth`,
+ * keeping its identity for the way back. */
+static void slide_window(walker *W, int depth)
+{
+    int out = depth - FD_WINDOW;
+    if (out < 1)
+        return;
+    level *L = &W->levels[out];
+    if (L->fd < 0)
+        return;
+    if (L->next == L->n) { /* nothing left to read there */
+        close(L->fd);
+        L->fd = -1;
+        return;
+    }
+    struct stat st;
+    if (fstat(L->fd, &st) < 0)
+        return; /* keep it open */
+    L->dev = st.st_dev;
+    L->ino = st.st_ino;
+    close(L->fd);
+    L->fd = -1;
+}
+
+/* Reopens level p (closed by the window) downward from the nearest open
+ * ancestor, O_NOFOLLOW at every step: 0, or -1 when it is gone or is no
+ * longer the same directory. */
+static int reopen_level(walker *W, int p)
+{
+    int a = p - 1;
+    while (W->levels[a].fd < 0)
+        a--;
+    int fd = W->levels[a].fd;
+    for (int i = a; i < p; i++) {
+        const level *L = &W->levels[i];
+        const ent *e = &L->ents[L->next - 1]; /* the entry walked into */
+        char name[NAME_MAX + 1];
+        memcpy(name, e->name, e->len);
+        name[e->len] = '\0';
+        int next = pathgate__walk_open_dir(fd, name);
+        if (i != a)
+            close(fd);
+        if (next < 0)
+            return -1;
+        fd = next;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || st.st_dev != W->levels[p].dev || st.st_ino != W->levels[p].ino) {
+        close(fd);
+        return -1;
+    }
+    W->levels[p].fd = fd;
+    return 0;
+}
+
+/* Sets rel to the entry's path below level L; its length, or 0 when it
+ * would be longer than any address may be. */
+static size_t put_rel(walker *W, const level *L, const ent *e)
+{
+    size_t len = L->rel_len;
+    if (len + 1 + e->len > PATHGATE_PATH_MAX)
+        return 0;
+    if (len)
+        W->rel[len++] = '/';
+    memcpy(W->rel + len, e->name, e->len);
+    len += e->len;
+    W->rel[len] = '\0';
+    return len;
+}
+
+/* Enters directory e of level `depth`: 1 entered, 0 skipped, or a negative
+ * code. */
+static int enter_dir(walker *W, int depth, int base_depth, const ent *e, size_t len)
+{
+    pathgate__walk *w = W->w;
+    level *L = &W->levels[depth];
+    if (base_depth + depth + 1 > PATHGATE_FS_MAX_DEPTH) {
+        W->stats.truncated = 1;
+        return 0;
+    }
+    const unsigned char *state = w->glob ? W->states + W->ss * (size_t)depth : NULL;
+    unsigned char *cstate = w->glob ? W->states + W->ss * (size_t)(depth + 1) : NULL;
+    if (w->glob && !pathgate__glob_step(w->glob, cstate, state, e->name, e->len))
+        return 0;
+    char name[NAME_MAX + 1];
+    memcpy(name, e->name, e->len);
+    name[e->len] = '\0';
+    int fd = pathgate__walk_open_dir(L->fd, name);
+    if (fd < 0) {
+        if (fd != -ENOENT) /* gone since the listing is no loss */
+            W->stats.unreadable_dirs++;
+        return 0;
+    }
+    slide_window(W, depth + 1);
+    level *C = &W->levels[depth + 1];
+    C->fd = fd;
+    C->rel_len = len;
+    unsigned char *scratch = w->glob ? W->states + W->ss * (PATHGATE_FS_MAX_DEPTH + 1) : NULL;
+    return pathgate__walk_read_dir(C, W->a, w->glob, cstate, scratch, 0, &W->stats) < 0 ? PATHGATE_ENOMEM : 1;
+}
+
+/* Visits a file (or, shallow, any) entry. The visitor's answer, or 0 for
+ * an entry that is skipped. */
+static int visit_entry(walker *W, const level *L, const ent *e, size_t len, void *sink)
+{
+    pathgate__walk *w = W->w;
+    pathgate__walk_file f;
+    f.dirfd = L->fd;
+    f.name = e->name;
+    f.name_len = e->len;
+    f.rel = W->rel;
+    f.rel_len = len;
+    size_t skip = W->root_len ? W->root_len + 1 : 0;
+    f.sub = W->rel + skip;
+    f.sub_len = len - skip;
+    f.path = W->addr;
+    f.path_len = W->prefix + len;
+    f.is_dir = e->type == DT_DIR;
+    f.is_link = e->type == DT_LNK;
+    if (f.is_link) {
+        int fd = pathgate__fs_open(w->t, W->rel, O_PATH, 0);
+        if (fd < 0)
+            return 0; /* leads out, dangling, a loop */
+        int ok = fstat(fd, &f.st) == 0 &&
+                 (S_ISREG(f.st.st_mode) || (w->shallow && S_ISDIR(f.st.st_mode)));
+        close(fd);
+        if (!ok)
+            return 0;
+        f.is_dir = S_ISDIR(f.st.st_mode);
+    }
+    return w->visit(w->ctx, W->scratch, sink, &f);
+}
+
+/*
+ * Walks entries [from, to) of a listing (level 0 borrows its fd and
+ * entries) and everything below them. *sink may be replaced when the
+ * visitor asks for an emit (one-thread walks: `can_emit`). 0 or a negative
+ * code.
+ */
+int pathgate__walker_run(walker *W, const listing *dir, size_t from, size_t to, void **sink,
+                      int can_emit)
+{
+    pathgate__walk *w = W->w;
+    level *L0 = &W->levels[0];
+    L0->fd = dir->L.fd;
+    L0->borrowed = 1;
+    L0->ents = dir->L.ents;
+    L0->n = to;
+    L0->next = from;
+    L0->rel_len = strlen(dir->rel);
+    memcpy(W->rel, dir->rel, L0->rel_len + 1);
+    if (w->glob)
+        memcpy(W->states, dir->state, W->ss);
+    int depth = 0, rc = 0;
+    while (depth >= 0) {
+        level *L = &W->levels[depth];
+        if (L->next == L->n) {
+            if (!L->borrowed)
+                close(L->fd);
+            L->fd = -1;
+            depth--;
+            if (depth > 0 && W->levels[depth].fd < 0 &&
+                W->levels[depth].next < W->levels[depth].n && reopen_level(W, depth) < 0) {
+                /* replaced while the walk was below it: the rest of it,
+                 * and of every closed level above, is not read */
+                W->stats.unreadable_dirs++;
+                for (int i = depth; i > 0 && W->levels[i].fd < 0; i--)
+                    W->levels[i].next = W->levels[i].n;
             }
-            if (g && !pathgate__glob_step(g, states + ss * (size_t)(depth + 1), state, e->name,
-                                          e->len))
-                continue;
-            int fd = openat(L->fd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0)
-                continue; /* replaced, unreadable: skipped */
-            level *C = &levels[++depth];
-            C->fd = fd;
-            C->rel_len = len;
-            if ((rc = read_dir(C, a, g, states + ss * (size_t)depth, file_state, 0)) < 0)
-                goto done;
+            continue;
+        }
+        if (__atomic_load_n(W->cancel, __ATOMIC_RELAXED))
+            break;
+        const ent *e = &L->ents[L->next++];
+        size_t len = put_rel(W, L, e);
+        if (!len)
+            continue;
+        if (e->type == DT_DIR && !w->shallow) {
+            rc = enter_dir(W, depth, dir->depth, e, len);
+            if (rc < 0)
+                break;
+            depth += rc;
+            rc = 0;
             continue;
         }
         /* a file here matched the glob already (read_dir) */
-        pathgate__walk_file f;
-        f.dirfd = L->fd;
-        f.name = e->name;
-        f.name_len = e->len;
-        f.rel = rel;
-        f.rel_len = len;
-        size_t skip = root_len ? root_len + 1 : 0;
-        f.sub = rel + skip;
-        f.sub_len = len - skip;
-        f.path = addr;
-        f.path_len = prefix + len;
-        f.is_dir = e->type == DT_DIR;
-        f.is_link = e->type == DT_LNK;
-        if (f.is_link) {
-            int fd = pathgate__fs_open(t, rel, O_PATH, 0);
-            if (fd < 0)
-                continue; /* leads out, dangling, a loop */
-            int ok = fstat(fd, &f.st) == 0 &&
-                     (S_ISREG(f.st.st_mode) || (w->shallow && S_ISDIR(f.st.st_mode)));
-            close(fd);
-            if (!ok)
-                continue;
-            f.is_dir = S_ISDIR(f.st.st_mode);
+        rc = visit_entry(W, L, e, len, *sink);
+        if (rc == 2 && can_emit) {
+            if ((rc = w->emit(w->ctx, *sink)) != 0)
+                break;
+            w->sink_free(w->ctx, *sink);
+            *sink = NULL;
+            if ((rc = w->sink_new(w->ctx, sink)) < 0)
+                break;
         }
-        rc = w->visit(w->ctx, &f);
-        if (rc < 0)
-            goto done;
         if (rc == 1) {
-            rc = PATHGATE_OK;
-            goto done;
+            rc = 0;
+            break;
         }
+        if (rc < 0)
+            break;
+        rc = 0;
     }
-
-done:
-    for (int i = 0; i <= PATHGATE_FS_MAX_DEPTH; i++) {
-        if (i <= depth && levels[i].fd >= 0)
-            close(levels[i].fd);
-        pathgate__free(a, levels[i].buf);
-        pathgate__free(a, levels[i].ents);
-    }
-    pathgate__free(a, levels);
-    pathgate__free(a, addr);
-    pathgate__free(a, states);
-    if (rc == PATHGATE_ENOMEM)
-        pathgate__error_set(err, rc, NULL);
+    walker_close_levels(W);
     return rc;
 }

@@ -71,8 +71,10 @@ int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver 
         return fd;
     char *data = NULL;
     size_t n = 0;
-    rc = pathgate__fs_slurp(&data, &n, t.alloc, fd, &st);
+    rc = pathgate__fs_slurp(&data, &n, t.alloc, fd, &st, pathgate__fs_max_file(opts));
     close(fd);
+    if (rc == PATHGATE_ETOOLARGE)
+        return pathgate__fs_fail_large(err, &t, pathgate__fs_max_file(opts));
     if (rc < 0)
         return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
     char *edited = NULL;

@@ -3,7 +3,7 @@
 import os
 import pathlib
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal, Self, final
+from typing import Any, Literal, Self, final
 
 _Convention = Literal["posix", "windows"]
 _StrPath = str | os.PathLike[str]
@@ -158,3 +158,33 @@ def path_segments(text: str, /, convention: _Convention) -> list[str]: ...
 def home_relative_suffix(text: str, /, convention: _Convention) -> str | None: ...
 def normalize_windows_device_path(text: str, /) -> str | None: ...
 def platform_convention(os_name: str | None, /) -> _Convention | None: ...
+
+# The streaming iterators of grep and glob (used by Backend.grep_iter /
+# glob_iter and the command line).
+@final
+class _FsIter(Iterator[dict[str, Any]]):
+    def __next__(self) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+    def summary(self) -> dict[str, Any] | None: ...
+    def files_scanned(self) -> int: ...
+
+def _fs_grep_iter(
+    owner: Resolver | Session,
+    pattern: str,
+    path: str | None = None,
+    glob: str | None = None,
+    max_count: int | None = None,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    threads: int | None = None,
+    max_file_size: int | None = None,
+) -> _FsIter: ...
+def _fs_glob_iter(
+    owner: Resolver | Session,
+    pattern: str,
+    path: str | None = None,
+    *,
+    metadata: bool = False,
+    threads: int | None = None,
+) -> _FsIter: ...

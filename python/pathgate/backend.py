@@ -91,6 +91,9 @@ class ReadResult:
     next_offset: int | None = None
     no_lines_requested: bool = False
     kind: str | None = None
+    # why content is base64 and the window was not applied, or that only
+    # part of a file over the size cap was read
+    notice: str | None = None
 
     def __post_init__(self) -> None:
         # the window consistency rules of deepagents' ReadResult
@@ -138,6 +141,9 @@ class LsResult:
     error: str | None = None
     entries: list[FileInfo] | None = None
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 
 @dataclass
@@ -146,6 +152,9 @@ class GrepResult:
     matches: list[GrepMatch] | None = None
     truncated: bool = False
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 
 @dataclass
@@ -154,6 +163,9 @@ class GlobResult:
     matches: list[FileInfo] | None = None
     truncated: bool = False
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 
 @dataclass
@@ -167,6 +179,34 @@ class FileDownloadResponse:
     path: str
     content: bytes | None = None
     error: FileOperationError | str | None = None
+
+
+def _walk_notice(info: Mapping[str, Any]) -> str | None:
+    """What a walk left out, in words (None when nothing was)."""
+    parts = []
+    if info.get("skipped_names"):
+        parts.append(f"{info['skipped_names']} entries whose names are not UTF-8 or hold a "
+                     "backslash or control character were skipped")
+    if info.get("unreadable_dirs"):
+        parts.append(f"{info['unreadable_dirs']} directories could not be read")
+    if info.get("unreadable_files"):
+        parts.append(f"{info['unreadable_files']} files could not be read")
+    if info.get("skipped_large"):
+        parts.append(f"{info['skipped_large']} files over the size cap were not searched")
+    if info.get("depth_limited"):
+        parts.append("directories deeper than 256 levels were not entered")
+    return "; ".join(parts) if parts else None
+
+
+def _read_notice(r: Mapping[str, Any]) -> str | None:
+    if r.get("not_text"):
+        why = "holds a NUL byte" if r["not_text"] == "nul_byte" else "is not valid UTF-8"
+        return f"The file {why}: its whole content is returned as base64 and offset/limit " \
+               "were not applied"
+    if r.get("partial"):
+        return "The file is larger than the size cap: only the lines up to the end of the " \
+               "window were read, so total_lines counts only those"
+    return None
 
 
 def convert_file_data(data: Mapping[str, Any]) -> FileData:
@@ -299,7 +339,9 @@ class Backend(SandboxMixin):
 
     def ls(self, path: PathArg) -> LsResult:
         try:
-            return LsResult(entries=_core._fs_ls(self._owner, path_text(path)))
+            entries, info = _core._fs_ls(self._owner, path_text(path), info=True)
+            return LsResult(entries=entries, incomplete=info["incomplete"],
+                            notice=_walk_notice(info))
         except Error as exc:
             return LsResult(error=str(exc), kind=exc.kind)
 
@@ -317,6 +359,7 @@ class Backend(SandboxMixin):
             start_line=r["start_line"],
             end_line=r["end_line"],
             next_offset=r["next_offset"],
+            notice=_read_notice(r),
         )
 
     def write(self, file_path: PathArg, content: str | bytes | Mapping[str, Any]) -> WriteResult:
@@ -353,20 +396,53 @@ class Backend(SandboxMixin):
         glob: str | None = None,
         *,
         max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult:
         try:
-            matches, truncated = _core._fs_grep(self._owner, pattern, _optional_path(path), glob, max_count)
+            matches, truncated, info = _core._fs_grep(
+                self._owner, pattern, _optional_path(path), glob, max_count, regex=regex,
+                ignore_case=ignore_case, info=True)
         except Error as exc:
             return GrepResult(error=str(exc), kind=exc.kind)
-        return GrepResult(matches=matches, truncated=truncated)
+        return GrepResult(matches=matches, truncated=truncated, incomplete=info["incomplete"],
+                          notice=_walk_notice(info))
 
     def glob(self, pattern: str, path: PathArg | None = None) -> GlobResult:
         try:
-            return GlobResult(
-                matches=_core._fs_glob(self._owner, pattern, _optional_path(path), metadata=self._glob_metadata)
-            )
+            matches, info = _core._fs_glob(self._owner, pattern, _optional_path(path),
+                                           metadata=self._glob_metadata, info=True)
         except Error as exc:
             return GlobResult(error=str(exc), kind=exc.kind)
+        return GlobResult(matches=matches, incomplete=info["incomplete"],
+                          notice=_walk_notice(info))
+
+    def grep_iter(
+        self,
+        pattern: str,
+        path: PathArg | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
+    ) -> Iterator[GrepMatch]:
+        """grep as a generator: matches as they are found, in grep's order;
+        leaving the loop early stops the search. Errors raise pathgate.Error."""
+        it = _core._fs_grep_iter(self._owner, pattern, _optional_path(path), glob, max_count, regex=regex,
+                                 ignore_case=ignore_case)
+        try:
+            yield from it
+        finally:
+            it.close()
+
+    def glob_iter(self, pattern: str, path: PathArg | None = None) -> Iterator[FileInfo]:
+        """glob as a generator (see grep_iter)."""
+        it = _core._fs_glob_iter(self._owner, pattern, _optional_path(path), metadata=self._glob_metadata)
+        try:
+            yield from it
+        finally:
+            it.close()
 
     def upload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]:
         items = [(path_text(path), content) for path, content in files]
@@ -425,8 +501,11 @@ class Backend(SandboxMixin):
         glob: str | None = None,
         *,
         max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult:
-        return await asyncio.to_thread(self.grep, pattern, path, glob, max_count=max_count)
+        return await asyncio.to_thread(self.grep, pattern, path, glob, max_count=max_count,
+                                       regex=regex, ignore_case=ignore_case)
 
     async def aglob(self, pattern: str, path: PathArg | None = None) -> GlobResult:
         return await asyncio.to_thread(self.glob, pattern, path)

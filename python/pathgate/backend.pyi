@@ -59,6 +59,9 @@ class ReadResult:
     next_offset: int | None = None
     no_lines_requested: bool = False
     kind: str | None = None
+    # why content is base64 and the window was not applied, or that only
+    # part of a file over the size cap was read
+    notice: str | None = None
     def __post_init__(self) -> None: ...
 
 @dataclass
@@ -85,6 +88,9 @@ class LsResult:
     error: str | None = None
     entries: list[FileInfo] | None = None
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class GrepResult:
@@ -92,6 +98,9 @@ class GrepResult:
     matches: list[GrepMatch] | None = None
     truncated: bool = False
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class GlobResult:
@@ -99,6 +108,9 @@ class GlobResult:
     matches: list[FileInfo] | None = None
     truncated: bool = False
     kind: str | None = None
+    # the answer is not the whole tree: what was left out, in words
+    incomplete: bool = False
+    notice: str | None = None
 
 @dataclass
 class FileUploadResponse:
@@ -132,9 +144,27 @@ class Backend(SandboxMixin):
     ) -> EditResult: ...
     def delete(self, file_path: PathArg) -> DeleteResult: ...
     def grep(
-        self, pattern: str, path: PathArg | None = None, glob: str | None = None, *, max_count: int | None = None
+        self,
+        pattern: str,
+        path: PathArg | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult: ...
     def glob(self, pattern: str, path: PathArg | None = None) -> GlobResult: ...
+    def grep_iter(
+        self,
+        pattern: str,
+        path: PathArg | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
+    ) -> Iterator[GrepMatch]: ...
+    def glob_iter(self, pattern: str, path: PathArg | None = None) -> Iterator[FileInfo]: ...
     def upload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]: ...
     def download_files(self, paths: Iterable[PathArg]) -> list[FileDownloadResponse]: ...
     async def als(self, path: PathArg) -> LsResult: ...
@@ -145,7 +175,14 @@ class Backend(SandboxMixin):
     ) -> EditResult: ...
     async def adelete(self, file_path: PathArg) -> DeleteResult: ...
     async def agrep(
-        self, pattern: str, path: PathArg | None = None, glob: str | None = None, *, max_count: int | None = None
+        self,
+        pattern: str,
+        path: PathArg | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
     ) -> GrepResult: ...
     async def aglob(self, pattern: str, path: PathArg | None = None) -> GlobResult: ...
     async def aupload_files(self, files: Iterable[tuple[PathArg, bytes]]) -> list[FileUploadResponse]: ...

@@ -514,6 +514,12 @@ def cmd_grep(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {"path": args.path, "glob": args.glob}
     if args.max_count is not None:
         kwargs["max_count"] = args.max_count
+    if args.regex:
+        kwargs["regex"] = True
+    if args.ignore_case:
+        kwargs["ignore_case"] = True
+    if not args.json:
+        return _stream(args, "grep", backend, kwargs)
     result = _check(backend.grep(args.pattern, **kwargs))
     matches = _get(result, "matches") or []
     truncated = bool(_get(result, "truncated"))
@@ -526,6 +532,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
 def cmd_glob(args: argparse.Namespace) -> int:
     backend = make_backend(args)
+    if not args.json:
+        return _stream(args, "glob", backend, {"path": args.path})
     result = _check(backend.glob(args.pattern, path=args.path))
     matches = _get(result, "matches") or []
     emit(args, "\n".join(str(_get(m, "path")) for m in matches), {"matches": matches})
@@ -535,6 +543,77 @@ def cmd_glob(args: argparse.Namespace) -> int:
 def _stdin_bytes() -> bytes | str:
     buffer = getattr(sys.stdin, "buffer", None)
     return buffer.read() if buffer is not None else sys.stdin.read()
+
+
+def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, Any]) -> int:
+    """Prints grep/glob results as they are found (so `| head` ends the
+    search early), with progress on stderr after a second when stderr is
+    a terminal."""
+    import time
+
+    from . import _core
+
+    owner = backend._owner
+    if op == "grep":
+        it = _core._fs_grep_iter(owner, args.pattern, kwargs.pop("path"), kwargs.pop("glob"),
+                                 kwargs.pop("max_count", None), **kwargs)
+    else:
+        it = _core._fs_glob_iter(owner, args.pattern, kwargs["path"])
+    show = sys.stderr.isatty()
+    start = last = time.monotonic()
+    shown = False
+    count = 0
+    summary: dict[str, Any] = {}
+    try:
+        for item in it:
+            count += 1
+            if op == "grep":
+                line = f"{item['path']}:{item['line']}:{item['text']}"
+            else:
+                line = str(item["path"])
+            try:
+                sys.stdout.write(line + "\n")
+            except BrokenPipeError:
+                it.close()
+                _quiet_stdout()
+                return EXIT_OK
+            now = time.monotonic()
+            if show and now - start > 1.0 and now - last > 0.1:
+                last = now
+                shown = True
+                scanned = f", {it.files_scanned()} files searched" if op == "grep" else ""
+                sys.stderr.write(f"\rpathgate: {op}: {count} found{scanned} ")
+                sys.stderr.flush()
+        summary = it.summary() or {}
+    except _core.Error as exc:
+        if shown:
+            sys.stderr.write("\n")
+        raise Failed(str(exc)) from None
+    finally:
+        it.close()
+    if shown:
+        sys.stderr.write("\r\033[K")
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OK
+    if summary.get("truncated") and op == "grep":
+        print("pathgate: grep: output truncated at max-count", file=sys.stderr)
+    if summary.get("incomplete"):
+        left = ", ".join(f"{k}={v}" for k, v in summary.items()
+                         if k in ("unreadable_dirs", "unreadable_files", "skipped_names",
+                                  "skipped_large") and v)
+        print(f"pathgate: {op}: incomplete answer ({left})", file=sys.stderr)
+    # grep's convention: 1 when nothing matched
+    return EXIT_FAILED if op == "grep" and count == 0 else EXIT_OK
+
+
+def _quiet_stdout() -> None:
+    # stdout's reader went away (`| head`): no traceback at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def cmd_write(args: argparse.Namespace) -> int:
@@ -678,11 +757,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first line to print, 0-based (a window: lines end at \\n)")
     p.add_argument("--limit", type=int, metavar="N",
                    help="number of lines to print (default with --offset: to the end)")
-    p = add("grep", cmd_grep, "search files for a literal string")
-    p.add_argument("pattern", help="the literal text to find (not a regular expression)")
+    p = add("grep", cmd_grep, "search files for a literal string (or, with --regex, a PCRE2 regex)")
+    p.add_argument("pattern", help="the literal text to find (a PCRE2 regular expression with --regex)")
     p.add_argument("path", nargs="?", help="a file or directory to search (default: --cwd)")
     p.add_argument("--glob", help="only files whose names match this glob")
     p.add_argument("--max-count", type=int, metavar="N", help="stop after this many matches in total")
+    p.add_argument("-e", "--regex", action="store_true",
+                   help="the pattern is a PCRE2 regular expression")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
     p = add("glob", cmd_glob, "list regular files matching a glob pattern")
     p.add_argument("pattern", help="a glob: *, ?, [...], {a,b} and ** across directories")
     p.add_argument("path", nargs="?", help="the directory to search (default: --cwd)")

@@ -3,41 +3,125 @@
 #include "support.h"
 
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* cmocka's allocator is not thread-safe; the core allocates from worker
+ * threads (parallel walks), so every call is serialised here. */
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t lock_owner; /* atomic */
+static int lock_held;        /* atomic */
+
+/* A cmocka failure inside its allocator longjmps out with the lock held;
+ * the thread that failed (never another) then finds it its own. */
+static void alloc_enter(void)
+{
+    pthread_t self = pthread_self();
+    if (__atomic_load_n(&lock_held, __ATOMIC_ACQUIRE) &&
+        pthread_equal(__atomic_load_n(&lock_owner, __ATOMIC_RELAXED), self))
+        return;
+    pthread_mutex_lock(&alloc_lock);
+    __atomic_store_n(&lock_owner, self, __ATOMIC_RELAXED);
+    __atomic_store_n(&lock_held, 1, __ATOMIC_RELEASE);
+}
+
+static void alloc_leave(void)
+{
+    __atomic_store_n(&lock_held, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&alloc_lock);
+}
+
+/*
+ * cmocka keeps its list of blocks per thread, so only the test's own
+ * thread allocates through it (and its leak check). Another thread (a
+ * worker of a parallel walk) gets plain malloc; a header says which, and
+ * the size, so that any thread can free or grow any block. LeakSanitizer
+ * still checks the workers' blocks.
+ */
+#define HDR 16
+#define FAMILY_CMOCKA 0x434d4f43u
+#define FAMILY_LIBC 0x4c494243u
+static pthread_t test_thread; /* atomic; the first caller of pg_test_alloc or
+                                 pg_failing_alloc_init: cmocka's thread */
+
+static void set_test_thread(void)
+{
+    pthread_t none = 0, self = pthread_self();
+    __atomic_compare_exchange_n(&test_thread, &none, self, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 static void *t_malloc(size_t size, void *ctx)
 {
     (void)ctx;
-    return _test_malloc(size, __FILE__, __LINE__);
-}
-static void *t_realloc(void *ptr, size_t size, void *ctx)
-{
-    (void)ctx;
-    return _test_realloc(ptr, size, __FILE__, __LINE__);
+    if (size > (size_t)-1 - HDR)
+        return NULL;
+    int mine = pthread_equal(pthread_self(), __atomic_load_n(&test_thread, __ATOMIC_SEQ_CST));
+    char *p;
+    if (mine) {
+        alloc_enter();
+        p = _test_malloc(size + HDR, __FILE__, __LINE__);
+        alloc_leave();
+    } else
+        p = malloc(size + HDR);
+    if (!p)
+        return NULL;
+    uint32_t fam = mine ? FAMILY_CMOCKA : FAMILY_LIBC;
+    uint64_t sz = size;
+    memcpy(p, &fam, 4);
+    memcpy(p + 8, &sz, 8);
+    return p + HDR;
 }
 static void t_free(void *ptr, void *ctx)
 {
     (void)ctx;
-    _test_free(ptr, __FILE__, __LINE__);
+    if (!ptr)
+        return;
+    char *p = (char *)ptr - HDR;
+    uint32_t fam;
+    memcpy(&fam, p, 4);
+    if (fam == FAMILY_LIBC) {
+        free(p);
+        return;
+    }
+    alloc_enter();
+    _test_free(p, __FILE__, __LINE__);
+    alloc_leave();
+}
+static void *t_realloc(void *ptr, size_t size, void *ctx)
+{
+    if (!ptr)
+        return t_malloc(size, ctx);
+    uint64_t old;
+    memcpy(&old, (char *)ptr - HDR + 8, 8);
+    void *n = t_malloc(size, ctx);
+    if (!n)
+        return NULL;
+    memcpy(n, ptr, old < size ? (size_t)old : size);
+    t_free(ptr, ctx);
+    return n;
 }
 
 static const pathgate_allocator test_alloc = {t_malloc, t_realloc, t_free, NULL};
 
 const pathgate_allocator *pg_test_alloc(void)
 {
+    set_test_thread();
     return &test_alloc;
 }
 
 static int should_fail(pg_failing_alloc *fa)
 {
+    alloc_enter();
+    int fail = 0;
     fa->calls++;
     if (fa->fail_at > 0 && (fa->calls == fa->fail_at || (fa->sticky && fa->calls > fa->fail_at))) {
         fa->failed = 1;
-        return 1;
+        fail = 1;
     }
-    return 0;
+    alloc_leave();
+    return fail;
 }
 static void *f_malloc(size_t size, void *ctx)
 {
@@ -50,6 +134,7 @@ static void *f_realloc(void *ptr, size_t size, void *ctx)
 
 void pg_failing_alloc_init(pg_failing_alloc *fa, long fail_at, int sticky)
 {
+    set_test_thread();
     memset(fa, 0, sizeof *fa);
     fa->alloc.malloc = f_malloc;
     fa->alloc.realloc = f_realloc;

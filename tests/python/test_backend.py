@@ -77,7 +77,7 @@ def test_protocol_names_and_parameters():
         "write": ["file_path", "content"],
         "edit": ["file_path", "old_string", "new_string", "replace_all"],
         "delete": ["file_path"],
-        "grep": ["pattern", "path", "glob", "max_count"],
+        "grep": ["pattern", "path", "glob", "max_count", "regex", "ignore_case"],
         "glob": ["pattern", "path"],
         "upload_files": ["files"],
         "download_files": ["paths"],
@@ -88,7 +88,8 @@ def test_protocol_names_and_parameters():
             assert list(sig.parameters)[1:] == expected, method
         assert inspect.iscoroutinefunction(getattr(Backend, "a" + name))
     grep = inspect.signature(Backend.grep).parameters
-    assert grep["max_count"].kind is inspect.Parameter.KEYWORD_ONLY
+    for name in ("max_count", "regex", "ignore_case"):
+        assert grep[name].kind is inspect.Parameter.KEYWORD_ONLY
     assert inspect.signature(Backend.read).parameters["limit"].default == 2000
     with pytest.raises(TypeError):
         Backend("root:repo")

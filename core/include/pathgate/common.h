@@ -73,7 +73,9 @@ extern "C" {
     X(EEDIT, -32, "edit_failed", "edit failed")                                        \
     X(ERANGE, -33, "out_of_range", "out of range")                                     \
     X(EUNSUPPORTED, -34, "unsupported", "not supported on this system")                \
-    X(ETIMEOUT, -35, "timeout", "timed out")
+    X(ETIMEOUT, -35, "timeout", "timed out")                                          \
+    X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")             \
+    X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")
 
 typedef enum pathgate_errno {
     PATHGATE_OK = 0,

@@ -91,7 +91,22 @@ typedef struct pathgate_fs_options {
      * the resolver argument may be NULL (the session's is used). */
     pathgate_session *session;
     unsigned int flags; /* PATHGATE_FS_* below */
+    /* version >= 2 (PATHGATE_FS_OPTIONS_VERSION 2): */
+    /* Whole-file answers (read returning base64, download) and read windows
+     * refuse files larger than this with PATHGATE_ETOOLARGE; a read window
+     * of a larger text file reads only up to the window's end.
+     * 0 = PATHGATE_FS_MAX_FILE_DEFAULT. */
+    uint64_t max_file_size;
+    /* grep skips (and counts in skipped_large) files larger than this.
+     * 0 = PATHGATE_FS_GREP_MAX_FILE_DEFAULT. */
+    uint64_t grep_max_file_size;
+    /* Threads of a grep or glob walk: 0 = every online core, 1 = the
+     * calling thread only. Results are the same, in the same order. */
+    unsigned int threads;
 } pathgate_fs_options;
+
+#define PATHGATE_FS_MAX_FILE_DEFAULT ((uint64_t)64 << 20)       /* 64 MiB */
+#define PATHGATE_FS_GREP_MAX_FILE_DEFAULT ((uint64_t)1 << 30)   /* 1 GiB */
 
 /* glob: also fill size and modification time of each match (one fstatat
  * per match; ls always fills them). */
@@ -102,10 +117,17 @@ typedef struct pathgate_fs_options {
  * and a leading `/` anchors the pattern to the search root (`/` + `*.py` is
  * `top.py` only). Without the flag, leading `/` are ignored and a pattern
  * without `/` is `**` + `/` + pattern. */
-#define PATHGATE_FS_GLOB_BASENAME 0x2u
+#define PATHGATE_FS_GLOB_BASENAME 0x8u
 
-#define PATHGATE_FS_OPTIONS_VERSION 1
-#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, 0}
+/* grep: the pattern is a PCRE2 regular expression (UTF mode), not a
+ * literal. */
+#define PATHGATE_FS_REGEX 0x2u
+/* grep: case-insensitive match (literal: ASCII letters; regex: PCRE2
+ * caseless, Unicode). */
+#define PATHGATE_FS_IGNORE_CASE 0x4u
+
+#define PATHGATE_FS_OPTIONS_VERSION 2
+#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, 0, 0, 0, 0}
 /* Fills opts as PATHGATE_FS_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_FS_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version);
@@ -130,13 +152,19 @@ typedef struct pathgate_fs_list {
     pathgate_fs_info *items;
     size_t count;
     int truncated; /* some directory was deeper than PATHGATE_FS_MAX_DEPTH */
+    /* The answer may be incomplete: incomplete is set when any of the
+     * counts below is nonzero or truncated is set. */
+    int incomplete;
+    size_t unreadable_dirs; /* directories that could not be opened or read */
+    size_t skipped_names;   /* entries whose names no address can spell (not
+                               UTF-8, or holding `\` or a control character) */
     /* private */
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
 } pathgate_fs_list;
 
-#define PATHGATE_FS_LIST_INIT {NULL, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_FS_LIST_INIT {NULL, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
 /* Frees and resets. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
 
@@ -154,13 +182,21 @@ typedef struct pathgate_fs_matches {
     pathgate_fs_match *items;
     size_t count;
     int truncated; /* max_count reached with more matches left */
+    /* Parts not searched: incomplete is set when any count is nonzero
+     * (or a directory deeper than PATHGATE_FS_MAX_DEPTH was not entered). */
+    int incomplete;
+    size_t unreadable_dirs;  /* directories that could not be opened or read */
+    size_t unreadable_files; /* files that could not be opened or read */
+    size_t skipped_names;    /* names no address can spell (see fs_list) */
+    size_t skipped_large;    /* files over grep_max_file_size */
+    size_t files_scanned;    /* files searched (binary ones included) */
     /* private */
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
 } pathgate_fs_matches;
 
-#define PATHGATE_FS_MATCHES_INIT {NULL, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_FS_MATCHES_INIT {NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
 PATHGATE_EXTERN void pathgate_fs_matches_dispose(pathgate_fs_matches *matches);
 
 typedef enum pathgate_fs_encoding {
@@ -187,9 +223,19 @@ typedef struct pathgate_fs_read_result {
     int has_next;        /* lines remain after the window */
     uint64_t next_offset; /* == end_line: the offset that reads on */
     char modified_at[PATHGATE_FS_TIME_LEN];
+    /* Why content is base64 (PATHGATE_FS_NOT_TEXT_*; 0 for text): the whole
+     * file is returned and offset/limit were not applied. */
+    int not_text;
+    /* The file is larger than max_file_size: only the bytes up to the end of
+     * the window were read, so total_lines counts the lines read so far and
+     * the rest of the file was not checked for text. */
+    int partial;
 } pathgate_fs_read_result;
 
-#define PATHGATE_FS_READ_RESULT_INIT {PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}}
+#define PATHGATE_FS_NOT_TEXT_NUL 1  /* the file holds a NUL byte */
+#define PATHGATE_FS_NOT_TEXT_UTF8 2 /* the file is not valid UTF-8 */
+
+#define PATHGATE_FS_READ_RESULT_INIT {PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0}
 PATHGATE_EXTERN void pathgate_fs_read_result_dispose(pathgate_fs_read_result *res);
 
 /* One file of an upload, or (data NULL, size 0) one path of a download. */
@@ -297,6 +343,59 @@ PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *r
                                      const char *pattern, size_t pattern_len,
                                      const char *address, size_t address_len,
                                      const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * Streaming forms of grep and glob: the same walk, but the results are
+ * handed to cb in order, in batches, on the calling thread, as they are
+ * found (the batch is valid during the call only). cb returning nonzero
+ * stops the walk at once (success). *summary gets the flags and counts of
+ * the result (truncated, incomplete, ...), and no items.
+ */
+typedef int (*pathgate_fs_match_cb)(const pathgate_fs_match *items, size_t count, void *ctx);
+typedef int (*pathgate_fs_info_cb)(const pathgate_fs_info *items, size_t count, void *ctx);
+
+PATHGATE_EXTERN int pathgate_fs_grep_each(pathgate_fs_matches *summary,
+                                          pathgate_resolver *resolver, const char *pattern,
+                                          size_t pattern_len, const char *address,
+                                          size_t address_len, const char *glob, size_t glob_len,
+                                          size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
+                                          const pathgate_fs_options *opts, pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver,
+                                          const char *pattern, size_t pattern_len,
+                                          const char *address, size_t address_len,
+                                          pathgate_fs_info_cb cb, void *cb_ctx,
+                                          const pathgate_fs_options *opts, pathgate_error *err);
+
+/*
+ * Pull iterators over the streaming forms, for generators and for-loops:
+ * the walk runs on a thread of its own, at most a few batches ahead of the
+ * consumer (bounded memory). next gives 1 and the next result (valid until
+ * the next call or free), 0 at the end, or a negative code (err set).
+ * After next returned 0 the summary (flags and counts, no items) is
+ * final. Freeing the iterator before the end stops the walk.
+ */
+typedef struct pathgate_fs_iter pathgate_fs_iter;
+PATHGATE_EXTERN int pathgate_fs_grep_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
+                                              const char *pattern, size_t pattern_len,
+                                              const char *address, size_t address_len,
+                                              const char *glob, size_t glob_len, size_t max_count,
+                                              const pathgate_fs_options *opts,
+                                              pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
+                                              const char *pattern, size_t pattern_len,
+                                              const char *address, size_t address_len,
+                                              const pathgate_fs_options *opts,
+                                              pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_iter_next_match(const pathgate_fs_match **out,
+                                                pathgate_fs_iter *it, pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_iter_next_info(const pathgate_fs_info **out, pathgate_fs_iter *it,
+                                               pathgate_error *err);
+PATHGATE_EXTERN const pathgate_fs_matches *pathgate_fs_iter_grep_summary(const pathgate_fs_iter *it);
+PATHGATE_EXTERN const pathgate_fs_list *pathgate_fs_iter_glob_summary(const pathgate_fs_iter *it);
+/* Progress while iterating (any thread): files grep has searched so far,
+ * as of the last batch handed over. */
+PATHGATE_EXTERN uint64_t pathgate_fs_iter_files_scanned(const pathgate_fs_iter *it);
+PATHGATE_EXTERN void pathgate_fs_iter_free(pathgate_fs_iter *it);
 
 /* Writes each item's bytes like pathgate_fs_write; codes[i] gets 0 or the
  * item's negative code (map it with pathgate_fs_operation_error). Returns
