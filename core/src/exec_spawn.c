@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,7 +23,6 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "exec_seccomp.h"
 #include "landlock.h"
 
 #ifndef CLONE_PIDFD
@@ -53,6 +53,8 @@ enum child_stage {
     STAGE_SETSID,
     STAGE_STDIO,
     STAGE_CWD,
+    STAGE_VIEW,
+    STAGE_LIMITS,
     STAGE_CAPS,
     STAGE_NO_NEW_PRIVS,
     STAGE_LANDLOCK,
@@ -63,7 +65,7 @@ enum child_stage {
 
 static const char *const stage_names[] = {
     "", "signal reset", "new session", "standard streams", "working directory",
-    "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start",
+    "namespace view", "resource limits", "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start",
 };
 
 typedef struct child_args {
@@ -75,6 +77,8 @@ typedef struct child_args {
     int ruleset_fd;
     volatile int stage;
     volatile int error;
+    const char *volatile view_step;
+    volatile int pid_limited;
 } child_args;
 
 /* Raw system call, -errno on failure. glibc's syscall() writes errno on
@@ -126,10 +130,39 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     if ((rc = move_fd(a->devnull, 0)) < 0 || (rc = move_fd(a->pipe_w, 1)) < 0 ||
         (rc = move_fd(a->pipe_w, 2)) < 0)
         child_fail(a, STAGE_STDIO, rc);
-    /* 4. The working directory, by fd: no path string is involved. */
-    if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0)
+    /* 4. A fresh session keyring (the host's keyrings are out of reach;
+     * seccomp denies keyctl afterwards anyway). */
+    RAW(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
+    /* 5. The view (namespaces) and its working directory, or without it
+     * the working directory by fd: no path string is involved. */
+    if (a->spec->view) {
+        const char *step = "";
+        rc = pathgate__exec_view_enter(a->spec->view, a->ruleset_fd, &step, &a->pid_limited);
+        a->view_step = step;
+        if (rc < 0)
+            child_fail(a, STAGE_VIEW, rc);
+    } else if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0) {
         child_fail(a, STAGE_CWD, rc);
-    /* 5. No capabilities, now or after execve (root included): with
+    }
+    /* 6. Resource limits (soft = hard: the command cannot raise them). */
+    const pathgate__exec_limits *l = &a->spec->limits;
+    const unsigned long long lims[][2] = {{RLIMIT_NPROC, l->nproc},
+                                          {RLIMIT_AS, l->as},
+                                          {RLIMIT_CPU, l->cpu},
+                                          {RLIMIT_FSIZE, l->fsize}};
+    for (int i = 0; i < 4; i++) {
+        unsigned long long cur[2], lim[2] = {lims[i][1], lims[i][1]};
+        if (!lim[0])
+            continue;
+        /* never above the hard limit we have (raising it needs privilege) */
+        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], NULL, cur)) < 0)
+            child_fail(a, STAGE_LIMITS, rc);
+        if (cur[1] < lim[1])
+            lim[0] = lim[1] = cur[1];
+        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], lim, NULL)) < 0)
+            child_fail(a, STAGE_LIMITS, rc);
+    }
+    /* 7. No capabilities, now or after execve (root included): with
      * SECBIT_NOROOT an execve by uid 0 no longer grants the full set, so
      * clearing ambient, inheritable, permitted and effective sets is final
      * (no_new_privs below rules out setuid and file capabilities). Setting
@@ -150,17 +183,17 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
         data[i].effective = data[i].permitted = data[i].inheritable = 0;
     if ((rc = RAW(SYS_capset, &hdr, data)) < 0)
         child_fail(a, STAGE_CAPS, rc);
-    /* 6. */
+    /* 8. */
     if ((rc = RAW(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
         child_fail(a, STAGE_NO_NEW_PRIVS, rc);
-    /* 7. */
+    /* 9. */
     if (a->ruleset_fd >= 0 &&
         (rc = RAW(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
         child_fail(a, STAGE_LANDLOCK, rc);
-    /* 8. */
+    /* 10. */
     if (a->filter && (rc = RAW(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
-    /* 9. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
+    /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */
     rc = RAW(__NR_close_range, 3, ~0U, 0);
     if (rc == -ENOSYS) {
@@ -169,7 +202,7 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     } else if (rc < 0) {
         child_fail(a, STAGE_CLOSE, rc);
     }
-    /* 10. Unblock signals last: the dispositions are defaults by now. */
+    /* 12. Unblock signals last: the dispositions are defaults by now. */
     uint64_t empty = 0;
     if ((rc = RAW(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, KERNEL_SIGSET_SIZE)) < 0)
         child_fail(a, STAGE_SIGNALS, rc);
@@ -273,6 +306,7 @@ static int has_exited(pid_t pid)
 static void kill_group(pid_t pid)
 {
     kill(-pid, SIGKILL);
+    kill(pid, SIGKILL); /* with a PID namespace: its init, and so all of it */
 }
 
 static int reap(int *exit_code, pid_t pid)
@@ -335,6 +369,8 @@ static pid_t start_child(int *pidfd, child_args *args)
      * and no auto-reaping when SIGCHLD is ignored; only a __WALL wait
      * sees the child. */
     int flags = CLONE_VM | CLONE_VFORK;
+    if (args->spec->view)
+        flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     *pidfd = -1;
     pid_t pid = do_clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags | CLONE_PIDFD, args,
                          pidfd);
@@ -349,8 +385,17 @@ static pid_t start_child(int *pidfd, child_args *args)
     return pid;
 }
 
+/* errno values of clone(CLONE_NEWUSER|...) that mean "no user namespaces
+ * here" (disabled, limit reached, not built in), and of the first steps
+ * in one (a security module refusing the mappings or the mounts). */
+static int userns_unavailable(int e)
+{
+    return e == EPERM || e == EACCES || e == ENOSPC || e == EUSERS || e == EINVAL ||
+           e == ENOSYS;
+}
+
 int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
-                         pathgate_error *err)
+                         unsigned int *prot, pathgate_error *err)
 {
     int rc = PATHGATE_OK;
     int pipefd[2] = {-1, -1};
@@ -363,7 +408,7 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    child_args args = {spec, pathgate__exec_seccomp_filter(spec->allow_network), -1, -1, -1, -1, 0, 0};
+    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0};
     args.devnull = high_fd(devnull, &dups[0]);
     args.pipe_w = high_fd(pipefd[1], &dups[1]);
     args.cwd_fd = high_fd(spec->cwd_fd, &dups[2]);
@@ -383,6 +428,10 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
     for (int i = 0; i < 4; i++)
         close_fd(&dups[i]);
     if (pid < 0) {
+        if (spec->view && userns_unavailable(start_errno)) {
+            rc = PATHGATE__EXEC_NO_USERNS;
+            goto done;
+        }
         rc = pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
                                  strerrordesc_np(start_errno));
         goto done;
@@ -391,11 +440,28 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         int ignored;
         reap(&ignored, pid);
         int stage = args.stage;
-        rc = pathgate__error_set(err, stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
-                                 "cannot confine the command (%s): %s", stage_names[stage],
-                                 strerrordesc_np(args.error));
+        const char *step = args.view_step;
+        if (stage == STAGE_VIEW && (args.error == EPERM || args.error == EACCES) &&
+            (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
+             !strcmp(step, "mount propagation"))) {
+            rc = PATHGATE__EXEC_NO_USERNS;
+            goto done;
+        }
+        if (stage == STAGE_VIEW)
+            rc = pathgate__error_set(err, PATHGATE_EIO, "cannot confine the command (%s: %s): %s",
+                                     stage_names[stage], step, strerrordesc_np(args.error));
+        else
+            rc = pathgate__error_set(err,
+                                     stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
+                                     "cannot confine the command (%s): %s", stage_names[stage],
+                                     strerrordesc_np(args.error));
         goto done;
     }
+    if (spec->view)
+        *prot |= PATHGATE_EXEC_PROT_NAMESPACES;
+    if (args.pid_limited)
+        *prot |= PATHGATE_EXEC_PROT_PID_LIMIT;
+    *prot |= PATHGATE_EXEC_PROT_RLIMITS;
 
     /* The child runs. Collect until EOF and exit, within the deadlines. */
     uint64_t start = now_ms();
