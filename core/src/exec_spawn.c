@@ -309,6 +309,19 @@ static void kill_group(pid_t pid)
     kill(pid, SIGKILL); /* with a PID namespace: its init, and so all of it */
 }
 
+/* Without a PID namespace the group's other members were sent SIGKILL
+ * but are not our children: wait (bounded) until none is left, so that
+ * nothing runs while the temporary directory is removed. With a PID
+ * namespace the init's exit has already waited for all of them. */
+static void wait_group_gone(pid_t pgid)
+{
+    for (int i = 0; i < 2000 && kill(-pgid, 0) == 0; i++) {
+        kill(-pgid, SIGKILL);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int reap(int *exit_code, pid_t pid)
 {
     siginfo_t si;
@@ -543,7 +556,10 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
      * the group id, so this cannot hit a stranger's group. */
     kill_group(pid);
     int exit_code = 0;
-    if (reap(&exit_code, pid) < 0 && !col.enomem) {
+    int reaped = reap(&exit_code, pid);
+    if (!spec->view)
+        wait_group_gone(pid);
+    if (reaped < 0 && !col.enomem) {
         rc = pathgate__error_set(err, PATHGATE_EIO, "lost the command's exit status");
         goto done;
     }

@@ -695,11 +695,29 @@ static void test_private_tmp_removal_survives_hostile_trees(void **state)
     int f = openat(dfd, "locked/inner", O_CREAT | O_WRONLY, 0600);
     close(f);
     assert_int_equal(fchmodat(dfd, "locked", 0, 0), 0);
+    /* a symlink to an outside directory that is locked (mode 0): neither
+     * chmodded nor emptied */
+    char outside[PATH_MAX + 16];
+    snprintf(outside, sizeof outside, "%s.outside", path);
+    assert_int_equal(mkdir(outside, 0700), 0);
+    char keep[PATH_MAX + 32];
+    snprintf(keep, sizeof keep, "%s/keep", outside);
+    int k = open(keep, O_CREAT | O_WRONLY, 0600);
+    close(k);
+    assert_int_equal(chmod(outside, 0), 0);
+    assert_int_equal(symlinkat(outside, dfd, "locked_link"), 0);
     close(dfd);
     pathgate__exec_tmp_remove(&tmp, pg_test_alloc());
     assert_null(tmp.path);
     assert_false(exists(path));
     assert_true(exists("/etc/passwd")); /* the symlink was not followed */
+    struct stat ost;
+    assert_int_equal(stat(outside, &ost), 0);
+    assert_int_equal(ost.st_mode & 07777, 0);
+    assert_int_equal(chmod(outside, 0700), 0);
+    assert_true(exists(keep));
+    unlink(keep);
+    rmdir(outside);
 }
 
 /* ------------------------------------------------ refusal and errors */
