@@ -176,25 +176,49 @@ int pathgate__exec_view_add_nested(pathgate__exec_view *v, int fd, const char *o
                    PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV | PG_MOUNT_ATTR_RDONLY);
 }
 
+/* Small regular /etc files are copied into the view's (read-only) root
+ * rather than bound: a write is cheaper than a mount. */
+#define COPY_MAX (64 * 1024)
+
+static int add_copy(pathgate__exec_view *v, int fd, const char *dst, size_t size)
+{
+    char *data = pathgate__malloc(v->alloc, size + 1);
+    if (!data)
+        return PATHGATE_ENOMEM;
+    size_t got = 0;
+    ssize_t n;
+    while (got < size && (n = pread(fd, data + got, size - got, (off_t)got)) > 0)
+        got += (size_t)n;
+    if (grow(v->alloc, (void **)&v->strs, &v->strcap, v->nstrs + 1, sizeof *v->strs)) {
+        pathgate__free(v->alloc, data);
+        return PATHGATE_ENOMEM;
+    }
+    v->strs[v->nstrs++] = data;
+    return add_op(v, PATHGATE__VOP_DATA, dst, data, got);
+}
+
 /* An entry of the host shown read-only at the same path: a symlink is
- * recreated, a directory or file is bound. Missing entries are skipped. */
-static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, int follow)
+ * recreated (follow = 0, or a link into /usr), a small regular file
+ * copied when `copy`, anything else bound. Missing entries are skipped. */
+static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, int follow,
+                      int copy)
 {
     struct stat st;
-    if (!follow) {
-        if (lstat(host, &st) < 0)
-            return PATHGATE_OK;
-        if (S_ISLNK(st.st_mode)) {
-            char target[4096];
-            ssize_t n = readlink(host, target, sizeof target - 1);
-            if (n <= 0)
-                return PATHGATE_OK;
+    if (lstat(host, &st) < 0)
+        return PATHGATE_OK;
+    if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t n = readlink(host, target, sizeof target - 1);
+        if (n > 0) {
             target[n] = '\0';
-            return add_op(v, PATHGATE__VOP_LINK, str(v, PATHGATE__VIEW_STAGE "%s", host),
-                          str(v, "%s", target), 0);
+            if (!follow || strncmp(target, "/usr/", 5) == 0 || strncmp(target, "../usr/", 7) == 0)
+                return add_op(v, PATHGATE__VOP_LINK, str(v, PATHGATE__VIEW_STAGE "%s", host),
+                              str(v, "%s", target), 0);
         }
     }
-    int fd = open(host, O_PATH | O_CLOEXEC);
+    if (!follow && S_ISLNK(st.st_mode))
+        return PATHGATE_OK; /* unreadable link */
+    int fd = open(host, (copy ? O_RDONLY | O_NONBLOCK : O_PATH) | O_CLOEXEC);
     if (fd < 0)
         return PATHGATE_OK;
     if (fstat(fd, &st) < 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) &&
@@ -202,7 +226,11 @@ static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, i
         close(fd);
         return PATHGATE_OK;
     }
-    int rc = bind_fd(v, fd, str(v, PATHGATE__VIEW_STAGE "%s", host), 1, attr);
+    int rc;
+    if (copy && S_ISREG(st.st_mode) && st.st_size <= COPY_MAX)
+        rc = add_copy(v, fd, str(v, PATHGATE__VIEW_STAGE "%s", host), (size_t)st.st_size);
+    else
+        rc = bind_fd(v, fd, str(v, PATHGATE__VIEW_STAGE "%s", host), 1, attr);
     close(fd);
     return rc == PATHGATE_EINVAL ? PATHGATE_OK : rc;
 }
@@ -215,7 +243,7 @@ int pathgate__exec_view_finish(pathgate__exec_view *v, const pathgate__exec_view
     char host[64];
     for (size_t i = 0; !rc && i < sizeof system_dirs / sizeof system_dirs[0]; i++) {
         snprintf(host, sizeof host, "/%s", system_dirs[i]);
-        rc = add_system(v, host, ro, 0);
+        rc = add_system(v, host, ro, 0, 0);
     }
     if (!rc)
         rc = add_op(v, PATHGATE__VOP_DIR, PATHGATE__VIEW_STAGE "/etc", NULL, 0);
@@ -223,13 +251,13 @@ int pathgate__exec_view_finish(pathgate__exec_view *v, const pathgate__exec_view
         rc = add_op(v, PATHGATE__VOP_DIR, PATHGATE__VIEW_STAGE "/etc/ssl", NULL, 0);
     for (size_t i = 0; !rc && i < sizeof etc_entries / sizeof etc_entries[0]; i++) {
         snprintf(host, sizeof host, "/etc/%s", etc_entries[i]);
-        rc = add_system(v, host, ro, 1);
+        rc = add_system(v, host, ro, 1, 1);
     }
     if (!rc)
         rc = add_op(v, PATHGATE__VOP_DIR, PATHGATE__VIEW_STAGE "/dev", NULL, 0);
     for (size_t i = 0; !rc && i < sizeof dev_nodes / sizeof dev_nodes[0]; i++) {
         snprintf(host, sizeof host, "/dev/%s", dev_nodes[i]);
-        rc = add_system(v, host, PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NOEXEC, 1);
+        rc = add_system(v, host, PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NOEXEC, 1, 0);
     }
     static const char *const dev_links[][2] = {{"/proc/self/fd", "/dev/fd"},
                                                {"/proc/self/fd/0", "/dev/stdin"},
@@ -335,6 +363,20 @@ NOSAN static long vop(const pathgate__exec_view_op *op, int ruleset, uint64_t ri
         return rc < 0 ? rc : 0;
     case PATHGATE__VOP_LINK:
         return VRAW(SYS_symlinkat, op->src, AT_FDCWD, op->dst);
+    case PATHGATE__VOP_DATA: {
+        long fd = VRAW(SYS_openat, AT_FDCWD, op->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return fd;
+        for (uint64_t off = 0; off < op->attr;) {
+            rc = VRAW(SYS_write, fd, op->src + off, op->attr - off);
+            if (rc <= 0)
+                break;
+            off += (uint64_t)rc;
+            rc = 0;
+        }
+        VRAW(SYS_close, fd);
+        return rc < 0 ? rc : 0;
+    }
     case PATHGATE__VOP_BIND: {
         rc = VRAW(SYS_mount, op->src, op->dst, NULL, MS_BIND, NULL);
         struct stat st;
@@ -380,14 +422,12 @@ NOSAN long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_f
         FAIL("hostname");
     if ((rc = VRAW(SYS_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) < 0)
         FAIL("mount propagation");
-    /* Staging: a tmpfs on /tmp becomes the root, the host's tree moves to
-     * /oldroot, the view's own root tmpfs is /newroot. */
+    /* The view's root: a tmpfs on /tmp, pivoted to; the host's tree moves
+     * to PATHGATE__VIEW_OLD, the source of the bind mounts, and is
+     * detached once the view is complete. */
     if ((rc = VRAW(SYS_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-                   "mode=0700,size=64k")) < 0 ||
-        (rc = VRAW(SYS_mkdirat, AT_FDCWD, "/tmp" PATHGATE__VIEW_STAGE, 0755)) < 0 ||
+                   "mode=0755,size=1m")) < 0 ||
         (rc = VRAW(SYS_mkdirat, AT_FDCWD, "/tmp" PATHGATE__VIEW_OLD, 0700)) < 0 ||
-        (rc = VRAW(SYS_mount, "tmpfs", "/tmp" PATHGATE__VIEW_STAGE, "tmpfs",
-                   MS_NOSUID | MS_NODEV, "mode=0755,size=1m")) < 0 ||
         (rc = VRAW(SYS_chdir, "/tmp")) < 0 ||
         (rc = VRAW(SYS_pivot_root, ".", "." PATHGATE__VIEW_OLD)) < 0 ||
         (rc = VRAW(SYS_chdir, "/")) < 0)
@@ -401,11 +441,9 @@ NOSAN long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_f
                 *pid_limited = 1;
         }
     }
-    /* Into the view; the host's tree and the staging are detached. */
+    /* The host's tree is detached; its mount point goes. */
     if ((rc = VRAW(SYS_umount2, PATHGATE__VIEW_OLD, MNT_DETACH)) < 0 ||
-        (rc = VRAW(SYS_chdir, PATHGATE__VIEW_STAGE)) < 0 ||
-        (rc = VRAW(SYS_pivot_root, ".", ".")) < 0 ||
-        (rc = VRAW(SYS_umount2, ".", MNT_DETACH)) < 0 || (rc = VRAW(SYS_chdir, "/")) < 0)
+        (rc = VRAW(SYS_unlinkat, AT_FDCWD, PATHGATE__VIEW_OLD, AT_REMOVEDIR)) < 0)
         FAIL("pivot");
     if ((rc = vsetattr("/", PG_MOUNT_ATTR_RDONLY | PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV)) < 0)
         FAIL("view root");

@@ -21,12 +21,12 @@
 
 #include "pathgate/common.h"
 
-/* Where the child assembles the view inside its own mount namespace: a
- * staging tmpfs is mounted on /tmp (the host's /tmp is untouched) and
- * pivoted to, the host's tree then lies under PATHGATE__VIEW_OLD and the
- * view's root tmpfs at PATHGATE__VIEW_STAGE; a second pivot enters it. */
-#define PATHGATE__VIEW_STAGE "/newroot"
-#define PATHGATE__VIEW_OLD "/oldroot"
+/* Where the child assembles the view inside its own mount namespace: the
+ * view's root tmpfs is mounted on /tmp (the host's /tmp is untouched) and
+ * pivoted to; the host's tree then lies under PATHGATE__VIEW_OLD until it
+ * is detached. Destinations are absolute paths of the view. */
+#define PATHGATE__VIEW_STAGE ""
+#define PATHGATE__VIEW_OLD "/.pathgate-host"
 
 enum pathgate__view_op_kind {
     PATHGATE__VOP_DIR,   /* mkdir dst */
@@ -36,6 +36,7 @@ enum pathgate__view_op_kind {
     PATHGATE__VOP_LINK,  /* symlink src at dst */
     PATHGATE__VOP_TMPFS, /* tmpfs with options src on dst (+ Landlock grant) */
     PATHGATE__VOP_PROC,  /* the PID namespace's proc on dst */
+    PATHGATE__VOP_DATA,  /* a file dst holding src[0..attr) (a copy of a small /etc file) */
 };
 
 typedef struct pathgate__exec_view_op {
