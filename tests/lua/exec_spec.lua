@@ -72,6 +72,56 @@ describe("execute", function()
     f:close()
   end)
 
+  it("shows the command a view: no outside metadata change, no setuid, no host path", function()
+    if not confined then pending("no Landlock on this kernel") return end
+    local secret = t.outside .. "/secret.txt"
+    local before = helpers.sh("stat -c '%a %Y %s' " .. helpers.sh_quote(secret))
+    local q = helpers.sh_quote(secret)
+    -- (the tools' own messages would repeat the path they were given)
+    local res = assert(r:execute("{ chmod 0666 " .. q .. "; touch -d 2000-01-01 " .. q ..
+                                 "; truncate -s 0 " .. q .. "; } 2>/dev/null; stat " .. q ..
+                                 " 2>/dev/null; " ..
+                                 "echo stat=$?; cp /bin/true t; chmod 4755 t; chmod g+s t; " ..
+                                 "pwd; echo \"$PWD|$HOME|$TMPDIR\"; ls -a /tmp; " ..
+                                 "python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); " ..
+                                 "print(\"keyctl\", l.syscall(250, 0, -3, 0), ctypes.get_errno())'"))
+    assert.are.equal(before, helpers.sh("stat -c '%a %Y %s' " .. helpers.sh_quote(secret)))
+    assert.matches("stat=1\n", res.output, 1, true)
+    assert.matches("/root:repo\n/root:repo|/tmp|/tmp\n.\n..\n", res.output, 1, true)
+    assert.matches("keyctl -1 1\n", res.output, 1, true)
+    assert.is_nil(res.output:find(t.top, 1, true))
+    assert.are.equal("755", (helpers.sh("stat -c '%a' " .. helpers.sh_quote(t.repo .. "/t"))
+                             :gsub("\n$", "")))
+    os.remove(t.repo .. "/t")
+    assert.is_true(res.protections.namespaces)
+  end)
+
+  it("limits processes, memory and file size", function()
+    if not confined then pending("no Landlock on this kernel") return end
+    local res = assert(r:execute("python3 -c 'bytearray(1 << 30)' 2>&1 | tail -n 1; " ..
+                                 "yes > big; echo big=$?; rm -f big",
+                                 { max_memory = 256 * 1024 * 1024, max_file_size = 65536,
+                                   max_processes = 64, tmp_size = 65536 }))
+    assert.matches("MemoryError", res.output, 1, true)
+    assert.matches("big=153\n", res.output, 1, true)
+    assert.is_true(res.protections.rlimits)
+  end)
+
+  it("refuses a weak Landlock ABI without namespaces unless allowed", function()
+    local v, msg, code = r:execute("touch ran", { _test_abi_cap = 2, _test_no_namespaces = true })
+    assert.is_nil(v)
+    assert.are.equal("unsupported", code)
+    assert.is_nil(msg:find("/", 1, true))
+    assert.is_false(exists(t.repo .. "/ran"))
+    local res = assert(r:execute("touch ran", { _test_abi_cap = 2, _test_no_namespaces = true,
+                                                allow_unconfined = true }))
+    assert.are.equal(0, res.exit_code)
+    assert.is_nil(res.protections.namespaces)
+    assert.is_nil(res.protections.landlock_truncate)
+    assert.is_true(exists(t.repo .. "/ran"))
+    os.remove(t.repo .. "/ran")
+  end)
+
   it("passes exit codes and signals through", function()
     assert.are.equal(0, r:execute("true").exit_code)
     assert.are.equal(42, r:execute("exit 42").exit_code)
