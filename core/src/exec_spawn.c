@@ -1,4 +1,5 @@
-/* exec_spawn.c - the child's start, the parent's output/timeout loop. */
+/* exec_spawn.c - the child's start (raw system calls) and its handover to
+ * the supervisor (exec_supervise.c). */
 #define _GNU_SOURCE
 #include "exec_spawn.h"
 
@@ -8,7 +9,6 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,11 +18,11 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
+#include "exec_supervise.h"
 #include "landlock.h"
 
 #ifndef CLONE_PIDFD
@@ -43,8 +43,6 @@
 /* The kernel's sigset size (64 signals) and the highest signal. */
 #define KERNEL_SIGSET_SIZE 8
 #define KERNEL_NSIG 64
-/* Poll tick when no pidfd is available to learn that the shell exited. */
-#define NO_PIDFD_TICK_MS 10
 
 /* Where the child failed before execve (shared memory: CLONE_VM). */
 enum child_stage {
@@ -212,13 +210,6 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
 
 /* ------------------------------------------------------------- parent */
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* A descriptor the child can move onto 0/1/2 without clobbering another:
  * fds below 3 (a parent with closed stdio) are duplicated upwards. Returns
  * the fd to use (owned: *dup_out set when a duplicate was made) or -1. */
@@ -237,104 +228,6 @@ static void close_fd(int *fd)
         close(*fd);
         *fd = -1;
     }
-}
-
-typedef struct collector {
-    const pathgate_allocator *alloc;
-    char *buf;
-    size_t len, size, cap;
-    int truncated;
-    int enomem;
-} collector;
-
-/* Reads what is available. Returns 1 at EOF, 0 otherwise. */
-static int collect(collector *c, int fd)
-{
-    char scratch[16384];
-    for (;;) {
-        char *dst = scratch;
-        size_t room = sizeof scratch;
-        if (!c->enomem && c->len < c->cap) {
-            size_t want = c->cap - c->len;
-            if (want > sizeof scratch)
-                want = sizeof scratch;
-            if (c->size - c->len < want + 1) {
-                size_t nsize = c->size ? c->size * 2 : 4096;
-                while (nsize < c->len + want + 1)
-                    nsize *= 2;
-                if (nsize > c->cap + 1)
-                    nsize = c->cap + 1;
-                char *nb = pathgate__realloc(c->alloc, c->buf, nsize);
-                if (!nb) {
-                    c->enomem = 1;
-                    continue; /* keep draining into scratch */
-                }
-                c->buf = nb;
-                c->size = nsize;
-            }
-            dst = c->buf + c->len;
-            room = want;
-        }
-        ssize_t n = read(fd, dst, room);
-        if (n == 0)
-            return 1;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN ? 0 : 1;
-        }
-        if (dst == scratch) {
-            if (!c->enomem)
-                c->truncated = 1;
-        } else {
-            c->len += (size_t)n;
-        }
-    }
-}
-
-/* 1 when the child has exited (not reaped: the zombie keeps the pid and
- * so the process-group id from being reused). */
-static int has_exited(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
-        return errno == ECHILD; /* reaped elsewhere: treat as gone */
-    return si.si_pid == pid;
-}
-
-static void kill_group(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL); /* with a PID namespace: its init, and so all of it */
-}
-
-/* Without a PID namespace the group's other members were sent SIGKILL
- * but are not our children: wait (bounded) until none is left, so that
- * nothing runs while the temporary directory is removed. With a PID
- * namespace the init's exit has already waited for all of them. */
-static void wait_group_gone(pid_t pgid)
-{
-    for (int i = 0; i < 2000 && kill(-pgid, 0) == 0; i++) {
-        kill(-pgid, SIGKILL);
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-static int reap(int *exit_code, pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    while (waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (si.si_code == CLD_EXITED)
-        *exit_code = si.si_status;
-    else
-        *exit_code = 128 + si.si_status;
-    return 0;
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -407,13 +300,31 @@ static int userns_unavailable(int e)
            e == ENOSYS;
 }
 
+/* The error of a child that failed before execve: a refused uid map or
+ * mount propagation means no usable user namespace (the caller may fall
+ * back); otherwise the stage (and view step) is named, never a path. */
+static int child_failure(const child_args *a, pathgate_error *err)
+{
+    int stage = a->stage;
+    const char *step = a->view_step;
+    if (stage == STAGE_VIEW && (a->error == EPERM || a->error == EACCES) &&
+        (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
+         !strcmp(step, "mount propagation")))
+        return PATHGATE__EXEC_NO_USERNS;
+    if (stage == STAGE_VIEW)
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot confine the command (%s: %s): %s",
+                                   stage_names[stage], step, strerrordesc_np(a->error));
+    return pathgate__error_set(err, stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
+                               "cannot confine the command (%s): %s", stage_names[stage],
+                               strerrordesc_np(a->error));
+}
+
 int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
                          unsigned int *prot, pathgate_error *err)
 {
     int rc = PATHGATE_OK;
     int pipefd[2] = {-1, -1};
     int devnull = -1, dups[4] = {-1, -1, -1, -1}, pidfd = -1;
-    collector col = {spec->alloc, NULL, 0, 0, spec->output_cap, 0, 0};
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         rc = pathgate__error_set(err, PATHGATE_EIO, "cannot create the output pipe: %s",
@@ -451,23 +362,8 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
     }
     if (args.stage != STAGE_OK) {
         int ignored;
-        reap(&ignored, pid);
-        int stage = args.stage;
-        const char *step = args.view_step;
-        if (stage == STAGE_VIEW && (args.error == EPERM || args.error == EACCES) &&
-            (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
-             !strcmp(step, "mount propagation"))) {
-            rc = PATHGATE__EXEC_NO_USERNS;
-            goto done;
-        }
-        if (stage == STAGE_VIEW)
-            rc = pathgate__error_set(err, PATHGATE_EIO, "cannot confine the command (%s: %s): %s",
-                                     stage_names[stage], step, strerrordesc_np(args.error));
-        else
-            rc = pathgate__error_set(err,
-                                     stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
-                                     "cannot confine the command (%s): %s", stage_names[stage],
-                                     strerrordesc_np(args.error));
+        pathgate__exec_reap(&ignored, pid);
+        rc = child_failure(&args, err);
         goto done;
     }
     if (spec->view)
@@ -476,113 +372,18 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         *prot |= PATHGATE_EXEC_PROT_PID_LIMIT;
     *prot |= PATHGATE_EXEC_PROT_RLIMITS;
 
-    /* The child runs. Collect until EOF and exit, within the deadlines. */
-    uint64_t start = now_ms();
-    uint64_t deadline = start + spec->timeout_ms;
-    uint64_t grace_end = 0, drain_end = 0;
-    int exited = 0, eof = 0, killed = 0, timed_out = 0;
-    for (;;) {
-        uint64_t now = now_ms();
-        if (!exited && !timed_out && now >= deadline) {
-            if (has_exited(pid)) {
-                exited = 1;
-                grace_end = now + PATHGATE__EXEC_GRACE_MS;
-            } else {
-                kill_group(pid);
-                killed = timed_out = 1;
-                drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-            }
-        }
-        if (exited && !eof && !killed && now >= grace_end) {
-            /* The shell is gone but something still holds the output:
-             * end the group rather than wait for it. */
-            kill_group(pid);
-            killed = 1;
-            drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-        }
-        if (col.enomem && !killed) {
-            kill_group(pid);
-            killed = 1;
-            drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-        }
-        if (killed && !eof && now >= drain_end)
-            eof = 1; /* something unkillable holds the pipe: give up on it */
-        if (exited && eof)
-            break;
-
-        struct pollfd pfd[2];
-        nfds_t nfd = 0;
-        int pipe_slot = -1, pidfd_slot = -1;
-        if (!eof) {
-            pipe_slot = (int)nfd;
-            pfd[nfd++] = (struct pollfd){pipefd[0], POLLIN, 0};
-        }
-        if (!exited && pidfd >= 0) {
-            pidfd_slot = (int)nfd;
-            pfd[nfd++] = (struct pollfd){pidfd, POLLIN, 0};
-        }
-        uint64_t until = UINT64_MAX;
-        if (!exited && !timed_out)
-            until = deadline;
-        if (exited && !killed)
-            until = grace_end;
-        if (killed && !eof && drain_end < until)
-            until = drain_end;
-        /* (a wait longer than an hour is cut into hours: the int of poll) */
-        uint64_t left = until > now ? until - now : 0;
-        int wait_ms = until == UINT64_MAX ? -1 : (int)(left > 3600000u ? 3600000u : left);
-        if (!exited && pidfd < 0 && (wait_ms < 0 || wait_ms > NO_PIDFD_TICK_MS))
-            wait_ms = NO_PIDFD_TICK_MS;
-        int pr = poll(pfd, nfd, wait_ms);
-        if (pr < 0 && errno != EINTR) {
-            /* Should not happen; end the command rather than spin. */
-            if (!killed) {
-                kill_group(pid);
-                killed = 1;
-                drain_end = now_ms() + PATHGATE__EXEC_DRAIN_MS;
-            }
-            if (!exited && pidfd < 0)
-                usleep(1000);
-        }
-        if (pr > 0 && pipe_slot >= 0 && pfd[pipe_slot].revents)
-            eof = collect(&col, pipefd[0]);
-        if (!exited && ((pr > 0 && pidfd_slot >= 0 && pfd[pidfd_slot].revents) ||
-                        (pidfd < 0 && has_exited(pid)))) {
-            exited = 1;
-            grace_end = now_ms() + PATHGATE__EXEC_GRACE_MS;
-        }
-    }
-    /* Background jobs never outlive the call. The zombie shell still holds
-     * the group id, so this cannot hit a stranger's group. */
-    kill_group(pid);
-    int exit_code = 0;
-    int reaped = reap(&exit_code, pid);
-    if (!spec->view)
-        wait_group_gone(pid);
-    if (reaped < 0 && !col.enomem) {
-        rc = pathgate__error_set(err, PATHGATE_EIO, "lost the command's exit status");
+    /* The child runs: the supervisor takes it to the end. */
+    pathgate__exec_outcome oc;
+    rc = pathgate__exec_supervise(&oc, spec->alloc, pid, pidfd, pipefd[0], spec->view != NULL,
+                                  spec->timeout_ms, spec->output_cap, err);
+    if (rc)
         goto done;
-    }
-    if (col.enomem) {
-        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        goto done;
-    }
-    if (!col.buf) {
-        col.buf = pathgate__malloc(spec->alloc, 1);
-        if (!col.buf) {
-            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-            goto done;
-        }
-    }
-    col.buf[col.len] = '\0';
-    pathgate__buf_adopt(&out->output, spec->alloc, col.buf, col.len);
-    col.buf = NULL;
-    out->truncated = col.truncated;
-    out->timed_out = timed_out;
-    out->exit_code = timed_out ? PATHGATE_EXEC_EXIT_TIMEOUT : exit_code;
+    pathgate__buf_adopt(&out->output, spec->alloc, oc.output, oc.len);
+    out->truncated = oc.truncated;
+    out->timed_out = oc.timed_out;
+    out->exit_code = oc.exit_code;
 
 done:
-    pathgate__free(spec->alloc, col.buf);
     close_fd(&pipefd[0]);
     close_fd(&pipefd[1]);
     close_fd(&devnull);
