@@ -78,8 +78,9 @@ def run(world, cmd: str, unprivileged: bool = False, **opts) -> dict:
         res = pathgate.sandbox._execute(_resolver(world), cmd, timeout=20, **opts)
         return {"output": res.output, "exit_code": res.exit_code, "timed_out": res.timed_out,
                 "protections": sorted(res.protections)}
-    env = {"PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(Path(pathgate.__file__).resolve().parent.parent)}
+    # the caller's environment (a sanitizer build needs its LD_PRELOAD and
+    # options), with the module found where this process found it
+    env = dict(os.environ, PYTHONPATH=str(Path(pathgate.__file__).resolve().parent.parent))
     arg = json.dumps({"repo": str(world["repo"]), "game": str(world["game"]), "cmd": cmd,
                       "opts": opts})
     out = subprocess.run(
