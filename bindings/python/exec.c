@@ -9,7 +9,6 @@
  *                  _test_abi_cap=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int)
- *   (_test_abi_cap is the cap + 1, so that 0 can be asked for.)
  *   _core._landlock_abi() -> int
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
@@ -210,9 +209,14 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (no_ns)
         o.flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
     if (a[15] != NULL && a[15] != Py_None) {
-        if (limit_arg(a[15], 16, &cap, "_test_abi_cap") < 0)
+        long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
+        if (v < 0 || v > 15) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "_test_abi_cap must be an int 0..15");
             goto done;
-        o.flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap - 1); /* given as cap + 1: 0 is allowed */
+        }
+        cap = (unsigned long long)v;
+        o.flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
     }
     if (a[7] != NULL && a[7] != Py_None) {
         if (build_env(a[7], &env_holder, &env) < 0)

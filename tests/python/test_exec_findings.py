@@ -151,11 +151,11 @@ def test_host_keyring_and_sysv_ipc_are_unreachable(world):
 
 def test_weak_landlock_abi_is_refused_without_namespaces(world):
     with pytest.raises(pathgate.Error) as exc:
-        pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=3,
+        pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=2,
                                         _test_no_namespaces=True)
     assert exc.value.kind == "unsupported" and "/" not in str(exc.value)
     assert not (world["repo"] / "ran").exists()
-    out = pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=3,
+    out = pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=2,
                                           _test_no_namespaces=True, allow_unconfined=True)
     assert out[1] == 0 and out[4] == 2
     names = pathgate.sandbox._protections(out[5])
@@ -174,7 +174,7 @@ def test_other_processes_are_not_signalled_truncated_or_relimited(world, unprivi
                   f"truncate -s 0 '{world['outside']}/secret.txt'; kill -9 {victim.pid}; "
                   f"kill -9 -1; prlimit --pid {victim.pid} --nofile=3:3; "
                   f"prlimit --pid {os.getpid()} --cpu=1:1; prlimit --pid 1 --nofile=3:3; "
-                  "echo prl=$?", unprivileged, _test_abi_cap=3)
+                  "echo prl=$?", unprivileged, _test_abi_cap=2)
         assert "prl=1\n" in res["output"] and "namespaces" in res["protections"]
         assert victim.poll() is None
         assert Path(f"/proc/{victim.pid}/limits").read_text() == limits
