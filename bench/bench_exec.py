@@ -11,7 +11,6 @@ median per call resists a shared machine's outliers):
                                                Landlock, seccomp, limits
   the same without namespaces (test flag)      the previous confinement:
                                                Landlock, seccomp, private /tmp dir
-  the same with neither (test flags)           the process start alone
 
 and prints a table with ratios. Not a test: it asserts nothing about time.
 Goal: the whole contained call within 1.5x subprocess.run.
@@ -52,15 +51,10 @@ def main() -> None:
             assert _core._execute(resolver, "true", _test_no_namespaces=True,
                                   allow_unconfined=True)[1] == 0
 
-        def neither() -> None:
-            assert _core._execute(resolver, "true", _test_no_namespaces=True,
-                                  _test_no_landlock=True, allow_unconfined=True)[1] == 0
-
         variants = [
             ('subprocess.run(["/bin/sh", "-c", "true"])', sub),
             ('Backend.execute("true"), namespaces + Landlock', contained),
             ("  same, no namespaces (the previous confinement)", no_namespaces),
-            ("  same, no namespaces, no Landlock", neither),
         ]
         samples: list[list[float]] = [[] for _ in variants]
         for _, fn in variants:
