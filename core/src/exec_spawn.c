@@ -59,12 +59,15 @@ enum child_stage {
     STAGE_SECCOMP,
     STAGE_CLOSE,
     STAGE_EXEC,
+    STAGE_INIT,
 };
 
 static const char *const stage_names[] = {
     "", "signal reset", "new session", "standard streams", "working directory",
-    "namespace view", "resource limits", "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start",
+    "namespace view", "resource limits", "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start", "init",
 };
+
+typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
 
 typedef struct child_args {
     const pathgate__exec_spec *spec;
@@ -77,7 +80,47 @@ typedef struct child_args {
     volatile int error;
     const char *volatile view_step;
     volatile int pid_limited;
+    /* With an init (PG_HAVE_INIT and a view): the first child stays as
+     * pid 1 and starts the shell on stack_b. */
+    int init;
+    clone_func do_clone;
+    void *stack_b;
+    int sync_w; /* held until the shell has started or failed */
 } child_args;
+
+/* The init runs alongside the parent's threads once the shell has
+ * started (it is not a vfork child): its system calls must not touch
+ * errno, which is the calling thread's. Inline system calls, for the
+ * architectures that have them. */
+#if defined(__x86_64__)
+#define PG_HAVE_INIT 1
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
+pg_sys4(long n, long a, long b, long c, long d)
+{
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__aarch64__)
+#define PG_HAVE_INIT 1
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
+pg_sys4(long n, long a, long b, long c, long d)
+{
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+}
+#else
+#define PG_HAVE_INIT 0
+#endif
 
 /* Raw system call, -errno on failure. glibc's syscall() writes errno on
  * failure; under CLONE_VM|CLONE_VFORK that is the suspended parent thread's
@@ -104,8 +147,49 @@ child_fail(child_args *a, int stage, long neg_errno)
     __builtin_unreachable();
 }
 
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+confine_and_exec(child_args *a);
+
+#if PG_HAVE_INIT
+__attribute__((no_sanitize("address", "undefined", "thread"))) static int shell_main(void *p)
+{
+    confine_and_exec(p);
+}
+
+/* pid 1 of the PID namespace: starts the shell (pid 2, a vfork child),
+ * then reaps every process that ends up its child until the shell has
+ * exited, and exits with the shell's status (128 + N after signal N).
+ * Its own exit ends every other process of the namespace. It keeps the
+ * namespace's capabilities: the confined shell can neither trace it nor
+ * read its memory (which is the host's). */
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+init_main(child_args *a)
+{
+    int shell = a->do_clone(shell_main, a->stack_b, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+    /* From here on the parent runs: inline system calls only. Drop every
+     * descriptor but the standard ones (the host's too). */
+    pg_sys4(__NR_close_range, 3, ~0U, 0, 0);
+    if (shell < 0) {
+        a->error = EAGAIN;
+        a->stage = STAGE_INIT;
+    }
+    if (a->stage != STAGE_OK)
+        pg_sys4(SYS_exit_group, 127, 0, 0, 0);
+    for (;;) {
+        int st = 0;
+        long r = pg_sys4(SYS_wait4, -1, (long)&st, __WALL, 0);
+        if (r == shell)
+            pg_sys4(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0,
+                    0, 0);
+        if (r < 0 && r != -EINTR)
+            pg_sys4(SYS_exit_group, 127, 0, 0, 0);
+    }
+}
+#endif
+
 /* The child: raw system calls only, on its own stack, sharing the parent's
- * memory until execve. No allocation, no locks, no sanitizer hooks. */
+ * memory until execve (or, as init, ever after). No allocation, no locks,
+ * no sanitizer hooks. */
 __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_main(void *p)
 {
     child_args *a = p;
@@ -160,6 +244,18 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
         if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], lim, NULL)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
     }
+#if PG_HAVE_INIT
+    if (a->init)
+        init_main(a);
+#endif
+    confine_and_exec(a);
+}
+
+/* The shell's own confinement, then execve. */
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+confine_and_exec(child_args *a)
+{
+    long rc;
     /* 7. No capabilities, now or after execve (root included): with
      * SECBIT_NOROOT an execve by uid 0 no longer grants the full set, so
      * clearing ambient, inheritable, permitted and effective sets is final
@@ -238,8 +334,6 @@ static void close_fd(int *fd)
 #endif
 #endif
 
-typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
-
 /* glibc's clone(). ThreadSanitizer interposes clone() and treats every
  * call as a fork (its child-side bookkeeping then runs in our CLONE_VM
  * child, in the parent's memory); under it, take libc's own definition so
@@ -259,13 +353,37 @@ static clone_func libc_clone(void)
     return clone;
 }
 
-static pid_t start_child(int *pidfd, child_args *args)
+/* Starts the child. Without an init the clone is a vfork (the calling
+ * thread waits until the shell has started or failed); with one, the
+ * calling thread waits the same way on a pipe the init and the shell hold
+ * until then. *stack is the mapping to unmap once the child is reaped. */
+static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *stack_size)
 {
-    clone_func do_clone = libc_clone();
-    void *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED)
+    args->do_clone = libc_clone();
+    args->init = PG_HAVE_INIT && args->spec->view;
+    *stack_size = args->init ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
+    *stack = mmap(NULL, *stack_size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (*stack == MAP_FAILED) {
+        *stack = NULL;
         return -1;
+    }
+    args->stack_b = (char *)*stack + 2 * CHILD_STACK_SIZE;
+    int sync[2] = {-1, -1};
+    if (args->init) {
+        int dup_w;
+        if (pipe2(sync, O_CLOEXEC) < 0 || (args->sync_w = high_fd(sync[1], &dup_w)) < 0) {
+            int e = errno;
+            close_fd(&sync[0]);
+            close_fd(&sync[1]);
+            errno = e;
+            return -1;
+        }
+        if (dup_w >= 0) {
+            close(sync[1]);
+            sync[1] = dup_w;
+        }
+    }
     /* All signals blocked across the clone: until the child has reset
      * the dispositions, a handler of the parent must not run in it. */
     sigset_t all, old;
@@ -274,19 +392,26 @@ static pid_t start_child(int *pidfd, child_args *args)
     /* No exit signal (low byte 0): no SIGCHLD for the process's handlers
      * and no auto-reaping when SIGCHLD is ignored; only a __WALL wait
      * sees the child. */
-    int flags = CLONE_VM | CLONE_VFORK;
+    int flags = CLONE_VM | (args->init ? 0 : CLONE_VFORK);
     if (args->spec->view)
         flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     *pidfd = -1;
-    pid_t pid = do_clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags | CLONE_PIDFD, args,
-                         pidfd);
+    char *top = (char *)*stack + CHILD_STACK_SIZE;
+    pid_t pid = args->do_clone(child_main, top, flags | CLONE_PIDFD, args, pidfd);
     if (pid < 0 && errno == EINVAL) {
         *pidfd = -1;
-        pid = do_clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags, args);
+        pid = args->do_clone(child_main, top, flags, args);
     }
     int e = errno;
+    if (args->init) {
+        close_fd(&sync[1]);
+        char c;
+        if (pid >= 0)
+            while (read(sync[0], &c, 1) < 0 && errno == EINTR) {
+            }
+        close_fd(&sync[0]);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    munmap(stack, CHILD_STACK_SIZE);
     errno = e;
     return pid;
 }
@@ -325,6 +450,8 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
     int rc = PATHGATE_OK;
     int pipefd[2] = {-1, -1};
     int devnull = -1, dups[4] = {-1, -1, -1, -1}, pidfd = -1;
+    void *stack = NULL;
+    size_t stack_size = 0;
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         rc = pathgate__error_set(err, PATHGATE_EIO, "cannot create the output pipe: %s",
@@ -332,7 +459,7 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0};
+    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0, 0, NULL, NULL, -1};
     args.devnull = high_fd(devnull, &dups[0]);
     args.pipe_w = high_fd(pipefd[1], &dups[1]);
     args.cwd_fd = high_fd(spec->cwd_fd, &dups[2]);
@@ -345,7 +472,7 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
 
-    pid_t pid = start_child(&pidfd, &args);
+    pid_t pid = start_child(&pidfd, &args, &stack, &stack_size);
     int start_errno = errno;
     close_fd(&pipefd[1]);
     close_fd(&devnull);
@@ -390,5 +517,7 @@ done:
     for (int i = 0; i < 4; i++)
         close_fd(&dups[i]);
     close_fd(&pidfd);
+    if (stack) /* the child is reaped (or was never started) */
+        munmap(stack, stack_size);
     return rc;
 }

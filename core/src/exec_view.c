@@ -287,9 +287,11 @@ int pathgate__exec_view_finish(pathgate__exec_view *v, const pathgate__exec_view
     snprintf(v->uid_map, sizeof v->uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
     snprintf(v->gid_map, sizeof v->gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
     if (lim->max_procs) {
-        /* pids 1 .. pid_max-1; the kernel's floor for pid_max is 301 */
-        unsigned long pm = (unsigned long)lim->max_procs + 1;
-        snprintf(v->pid_max, sizeof v->pid_max, "%lu", pm < 301 ? 301 : pm);
+        /* Once pids have wrapped around, the kernel hands out only those
+         * from 300 (RESERVED_PIDS) to pid_max - 1, in every namespace: so
+         * max_procs + 300 caps the namespace at max_procs processes
+         * (at most 300 more before the first wraparound). */
+        snprintf(v->pid_max, sizeof v->pid_max, "%lu", (unsigned long)lim->max_procs + 300);
     }
     v->tmp_rights = pathgate__landlock_rights(
         landlock_abi, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC, 1);

@@ -522,10 +522,11 @@ static void limited(pathgate_exec_options *opts)
     opts->timeout_ms = 10000;
 }
 
-/* The shell is pid 1 of the command's PID namespace and does not reap
- * orphans: once the bomb has filled the namespace the shell itself cannot
- * fork and the command ends with an error. That is the clear end; then
- * nothing is left on the host. */
+/* The bomb fills the PID namespace (pid_max) or the user's process limit;
+ * the shell cannot fork any more, finishes, and its end (through the
+ * namespace's init) ends every process of the bomb. Orphans are reaped
+ * by that init meanwhile, so 400 short-lived ones do not exhaust a limit
+ * of 64 (or the namespace's 300). */
 static void test_fork_bomb_ends_and_leaves_nothing(void **state)
 {
     NEED_FIXTURE(fx);
@@ -545,6 +546,10 @@ static void test_fork_bomb_ends_and_leaves_nothing(void **state)
             assert_non_null(strstr(o.out, "Cannot fork"));
         }
         assert_false(host_process_with_arg("100.0919"));
+        run_as(&o, fx, "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); done; echo alive",
+               &opts, unpriv);
+        assert_ran(&o);
+        assert_string_equal(o.out, "alive\n");
     }
 }
 

@@ -6,7 +6,8 @@
  * before the shell starts:
  *
  *  - Namespaces: new user (the caller's uid and gid mapped to themselves,
- *    nothing else), mount, PID (the shell is pid 1: when it ends, every
+ *    nothing else), mount, PID (pathgate's init is pid 1, reaps orphans and
+ *    exits with the shell: when the shell ends, every
  *    process it started ends), IPC and UTS namespaces. The root is a
  *    read-only tmpfs holding the bases at `/root:<key>` and `/mod:<Name>`
  *    (the view spelling of their canonical addresses, which the file
@@ -37,8 +38,9 @@
  * The call is synchronous and reentrant: any number of threads may run
  * commands at once against one resolver. It never changes the process's
  * working directory, signal handlers or environment, and the child is
- * created with CLONE_VM|CLONE_VFORK and no exit signal, so a SIGCHLD handler
- * or a `wait(-1)` elsewhere in the process neither sees nor reaps it.
+ * created with CLONE_VM (the calling thread waits until the shell has
+ * started) and no exit signal, so a SIGCHLD handler or a `wait(-1)`
+ * elsewhere in the process neither sees nor reaps it.
  *
  * When the call returns, every process the command started has been killed
  * and reaped (the PID namespace ends with its first process).
@@ -102,7 +104,8 @@ typedef struct pathgate_exec_options {
     unsigned int flags; /* PATHGATE_EXEC_TEST_* */
     /* Version 2: resource limits; 0 = the default above. max_processes
      * is RLIMIT_NPROC (not enforced by the kernel for uid 0) and the PID
-     * namespace's pid_max (at least 300 there; Linux >= 6.14). tmp_size
+     * namespace's pid_max (max_processes + 300: pids below 300 are not
+     * reused after a wraparound; Linux >= 6.14). tmp_size
      * also bounds /dev/shm (a quarter of it). */
     unsigned int max_processes;
     unsigned int max_cpu_seconds;
