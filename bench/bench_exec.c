@@ -16,6 +16,7 @@
 
 #include "alloc.h"
 #include "exec_run.h"
+#include "exec_test.h"
 #include "exec_sandbox.h"
 #include "exec_tmp.h"
 #include "exec_landlock.h"
@@ -55,10 +56,12 @@ static int root_fd;
 
 static void run_pathgate(void)
 {
-    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC};
+    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
+                              "root:bench", NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err;
-    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "true", 4, NULL, &err) != 0 ||
+    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "/root:bench", "true", 4, NULL,
+                                  &err) != 0 ||
         res.exit_code != 0) {
         fprintf(stderr, "exec failed: %s\n", err.message);
         exit(1);
@@ -68,7 +71,8 @@ static void run_pathgate(void)
 
 static void run_ruleset_only(void)
 {
-    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC};
+    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
+                              "root:bench", NULL};
     int rs;
     if (pathgate__exec_sandbox_build(&rs, pathgate__landlock_abi(), 1, &g, 1, NULL) == 0)
         close(rs);
@@ -85,12 +89,13 @@ static void run_tmp_only(void)
 
 static void run_pathgate_unconfined(void)
 {
-    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC};
+    pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
+                              "root:bench", NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE__EXEC_TEST_NO_NAMESPACES;
     o.allow_unconfined = 1;
-    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "true", 4, &o, NULL) != 0)
+    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, NULL, "true", 4, &o, NULL) != 0)
         exit(1);
     pathgate_exec_result_dispose(&res);
 }
@@ -121,8 +126,8 @@ int main(int argc, char **argv)
     variant v[] = {
         {"posix_spawn `/bin/sh -c true` + waitpid", run_posix_spawn, NULL},
         {"fork + execve `/bin/sh -c true` + waitpid", run_fork_exec, NULL},
-        {"pathgate exec `true`, confined", run_pathgate, NULL},
-        {"pathgate exec `true`, Landlock off (test flag)", run_pathgate_unconfined, NULL},
+        {"pathgate exec `true`, namespaces + Landlock", run_pathgate, NULL},
+        {"pathgate exec `true`, no namespaces, no Landlock (test flags)", run_pathgate_unconfined, NULL},
         {"  part: ruleset (grants + system paths)", run_ruleset_only, NULL},
         {"  part: private tmp dir make + remove", run_tmp_only, NULL},
     };
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
     printf("|---|---:|---:|\n");
     for (size_t k = 0; k < nv; k++)
         printf("| %s | %.1f | %.2fx |\n", v[k].name, med[k], med[k] / med[0]);
-    printf("\nLandlock (ruleset + restrict_self) adds %.1f us = %.0f%% of a posix_spawn start\n",
+    printf("\nthe view and Landlock add %.1f us = %.0f%% of a posix_spawn start\n",
            med[2] - med[3], 100.0 * (med[2] - med[3]) / med[0]);
     for (size_t k = 0; k < nv; k++)
         free(v[k].samples);

@@ -66,7 +66,8 @@
     X(exit_code, INT, (e)->exit_code, 0, 1)                                                        \
     X(truncated, BOOL, (e)->truncated, 0, 1)                                                       \
     X(timed_out, BOOL, (e)->timed_out, 0, 1)                                                       \
-    X(landlock_abi, INT, (e)->landlock_abi, 0, 1)
+    X(landlock_abi, INT, (e)->landlock_abi, 0, 1)                                                  \
+    X(protections, UINT, (e)->protections, 0, 1)
 
 /* How many fields a description has: PG_FIELD_COUNT(PG_READ_FIELDS). */
 #define PG__FIELD_ONE(name, kind, value, aux, present) +1

@@ -1,15 +1,19 @@
 /*
- * exec.c - contained command execution (docs/spec.md section 7b) as methods of
+ * exec.c - contained command execution (docs/spec.md section 7b; docs/exec.md) as methods of
  * Resolver and Session:
  *
  *   r:execute(command [, opts])  -> {output=, exit_code=, truncated=,
- *   s:execute(command [, opts])      timed_out=, landlock_abi=}
+ *   s:execute(command [, opts])      timed_out=, landlock_abi=,
+ *                                    protections={name=true, ...}}
  *                                   | nil, message, code
  *   opts: cwd (canonical address; default the first root, or the session's
  *         cwd), timeout (seconds > 0; default 120), output_cap (bytes > 0;
  *         default 100000), allow_network, allow_unconfined (booleans),
  *         env (table KEY = "value", merged over the defaults),
- *         _test_no_landlock (boolean, for tests only).
+ *         max_processes, max_memory, max_cpu_seconds, max_file_size,
+ *         tmp_size (integers > 0; default: docs/exec.md),
+ *         _test_no_landlock, _test_no_namespaces (booleans) and
+ *         _test_abi_cap (integer >= 0), for tests only.
  *
  * The call is synchronous for its own state and shares nothing with other
  * states: everything it needs lives on this state's stack or in the core.
@@ -18,9 +22,19 @@
 #include <string.h>
 
 #include "result_fields.h"
+#include "../../core/src/exec_test.h" /* internal test knobs */
 #include "util.h"
 
 void pg_open_exec(lua_State *L, int module_idx, int scratch_idx);
+
+static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)
+{
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || v <= 0 || (unsigned long long)v > max)
+        luaL_argerror(L, tbl, lua_pushfstring(L, "option '%s' must be an integer > 0", k));
+    return (unsigned long long)v;
+}
 
 static int optbool(lua_State *L, int tbl, const char *k)
 {
@@ -95,6 +109,25 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
         } else if (k && strcmp(k, "_test_no_landlock") == 0) {
             if (optbool(L, arg, k))
                 o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
+        } else if (k && strcmp(k, "_test_no_namespaces") == 0) {
+            if (optbool(L, arg, k))
+                o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+        } else if (k && strcmp(k, "_test_abi_cap") == 0) {
+            int isnum = 0;
+            lua_Integer v = lua_tointegerx(L, -1, &isnum);
+            if (!isnum || v < 0 || v > 15)
+                luaL_argerror(L, arg, "option '_test_abi_cap' must be an integer 0..15");
+            o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(v);
+        } else if (k && strcmp(k, "max_processes") == 0) {
+            o->max_processes = (unsigned int)optlimit(L, arg, k, 0xFFFFFFFFu);
+        } else if (k && strcmp(k, "max_cpu_seconds") == 0) {
+            o->max_cpu_seconds = (unsigned int)optlimit(L, arg, k, 0xFFFFFFFFu);
+        } else if (k && strcmp(k, "max_memory") == 0) {
+            o->max_memory = optlimit(L, arg, k, ~0ull);
+        } else if (k && strcmp(k, "max_file_size") == 0) {
+            o->max_file_size = optlimit(L, arg, k, ~0ull);
+        } else if (k && strcmp(k, "tmp_size") == 0) {
+            o->tmp_size = optlimit(L, arg, k, ~0ull);
         } else if (k && strcmp(k, "env") == 0) {
             if (lua_type(L, -1) != LUA_TTABLE)
                 luaL_argerror(L, arg, "option 'env' must be a table");
@@ -129,6 +162,26 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     lua_createtable(L, 0, PG_FIELD_COUNT(PG_EXEC_FIELDS));
     PG_EXEC_FIELDS(PG_LUA_FIELD, e)
     pathgate_buf_dispose(buf);
+    static const struct {
+        unsigned int bit;
+        const char *name;
+    } prot[] = {
+        {PATHGATE_EXEC_PROT_LANDLOCK, "landlock"},
+        {PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE, "landlock_truncate"},
+        {PATHGATE_EXEC_PROT_LANDLOCK_SCOPE, "landlock_scope"},
+        {PATHGATE_EXEC_PROT_SECCOMP, "seccomp"},
+        {PATHGATE_EXEC_PROT_NAMESPACES, "namespaces"},
+        {PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit"},
+        {PATHGATE_EXEC_PROT_RLIMITS, "rlimits"},
+    };
+    lua_createtable(L, 0, 7);
+    for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {
+        if (res->protections & prot[i].bit) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, prot[i].name);
+        }
+    }
+    lua_setfield(L, -2, "protections");
     return 1;
 }
 

@@ -1,11 +1,14 @@
 /*
- * exec.c - contained command execution (docs/spec.md section 7b) for Python:
+ * exec.c - contained command execution (docs/spec.md section 7b; docs/exec.md) for Python:
  *
  *   _core._execute(target, command, /, *, cwd=None, timeout=None,
  *                  output_cap=None, allow_network=False,
- *                  allow_unconfined=False, env=None, _test_no_landlock=False)
+ *                  allow_unconfined=False, env=None, _test_no_landlock=False,
+ *                  max_processes=None, max_memory=None, max_cpu_seconds=None,
+ *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
+ *                  _test_abi_cap=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
- *           landlock_abi: int)
+ *           landlock_abi: int, protections: int)
  *   _core._landlock_abi() -> int
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
@@ -21,6 +24,7 @@
 
 #include <math.h>
 
+#include "../../core/src/exec_test.h" /* internal test knobs */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -98,13 +102,39 @@ static int flag_arg(PyObject *obj, int *out) {
     return 0;
 }
 
+/* A non-negative int option (None/absent = 0, the default). */
+static int limit_arg(PyObject *obj, unsigned long long max, unsigned long long *out,
+                     const char *name) {
+    *out = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    if (PyBool_Check(obj) || !PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or None", name);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be > 0", name);
+        return -1;
+    }
+    if (v == 0 || v > max) {
+        PyErr_Format(PyExc_ValueError, "%s must be > 0 (at most %llu)", name, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
     static const char *const names[] = {NULL, NULL, "cwd", "timeout", "output_cap",
                                         "allow_network", "allow_unconfined", "env",
-                                        "_test_no_landlock"};
-    PyObject *a[9];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 9, 2, 2, a) < 0)
+                                        "_test_no_landlock", "max_processes", "max_memory",
+                                        "max_cpu_seconds", "max_file_size", "tmp_size",
+                                        "_test_no_namespaces", "_test_abi_cap"};
+    PyObject *a[16];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 16, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -165,6 +195,33 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         goto done;
     if (no_landlock)
         o.flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    unsigned long long lim[5], cap = 0;
+    if (limit_arg(a[9], 0xFFFFFFFFu, &lim[0], "max_processes") < 0 ||
+        limit_arg(a[10], ~0ull, &lim[1], "max_memory") < 0 ||
+        limit_arg(a[11], 0xFFFFFFFFu, &lim[2], "max_cpu_seconds") < 0 ||
+        limit_arg(a[12], ~0ull, &lim[3], "max_file_size") < 0 ||
+        limit_arg(a[13], ~0ull, &lim[4], "tmp_size") < 0)
+        goto done;
+    o.max_processes = (unsigned int)lim[0];
+    o.max_memory = lim[1];
+    o.max_cpu_seconds = (unsigned int)lim[2];
+    o.max_file_size = lim[3];
+    o.tmp_size = lim[4];
+    int no_ns = 0;
+    if (flag_arg(a[14], &no_ns) < 0)
+        goto done;
+    if (no_ns)
+        o.flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    if (a[15] != NULL && a[15] != Py_None) {
+        long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
+        if (v < 0 || v > 15) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "_test_abi_cap must be an int 0..15");
+            goto done;
+        }
+        cap = (unsigned long long)v;
+        o.flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
+    }
     if (a[7] != NULL && a[7] != Py_None) {
         if (build_env(a[7], &env_holder, &env) < 0)
             goto done;

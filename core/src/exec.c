@@ -14,6 +14,52 @@
 #include "text.h"
 #include "resolver_internal.h"
 
+/* The working directory's path in the view: "/" + its canonical address
+ * (the spelling the address parser reads back). NULL on ENOMEM. */
+static char *view_path(const pathgate_allocator *alloc, pathgate_resolver *resolver,
+                       const char *cwd, size_t cwd_len)
+{
+    size_t bi;
+    const char *rel;
+    const char *addr = cwd;
+    size_t alen = cwd_len;
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    char *out = NULL;
+    if (pathgate__resolver_split(&bi, &rel, resolver, cwd, cwd_len) == 0) {
+        const char *base = pathgate__resolver_base_address(resolver, bi);
+        size_t blen = strlen(base), rlen = 0;
+        if (rel >= cwd && rel <= cwd + cwd_len) /* "" at the base may be a literal */
+            rlen = (size_t)(cwd + cwd_len - rel);
+        out = pathgate__malloc(alloc, blen + rlen + 3);
+        if (out) {
+            out[0] = '/';
+            memcpy(out + 1, base, blen);
+            size_t k = blen + 1;
+            if (rlen) {
+                out[k++] = '/';
+                memcpy(out + k, rel, rlen);
+                k += rlen;
+            }
+            out[k] = '\0';
+        }
+        return out;
+    }
+    /* another spelling the resolver accepts: its canonical address */
+    if (pathgate_resolver_resolve(&res, resolver, cwd, cwd_len, NULL, NULL) == 0 && res.ok) {
+        addr = pathgate_ref_address(res.ref, &alen);
+    }
+    out = pathgate__malloc(alloc, alen + 2);
+    if (out) {
+        out[0] = '/';
+        memcpy(out + 1, addr, alen);
+        out[alen + 1] = '\0';
+    }
+    if (res.ref)
+        pathgate_resolver_release(resolver, res.ref);
+    pathgate_resolution_dispose(&res);
+    return out;
+}
+
 int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver,
                       const char *command, size_t len, const pathgate_exec_options *opts,
                       pathgate_error *err)
@@ -52,13 +98,23 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver,
         close(cwd_fd);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
+    char *cwd_view = view_path(alloc, resolver, cwd, cwd_len);
+    if (!cwd_view) {
+        pathgate__free(alloc, grants);
+        close(cwd_fd);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
     for (size_t i = 0; i < n; i++) {
         grants[i].fd = pathgate__resolver_base_fd(resolver, i);
+        grants[i].view = pathgate__resolver_base_address(resolver, i);
+        grants[i].host = pathgate__resolver_base_host_path(resolver, i);
         grants[i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
         if (!(pathgate__resolver_base_flags(resolver, i) & PATHGATE_BASE_READ_ONLY))
             grants[i].classes |= PATHGATE__LL_WRITE;
     }
-    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, command, len, &o, err);
+    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, cwd_view, command, len, &o,
+                                   err);
+    pathgate__free(alloc, cwd_view);
     pathgate__free(alloc, grants);
     close(cwd_fd);
     return rc;

@@ -17,11 +17,12 @@
 /* Validates the command and options, makes the private temporary
  * directory, builds the Landlock ruleset from `grants` (+ the temporary
  * directory + the system paths), runs the command with cwd_fd as its
- * working directory, cleans up. opts->cwd is ignored here. Contract of
+ * working directory (cwd_view: its absolute path in the view; NULL = no
+ * view, as if namespaces were unavailable), cleans up. opts->cwd is ignored here. Contract of
  * pathgate_exec_run otherwise. */
 int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocator *alloc,
                               const pathgate__exec_grant *grants, size_t ngrants, int cwd_fd,
-                              const char *command, size_t len,
+                              const char *cwd_view, const char *command, size_t len,
                               const pathgate_exec_options *opts, pathgate_error *err);
 
 /* Validates a caller's options struct (NULL = defaults) into *dst with the

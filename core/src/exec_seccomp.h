@@ -2,11 +2,21 @@
  * exec_seccomp.h - internal: the seccomp filter of a contained command.
  *
  * Refused with an errno (never a kill, so programs can fall back):
- *   setsid, setpgid            EPERM   the command stays in its process group,
- *                                      so killing the group kills all of it
- *   io_uring_setup             ENOSYS  io_uring could open sockets unseen
- *   socket (unless network)    EACCES  UDP, raw, netlink and Unix sockets by
- *                                      path (Landlock ABI 7 covers TCP only)
+ *   setsid, setpgid                      EPERM   the command stays in its process
+ *                                                group (killing it kills all)
+ *   io_uring_setup                       ENOSYS  io_uring could open sockets unseen
+ *   socket (unless network)              EACCES  UDP, raw, netlink, Unix sockets by
+ *                                                path (Landlock covers TCP only)
+ *   setuid/setgid mode bits in chmod, fchmod, fchmodat, fchmodat2, mknod(at),
+ *   mkdir(at), creat, open(at) with O_CREAT/O_TMPFILE      EPERM
+ *   openat2                              ENOSYS  its mode is behind a pointer
+ *   keyctl, add_key, request_key         EPERM   kernel keyrings
+ *   prlimit64 on a pid other than 0      EPERM   other processes' limits
+ *   clone / unshare with CLONE_NEWUSER   EPERM   no nested user namespace
+ *   clone3                               ENOSYS  flags behind a pointer (libc
+ *                                                falls back to clone)
+ *   setns                                EPERM
+ *   System V IPC (without an own IPC namespace)    EPERM
  * Foreign-architecture calls (a 32-bit binary on x86_64, x32) kill the
  * process: their numbers would bypass the checks.
  */
@@ -15,8 +25,19 @@
 
 #include <linux/filter.h>
 
-/* The filter for this architecture, or NULL when the build does not know
- * the architecture (the command then runs without it). Static storage. */
-const struct sock_fprog *pathgate__exec_seccomp_filter(int allow_network);
+#define PATHGATE__SECCOMP_NETWORK 0x1u /* socket() allowed */
+#define PATHGATE__SECCOMP_OWN_IPC 0x2u /* SysV IPC allowed (own IPC namespace) */
+#define PATHGATE__SECCOMP_MAX 224
+
+typedef struct pathgate__exec_seccomp {
+    struct sock_filter insn[PATHGATE__SECCOMP_MAX];
+    struct sock_fprog prog;
+} pathgate__exec_seccomp;
+
+/* Builds the filter for `flags` into *f. Returns &f->prog, or NULL when
+ * the build does not know this architecture (then the caller refuses
+ * unless weaker protection is allowed). */
+const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
+                                                      unsigned int flags);
 
 #endif

@@ -1,4 +1,5 @@
-/* exec_spawn.c - the child's start, the parent's output/timeout loop. */
+/* exec_spawn.c - the child's start (raw system calls) and its handover to
+ * the supervisor (exec_supervise.c). */
 #define _GNU_SOURCE
 #include "exec_spawn.h"
 
@@ -8,22 +9,22 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
-#include "exec_seccomp.h"
 #include "exec_landlock.h"
+#include "exec_seccomp.h"
+#include "exec_supervise.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -43,8 +44,6 @@
 /* The kernel's sigset size (64 signals) and the highest signal. */
 #define KERNEL_SIGSET_SIZE 8
 #define KERNEL_NSIG 64
-/* Poll tick when no pidfd is available to learn that the shell exited. */
-#define NO_PIDFD_TICK_MS 10
 
 /* Where the child failed before execve (shared memory: CLONE_VM). */
 enum child_stage {
@@ -53,18 +52,23 @@ enum child_stage {
     STAGE_SETSID,
     STAGE_STDIO,
     STAGE_CWD,
+    STAGE_VIEW,
+    STAGE_LIMITS,
     STAGE_CAPS,
     STAGE_NO_NEW_PRIVS,
     STAGE_LANDLOCK,
     STAGE_SECCOMP,
     STAGE_CLOSE,
     STAGE_EXEC,
+    STAGE_INIT,
 };
 
 static const char *const stage_names[] = {
     "", "signal reset", "new session", "standard streams", "working directory",
-    "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start",
+    "namespace view", "resource limits", "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start", "init",
 };
+
+typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
 
 typedef struct child_args {
     const pathgate__exec_spec *spec;
@@ -75,7 +79,49 @@ typedef struct child_args {
     int ruleset_fd;
     volatile int stage;
     volatile int error;
+    const char *volatile view_step;
+    volatile int pid_limited;
+    /* With an init (PG_HAVE_INIT and a view): the first child stays as
+     * pid 1 and starts the shell on stack_b. */
+    int init;
+    clone_func do_clone;
+    void *stack_b;
+    int sync_w; /* held until the shell has started or failed */
 } child_args;
+
+/* The init runs alongside the parent's threads once the shell has
+ * started (it is not a vfork child): its system calls must not touch
+ * errno, which is the calling thread's. Inline system calls, for the
+ * architectures that have them. */
+#if defined(__x86_64__)
+#define PG_HAVE_INIT 1
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
+pg_sys4(long n, long a, long b, long c, long d)
+{
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__aarch64__)
+#define PG_HAVE_INIT 1
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
+pg_sys4(long n, long a, long b, long c, long d)
+{
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+}
+#else
+#define PG_HAVE_INIT 0
+#endif
 
 /* Raw system call, -errno on failure. glibc's syscall() writes errno on
  * failure; under CLONE_VM|CLONE_VFORK that is the suspended parent thread's
@@ -102,8 +148,49 @@ child_fail(child_args *a, int stage, long neg_errno)
     __builtin_unreachable();
 }
 
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+confine_and_exec(child_args *a);
+
+#if PG_HAVE_INIT
+__attribute__((no_sanitize("address", "undefined", "thread"))) static int shell_main(void *p)
+{
+    confine_and_exec(p);
+}
+
+/* pid 1 of the PID namespace: starts the shell (pid 2, a vfork child),
+ * then reaps every process that ends up its child until the shell has
+ * exited, and exits with the shell's status (128 + N after signal N).
+ * Its own exit ends every other process of the namespace. It keeps the
+ * namespace's capabilities: the confined shell can neither trace it nor
+ * read its memory (which is the host's). */
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+init_main(child_args *a)
+{
+    int shell = a->do_clone(shell_main, a->stack_b, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+    /* From here on the parent runs: inline system calls only. Drop every
+     * descriptor but the standard ones (the host's too). */
+    pg_sys4(__NR_close_range, 3, ~0U, 0, 0);
+    if (shell < 0) {
+        a->error = EAGAIN;
+        a->stage = STAGE_INIT;
+    }
+    if (a->stage != STAGE_OK)
+        pg_sys4(SYS_exit_group, 127, 0, 0, 0);
+    for (;;) {
+        int st = 0;
+        long r = pg_sys4(SYS_wait4, -1, (long)&st, __WALL, 0);
+        if (r == shell)
+            pg_sys4(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0,
+                    0, 0);
+        if (r < 0 && r != -EINTR)
+            pg_sys4(SYS_exit_group, 127, 0, 0, 0);
+    }
+}
+#endif
+
 /* The child: raw system calls only, on its own stack, sharing the parent's
- * memory until execve. No allocation, no locks, no sanitizer hooks. */
+ * memory until execve (or, as init, ever after). No allocation, no locks,
+ * no sanitizer hooks. */
 __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_main(void *p)
 {
     child_args *a = p;
@@ -126,10 +213,51 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     if ((rc = move_fd(a->devnull, 0)) < 0 || (rc = move_fd(a->pipe_w, 1)) < 0 ||
         (rc = move_fd(a->pipe_w, 2)) < 0)
         child_fail(a, STAGE_STDIO, rc);
-    /* 4. The working directory, by fd: no path string is involved. */
-    if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0)
+    /* 4. A fresh session keyring (the host's keyrings are out of reach;
+     * seccomp denies keyctl afterwards anyway). */
+    RAW(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
+    /* 5. The view (namespaces) and its working directory, or without it
+     * the working directory by fd: no path string is involved. */
+    if (a->spec->view) {
+        const char *step = "";
+        rc = pathgate__exec_view_enter(a->spec->view, a->ruleset_fd, &step, &a->pid_limited);
+        a->view_step = step;
+        if (rc < 0)
+            child_fail(a, STAGE_VIEW, rc);
+    } else if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0) {
         child_fail(a, STAGE_CWD, rc);
-    /* 5. No capabilities, now or after execve (root included): with
+    }
+    /* 6. Resource limits (soft = hard: the command cannot raise them). */
+    const pathgate__exec_limits *l = &a->spec->limits;
+    const unsigned long long lims[][2] = {{RLIMIT_NPROC, l->nproc},
+                                          {RLIMIT_AS, l->as},
+                                          {RLIMIT_CPU, l->cpu},
+                                          {RLIMIT_FSIZE, l->fsize}};
+    for (int i = 0; i < 4; i++) {
+        unsigned long long cur[2], lim[2] = {lims[i][1], lims[i][1]};
+        if (!lim[0])
+            continue;
+        /* never above the hard limit we have (raising it needs privilege) */
+        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], NULL, cur)) < 0)
+            child_fail(a, STAGE_LIMITS, rc);
+        if (cur[1] < lim[1])
+            lim[0] = lim[1] = cur[1];
+        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], lim, NULL)) < 0)
+            child_fail(a, STAGE_LIMITS, rc);
+    }
+#if PG_HAVE_INIT
+    if (a->init)
+        init_main(a);
+#endif
+    confine_and_exec(a);
+}
+
+/* The shell's own confinement, then execve. */
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
+confine_and_exec(child_args *a)
+{
+    long rc;
+    /* 7. No capabilities, now or after execve (root included): with
      * SECBIT_NOROOT an execve by uid 0 no longer grants the full set, so
      * clearing ambient, inheritable, permitted and effective sets is final
      * (no_new_privs below rules out setuid and file capabilities). Setting
@@ -150,17 +278,17 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
         data[i].effective = data[i].permitted = data[i].inheritable = 0;
     if ((rc = RAW(SYS_capset, &hdr, data)) < 0)
         child_fail(a, STAGE_CAPS, rc);
-    /* 6. */
+    /* 8. */
     if ((rc = RAW(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
         child_fail(a, STAGE_NO_NEW_PRIVS, rc);
-    /* 7. */
+    /* 9. */
     if (a->ruleset_fd >= 0 &&
         (rc = RAW(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
         child_fail(a, STAGE_LANDLOCK, rc);
-    /* 8. */
+    /* 10. */
     if (a->filter && (rc = RAW(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
-    /* 9. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
+    /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */
     rc = RAW(__NR_close_range, 3, ~0U, 0);
     if (rc == -ENOSYS) {
@@ -169,7 +297,7 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     } else if (rc < 0) {
         child_fail(a, STAGE_CLOSE, rc);
     }
-    /* 10. Unblock signals last: the dispositions are defaults by now. */
+    /* 12. Unblock signals last: the dispositions are defaults by now. */
     uint64_t empty = 0;
     if ((rc = RAW(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, KERNEL_SIGSET_SIZE)) < 0)
         child_fail(a, STAGE_SIGNALS, rc);
@@ -178,13 +306,6 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
 }
 
 /* ------------------------------------------------------------- parent */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* A descriptor the child can move onto 0/1/2 without clobbering another:
  * fds below 3 (a parent with closed stdio) are duplicated upwards. Returns
@@ -206,90 +327,6 @@ static void close_fd(int *fd)
     }
 }
 
-typedef struct collector {
-    const pathgate_allocator *alloc;
-    char *buf;
-    size_t len, size, cap;
-    int truncated;
-    int enomem;
-} collector;
-
-/* Reads what is available. Returns 1 at EOF, 0 otherwise. */
-static int collect(collector *c, int fd)
-{
-    char scratch[16384];
-    for (;;) {
-        char *dst = scratch;
-        size_t room = sizeof scratch;
-        if (!c->enomem && c->len < c->cap) {
-            size_t want = c->cap - c->len;
-            if (want > sizeof scratch)
-                want = sizeof scratch;
-            if (c->size - c->len < want + 1) {
-                size_t nsize = c->size ? c->size * 2 : 4096;
-                while (nsize < c->len + want + 1)
-                    nsize *= 2;
-                if (nsize > c->cap + 1)
-                    nsize = c->cap + 1;
-                char *nb = pathgate__realloc(c->alloc, c->buf, nsize);
-                if (!nb) {
-                    c->enomem = 1;
-                    continue; /* keep draining into scratch */
-                }
-                c->buf = nb;
-                c->size = nsize;
-            }
-            dst = c->buf + c->len;
-            room = want;
-        }
-        ssize_t n = read(fd, dst, room);
-        if (n == 0)
-            return 1;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN ? 0 : 1;
-        }
-        if (dst == scratch) {
-            if (!c->enomem)
-                c->truncated = 1;
-        } else {
-            c->len += (size_t)n;
-        }
-    }
-}
-
-/* 1 when the child has exited (not reaped: the zombie keeps the pid and
- * so the process-group id from being reused). */
-static int has_exited(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
-        return errno == ECHILD; /* reaped elsewhere: treat as gone */
-    return si.si_pid == pid;
-}
-
-static void kill_group(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-}
-
-static int reap(int *exit_code, pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    while (waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (si.si_code == CLD_EXITED)
-        *exit_code = si.si_status;
-    else
-        *exit_code = 128 + si.si_status;
-    return 0;
-}
-
 #if defined(__SANITIZE_THREAD__)
 #define PG_TSAN 1
 #elif defined(__has_feature)
@@ -297,8 +334,6 @@ static int reap(int *exit_code, pid_t pid)
 #define PG_TSAN 1
 #endif
 #endif
-
-typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
 
 /* glibc's clone(). ThreadSanitizer interposes clone() and treats every
  * call as a fork (its child-side bookkeeping then runs in our CLONE_VM
@@ -319,13 +354,37 @@ static clone_func libc_clone(void)
     return clone;
 }
 
-static pid_t start_child(int *pidfd, child_args *args)
+/* Starts the child. Without an init the clone is a vfork (the calling
+ * thread waits until the shell has started or failed); with one, the
+ * calling thread waits the same way on a pipe the init and the shell hold
+ * until then. *stack is the mapping to unmap once the child is reaped. */
+static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *stack_size)
 {
-    clone_func do_clone = libc_clone();
-    void *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED)
+    args->do_clone = libc_clone();
+    args->init = PG_HAVE_INIT && args->spec->view;
+    *stack_size = args->init ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
+    *stack = mmap(NULL, *stack_size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (*stack == MAP_FAILED) {
+        *stack = NULL;
         return -1;
+    }
+    args->stack_b = (char *)*stack + 2 * CHILD_STACK_SIZE;
+    int sync[2] = {-1, -1};
+    if (args->init) {
+        int dup_w;
+        if (pipe2(sync, O_CLOEXEC) < 0 || (args->sync_w = high_fd(sync[1], &dup_w)) < 0) {
+            int e = errno;
+            close_fd(&sync[0]);
+            close_fd(&sync[1]);
+            errno = e;
+            return -1;
+        }
+        if (dup_w >= 0) {
+            close(sync[1]);
+            sync[1] = dup_w;
+        }
+    }
     /* All signals blocked across the clone: until the child has reset
      * the dispositions, a handler of the parent must not run in it. */
     sigset_t all, old;
@@ -334,28 +393,66 @@ static pid_t start_child(int *pidfd, child_args *args)
     /* No exit signal (low byte 0): no SIGCHLD for the process's handlers
      * and no auto-reaping when SIGCHLD is ignored; only a __WALL wait
      * sees the child. */
-    int flags = CLONE_VM | CLONE_VFORK;
+    int flags = CLONE_VM | (args->init ? 0 : CLONE_VFORK);
+    if (args->spec->view)
+        flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     *pidfd = -1;
-    pid_t pid = do_clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags | CLONE_PIDFD, args,
-                         pidfd);
+    char *top = (char *)*stack + CHILD_STACK_SIZE;
+    pid_t pid = args->do_clone(child_main, top, flags | CLONE_PIDFD, args, pidfd);
     if (pid < 0 && errno == EINVAL) {
         *pidfd = -1;
-        pid = do_clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags, args);
+        pid = args->do_clone(child_main, top, flags, args);
     }
     int e = errno;
+    if (args->init) {
+        close_fd(&sync[1]);
+        char c;
+        if (pid >= 0)
+            while (read(sync[0], &c, 1) < 0 && errno == EINTR) {
+            }
+        close_fd(&sync[0]);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    munmap(stack, CHILD_STACK_SIZE);
     errno = e;
     return pid;
 }
 
+/* errno values of clone(CLONE_NEWUSER|...) that mean "no user namespaces
+ * here" (disabled, limit reached, not built in), and of the first steps
+ * in one (a security module refusing the mappings or the mounts). */
+static int userns_unavailable(int e)
+{
+    return e == EPERM || e == EACCES || e == ENOSPC || e == EUSERS || e == EINVAL ||
+           e == ENOSYS;
+}
+
+/* The error of a child that failed before execve: a refused uid map or
+ * mount propagation means no usable user namespace (the caller may fall
+ * back); otherwise the stage (and view step) is named, never a path. */
+static int child_failure(const child_args *a, pathgate_error *err)
+{
+    int stage = a->stage;
+    const char *step = a->view_step;
+    if (stage == STAGE_VIEW && (a->error == EPERM || a->error == EACCES) &&
+        (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
+         !strcmp(step, "mount propagation")))
+        return PATHGATE__EXEC_NO_USERNS;
+    if (stage == STAGE_VIEW)
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot confine the command (%s: %s): %s",
+                                   stage_names[stage], step, strerrordesc_np(a->error));
+    return pathgate__error_set(err, stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
+                               "cannot confine the command (%s): %s", stage_names[stage],
+                               strerrordesc_np(a->error));
+}
+
 int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
-                         pathgate_error *err)
+                         unsigned int *prot, pathgate_error *err)
 {
     int rc = PATHGATE_OK;
     int pipefd[2] = {-1, -1};
     int devnull = -1, dups[4] = {-1, -1, -1, -1}, pidfd = -1;
-    collector col = {spec->alloc, NULL, 0, 0, spec->output_cap, 0, 0};
+    void *stack = NULL;
+    size_t stack_size = 0;
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         rc = pathgate__error_set(err, PATHGATE_EIO, "cannot create the output pipe: %s",
@@ -363,7 +460,7 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    child_args args = {spec, pathgate__exec_seccomp_filter(spec->allow_network), -1, -1, -1, -1, 0, 0};
+    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0, 0, NULL, NULL, -1};
     args.devnull = high_fd(devnull, &dups[0]);
     args.pipe_w = high_fd(pipefd[1], &dups[1]);
     args.cwd_fd = high_fd(spec->cwd_fd, &dups[2]);
@@ -376,136 +473,52 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
 
-    pid_t pid = start_child(&pidfd, &args);
+    pid_t pid = start_child(&pidfd, &args, &stack, &stack_size);
     int start_errno = errno;
     close_fd(&pipefd[1]);
     close_fd(&devnull);
     for (int i = 0; i < 4; i++)
         close_fd(&dups[i]);
     if (pid < 0) {
+        if (spec->view && userns_unavailable(start_errno)) {
+            rc = PATHGATE__EXEC_NO_USERNS;
+            goto done;
+        }
         rc = pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
                                  strerrordesc_np(start_errno));
         goto done;
     }
     if (args.stage != STAGE_OK) {
         int ignored;
-        reap(&ignored, pid);
-        int stage = args.stage;
-        rc = pathgate__error_set(err, stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
-                                 "cannot confine the command (%s): %s", stage_names[stage],
-                                 strerrordesc_np(args.error));
+        pathgate__exec_reap(&ignored, pid);
+        rc = child_failure(&args, err);
         goto done;
     }
+    if (spec->view)
+        *prot |= PATHGATE_EXEC_PROT_NAMESPACES;
+    if (args.pid_limited)
+        *prot |= PATHGATE_EXEC_PROT_PID_LIMIT;
+    *prot |= PATHGATE_EXEC_PROT_RLIMITS;
 
-    /* The child runs. Collect until EOF and exit, within the deadlines. */
-    uint64_t start = now_ms();
-    uint64_t deadline = start + spec->timeout_ms;
-    uint64_t grace_end = 0, drain_end = 0;
-    int exited = 0, eof = 0, killed = 0, timed_out = 0;
-    for (;;) {
-        uint64_t now = now_ms();
-        if (!exited && !timed_out && now >= deadline) {
-            if (has_exited(pid)) {
-                exited = 1;
-                grace_end = now + PATHGATE__EXEC_GRACE_MS;
-            } else {
-                kill_group(pid);
-                killed = timed_out = 1;
-                drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-            }
-        }
-        if (exited && !eof && !killed && now >= grace_end) {
-            /* The shell is gone but something still holds the output:
-             * end the group rather than wait for it. */
-            kill_group(pid);
-            killed = 1;
-            drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-        }
-        if (col.enomem && !killed) {
-            kill_group(pid);
-            killed = 1;
-            drain_end = now + PATHGATE__EXEC_DRAIN_MS;
-        }
-        if (killed && !eof && now >= drain_end)
-            eof = 1; /* something unkillable holds the pipe: give up on it */
-        if (exited && eof)
-            break;
-
-        struct pollfd pfd[2];
-        nfds_t nfd = 0;
-        int pipe_slot = -1, pidfd_slot = -1;
-        if (!eof) {
-            pipe_slot = (int)nfd;
-            pfd[nfd++] = (struct pollfd){pipefd[0], POLLIN, 0};
-        }
-        if (!exited && pidfd >= 0) {
-            pidfd_slot = (int)nfd;
-            pfd[nfd++] = (struct pollfd){pidfd, POLLIN, 0};
-        }
-        uint64_t until = UINT64_MAX;
-        if (!exited && !timed_out)
-            until = deadline;
-        if (exited && !killed)
-            until = grace_end;
-        if (killed && !eof && drain_end < until)
-            until = drain_end;
-        /* (a wait longer than an hour is cut into hours: the int of poll) */
-        uint64_t left = until > now ? until - now : 0;
-        int wait_ms = until == UINT64_MAX ? -1 : (int)(left > 3600000u ? 3600000u : left);
-        if (!exited && pidfd < 0 && (wait_ms < 0 || wait_ms > NO_PIDFD_TICK_MS))
-            wait_ms = NO_PIDFD_TICK_MS;
-        int pr = poll(pfd, nfd, wait_ms);
-        if (pr < 0 && errno != EINTR) {
-            /* Should not happen; end the command rather than spin. */
-            if (!killed) {
-                kill_group(pid);
-                killed = 1;
-                drain_end = now_ms() + PATHGATE__EXEC_DRAIN_MS;
-            }
-            if (!exited && pidfd < 0)
-                usleep(1000);
-        }
-        if (pr > 0 && pipe_slot >= 0 && pfd[pipe_slot].revents)
-            eof = collect(&col, pipefd[0]);
-        if (!exited && ((pr > 0 && pidfd_slot >= 0 && pfd[pidfd_slot].revents) ||
-                        (pidfd < 0 && has_exited(pid)))) {
-            exited = 1;
-            grace_end = now_ms() + PATHGATE__EXEC_GRACE_MS;
-        }
-    }
-    /* Background jobs never outlive the call. The zombie shell still holds
-     * the group id, so this cannot hit a stranger's group. */
-    kill_group(pid);
-    int exit_code = 0;
-    if (reap(&exit_code, pid) < 0 && !col.enomem) {
-        rc = pathgate__error_set(err, PATHGATE_EIO, "lost the command's exit status");
+    /* The child runs: the supervisor takes it to the end. */
+    pathgate__exec_outcome oc;
+    rc = pathgate__exec_supervise(&oc, spec->alloc, pid, pidfd, pipefd[0], spec->view != NULL,
+                                  spec->timeout_ms, spec->output_cap, err);
+    if (rc)
         goto done;
-    }
-    if (col.enomem) {
-        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        goto done;
-    }
-    if (!col.buf) {
-        col.buf = pathgate__malloc(spec->alloc, 1);
-        if (!col.buf) {
-            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-            goto done;
-        }
-    }
-    col.buf[col.len] = '\0';
-    pathgate__buf_adopt(&out->output, spec->alloc, col.buf, col.len);
-    col.buf = NULL;
-    out->truncated = col.truncated;
-    out->timed_out = timed_out;
-    out->exit_code = timed_out ? PATHGATE_EXEC_EXIT_TIMEOUT : exit_code;
+    pathgate__buf_adopt(&out->output, spec->alloc, oc.output, oc.len);
+    out->truncated = oc.truncated;
+    out->timed_out = oc.timed_out;
+    out->exit_code = oc.exit_code;
 
 done:
-    pathgate__free(spec->alloc, col.buf);
     close_fd(&pipefd[0]);
     close_fd(&pipefd[1]);
     close_fd(&devnull);
     for (int i = 0; i < 4; i++)
         close_fd(&dups[i]);
     close_fd(&pidfd);
+    if (stack) /* the child is reaped (or was never started) */
+        munmap(stack, stack_size);
     return rc;
 }

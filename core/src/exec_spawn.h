@@ -12,18 +12,34 @@
 
 #include <stddef.h>
 
+#include <linux/filter.h>
+
+#include "exec_view.h"
 #include "pathgate/exec.h"
+
+typedef struct pathgate__exec_limits {
+    unsigned int nproc;         /* RLIMIT_NPROC */
+    unsigned long long as;      /* RLIMIT_AS, bytes */
+    unsigned int cpu;           /* RLIMIT_CPU, seconds */
+    unsigned long long fsize;   /* RLIMIT_FSIZE, bytes */
+} pathgate__exec_limits;
 
 typedef struct pathgate__exec_spec {
     char *const *argv;       /* argv[0] is the program path */
     char *const *envp;
-    int cwd_fd;              /* directory to fchdir to (O_PATH is fine) */
+    int cwd_fd;              /* directory to fchdir to without a view (O_PATH is fine) */
     int ruleset_fd;          /* Landlock ruleset to enforce; -1 = none */
-    int allow_network;       /* selects the seccomp filter */
+    const struct sock_fprog *filter;  /* seccomp filter; NULL = none */
+    const pathgate__exec_view *view;  /* NULL = no namespaces */
     unsigned int timeout_ms; /* > 0 */
     size_t output_cap;
     const pathgate_allocator *alloc;
+    pathgate__exec_limits limits;
 } pathgate__exec_spec;
+
+/* pathgate__exec_spawn's answer when a view was asked for and user
+ * namespaces are unavailable (nothing ran, no error set). */
+#define PATHGATE__EXEC_NO_USERNS 1
 
 /* How long the output may stay open after the shell has exited before the
  * process group is killed, and how long to drain after a kill. */
@@ -31,9 +47,11 @@ typedef struct pathgate__exec_spec {
 #define PATHGATE__EXEC_DRAIN_MS 2000
 
 /* Runs the child to completion. Fills out->output, exit_code, truncated
- * and timed_out (landlock_abi is the caller's). Returns 0, or ENOMEM / EIO
- * with *out left INIT. */
+ * and timed_out (landlock_abi is the caller's) and adds to *prot the
+ * PATHGATE_EXEC_PROT_* bits it established (namespaces, pid limit,
+ * rlimits). Returns 0, PATHGATE__EXEC_NO_USERNS, or ENOMEM / EIO /
+ * EUNSUPPORTED with *out left INIT. */
 int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
-                         pathgate_error *err);
+                         unsigned int *prot, pathgate_error *err);
 
 #endif

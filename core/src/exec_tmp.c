@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,86 +53,101 @@ int pathgate__exec_tmp_make(pathgate__exec_tmp *tmp, const pathgate_allocator *a
     return PATHGATE_OK;
 }
 
+/* Opens the directory `name` in dirfd for reading without following a
+ * symlink; an unreadable one (mode 0) is made 0700 first, through the
+ * O_PATH descriptor of that very directory (never by a path that could be
+ * swapped for a symlink). */
 static int open_subdir(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
-        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != EACCES)
+        return fd;
+    int p = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (p < 0)
+        return -1;
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
+    if (chmod(proc, 0700) == 0) /* the fd is a directory: nothing to follow */
+        fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(p);
     return fd;
 }
 
-/* Empties the directory `top` (an fd it consumes) iteratively with one fd
- * at a time: descend into a non-empty subdirectory, climb back through
- * `..` when a directory has been scanned; so a deep tree costs neither
- * stack nor descriptors. Every process that could change the tree has been
- * killed before this runs. */
+/* Moves every entry of directory `sub` (an fd) up into `top` under fresh
+ * names. Returns how many moved. */
+static long hoist(int top, int sub, unsigned long *serial, long *budget)
+{
+    _Alignas(struct pg_dirent64) char buf[4096];
+    long moved = 0, n;
+    if (lseek(sub, 0, SEEK_SET) < 0)
+        return 0;
+    while (*budget > 0 && (n = syscall(SYS_getdents64, sub, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n; (*budget)--) {
+            const struct pg_dirent64 *d = (const struct pg_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            const char *name = d->d_name;
+            if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+                continue;
+            char fresh[48];
+            snprintf(fresh, sizeof fresh, ".pathgate-rm-%lu", (*serial)++);
+            if (renameat(sub, name, top, fresh) == 0)
+                moved++;
+        }
+    }
+    return moved;
+}
+
+/* Empties the directory `top` (an fd it consumes) without following a
+ * symlink and without ever climbing through `..`: entries are unlinked; a
+ * non-empty subdirectory has its entries moved up into `top` (rename
+ * within the tree) and is removed once empty. At most two descriptors are
+ * open, whatever the depth. Every process that could change the tree has
+ * exited before this runs; the work is bounded. */
 static void empty_tree(int top)
 {
     _Alignas(struct pg_dirent64) char buf[4096];
-    int cur = top;
-    long depth = 0;
     long budget = REMOVE_BUDGET;
-    while (budget > 0) {
-        if (lseek(cur, 0, SEEK_SET) < 0)
+    unsigned long serial = 0;
+    for (int progress = 1; progress && budget > 0;) {
+        progress = 0;
+        if (lseek(top, 0, SEEK_SET) < 0)
             break;
-        long removed = 0, left = 0;
-        int descended = 0;
         long n;
-        while (!descended && (n = syscall(SYS_getdents64, cur, buf, sizeof buf)) > 0) {
-            for (long off = 0; off < n && !descended; budget--) {
+        while (budget > 0 && (n = syscall(SYS_getdents64, top, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n; budget--) {
                 const struct pg_dirent64 *d = (const struct pg_dirent64 *)(buf + off);
                 off += d->d_reclen;
                 const char *name = d->d_name;
                 if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
                     continue;
-                if (unlinkat(cur, name, 0) == 0 || errno == ENOENT) {
-                    removed++;
+                if (unlinkat(top, name, 0) == 0 || unlinkat(top, name, AT_REMOVEDIR) == 0) {
+                    progress = 1;
                     continue;
                 }
-                if (errno != EISDIR && errno != EPERM) {
-                    left++;
+                if (errno != ENOTEMPTY && errno != EEXIST)
                     continue;
-                }
-                if (unlinkat(cur, name, AT_REMOVEDIR) == 0) {
-                    removed++;
+                int sub = open_subdir(top, name);
+                if (sub < 0)
                     continue;
-                }
-                int sub = (errno == ENOTEMPTY || errno == EEXIST) ? open_subdir(cur, name) : -1;
-                if (sub < 0) {
-                    left++;
-                    continue;
-                }
-                close(cur);
-                cur = sub;
-                depth++;
-                descended = 1;
+                if (hoist(top, sub, &serial, &budget) > 0)
+                    progress = 1;
+                close(sub);
             }
         }
-        if (descended)
-            continue;
-        if (left && removed)
-            continue; /* something moved: scan again */
-        if (depth == 0)
-            break;
-        /* Scanned (emptied, or stuck): back to the parent, which retries
-         * the directory (a stuck one uses up the budget, then we stop). */
-        int up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        close(cur);
-        if (up < 0)
-            return;
-        cur = up;
-        depth--;
-        budget--;
     }
-    close(cur);
+    close(top);
 }
 
 void pathgate__exec_tmp_remove(pathgate__exec_tmp *tmp, const pathgate_allocator *alloc)
 {
     if (tmp->fd >= 0) {
         int top = openat(tmp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (top < 0 && errno == EACCES && tmp->path && chmod(tmp->path, 0700) == 0)
-            top = openat(tmp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (top < 0 && errno == EACCES) {
+            char proc[40]; /* tmp->fd is O_PATH of the directory itself */
+            snprintf(proc, sizeof proc, "/proc/self/fd/%d", tmp->fd);
+            if (chmod(proc, 0700) == 0)
+                top = openat(tmp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        }
         if (top >= 0)
             empty_tree(top);
         close(tmp->fd);

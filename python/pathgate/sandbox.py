@@ -2,14 +2,18 @@
 
 ``Backend`` mixes in :class:`SandboxMixin`, which adds ``execute``,
 ``aexecute`` and ``id``, so a Backend satisfies deepagents'
-``SandboxBackendProtocol``. A command runs as ``/bin/sh -c <command>`` in a
-child confined by the kernel (Landlock, no_new_privs, seccomp, no
-capabilities): it reads and writes beneath the resolver's roots and mods,
-reads the system directories a shell needs, has a private temporary
-directory as ``HOME``/``TMPDIR``, and has no network unless allowed. Its
-working directory is the session's cwd (or the first root for a Resolver).
-Without Landlock in the kernel the command is refused unless unconfined
-execution is explicitly allowed. See docs/exec.md.
+``SandboxBackendProtocol``. A command runs as ``/bin/sh -c <command>`` in
+its own user, mount, PID, IPC and UTS namespaces, seeing a view of the
+bases instead of the host: the roots and mods at ``/root:<key>`` and
+``/mod:<Name>`` (the spelling the file operations accept back), the system
+directories a shell needs read-only, a private ``/tmp`` (``HOME`` and
+``TMPDIR``). The kernel confines it further (Landlock, no_new_privs,
+seccomp, no capabilities, resource limits); it has no network unless
+allowed. Its working directory is the session's cwd (or the first root for
+a Resolver). When a protection is missing (no user namespaces, no
+Landlock) the command is refused unless weaker protection is explicitly
+allowed (``allow_unconfined``); ``ExecuteResponse.protections`` says what
+ran. See docs/exec.md.
 
 The GIL is released while the command runs; ``aexecute`` runs it in a
 worker thread.
@@ -28,17 +32,33 @@ from ._core import Error, Resolver, Session
 
 __all__ = ["ExecuteResponse", "SandboxMixin", "execute", "landlock_abi"]
 
+#: Names of the protections a result may report, by their C bit.
+PROTECTIONS: dict[str, int] = {
+    "landlock": 0x1,
+    "landlock_truncate": 0x2,
+    "landlock_scope": 0x4,
+    "seccomp": 0x8,
+    "namespaces": 0x10,
+    "pid_limit": 0x20,
+    "rlimits": 0x40,
+}
+
+
+def _protections(bits: int) -> frozenset[str]:
+    return frozenset(name for name, bit in PROTECTIONS.items() if bits & bit)
+
 
 @dataclass
 class ExecuteResponse:
-    """Result of a command (deepagents' field names, plus two extras).
+    """Result of a command (deepagents' field names, plus three extras).
 
     ``output`` is stdout and stderr merged in order (UTF-8, undecodable bytes
     replaced), at most ``output_cap`` bytes of it; ``truncated`` says more
     was written. ``exit_code`` is the shell's status, 128+N after signal N,
     124 after the timeout (``timed_out``), and None when the command could
     not be run at all (``output`` then holds the reason). ``landlock_abi``
-    is the Landlock ABI enforced (0: unconfined or not run).
+    is the Landlock ABI enforced (0: unconfined or not run);
+    ``protections`` the names (see ``PROTECTIONS``) of what confined it.
     """
 
     output: str
@@ -46,6 +66,7 @@ class ExecuteResponse:
     truncated: bool = False
     timed_out: bool = False
     landlock_abi: int = 0
+    protections: frozenset[str] = frozenset()
 
 
 def landlock_abi() -> int:
@@ -63,21 +84,38 @@ def execute(
     allow_network: bool = False,
     allow_unconfined: bool = False,
     env: Mapping[str, str] | None = None,
+    max_processes: int | None = None,
+    max_memory: int | None = None,
+    max_cpu_seconds: int | None = None,
+    max_file_size: int | None = None,
+    tmp_size: int | None = None,
 ) -> ExecuteResponse:
     """Runs ``command`` contained to ``target``'s roots and mods.
 
     ``timeout`` is in seconds (default 120), ``cwd`` a canonical address of a
     directory (default: the session's cwd, or the resolver's first root),
     ``output_cap`` in bytes (default 100,000), ``env`` entries are added to
-    (or replace) the minimal default environment. Raises ``pathgate.Error``
-    (``.kind``: ``unsupported``, ``invalid_path``, ``not_a_directory``, ...)
-    when the command cannot be run.
+    (or replace) the minimal default environment. ``allow_unconfined`` allows
+    weaker protection than the full set (see docs/exec.md). The limits
+    (None = default, docs/exec.md): ``max_processes`` (512),
+    ``max_memory`` (address space, bytes; 4 GiB), ``max_cpu_seconds``
+    (600), ``max_file_size`` (bytes; 1 GiB), ``tmp_size`` (bytes of the
+    private /tmp; 256 MiB). Raises ``pathgate.Error`` (``.kind``:
+    ``unsupported``, ``invalid_path``, ``not_a_directory``, ...) when the
+    command cannot be run.
     """
-    output, code, truncated, timed_out, abi = _core._execute(
-        target, command, cwd=cwd, timeout=timeout, output_cap=output_cap,
-        allow_network=allow_network, allow_unconfined=allow_unconfined, env=env)
+    return _execute(target, command, timeout=timeout, cwd=cwd, output_cap=output_cap,
+                    allow_network=allow_network, allow_unconfined=allow_unconfined,
+                    env=env, max_processes=max_processes, max_memory=max_memory,
+                    max_cpu_seconds=max_cpu_seconds, max_file_size=max_file_size,
+                    tmp_size=tmp_size)
+
+
+def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
+    output, code, truncated, timed_out, abi, prot = _core._execute(target, command, **kwargs)
     return ExecuteResponse(output=output, exit_code=code, truncated=truncated,
-                           timed_out=timed_out, landlock_abi=abi)
+                           timed_out=timed_out, landlock_abi=abi,
+                           protections=_protections(prot))
 
 
 class SandboxMixin:
@@ -108,22 +146,32 @@ class SandboxMixin:
         allow_unconfined: bool = False,
         output_cap: int | None = None,
         env: Mapping[str, str] | None = None,
+        max_processes: int | None = None,
+        max_memory: int | None = None,
+        max_cpu_seconds: int | None = None,
+        max_file_size: int | None = None,
+        tmp_size: int | None = None,
     ) -> None:
         """Options of every later ``execute`` on this backend (defaults:
-        no network, refuse to run without Landlock, 100,000 bytes kept,
-        the minimal environment)."""
+        no network, refuse to run with weaker protection, 100,000 bytes
+        kept, the minimal environment, the default limits of ``execute``)."""
         self._exec_options = {
             "allow_network": bool(allow_network),
             "allow_unconfined": bool(allow_unconfined),
             "output_cap": output_cap,
             "env": dict(env) if env is not None else None,
+            "max_processes": max_processes,
+            "max_memory": max_memory,
+            "max_cpu_seconds": max_cpu_seconds,
+            "max_file_size": max_file_size,
+            "tmp_size": tmp_size,
         }
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         """Runs ``command`` in the backend's working directory, contained.
 
-        A command that cannot be run (no Landlock, an invalid working
-        directory) is a result with ``exit_code=None`` and the reason as
+        A command that cannot be run (a protection missing, an invalid
+        working directory) is a result with ``exit_code=None`` and the reason as
         ``output``, like the other Backend failures; misuse raises."""
         try:
             return execute(self._owner, command, timeout=timeout, **self._exec_options)

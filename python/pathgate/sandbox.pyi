@@ -8,6 +8,8 @@ from ._core import Resolver, Session
 
 __all__ = ["ExecuteResponse", "SandboxMixin", "execute", "landlock_abi"]
 
+PROTECTIONS: dict[str, int]
+
 @dataclass
 class ExecuteResponse:
     output: str
@@ -15,6 +17,7 @@ class ExecuteResponse:
     truncated: bool = False
     timed_out: bool = False
     landlock_abi: int = 0
+    protections: frozenset[str] = ...
 
 def landlock_abi() -> int: ...
 def execute(
@@ -27,6 +30,11 @@ def execute(
     allow_network: bool = False,
     allow_unconfined: bool = False,
     env: Mapping[str, str] | None = None,
+    max_processes: int | None = None,
+    max_memory: int | None = None,
+    max_cpu_seconds: int | None = None,
+    max_file_size: int | None = None,
+    tmp_size: int | None = None,
 ) -> ExecuteResponse: ...
 
 class SandboxMixin:
@@ -41,6 +49,11 @@ class SandboxMixin:
         allow_unconfined: bool = False,
         output_cap: int | None = None,
         env: Mapping[str, str] | None = None,
+        max_processes: int | None = None,
+        max_memory: int | None = None,
+        max_cpu_seconds: int | None = None,
+        max_file_size: int | None = None,
+        tmp_size: int | None = None,
     ) -> None: ...
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse: ...
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse: ...

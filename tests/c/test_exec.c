@@ -6,6 +6,7 @@
 #include "support.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "exec_run.h"
+#include "exec_test.h"
 #include "exec_tmp.h"
 #include "exec_landlock.h"
 
@@ -109,10 +111,11 @@ static int run_opts(pathgate_exec_result *res, const fixture *fx, const char *cm
                     const pathgate_exec_options *opts, pathgate_error *err)
 {
     pathgate__exec_grant grants[2] = {
-        {fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE},
-        {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC},
+        {fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE, "root:root",
+         fx->root_real},
+        {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "root:ro", NULL},
     };
-    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, cmd,
+    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, "/root:root", cmd,
                                      strlen(cmd), opts, err);
 }
 
@@ -148,7 +151,8 @@ static void test_inside_create_read_delete_and_cwd(void **state)
         "&& echo; echo gone > b.txt && rm b.txt && echo removed; mv sub/deeper/a.txt sub/moved.txt "
         "&& echo moved");
     char expected[PATH_MAX + 64];
-    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", fx->root_real);
+    /* the view's path, not the host's */
+    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", "/root:root");
     assert_string_equal(res.output.ptr, expected);
     assert_int_equal(res.exit_code, 0);
     assert_false(res.truncated);
@@ -170,15 +174,23 @@ static void test_read_only_base(void **state)
     skip_without_landlock();
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "cat '%s/readme.txt' && echo new > '%s/new.txt'; echo rc=$?", fx->ro,
-             fx->ro);
+    snprintf(cmd, sizeof cmd,
+             "cat /root:ro/readme.txt && echo new > /root:ro/new.txt; echo rc=$?; "
+             "touch /root:ro/readme.txt; truncate -s 0 /root:ro/readme.txt; chmod 600 "
+             "/root:ro/readme.txt; echo end");
     run(&res, fx, cmd);
     assert_non_null(strstr(res.output.ptr, "read only content\n"));
     assert_non_null(strstr(res.output.ptr, "rc=2")); /* the shell cannot create it */
+    assert_non_null(strstr(res.output.ptr, "Read-only file system"));
     pathgate_exec_result_dispose(&res);
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/new.txt", fx->ro);
     assert_false(exists(p));
+    snprintf(p, sizeof p, "%s/readme.txt", fx->ro);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_size, 18);
 }
 
 /* ------------------------------------------------------------ outside */
@@ -189,12 +201,16 @@ static void test_read_of_sibling_is_denied(void **state)
     skip_without_landlock();
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "cat '%s'; cat ../sibling/secret.txt; ls ../sibling; echo end",
-             fx->secret);
+    snprintf(cmd, sizeof cmd,
+             "cat '%s'; cat ../sibling/secret.txt; ls ../sibling; ls -a ..; stat -c %%s '%s'; "
+             "echo end",
+             fx->secret, fx->secret);
     run(&res, fx, cmd);
     assert_null(strstr(res.output.ptr, "top secret"));
     assert_null(strstr(res.output.ptr, "secret.txt\n")); /* no listing either */
-    assert_non_null(strstr(res.output.ptr, "Permission denied"));
+    assert_null(strstr(res.output.ptr, "sibling\n"));
+    assert_null(strstr(res.output.ptr, "\n25\n")); /* not even its size */
+    assert_non_null(strstr(res.output.ptr, "No such file or directory"));
     pathgate_exec_result_dispose(&res);
     assert_secret_intact(fx);
 }
@@ -211,7 +227,8 @@ static void test_write_to_shared_tmp_is_denied(void **state)
     snprintf(cmd, sizeof cmd, "echo x > %s; echo rc=$?; touch %s.2; mkdir %s.d", target, target,
              target);
     run(&res, fx, cmd);
-    assert_non_null(strstr(res.output.ptr, "rc=2"));
+    /* the command's /tmp is its own tmpfs: the write lands there */
+    assert_non_null(strstr(res.output.ptr, "rc=0"));
     pathgate_exec_result_dispose(&res);
     assert_false(exists(target));
     snprintf(cmd, sizeof cmd, "%s.2", target);
@@ -449,19 +466,6 @@ static void test_landlock_rights_by_abi(void **state)
 
 /* -------------------------------------------------- process lifetime */
 
-static int process_alive(long pid)
-{
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
-    char *s = read_file(p);
-    if (!s)
-        return 0;
-    const char *rp = strrchr(s, ')');
-    int alive = rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
-    free(s);
-    return alive;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -469,13 +473,39 @@ static void sleep_ms(long ms)
     }
 }
 
-/* SIGKILL has been sent when the call returns; the process may still be
- * finishing its exit for a moment. 1 when it is gone within 10 s. */
-static int process_ends(long pid)
+/* 1 when some process of the host has `arg` as an argument. */
+static int process_with_arg(const char *arg)
 {
-    for (int i = 0; i < 1000 && process_alive(pid); i++)
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    while (!found && d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char p[300], buf[4096];
+        snprintf(p, sizeof p, "/proc/%.255s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+            buf[n] = '\0';
+            if (strcmp(buf + i, arg) == 0)
+                found = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Waits (up to 10 s) until no host process has `arg`. */
+static int processes_end(const char *arg)
+{
+    for (int i = 0; i < 1000 && process_with_arg(arg); i++)
         sleep_ms(10);
-    return !process_alive(pid);
+    return !process_with_arg(arg);
 }
 
 static void test_timeout_kills_the_whole_group(void **state)
@@ -486,21 +516,21 @@ static void test_timeout_kills_the_whole_group(void **state)
     o.timeout_ms = 300;
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     assert_int_equal(run_opts(&res, fx,
-                              "(sleep 0.6; echo late > marker) & sleep 100 & echo $!; "
+                              "(sleep 0.6; echo late > marker) & sleep 100.0417 & echo $!; "
                               "echo started; wait",
                               &o, NULL),
                      0);
     assert_true(res.timed_out);
     assert_int_equal(res.exit_code, PATHGATE_EXEC_EXIT_TIMEOUT);
     long sleeper = strtol(res.output.ptr, NULL, 10);
-    assert_true(sleeper > 1);
+    assert_true(sleeper > 1); /* a pid of the command's PID namespace */
     assert_non_null(strstr(res.output.ptr, "started\n"));
     pathgate_exec_result_dispose(&res);
     sleep_ms(900); /* past the moment the marker would have been written */
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/marker", fx->root);
     assert_false(exists(p));
-    assert_true(process_ends(sleeper));
+    assert_true(processes_end("100.0417"));
 }
 
 static void test_background_job_holding_the_pipe_does_not_hang(void **state)
@@ -509,12 +539,12 @@ static void test_background_job_holding_the_pipe_does_not_hang(void **state)
     skip_without_landlock();
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     /* The call would take 100 s if it waited for the pipe's EOF. */
-    run(&res, fx, "sleep 100 & echo $!; (sleep 0.6; echo late > marker2) >/dev/null 2>&1 & exit 5");
+    run(&res, fx,
+        "sleep 100.0418 & echo $!; (sleep 0.6; echo late > marker2) >/dev/null 2>&1 & exit 5");
     assert_int_equal(res.exit_code, 5);
     assert_false(res.timed_out);
-    long sleeper = strtol(res.output.ptr, NULL, 10);
     pathgate_exec_result_dispose(&res);
-    assert_true(process_ends(sleeper));
+    assert_true(processes_end("100.0418"));
     sleep_ms(900);
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/marker2", fx->root);
@@ -546,7 +576,7 @@ static void test_exit_codes_pass_through(void **state)
         int code;
     } cases[] = {
         {"true", 0}, {"false", 1}, {"exit 42", 42}, {"kill -TERM $$", 128 + SIGTERM},
-        {"kill -KILL $$", 128 + SIGKILL}, {"exec 1>&- 2>&-; sleep 0.2; exit 7", 7},
+        {"kill -KILL $$", 128 + SIGKILL}, {"sh -c 'kill -TERM $$'", 128 + SIGTERM}, {"exec 1>&- 2>&-; sleep 0.2; exit 7", 7},
         {"", 0}, {"no-such-command-here", 127},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -622,13 +652,12 @@ static void test_environment_is_minimal_and_private_tmp(void **state)
     unsetenv("PATHGATE_TEST_HOST_SECRET");
     char tmp[PATH_MAX];
     assert_int_equal(sscanf(res.output.ptr, "%4095s", tmp), 1);
-    assert_int_equal(strncmp(tmp, "/tmp/pathgate-exec-", 19), 0);
+    assert_string_equal(tmp, "/tmp"); /* the view's own tmpfs */
     char expected[PATH_MAX + 128];
     snprintf(expected, sizeof expected, "%s\nsame\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\n0\n",
              tmp);
     assert_string_equal(res.output.ptr, expected);
     pathgate_exec_result_dispose(&res);
-    assert_false(exists(tmp)); /* removed after the run */
 
     static const char *const env[] = {"FOO=bar baz", "PATH=/bin", NULL};
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
@@ -666,11 +695,29 @@ static void test_private_tmp_removal_survives_hostile_trees(void **state)
     int f = openat(dfd, "locked/inner", O_CREAT | O_WRONLY, 0600);
     close(f);
     assert_int_equal(fchmodat(dfd, "locked", 0, 0), 0);
+    /* a symlink to an outside directory that is locked (mode 0): neither
+     * chmodded nor emptied */
+    char outside[PATH_MAX + 16];
+    snprintf(outside, sizeof outside, "%s.outside", path);
+    assert_int_equal(mkdir(outside, 0700), 0);
+    char keep[PATH_MAX + 32];
+    snprintf(keep, sizeof keep, "%s/keep", outside);
+    int k = open(keep, O_CREAT | O_WRONLY, 0600);
+    close(k);
+    assert_int_equal(chmod(outside, 0), 0);
+    assert_int_equal(symlinkat(outside, dfd, "locked_link"), 0);
     close(dfd);
     pathgate__exec_tmp_remove(&tmp, pg_test_alloc());
     assert_null(tmp.path);
     assert_false(exists(path));
     assert_true(exists("/etc/passwd")); /* the symlink was not followed */
+    struct stat ost;
+    assert_int_equal(stat(outside, &ost), 0);
+    assert_int_equal(ost.st_mode & 07777, 0);
+    assert_int_equal(chmod(outside, 0700), 0);
+    assert_true(exists(keep));
+    unlink(keep);
+    rmdir(outside);
 }
 
 /* ------------------------------------------------ refusal and errors */
@@ -679,7 +726,7 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
 {
     fixture *fx = *state;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE__EXEC_TEST_NO_NAMESPACES;
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
     char marker[PATH_MAX + 32];
@@ -698,6 +745,8 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
     assert_int_equal(res.landlock_abi, 0);
     assert_int_equal(res.exit_code, 0);
     assert_string_equal(res.output.ptr, SECRET); /* unconfined indeed */
+    assert_int_equal(res.protections & (PATHGATE_EXEC_PROT_LANDLOCK | PATHGATE_EXEC_PROT_NAMESPACES),
+                     0);
     pathgate_exec_result_dispose(&res);
     assert_true(exists(marker));
     unlink(marker);
@@ -706,39 +755,38 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
 static void test_invalid_input(void **state)
 {
     fixture *fx = *state;
-    pathgate__exec_grant g = {fx->root_fd, PATHGATE__LL_READ};
+    pathgate__exec_grant g = {fx->root_fd, PATHGATE__LL_READ, "root:root", NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "echo a\0b", 8, NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", "echo a\0b", 8, NULL, &err),
                      PATHGATE_ENUL);
     size_t big = PATHGATE_EXEC_COMMAND_MAX + 1;
     char *cmd = malloc(big);
     memset(cmd, 'x', big);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, cmd, big,
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", cmd, big,
                                                NULL, &err),
                      PATHGATE_ETOOLONG);
     free(cmd);
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.version = 99;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, PG_S("true"),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
                                                &o, &err),
                      PATHGATE_EINVAL);
     static const char *const bad_env[] = {"NOEQUALS", NULL};
     static const char *const bad_env2[] = {"=value", NULL};
     o = (pathgate_exec_options)PATHGATE_EXEC_OPTIONS_INIT;
     o.env = bad_env;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, PG_S("true"),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
                                                &o, &err),
                      PATHGATE_EINVAL);
     o.env = bad_env2;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, PG_S("true"),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
                                                &o, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd, PG_S("true"),
+    assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
                                                NULL, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, PG_S("true"), NULL,
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, "/root:root", PG_S("true"), NULL,
                                                &err),
                      PATHGATE_EINVAL);
     assert_null(res.output.ptr);
@@ -753,13 +801,13 @@ typedef struct alloc_ctx {
 static int run_with_alloc(const pathgate_allocator *alloc, void *p)
 {
     alloc_ctx *c = p;
-    pathgate__exec_grant g = {c->fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE};
+    pathgate__exec_grant g = {c->fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE, "root:root",
+                              NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.allow_unconfined = 1;
     o.timeout_ms = 20000;
-    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd,
-                                       PG_S("echo hello; echo world >&2"), &o, NULL);
+    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/root:root", PG_S("echo hello; echo world >&2"), &o, NULL);
     if (rc == 0) {
         assert_string_equal(res.output.ptr, "hello\nworld\n");
         assert_int_equal(res.exit_code, 0);

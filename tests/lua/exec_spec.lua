@@ -24,12 +24,6 @@ local function exists(path)
   return false
 end
 
-local function realpath(path)
-  local out, ok = helpers.sh("cd " .. helpers.sh_quote(path) .. " && pwd -P")
-  assert(ok)
-  return (out:gsub("\n$", ""))
-end
-
 describe("execute", function()
   local t, r, confined
 
@@ -45,7 +39,9 @@ describe("execute", function()
 
   it("runs in the first root and returns the result table", function()
     local res = assert(r:execute("pwd -P; echo out; echo err >&2; exit 3"))
-    assert.are.equal(realpath(t.repo) .. "\nout\nerr\n", res.output)
+    assert.are.equal("/root:repo\nout\nerr\n", res.output) -- the view's path
+    assert.is_true(res.protections.namespaces)
+    assert.is_true(res.protections.seccomp)
     assert.are.equal(3, res.exit_code)
     assert.is_false(res.truncated)
     assert.is_false(res.timed_out)
@@ -56,10 +52,10 @@ describe("execute", function()
     local s = assert(pathgate.Session(r))
     assert(s:push("common/traits"))
     local res = assert(s:execute("pwd -P; cat 00_traits.txt; echo new > made.txt"))
-    assert.are.equal(realpath(t.repo .. "/common/traits") .. "\ntrait = 1\n", res.output)
+    assert.are.equal("/root:repo/common/traits\ntrait = 1\n", res.output)
     assert.is_true(exists(t.repo .. "/common/traits/made.txt"))
     local mod = assert(s:execute("pwd -P", { cwd = "mod:Some Mod" }))
-    assert.are.equal(realpath(t.mod) .. "\n", mod.output)
+    assert.are.equal("/mod:Some Mod\n", mod.output)
   end)
 
   it("cannot reach outside the bases", function()
@@ -74,6 +70,56 @@ describe("execute", function()
     local f = assert(io.open(t.outside .. "/secret.txt"))
     assert.are.equal("secret\n", f:read("a"))
     f:close()
+  end)
+
+  it("shows the command a view: no outside metadata change, no setuid, no host path", function()
+    if not confined then pending("no Landlock on this kernel") return end
+    local secret = t.outside .. "/secret.txt"
+    local before = helpers.sh("stat -c '%a %Y %s' " .. helpers.sh_quote(secret))
+    local q = helpers.sh_quote(secret)
+    -- (the tools' own messages would repeat the path they were given)
+    local res = assert(r:execute("{ chmod 0666 " .. q .. "; touch -d 2000-01-01 " .. q ..
+                                 "; truncate -s 0 " .. q .. "; } 2>/dev/null; stat " .. q ..
+                                 " 2>/dev/null; " ..
+                                 "echo stat=$?; cp /bin/true t; chmod 4755 t; chmod g+s t; " ..
+                                 "pwd; echo \"$PWD|$HOME|$TMPDIR\"; ls -a /tmp; " ..
+                                 "python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); " ..
+                                 "print(\"keyctl\", l.syscall(250, 0, -3, 0), ctypes.get_errno())'"))
+    assert.are.equal(before, helpers.sh("stat -c '%a %Y %s' " .. helpers.sh_quote(secret)))
+    assert.matches("stat=1\n", res.output, 1, true)
+    assert.matches("/root:repo\n/root:repo|/tmp|/tmp\n.\n..\n", res.output, 1, true)
+    assert.matches("keyctl -1 1\n", res.output, 1, true)
+    assert.is_nil(res.output:find(t.top, 1, true))
+    assert.are.equal("755", (helpers.sh("stat -c '%a' " .. helpers.sh_quote(t.repo .. "/t"))
+                             :gsub("\n$", "")))
+    os.remove(t.repo .. "/t")
+    assert.is_true(res.protections.namespaces)
+  end)
+
+  it("limits processes, memory and file size", function()
+    if not confined then pending("no Landlock on this kernel") return end
+    local res = assert(r:execute("python3 -c 'bytearray(1 << 30)' 2>&1 | tail -n 1; " ..
+                                 "yes > big; echo big=$?; rm -f big",
+                                 { max_memory = 256 * 1024 * 1024, max_file_size = 65536,
+                                   max_processes = 64, tmp_size = 65536 }))
+    assert.matches("MemoryError", res.output, 1, true)
+    assert.matches("big=153\n", res.output, 1, true)
+    assert.is_true(res.protections.rlimits)
+  end)
+
+  it("refuses a weak Landlock ABI without namespaces unless allowed", function()
+    local v, msg, code = r:execute("touch ran", { _test_abi_cap = 2, _test_no_namespaces = true })
+    assert.is_nil(v)
+    assert.are.equal("unsupported", code)
+    assert.is_nil(msg:find("/", 1, true))
+    assert.is_false(exists(t.repo .. "/ran"))
+    local res = assert(r:execute("touch ran", { _test_abi_cap = 2, _test_no_namespaces = true,
+                                                allow_unconfined = true }))
+    assert.are.equal(0, res.exit_code)
+    assert.is_nil(res.protections.namespaces)
+    assert.is_nil(res.protections.landlock_truncate)
+    assert.is_true(exists(t.repo .. "/ran"))
+    os.remove(t.repo .. "/ran")
   end)
 
   it("passes exit codes and signals through", function()
@@ -106,6 +152,7 @@ describe("execute", function()
     assert.is_nil(msg:find(t.top, 1, true))
     local res = assert(r:execute("echo unconfined", { _test_no_landlock = true, allow_unconfined = true }))
     assert.are.equal(0, res.landlock_abi)
+    assert.is_nil(res.protections.landlock)
     assert.are.equal("unconfined\n", res.output)
     v, msg, code = r:execute("true", { cwd = "root:repo/escape" })
     assert.is_nil(v)

@@ -1,41 +1,50 @@
 /*
- * pathgate/exec.h - contained command execution (docs/spec.md section 7b).
+ * pathgate/exec.h - contained command execution (docs/spec.md section 7b;
+ * docs/exec.md).
  *
- * pathgate_exec_run() runs `/bin/sh -c <command>` in a child process whose
- * working directory is a directory inside the resolver's bases and which is
- * confined by the kernel before the shell starts:
+ * pathgate_exec_run() runs `/bin/sh -c <command>` in a child process that
+ * sees a view of the bases, not the host, and is confined by the kernel
+ * before the shell starts:
  *
- *  - Landlock (the best ABI the kernel offers, up to 7): read, write and
- *    create beneath every root and mod (read and execute only for a base
- *    with PATHGATE_BASE_READ_ONLY), read and execute on the system
- *    directories a shell needs (/usr, /bin, /sbin, /lib, /lib32, /lib64,
- *    /libx32), read-only access to a short list of /etc entries, a few /dev
- *    nodes (null, zero, full, random, urandom), and read/write on a private
- *    temporary directory (HOME and TMPDIR of the command, removed after the
- *    run). Nothing else: no /proc, no /sys, no /tmp outside the private
- *    directory, no /dev/shm, no /dev/tty. TCP bind and connect are denied
- *    unless allow_network (ABI >= 4); abstract Unix sockets and signals to
- *    processes outside the sandbox are scoped (ABI >= 6).
- *  - PR_SET_NO_NEW_PRIVS, every capability dropped (bounding, ambient,
- *    effective, permitted, inheritable), and a seccomp filter that refuses
- *    setsid/setpgid (so the whole command stays in its process group and is
- *    killed with it), io_uring, and socket() unless allow_network.
- *  - A new session and process group, stdin from /dev/null, stdout and
- *    stderr merged into one pipe, every other descriptor closed, the signal
- *    mask and dispositions reset, and an environment built from scratch.
+ *  - Namespaces: new user (the caller's uid and gid mapped to themselves,
+ *    nothing else), mount, PID (pathgate's init is pid 1, reaps orphans and
+ *    exits with the shell: when the shell ends, every
+ *    process it started ends), IPC and UTS namespaces. The root is a
+ *    read-only tmpfs holding the bases at `/root:<key>` and `/mod:<Name>`
+ *    (the view spelling of their canonical addresses, which the file
+ *    operations accept back), read-only bases mounted read-only (also
+ *    where one lies inside a writable base), every base nosuid and nodev;
+ *    /usr, /bin, /sbin, /lib* and a few /etc entries read-only; /dev with
+ *    null, zero, full, random, urandom; a private tmpfs /tmp (HOME and
+ *    TMPDIR) and /dev/shm with size limits; the PID namespace's /proc.
+ *    Nothing else of the host exists there.
+ *  - Landlock (the best ABI the kernel offers, up to 7) on the same files:
+ *    read/write beneath the bases (read and execute only for
+ *    PATHGATE_BASE_READ_ONLY), read/execute on the system entries, TCP
+ *    denied unless allow_network, signal and abstract-socket scoping.
+ *  - PR_SET_NO_NEW_PRIVS, every capability dropped, a fresh session
+ *    keyring, resource limits (processes, address space, CPU time, file
+ *    size), and a seccomp filter (exec_seccomp.h lists it: setuid/setgid
+ *    mode bits, keyrings, other processes' limits, nested user
+ *    namespaces, process-group escapes, io_uring, sockets unless
+ *    allow_network).
  *
- * Without Landlock (ENOSYS/EOPNOTSUPP) the call refuses with
- * PATHGATE_EUNSUPPORTED unless allow_unconfined is set; it then runs with
- * everything above except Landlock and reports landlock_abi = 0.
+ * What ran is reported in every result (`protections`). When a guarantee
+ * cannot be given (no user namespaces; no Landlock; without namespaces a
+ * Landlock ABI below 6, which lacks truncate control (3) and signal
+ * scoping (6); no seccomp filter for the architecture) the call refuses
+ * with PATHGATE_EUNSUPPORTED unless allow_unconfined ("allow weaker
+ * protection") is set; it then runs with what the kernel offers.
  *
  * The call is synchronous and reentrant: any number of threads may run
  * commands at once against one resolver. It never changes the process's
  * working directory, signal handlers or environment, and the child is
- * created with CLONE_VM|CLONE_VFORK and no exit signal, so a SIGCHLD handler
- * or a `wait(-1)` elsewhere in the process neither sees nor reaps it.
+ * created with CLONE_VM (the calling thread waits until the shell has
+ * started) and no exit signal, so a SIGCHLD handler or a `wait(-1)`
+ * elsewhere in the process neither sees nor reaps it.
  *
  * When the call returns, every process the command started has been killed
- * (SIGKILL to the process group): background jobs do not outlive the call.
+ * and reaped (the PID namespace ends with its first process).
  */
 #ifndef PATHGATE_EXEC_H
 #define PATHGATE_EXEC_H
@@ -56,8 +65,25 @@ extern "C" {
  * terminator). */
 #define PATHGATE_EXEC_COMMAND_MAX 131071u
 
-/* Test-only: behave as if the kernel had no Landlock. */
+/* Test-only: behave as if the kernel had no Landlock. (Further test
+ * knobs are internal.) */
 #define PATHGATE_EXEC_TEST_NO_LANDLOCK 0x1u
+
+/* Defaults of the resource limits (options fields left 0). */
+#define PATHGATE_EXEC_MAX_PROCESSES_DEFAULT 512u
+#define PATHGATE_EXEC_MAX_MEMORY_DEFAULT (4ull << 30)    /* RLIMIT_AS, bytes */
+#define PATHGATE_EXEC_MAX_CPU_DEFAULT 600u                /* seconds of CPU time */
+#define PATHGATE_EXEC_MAX_FILE_SIZE_DEFAULT (1ull << 30) /* RLIMIT_FSIZE, bytes */
+#define PATHGATE_EXEC_TMP_SIZE_DEFAULT (256ull << 20)    /* private /tmp, bytes */
+
+/* Bits of pathgate_exec_result.protections: what confined the command. */
+#define PATHGATE_EXEC_PROT_LANDLOCK 0x1u          /* a Landlock ruleset (any ABI) */
+#define PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE 0x2u /* ... that controls truncate (ABI >= 3) */
+#define PATHGATE_EXEC_PROT_LANDLOCK_SCOPE 0x4u    /* ... with signal/socket scoping (ABI >= 6) */
+#define PATHGATE_EXEC_PROT_SECCOMP 0x8u           /* the seccomp filter */
+#define PATHGATE_EXEC_PROT_NAMESPACES 0x10u       /* user, mount (the view), PID, IPC, UTS */
+#define PATHGATE_EXEC_PROT_PID_LIMIT 0x20u        /* the PID namespace's pid_max (Linux >= 6.14) */
+#define PATHGATE_EXEC_PROT_RLIMITS 0x40u          /* NPROC, AS, CPU, FSIZE set */
 
 typedef struct pathgate_exec_options {
     unsigned int version; /* PATHGATE_EXEC_OPTIONS_VERSION */
@@ -69,18 +95,30 @@ typedef struct pathgate_exec_options {
     unsigned int timeout_ms; /* 0 = PATHGATE_EXEC_TIMEOUT_DEFAULT_MS */
     size_t output_cap;       /* bytes kept; 0 = PATHGATE_EXEC_OUTPUT_CAP_DEFAULT */
     int allow_network;       /* TCP, socket() and Unix sockets by path allowed */
-    int allow_unconfined;    /* run without Landlock when the kernel has none */
+    int allow_unconfined;    /* allow weaker protection: run with what the kernel offers */
     /* NULL-terminated "KEY=VALUE" entries merged over the defaults
-     * (PATH=/usr/local/bin:/usr/bin:/bin, HOME and TMPDIR = the private
-     * temporary directory, LANG=C.UTF-8): an entry replaces the default of
+     * (PATH=/usr/local/bin:/usr/bin:/bin, HOME=/tmp, TMPDIR=/tmp, PWD = the
+     * working directory in the view, LANG=C.UTF-8): an entry replaces the default of
      * the same key, others are added. The host environment is never
      * inherited; pass `environ` to ask for it. NULL = the defaults. */
     const char *const *env;
     unsigned int flags; /* PATHGATE_EXEC_TEST_* */
+    /* Version 2: resource limits; 0 = the default above. max_processes
+     * is RLIMIT_NPROC (not enforced by the kernel for uid 0) and the PID
+     * namespace's pid_max (max_processes + 300: pids below 300 are not
+     * reused after a wraparound; Linux >= 6.14). tmp_size
+     * also bounds /dev/shm (a quarter of it). */
+    unsigned int max_processes;
+    unsigned int max_cpu_seconds;
+    unsigned long long max_memory;
+    unsigned long long max_file_size;
+    unsigned long long tmp_size;
 } pathgate_exec_options;
 
-#define PATHGATE_EXEC_OPTIONS_VERSION 1
-#define PATHGATE_EXEC_OPTIONS_INIT {PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0}
+/* Version 1 (without the limits) is still accepted. */
+#define PATHGATE_EXEC_OPTIONS_VERSION 2
+#define PATHGATE_EXEC_OPTIONS_INIT \
+    {PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0}
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_exec_options_init(pathgate_exec_options *opts, unsigned int version);
@@ -90,16 +128,18 @@ PATHGATE_EXTERN int pathgate_exec_options_init(pathgate_exec_options *opts, unsi
  * written (and discarded). exit_code is the shell's exit status, 128+N when
  * it died of signal N, and PATHGATE_EXEC_EXIT_TIMEOUT (with timed_out) when
  * the timeout killed it. landlock_abi is the Landlock ABI enforced, 0 when
- * the command ran unconfined. */
+ * the command ran without Landlock; protections the PATHGATE_EXEC_PROT_*
+ * bits of what confined it. */
 typedef struct pathgate_exec_result {
     pathgate_buf output;
     int exit_code;
     int truncated;
     int timed_out;
     int landlock_abi;
+    unsigned int protections;
 } pathgate_exec_result;
 
-#define PATHGATE_EXEC_RESULT_INIT {PATHGATE_BUF_INIT, 0, 0, 0, 0}
+#define PATHGATE_EXEC_RESULT_INIT {PATHGATE_BUF_INIT, 0, 0, 0, 0, 0}
 
 /* Frees the output and resets the result. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_exec_result_dispose(pathgate_exec_result *res);
@@ -110,7 +150,7 @@ PATHGATE_EXTERN void pathgate_exec_result_dispose(pathgate_exec_result *res);
  * command ran (whatever its exit status) and *out holds the result;
  * otherwise a negative code and *out left INIT: EINVAL (bad options or
  * environment entry), ENUL, ETOOLONG, EINVALIDPATH / ENOTDIR (cwd),
- * EUNSUPPORTED (no Landlock and not allow_unconfined), ENOMEM, EIO (the
+ * EUNSUPPORTED (a guarantee is missing and not allow_unconfined), ENOMEM, EIO (the
  * sandbox or the child could not be set up). Uses the resolver's
  * allocator. Messages never name a host path.
  */

@@ -1,0 +1,44 @@
+/*
+ * exec_supervise.h - internal: the parent's side of a running command as a
+ * small state machine (exec_supervise.c): collect the output, enforce the
+ * timeout, end every process of the command, reap the shell.
+ *
+ *   RUNNING  --shell exits-->          GRACE (output still open: wait
+ *                                       PATHGATE__EXEC_GRACE_MS for EOF)
+ *   RUNNING  --deadline / no memory--> KILLED (timed out / ENOMEM)
+ *   GRACE    --grace over / no memory-> KILLED
+ *   KILLED   --drain over-->           the pipe is given up
+ *   any      --exited and EOF-->       DONE
+ *
+ * A state names what is waited for; each event is one function; the loop
+ * only polls and dispatches.
+ */
+#ifndef PATHGATE_EXEC_SUPERVISE_H
+#define PATHGATE_EXEC_SUPERVISE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "pathgate/common.h"
+
+typedef struct pathgate__exec_outcome {
+    char *output; /* NUL-terminated, allocated with the allocator (NULL on ENOMEM) */
+    size_t len;
+    int truncated;
+    int timed_out;
+    int exit_code; /* status, 128 + signal, or PATHGATE_EXEC_EXIT_TIMEOUT */
+} pathgate__exec_outcome;
+
+/* Supervises the started child `pid` (pidfd may be -1; pipe_fd is the
+ * read end of its output, non-blocking) to the end. own_pidns: the child
+ * is the init of its own PID namespace (its exit ends every process of
+ * it); otherwise the process group is waited for. Returns 0, ENOMEM or
+ * EIO (the exit status was lost); the child is reaped either way. */
+int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocator *alloc,
+                             pid_t pid, int pidfd, int pipe_fd, int own_pidns,
+                             unsigned int timeout_ms, size_t output_cap, pathgate_error *err);
+
+/* Waits for the child (also one that failed before execve). 0 or -1. */
+int pathgate__exec_reap(int *exit_code, pid_t pid);
+
+#endif

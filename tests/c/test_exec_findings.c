@@ -1,0 +1,629 @@
+/* test_exec_findings.c - the reproduced escapes of contained commands
+ * (permissions, times and xattrs outside; setuid files; keyrings and
+ * System V IPC; weak Landlock ABIs; prlimit on other processes; probing
+ * outside; host paths shown; no resource limits; a read-only base nested
+ * in a writable one), each run as root and, where the uid matters, as an
+ * unprivileged user (uid 65534, the test drops to it in a child). Each
+ * test checks that the attempt failed and that nothing outside changed. */
+#define _GNU_SOURCE
+#include "support.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec_run.h"
+#include "exec_test.h"
+#include "exec_landlock.h"
+
+#define NOBODY 65534
+#define SECRET "top secret outside bytes\n"
+
+typedef struct fixture {
+    char *base;
+    char root[PATH_MAX];    /* base/root: read/write, mode 0777 */
+    char game[PATH_MAX];    /* base/root/vendor/game: a read-only base inside root */
+    char sibling[PATH_MAX]; /* base/sibling: outside every base */
+    char secret[PATH_MAX];  /* sibling/secret.txt, root's, 0600 */
+    char usecret[PATH_MAX]; /* sibling/id_test, nobody's, 0600 */
+    int root_fd, game_fd;
+} fixture;
+
+static void write_file(const char *path, const char *text, mode_t mode, uid_t uid)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, mode), 0);
+    assert_int_equal(chown(path, uid, uid), 0);
+}
+
+static int setup(void **state)
+{
+    if (geteuid() != 0 || pathgate_exec_landlock_abi() < 1)
+        return 0; /* every test skips */
+    fixture *fx = calloc(1, sizeof *fx);
+    fx->base = pg_tmpdir_make();
+    assert_non_null(fx->base);
+    assert_int_equal(chmod(fx->base, 0755), 0);
+    snprintf(fx->root, sizeof fx->root, "%s/root", fx->base);
+    snprintf(fx->game, sizeof fx->game, "%s/root/vendor/game", fx->base);
+    snprintf(fx->sibling, sizeof fx->sibling, "%s/sibling", fx->base);
+    snprintf(fx->secret, sizeof fx->secret, "%s/sibling/secret.txt", fx->base);
+    snprintf(fx->usecret, sizeof fx->usecret, "%s/sibling/id_test", fx->base);
+    assert_int_equal(mkdir(fx->root, 0777), 0);
+    assert_int_equal(chmod(fx->root, 0777), 0);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/vendor", fx->root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    assert_int_equal(mkdir(fx->game, 0755), 0);
+    snprintf(p, sizeof p, "%s/data.txt", fx->game);
+    write_file(p, "game data\n", 0666, 0);
+    assert_int_equal(mkdir(fx->sibling, 0755), 0);
+    write_file(fx->secret, SECRET, 0600, 0);
+    write_file(fx->usecret, SECRET, 0600, NOBODY);
+    fx->root_fd = open(fx->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    fx->game_fd = open(fx->game, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    assert_true(fx->root_fd >= 0 && fx->game_fd >= 0);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    if (!fx)
+        return 0;
+    close(fx->root_fd);
+    close(fx->game_fd);
+    pg_tmpdir_remove(fx->base);
+    free(fx);
+    return 0;
+}
+
+#define NEED_FIXTURE(fx)  \
+    fixture *fx = *state; \
+    if (!fx)              \
+        skip();
+
+typedef struct outcome {
+    int rc;
+    int exit_code;
+    int timed_out;
+    unsigned int protections;
+    char out[65536];
+} outcome;
+
+static void run_grants(outcome *o, const fixture *fx, const char *cmd, pathgate_exec_options *opts)
+{
+    char root_real[PATH_MAX], game_real[PATH_MAX];
+    assert_non_null(realpath(fx->root, root_real));
+    assert_non_null(realpath(fx->game, game_real));
+    pathgate__exec_grant g[2] = {
+        {fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE, "root:repo",
+         root_real},
+        {fx->game_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "mod:Game", game_real},
+    };
+    pathgate_exec_options d = PATHGATE_EXEC_OPTIONS_INIT;
+    if (!opts)
+        opts = &d;
+    if (!opts->timeout_ms)
+        opts->timeout_ms = 20000;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    memset(o, 0, sizeof *o);
+    o->rc = pathgate__exec_run_grants(&res, NULL, g, 2, fx->root_fd, "/root:repo", cmd,
+                                      strlen(cmd), opts, &err);
+    snprintf(o->out, sizeof o->out, "%s", o->rc ? err.message : res.output.ptr);
+    o->exit_code = res.exit_code;
+    o->timed_out = res.timed_out;
+    o->protections = res.protections;
+    pathgate_exec_result_dispose(&res);
+}
+
+/* Runs the command as root (in this process) or as uid/gid 65534 (in a
+ * child that drops to it and sends the outcome back through a pipe). */
+static void run_as(outcome *o, const fixture *fx, const char *cmd, pathgate_exec_options *opts,
+                   int unprivileged)
+{
+    if (!unprivileged) {
+        run_grants(o, fx, cmd, opts);
+        return;
+    }
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        static outcome child;
+        /* as a freshly started program of that user would be: dumpable
+         * (the uid change cleared it; /proc/self/uid_map needs it) */
+        if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+            setresuid(NOBODY, NOBODY, NOBODY) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+            child.rc = -9999;
+        } else {
+            run_grants(&child, fx, cmd, opts);
+        }
+        const char *b = (const char *)&child;
+        size_t left = sizeof child;
+        while (left) {
+            ssize_t n = write(p[1], b, left);
+            if (n <= 0)
+                _exit(1);
+            b += n;
+            left -= (size_t)n;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    char *b = (char *)o;
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof *o && (n = read(p[0], b + got, sizeof *o - got)) > 0)
+        got += (size_t)n;
+    close(p[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_int_equal(got, sizeof *o);
+    assert_int_not_equal(o->rc, -9999);
+}
+
+static void assert_ran(const outcome *o)
+{
+    if (o->rc != 0)
+        fail_msg("exec failed: %d %s", o->rc, o->out);
+}
+
+static void stat_of(const char *path, struct stat *st)
+{
+    assert_int_equal(lstat(path, st), 0);
+}
+
+static void assert_same_file(const struct stat *a, const char *path)
+{
+    struct stat b;
+    stat_of(path, &b);
+    assert_int_equal(a->st_mode, b.st_mode);
+    assert_int_equal(a->st_uid, b.st_uid);
+    assert_int_equal(a->st_gid, b.st_gid);
+    assert_int_equal(a->st_size, b.st_size);
+    assert_int_equal(a->st_mtim.tv_sec, b.st_mtim.tv_sec);
+    assert_int_equal(a->st_mtim.tv_nsec, b.st_mtim.tv_nsec);
+    char v[64];
+    assert_true(lgetxattr(path, "user.pathgate", v, sizeof v) < 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char buf[128] = "";
+    size_t r = fread(buf, 1, sizeof buf - 1, f);
+    buf[r] = '\0';
+    fclose(f);
+    assert_string_equal(buf, SECRET);
+}
+
+/* ------------------------------------------------------ 1. mode, time */
+
+static void outside_metadata_unchanged(void **state, int unprivileged)
+{
+    NEED_FIXTURE(fx);
+    const char *target = unprivileged ? fx->usecret : fx->secret;
+    struct stat before;
+    stat_of(target, &before);
+    char cmd[PATH_MAX * 8];
+    snprintf(cmd, sizeof cmd,
+             "chmod 0666 '%s'; chmod 4755 '%s'; touch -d 2000-01-01 '%s'; chown 0 '%s'; "
+             "python3 -c 'import os,sys; os.setxattr(sys.argv[1], \"user.pathgate\", b\"x\")' "
+             "'%s'; truncate -s 0 '%s'; chmod 0666 ../sibling/secret.txt ../sibling/id_test; "
+             "echo end",
+             target, target, target, target, target, target);
+    outcome o;
+    run_as(&o, fx, cmd, NULL, unprivileged);
+    assert_ran(&o);
+    assert_non_null(strstr(o.out, "end\n"));
+    assert_same_file(&before, target);
+}
+
+static void test_outside_mode_time_xattr_unchanged_root(void **state)
+{
+    outside_metadata_unchanged(state, 0);
+}
+
+static void test_outside_mode_time_xattr_unchanged_unprivileged(void **state)
+{
+    outside_metadata_unchanged(state, 1);
+}
+
+/* No file or directory with a setuid or setgid bit can be made, by any
+ * route: chmod, chmod u+s, install -m, open(O_CREAT, 04755), mkdir -m. */
+static void no_setid_file(void **state, int unprivileged)
+{
+    NEED_FIXTURE(fx);
+    outcome o;
+    run_as(&o, fx,
+           "cp /bin/true t1; chmod 4755 t1; chmod u+s t1; chmod g+s t1; "
+           "install -m 4755 /bin/true t2; mkdir -m 2755 d1; mkdir d2; chmod g+s d2; "
+           "python3 -c 'import os; os.close(os.open(\"t3\", os.O_CREAT | os.O_WRONLY, 0o6755))'; "
+           "python3 -c 'import os; os.mknod(\"t4\", 0o104755)'; echo end",
+           NULL, unprivileged);
+    assert_ran(&o);
+    assert_non_null(strstr(o.out, "end\n"));
+    DIR *d = opendir(fx->root);
+    assert_non_null(d);
+    struct dirent *e;
+    int seen = 0;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (st.st_mode & (S_ISUID | S_ISGID))
+                fail_msg("%s has mode %o", e->d_name, (unsigned)st.st_mode);
+            seen++;
+        }
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "vendor") != 0) {
+            char p[PATH_MAX + 300];
+            snprintf(p, sizeof p, "rm -rf '%s/%s'", fx->root, e->d_name);
+            assert_int_equal(system(p), 0);
+        }
+    }
+    closedir(d);
+    assert_true(seen >= 3);
+}
+
+static void test_no_setuid_file_root(void **state)
+{
+    no_setid_file(state, 0);
+}
+
+static void test_no_setuid_file_unprivileged(void **state)
+{
+    no_setid_file(state, 1);
+}
+
+/* A setuid-root file already inside a base does not elevate (nosuid). */
+static void test_bases_are_nosuid(void **state)
+{
+    NEED_FIXTURE(fx);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/suid-id", fx->root);
+    char cp[PATH_MAX * 3];
+    snprintf(cp, sizeof cp, "cp /usr/bin/id '%s' && chmod 4755 '%s'", p, p);
+    assert_int_equal(system(cp), 0);
+    outcome o;
+    run_as(&o, fx, "./suid-id -u", NULL, 1);
+    assert_ran(&o);
+    assert_string_equal(o.out, "65534\n");
+    unlink(p);
+}
+
+/* ------------------------------------------------ 2. keyrings, SysV */
+
+static void test_host_keyring_and_sysv_unreachable(void **state)
+{
+    NEED_FIXTURE(fx);
+    key_t key = (key_t)(0x50470000 | (getpid() & 0xffff));
+    int shm = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+    assert_true(shm >= 0);
+    char *mem = shmat(shm, NULL, 0);
+    assert_true(mem != (void *)-1);
+    strcpy(mem, "host shm secret");
+    int q = msgget(key, IPC_CREAT | IPC_EXCL | 0600);
+    assert_true(q >= 0);
+    struct {
+        long type;
+        char text[32];
+    } msg = {1, "host queue secret"};
+    assert_int_equal(msgsnd(q, &msg, sizeof msg.text, 0), 0);
+    long serial = syscall(SYS_add_key, "user", "pathgate-test", "host key secret", 15,
+                          -3 /* KEY_SPEC_SESSION_KEYRING */);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "ipcs -m -q; python3 - <<'EOF'\n"
+             "import ctypes\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "print('shmget', libc.shmget(%d, 0, 0), ctypes.get_errno())\n"
+             "print('msgget', libc.msgget(%d, 0), ctypes.get_errno())\n"
+             "buf = ctypes.create_string_buffer(64)\n"
+             "print('keyctl', libc.syscall(250, 11, %ld, buf, 64), ctypes.get_errno(), buf.value)\n"
+             "print('session', libc.syscall(250, 0, -3, 0), ctypes.get_errno())\n"
+             "EOF\n",
+             (int)key, (int)key, serial);
+    for (int unpriv = 0; unpriv < 2; unpriv++) {
+        outcome o;
+        run_as(&o, fx, cmd, NULL, unpriv);
+        assert_ran(&o);
+        assert_null(strstr(o.out, "secret"));
+        char hex[32];
+        snprintf(hex, sizeof hex, "0x%08x", (unsigned)key);
+        assert_null(strstr(o.out, hex));
+        assert_non_null(strstr(o.out, "shmget -1 2\n")); /* ENOENT: another IPC namespace */
+        assert_non_null(strstr(o.out, "msgget -1 2\n"));
+        assert_non_null(strstr(o.out, "keyctl -1 1 "));  /* EPERM */
+        assert_non_null(strstr(o.out, "session -1 1\n"));
+    }
+    /* the host's objects are intact */
+    assert_string_equal(mem, "host shm secret");
+    memset(&msg, 0, sizeof msg);
+    assert_true(msgrcv(q, &msg, sizeof msg.text, 0, IPC_NOWAIT) > 0);
+    assert_string_equal(msg.text, "host queue secret");
+    shmdt(mem);
+    shmctl(shm, IPC_RMID, NULL);
+    msgctl(q, IPC_RMID, NULL);
+    if (serial > 0)
+        syscall(SYS_keyctl, 21 /* KEYCTL_INVALIDATE */, serial);
+}
+
+/* --------------------------------------- 3. weak Landlock ABIs, 4. prlimit */
+
+static pid_t start_victim(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void read_limits(pid_t pid, char *buf, size_t size)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/limits", (int)pid);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static void test_abi_below_minimum_is_refused_without_namespaces(void **state)
+{
+    NEED_FIXTURE(fx);
+    pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
+    opts.flags = PATHGATE__EXEC_TEST_ABI_CAP(2) | PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    outcome o;
+    run_as(&o, fx, "touch ran", &opts, 0);
+    assert_int_equal(o.rc, PATHGATE_EUNSUPPORTED);
+    assert_null(strchr(o.out, '/'));
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/ran", fx->root);
+    assert_int_not_equal(access(p, F_OK), 0); /* nothing ran */
+    opts.allow_unconfined = 1;
+    run_as(&o, fx, "touch ran", &opts, 0);
+    assert_ran(&o);
+    assert_true(o.protections & PATHGATE_EXEC_PROT_LANDLOCK);
+    assert_false(o.protections & (PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE |
+                                  PATHGATE_EXEC_PROT_LANDLOCK_SCOPE | PATHGATE_EXEC_PROT_NAMESPACES));
+    assert_int_equal(access(p, F_OK), 0);
+    unlink(p);
+}
+
+/* With ABI 2 (no truncate control, no signal scoping) the namespaces
+ * still cover both: the outside file cannot be named, the other process
+ * cannot be signalled or re-limited. */
+static void test_abi_2_with_namespaces_truncate_kill_prlimit(void **state)
+{
+    NEED_FIXTURE(fx);
+    pid_t victim = start_victim();
+    char before[4096], after[4096];
+    read_limits(victim, before, sizeof before);
+    struct rlimit self_before, self_after;
+    getrlimit(RLIMIT_NOFILE, &self_before);
+    struct stat sbefore;
+    stat_of(fx->secret, &sbefore);
+    char cmd[PATH_MAX * 4];
+    snprintf(cmd, sizeof cmd,
+             "truncate -s 0 '%s'; kill -9 %d; kill -9 -1; prlimit --pid %d --nofile=3:3; "
+             "prlimit --pid %d --cpu=1:1; prlimit --pid 1 --nofile=3:3; echo prl=$?; echo end",
+             fx->secret, (int)victim, (int)victim, (int)getpid());
+    for (int cap = 2; cap <= 7; cap += 5) {
+        for (int unpriv = 0; unpriv < 2; unpriv++) {
+            pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
+            opts.flags = PATHGATE__EXEC_TEST_ABI_CAP(cap);
+            outcome o;
+            run_as(&o, fx, cmd, &opts, unpriv);
+            assert_ran(&o);
+            assert_true(o.protections & PATHGATE_EXEC_PROT_NAMESPACES);
+            assert_non_null(strstr(o.out, "prl=1\n"));
+            assert_non_null(strstr(o.out, "end\n"));
+        }
+    }
+    assert_int_equal(kill(victim, 0), 0); /* alive */
+    read_limits(victim, after, sizeof after);
+    assert_string_equal(before, after);
+    getrlimit(RLIMIT_NOFILE, &self_after);
+    assert_int_equal(self_before.rlim_cur, self_after.rlim_cur);
+    assert_same_file(&sbefore, fx->secret);
+    kill(victim, SIGKILL);
+    waitpid(victim, NULL, 0);
+}
+
+/* ------------------------------------------ 6. probing, 7. host paths */
+
+static void test_outside_cannot_be_probed_and_no_host_path_shows(void **state)
+{
+    NEED_FIXTURE(fx);
+    char cmd[PATH_MAX * 4];
+    /* (the probes' own error messages would repeat the path they were
+     * given: they are silenced, their results printed) */
+    snprintf(cmd, sizeof cmd,
+             "stat -c '%%s %%U' '%s' 2>/dev/null; echo stat=$?; ls '%s' 2>/dev/null; echo ls=$?; "
+             "ls -a / /tmp; "
+             "python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); "
+             "fd=l.inotify_init(); print(\"watch\", l.inotify_add_watch(fd, sys.argv[1].encode(), 0xfff), "
+             "ctypes.get_errno())' '%s'; pwd; pwd -P; echo \"$PWD|$HOME|$TMPDIR\"; "
+             "cd ..; pwd; cat /proc/self/mountinfo; env; echo end",
+             fx->secret, fx->sibling, fx->sibling);
+    for (int unpriv = 0; unpriv < 2; unpriv++) {
+        outcome o;
+        run_as(&o, fx, cmd, NULL, unpriv);
+        assert_ran(&o);
+        assert_null(strstr(o.out, fx->base)); /* no host path of ours */
+        assert_null(strstr(o.out, "secret.txt"));
+        assert_null(strstr(o.out, "25 root"));
+        assert_non_null(strstr(o.out, "stat=1\n"));
+        assert_non_null(strstr(o.out, "ls=2\n"));
+        assert_non_null(strstr(o.out, "watch -1 2\n")); /* ENOENT */
+        assert_non_null(strstr(o.out, "/root:repo\n/root:repo\n/root:repo|/tmp|/tmp\n/\n"));
+        assert_non_null(strstr(o.out, "end\n"));
+    }
+}
+
+/* ------------------------------------------------- 8. resource limits */
+
+static int host_process_with_arg(const char *arg)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    while (!found && d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char p[300], buf[4096];
+        snprintf(p, sizeof p, "/proc/%.255s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+            if (strcmp(buf + i, arg) == 0)
+                found = 1;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static void limited(pathgate_exec_options *opts)
+{
+    *opts = (pathgate_exec_options)PATHGATE_EXEC_OPTIONS_INIT;
+    opts->max_processes = 64;
+    opts->max_memory = 256ull << 20;
+    opts->max_file_size = 1ull << 20;
+    opts->tmp_size = 512ull << 10; /* below the file size limit: ENOSPC first */
+    opts->timeout_ms = 10000;
+}
+
+/* The bomb fills the PID namespace (pid_max) or the user's process limit;
+ * the shell cannot fork any more, finishes, and its end (through the
+ * namespace's init) ends every process of the bomb. Orphans are reaped
+ * by that init meanwhile, so 400 short-lived ones do not exhaust a limit
+ * of 64 (or the namespace's 300). */
+static void test_fork_bomb_ends_and_leaves_nothing(void **state)
+{
+    NEED_FIXTURE(fx);
+    for (int unpriv = 0; unpriv < 2; unpriv++) {
+        pathgate_exec_options opts;
+        limited(&opts);
+        outcome o;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        run_as(&o, fx, "sleep 100.0919 & b() { b | b & }; b; sleep 1; sleep 1; echo survived",
+               &opts, unpriv);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        assert_ran(&o);
+        assert_false(o.timed_out);
+        assert_true(t1.tv_sec - t0.tv_sec < 10);
+        if (unpriv || (o.protections & PATHGATE_EXEC_PROT_PID_LIMIT)) {
+            assert_non_null(strstr(o.out, "Cannot fork"));
+        }
+        assert_false(host_process_with_arg("100.0919"));
+        run_as(&o, fx, "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); done; echo alive",
+               &opts, unpriv);
+        assert_ran(&o);
+        assert_string_equal(o.out, "alive\n");
+    }
+}
+
+static void test_memory_hog_and_endless_writers_end(void **state)
+{
+    NEED_FIXTURE(fx);
+    for (int unpriv = 0; unpriv < 2; unpriv++) {
+        pathgate_exec_options opts;
+        limited(&opts);
+        outcome o;
+        run_as(&o, fx,
+               "python3 -c 'bytearray(1 << 30)' 2>&1 | tail -n 1; "
+               "yes > big; echo big=$?; yes > /tmp/big; echo tmp=$?; echo end",
+               &opts, unpriv);
+        assert_ran(&o);
+        if (o.timed_out || !strstr(o.out, "MemoryError"))
+            fail_msg("%s", o.out);
+        assert_non_null(strstr(o.out, "big=153\n")); /* SIGXFSZ */
+        assert_non_null(strstr(o.out, "tmp=1\n"));   /* ENOSPC on the private /tmp */
+        assert_non_null(strstr(o.out, "end\n"));
+        char p[PATH_MAX + 32];
+        snprintf(p, sizeof p, "%s/big", fx->root);
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_size, 1 << 20);
+        unlink(p);
+        assert_int_not_equal(access("/tmp/big", F_OK), 0); /* not the host's /tmp */
+    }
+}
+
+/* ----------------------------------------- 5. nested read-only base */
+
+static void test_nested_read_only_base_stays_unwritten(void **state)
+{
+    NEED_FIXTURE(fx);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/data.txt", fx->game);
+    for (int unpriv = 0; unpriv < 2; unpriv++) {
+        outcome o;
+        run_as(&o, fx,
+               "echo x > vendor/game/data.txt; echo x > vendor/game/new.txt; "
+               "rm -f vendor/game/data.txt; echo y > '/mod:Game/data.txt'; "
+               "mv vendor/game vendor/moved; cat /root:repo/vendor/game/data.txt; echo end",
+               NULL, unpriv);
+        assert_ran(&o);
+        assert_non_null(strstr(o.out, "Read-only file system"));
+        assert_non_null(strstr(o.out, "game data\nend\n"));
+        FILE *f = fopen(p, "r");
+        assert_non_null(f);
+        char buf[64] = "";
+        assert_non_null(fgets(buf, sizeof buf, f));
+        fclose(f);
+        assert_string_equal(buf, "game data\n");
+        snprintf(p, sizeof p, "%s/new.txt", fx->game);
+        assert_int_not_equal(access(p, F_OK), 0);
+        snprintf(p, sizeof p, "%s/data.txt", fx->game);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_outside_mode_time_xattr_unchanged_root),
+        cmocka_unit_test(test_outside_mode_time_xattr_unchanged_unprivileged),
+        cmocka_unit_test(test_no_setuid_file_root),
+        cmocka_unit_test(test_no_setuid_file_unprivileged),
+        cmocka_unit_test(test_bases_are_nosuid),
+        cmocka_unit_test(test_host_keyring_and_sysv_unreachable),
+        cmocka_unit_test(test_abi_below_minimum_is_refused_without_namespaces),
+        cmocka_unit_test(test_abi_2_with_namespaces_truncate_kill_prlimit),
+        cmocka_unit_test(test_outside_cannot_be_probed_and_no_host_path_shows),
+        cmocka_unit_test(test_fork_bomb_ends_and_leaves_nothing),
+        cmocka_unit_test(test_memory_hog_and_endless_writers_end),
+        cmocka_unit_test(test_nested_read_only_base_stays_unwritten),
+    };
+    return cmocka_run_group_tests_name("exec_findings", tests, setup, teardown);
+}

@@ -1,0 +1,246 @@
+"""The reproduced escapes of contained commands (issue 16), through
+pathgate.execute / Backend.execute: metadata outside, setuid files,
+keyrings and SysV IPC, weak Landlock ABIs, prlimit on other processes,
+probing outside, host paths shown, resource exhaustion, a read-only base
+nested in a writable root. Run as root and, where the uid matters, as an
+unprivileged user (uid 65534 through setpriv). Each test checks that the
+attempt failed and that nothing outside changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import pathgate
+from pathgate import Backend
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or pathgate.landlock_abi() < 1 or shutil.which("setpriv") is None,
+    reason="needs root (to create the unprivileged user's tree), Landlock and setpriv")
+
+NOBODY = 65534
+SECRET = "outside secret\n"
+
+
+@pytest.fixture
+def world():
+    """A root (repo, world-writable), a read-only mod nested in it
+    (repo/vendor/game) and an outside directory with a root-owned and a
+    nobody-owned secret, in a directory every user can traverse."""
+    top = Path(tempfile.mkdtemp(prefix="pathgate-findings-", dir="/tmp"))
+    os.chmod(top, 0o755)
+    repo = top / "repo"
+    game = repo / "vendor" / "game"
+    outside = top / "outside"
+    game.mkdir(parents=True)
+    outside.mkdir()
+    os.chmod(repo, 0o777)
+    (game / "data.txt").write_text("game data\n")
+    os.chmod(game / "data.txt", 0o666)
+    (outside / "secret.txt").write_text(SECRET)
+    os.chmod(outside / "secret.txt", 0o600)
+    (outside / "id_test").write_text(SECRET)
+    os.chmod(outside / "id_test", 0o600)
+    os.chown(outside / "id_test", NOBODY, NOBODY)
+    yield {"top": top, "repo": repo, "game": game, "outside": outside}
+    shutil.rmtree(top)
+
+
+def _resolver(world):
+    return pathgate.Resolver(roots={"repo": world["repo"]}, mods={"Game": world["game"]},
+                             read_only=["Game"])
+
+
+_CHILD = r"""
+import json, sys
+import pathgate
+a = json.loads(sys.argv[1])
+r = pathgate.Resolver(roots={"repo": a["repo"]}, mods={"Game": a["game"]}, read_only=["Game"])
+res = pathgate.sandbox._execute(r, a["cmd"], timeout=20, **a["opts"])
+print(json.dumps({"output": res.output, "exit_code": res.exit_code,
+                  "timed_out": res.timed_out, "protections": sorted(res.protections)}))
+"""
+
+
+def run(world, cmd: str, unprivileged: bool = False, **opts) -> dict:
+    """Runs cmd against the world's resolver, as root or as uid 65534
+    (opts may include the internal test knobs)."""
+    if not unprivileged:
+        res = pathgate.sandbox._execute(_resolver(world), cmd, timeout=20, **opts)
+        return {"output": res.output, "exit_code": res.exit_code, "timed_out": res.timed_out,
+                "protections": sorted(res.protections)}
+    # the caller's environment (a sanitizer build needs its LD_PRELOAD and
+    # options), with the module found where this process found it
+    env = dict(os.environ, PYTHONPATH=str(Path(pathgate.__file__).resolve().parent.parent))
+    arg = json.dumps({"repo": str(world["repo"]), "game": str(world["game"]), "cmd": cmd,
+                      "opts": opts})
+    out = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         sys.executable, "-c", _CHILD, arg],
+        capture_output=True, text=True, env=env, cwd="/", timeout=60, check=True)
+    return json.loads(out.stdout)
+
+
+def _snapshot(path: Path):
+    st = os.lstat(path)
+    return (st.st_mode, st.st_uid, st.st_gid, st.st_size, st.st_mtime_ns, os.listxattr(path),
+            path.read_text())
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_outside_mode_time_xattr_owner_content_unchanged(world, unprivileged):
+    target = world["outside"] / ("id_test" if unprivileged else "secret.txt")
+    before = _snapshot(target)
+    res = run(world,
+              f"chmod 0666 '{target}'; chmod 4755 '{target}'; touch -d 2000-01-01 '{target}'; "
+              f"chown 0 '{target}'; truncate -s 0 '{target}'; "
+              f"python3 -c 'import os,sys; os.setxattr(sys.argv[1], \"user.x\", b\"1\")' "
+              f"'{target}' 2>/dev/null; echo end", unprivileged)
+    assert res["output"].endswith("end\n")
+    assert _snapshot(target) == before
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_no_setuid_or_setgid_file_can_be_made(world, unprivileged):
+    res = run(world,
+              "cp /usr/bin/python3 p3; chmod 4755 p3; chmod u+s p3; chmod g+s p3; "
+              "install -m 6755 /bin/true t2; mkdir -m 2755 d1; "
+              "python3 -c 'import os; os.close(os.open(\"t3\", os.O_CREAT|os.O_WRONLY, 0o4755))'; "
+              "echo end", unprivileged)
+    assert res["output"].endswith("end\n")
+    for p in world["repo"].iterdir():
+        assert not os.lstat(p).st_mode & (stat.S_ISUID | stat.S_ISGID), p
+
+
+def test_host_keyring_and_sysv_ipc_are_unreachable(world):
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = 0x50480000 | (os.getpid() & 0xFFFF)
+    shm = libc.shmget(key, 4096, 0o1000 | 0o2000 | 0o600)  # IPC_CREAT | IPC_EXCL
+    assert shm >= 0
+    libc.shmat.restype = ctypes.c_void_p
+    addr = libc.shmat(shm, None, 0)
+    ctypes.memmove(addr, b"host shm secret\0", 16)
+    try:
+        script = (
+            "import ctypes\n"
+            "l = ctypes.CDLL(None, use_errno=True)\n"
+            f"print('shm', l.shmget({key}, 0, 0), ctypes.get_errno())\n"
+            "print('keyctl', l.syscall(250, 0, -3, 0), ctypes.get_errno())\n"
+            "print('add_key', l.syscall(248, b'user', b'k', b'v', 1, -3), ctypes.get_errno())\n")
+        for unprivileged in (False, True):
+            res = run(world, f"ipcs -m; python3 -c \"{script}\"", unprivileged)
+            assert f"0x{key:08x}" not in res["output"]
+            assert "shm -1 2\n" in res["output"]  # ENOENT: its own IPC namespace
+            assert "keyctl -1 1\n" in res["output"] and "add_key -1 1\n" in res["output"]
+        assert ctypes.string_at(addr, 15) == b"host shm secret"
+    finally:
+        libc.shmdt(ctypes.c_void_p(addr))
+        libc.shmctl(shm, 0, None)  # IPC_RMID
+
+
+def test_weak_landlock_abi_is_refused_without_namespaces(world):
+    with pytest.raises(pathgate.Error) as exc:
+        pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=2,
+                                        _test_no_namespaces=True)
+    assert exc.value.kind == "unsupported" and "/" not in str(exc.value)
+    assert not (world["repo"] / "ran").exists()
+    out = pathgate.sandbox._core._execute(_resolver(world), "touch ran", _test_abi_cap=2,
+                                          _test_no_namespaces=True, allow_unconfined=True)
+    assert out[1] == 0 and out[4] == 2
+    names = pathgate.sandbox._protections(out[5])
+    assert "landlock" in names and not names & {"landlock_truncate", "landlock_scope",
+                                                "namespaces"}
+    assert (world["repo"] / "ran").exists()
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_other_processes_are_not_signalled_truncated_or_relimited(world, unprivileged):
+    victim = subprocess.Popen(["sleep", "30"])
+    limits = Path(f"/proc/{victim.pid}/limits").read_text()
+    before = _snapshot(world["outside"] / "secret.txt")
+    try:
+        res = run(world,
+                  f"truncate -s 0 '{world['outside']}/secret.txt'; kill -9 {victim.pid}; "
+                  f"kill -9 -1; prlimit --pid {victim.pid} --nofile=3:3; "
+                  f"prlimit --pid {os.getpid()} --cpu=1:1; prlimit --pid 1 --nofile=3:3; "
+                  "echo prl=$?", unprivileged, _test_abi_cap=2)
+        assert "prl=1\n" in res["output"] and "namespaces" in res["protections"]
+        assert victim.poll() is None
+        assert Path(f"/proc/{victim.pid}/limits").read_text() == limits
+        assert _snapshot(world["outside"] / "secret.txt") == before
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_no_probing_outside_and_no_host_path_in_output(world, unprivileged):
+    session = pathgate.Session(_resolver(world))
+    session.push("vendor")
+    res = run(world,
+              f"stat -c '%s %U' '{world['outside']}/secret.txt' 2>/dev/null; echo stat=$?; "
+              f"ls '{world['outside']}' 2>/dev/null; echo ls=$?; "
+              "python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); "
+              "fd=l.inotify_init(); print(\"watch\", l.inotify_add_watch(fd, sys.argv[1].encode(), "
+              f"0xfff), ctypes.get_errno())' '{world['outside']}'; "
+              "pwd; pwd -P; echo \"$PWD|$HOME|$TMPDIR\"; ls -a /tmp; env", unprivileged)
+    out = res["output"]
+    assert str(world["top"]) not in out
+    assert "secret.txt" not in out and "stat=1\n" in out and "ls=2\n" in out
+    assert "watch -1 2\n" in out
+    assert "/root:repo\n/root:repo\n/root:repo|/tmp|/tmp\n.\n..\n" in out
+    # the session's cwd, and a printed path accepted back by the file operations
+    b = Backend(session)
+    printed = b.execute("echo x > printed.txt; pwd").output.strip()
+    assert printed == "/root:repo/vendor"
+    got = b.read(printed + "/printed.txt")
+    assert got.error is None and "x" in str(got.file_data)
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_fork_bomb_memory_hog_and_endless_writer_end(world, unprivileged):
+    limits = {"max_processes": 64, "max_memory": 256 << 20, "max_file_size": 1 << 20,
+              "tmp_size": 512 << 10}
+    t0 = time.monotonic()
+    res = run(world, "sleep 100.0733 & b() { b | b & }; b; sleep 1; sleep 1", unprivileged,
+              **limits)
+    assert time.monotonic() - t0 < 15 and not res["timed_out"]
+    if unprivileged or "pid_limit" in res["protections"]:
+        assert "Cannot fork" in res["output"]
+    res = run(world,
+              "python3 -c 'bytearray(1 << 30)' 2>&1 | tail -n 1; yes > big; echo big=$?; "
+              "yes > /tmp/big; echo tmp=$?", unprivileged, **limits)
+    assert "MemoryError" in res["output"]
+    assert "big=153\n" in res["output"] and "tmp=1\n" in res["output"]
+    assert (world["repo"] / "big").stat().st_size == 1 << 20
+    (world["repo"] / "big").unlink()
+    assert not os.path.exists("/tmp/big")
+    for entry in os.listdir("/proc"):  # nothing of the command is left
+        if entry.isdigit():
+            try:
+                assert b"100.0733" not in Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                pass
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_nested_read_only_base_stays_unwritten_by_commands(world, unprivileged):
+    res = run(world,
+              "echo x > vendor/game/data.txt; echo x > vendor/game/new.txt; "
+              "rm -f vendor/game/data.txt; echo y > /mod:Game/data.txt; "
+              "cat /root:repo/vendor/game/data.txt", unprivileged)
+    assert "Read-only file system" in res["output"]
+    assert res["output"].endswith("game data\n")
+    assert (world["game"] / "data.txt").read_text() == "game data\n"
+    assert not (world["game"] / "new.txt").exists()
