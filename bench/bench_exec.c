@@ -127,7 +127,8 @@ int main(int argc, char **argv)
         {"posix_spawn `/bin/sh -c true` + waitpid", run_posix_spawn, NULL},
         {"fork + execve `/bin/sh -c true` + waitpid", run_fork_exec, NULL},
         {"pathgate exec `true`, namespaces + Landlock", run_pathgate, NULL},
-        {"pathgate exec `true`, no namespaces, no Landlock (test flags)", run_pathgate_unconfined, NULL},
+        {"pathgate exec `true`, no namespaces, no Landlock (test flags)", run_pathgate_unconfined,
+         NULL},
         {"  part: ruleset (grants + system paths)", run_ruleset_only, NULL},
         {"  part: private tmp dir make + remove", run_tmp_only, NULL},
     };
@@ -150,12 +151,13 @@ int main(int argc, char **argv)
         qsort(v[k].samples, (size_t)n, sizeof(double), cmp_double);
         med[k] = v[k].samples[n / 2];
     }
-    printf("| %d calls each, interleaved, Landlock ABI %d | median us | vs posix_spawn |\n", n, abi);
+    printf("| %d calls each, interleaved, Landlock ABI %d | median us | vs posix_spawn |\n", n,
+           abi);
     printf("|---|---:|---:|\n");
     for (size_t k = 0; k < nv; k++)
         printf("| %s | %.1f | %.2fx |\n", v[k].name, med[k], med[k] / med[0]);
-    printf("\nthe view and Landlock add %.1f us = %.0f%% of a posix_spawn start\n",
-           med[2] - med[3], 100.0 * (med[2] - med[3]) / med[0]);
+    printf("\nthe view and Landlock add %.1f us = %.0f%% of a posix_spawn start\n", med[2] - med[3],
+           100.0 * (med[2] - med[3]) / med[0]);
     for (size_t k = 0; k < nv; k++)
         free(v[k].samples);
     close(root_fd);

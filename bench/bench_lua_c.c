@@ -48,8 +48,8 @@ static void op_from_native(pathgate_resolver *r, const pathgate_uri *u)
     (void)r;
     (void)u;
     pathgate_uri *out = NULL;
-    int rc = pathgate_uri_from_native(&out, NATIVE, strlen(NATIVE), PATHGATE_CONVENTION_NONE,
-                                      NULL, NULL);
+    int rc = pathgate_uri_from_native(&out, NATIVE, strlen(NATIVE), PATHGATE_CONVENTION_NONE, NULL,
+                                      NULL);
     if (rc != 0)
         die("from_native", rc);
     pathgate_uri_free(out);

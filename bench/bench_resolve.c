@@ -238,7 +238,8 @@ int main(int argc, char **argv)
         die("open root failed");
     if (pathgate__registry_new(&c.reg, CAP_MANY, NULL) != 0)
         die("registry_new failed");
-    if (pathgate__registry_mint(&c.probe, c.reg, 0, "root:repo/" EXISTING, strlen("root:repo/" EXISTING)) != 0)
+    if (pathgate__registry_mint(&c.probe, c.reg, 0, "root:repo/" EXISTING,
+                                strlen("root:repo/" EXISTING)) != 0)
         die("mint failed");
 
     double floor_ns = time_case(case_floor, &c, iters);
@@ -293,8 +294,8 @@ int main(int argc, char **argv)
     printf("%-58s %10.0f %10.2f\n", label, f10_ns, f10_ns / floor_ns);
     snprintf(label, sizeof label, "(f) resolve (a) with %zu live tokens", count1m);
     printf("%-58s %10.0f %10.2f\n", label, f1m_ns, f1m_ns / floor_ns);
-    printf("\n(a)/(c) = %.2f   (f) 1M/10 = %.2f   filling 1M tokens took %.1f s\n",
-           a_ns / floor_ns, f1m_ns / f10_ns, fill_s);
+    printf("\n(a)/(c) = %.2f   (f) 1M/10 = %.2f   filling 1M tokens took %.1f s\n", a_ns / floor_ns,
+           f1m_ns / f10_ns, fill_s);
     printf("(e) registry bytes per live token: %.1f (address of %zu bytes, 100000 tokens)\n", bpt,
            strlen(address));
 

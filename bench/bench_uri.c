@@ -38,7 +38,9 @@ static const item corpus[] = {
     {W, "E:\\Music\\Sigur R\xC3\xB3s\\()\\01 Untitled.flac"},
     {W, "C:\\Users\\Jos\xC3\xA9\\M\xC3\xBAsica\\canci\xC3\xB3n #1.mp3"},
     {W, "C:\\Windows\\System32\\drivers\\etc\\hosts"},
-    {W, "Z:\\\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\\\xE3\x83\x95\xE3\x82\xA1\xE3\x82\xA4\xE3\x83\xAB.txt"},
+    {W,
+     "Z:\\\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\\\xE3\x83\x95\xE3\x82\xA1\xE3\x82\xA4\xE3\x83\xAB."
+     "txt"},
     {W, "C:\\tmp\\100% done\\a&b=c;d.txt"},
     {W, "\\\\fileserver\\share\\team\\plan.docx"},
     {W, "\\\\nas01\\backup\\2024\\q1\\db dump.sql.gz"},
@@ -48,7 +50,8 @@ static const item corpus[] = {
     {P, "/home/ada/notes/todo.txt"},
     {P, "/home/ada/My Documents/a b.txt"},
     {P, "/var/lib/postgresql/15/main/base/16384/2619"},
-    {P, "/home/zo\xC3\xAB/\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E/\xD1\x84\xD0\xB0\xD0\xB9\xD0\xBB.txt"},
+    {P,
+     "/home/zo\xC3\xAB/\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E/\xD1\x84\xD0\xB0\xD0\xB9\xD0\xBB.txt"},
     {P, "/tmp/100% done #1?.txt"},
     {P, "/srv/www/htdocs/index.html"},
     {P, "/opt/app/lib/python3.11/site-packages/pkg/__init__.py"},
@@ -73,8 +76,8 @@ static int native_to_uri(size_t i, char **uris)
 {
     (void)uris;
     pathgate_uri *u = NULL;
-    int rc = pathgate_uri_from_native(&u, corpus[i].native, strlen(corpus[i].native), corpus[i].conv,
-                                      NULL, NULL);
+    int rc = pathgate_uri_from_native(&u, corpus[i].native, strlen(corpus[i].native),
+                                      corpus[i].conv, NULL, NULL);
     if (rc)
         return rc;
     size_t len;
@@ -142,7 +145,8 @@ int main(int argc, char **argv)
     int status = 0;
     if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
         for (size_t i = 0; i < NCORPUS; i++)
-            printf("%s\t%s\t%s\n", pathgate_convention_name(corpus[i].conv), corpus[i].native, uris[i]);
+            printf("%s\t%s\t%s\n", pathgate_convention_name(corpus[i].conv), corpus[i].native,
+                   uris[i]);
     } else {
         double seconds = argc > 1 ? atof(argv[1]) : 1.0;
         if (!(seconds > 0)) {

@@ -44,12 +44,15 @@
     X(end_line, UINT, (e)->end_line, 0, (e)->has_window)                                           \
     X(next_offset, UINT, (e)->next_offset, 0, (e)->has_next)                                       \
     X(modified_at, CSTR, (e)->modified_at, 0, !(e)->no_lines_requested)                            \
-    X(not_text, CSTR, (e)->not_text == PATHGATE_FS_NOT_TEXT_NUL ? "nul_byte" : "invalid_utf8", 0,   \
+    X(not_text, CSTR, (e)->not_text == PATHGATE_FS_NOT_TEXT_NUL ? "nul_byte" : "invalid_utf8", 0,  \
       (e)->not_text)                                                                               \
     X(partial, BOOL, (e)->partial, 0, 1)
 
 /* The stat result (pathgate_fs_stat_result). */
-#define PG_FS_TYPE_NAME(t) ((t) == PATHGATE_FS_TYPE_FILE ? "file" : (t) == PATHGATE_FS_TYPE_DIRECTORY ? "directory" : "other")
+#define PG_FS_TYPE_NAME(t)                                                                         \
+    ((t) == PATHGATE_FS_TYPE_FILE        ? "file"                                                  \
+     : (t) == PATHGATE_FS_TYPE_DIRECTORY ? "directory"                                             \
+                                         : "other")
 #define PG_STAT_FIELDS(X, e)                                                                       \
     X(path, STR, (e)->path.ptr, (e)->path.len, 1)                                                  \
     X(type, CSTR, PG_FS_TYPE_NAME((e)->type), 0, 1)                                                \

@@ -11,15 +11,14 @@
 
 /* A property violation: print what and where, then abort so libFuzzer
  * saves the input. */
-#define FZ_CHECK(cond, ...)                                                   \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: property violated: %s\n  ", __FILE__,     \
-                    __LINE__, #cond);                                         \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-            abort();                                                          \
-        }                                                                     \
+#define FZ_CHECK(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: property violated: %s\n  ", __FILE__, __LINE__, #cond);        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* 1 when s[0..n) is valid UTF-8 (an independent, simple check). */
@@ -96,8 +95,8 @@ static inline void fz_check_lexical(const pathgate_uri *u)
     const char *ep = pathgate_uri_encoded_path(u, &ep_len);
     FZ_CHECK(ep && ep_len <= strlen(s) && strcmp(s + strlen(s) - ep_len, ep) == 0,
              "encoded_path is no suffix: %s", s);
-    FZ_CHECK(pathgate_uri_decoded_path(&seg, u, NULL) == 0 && seg.len <= ep_len,
-             "decoded_path: %s", s);
+    FZ_CHECK(pathgate_uri_decoded_path(&seg, u, NULL) == 0 && seg.len <= ep_len, "decoded_path: %s",
+             s);
     pathgate_buf_dispose(&seg);
     int enc_slash = 0, enc_backslash = 0;
     for (const char *p = ep; (p = strchr(p, '%')) != NULL; p++) {
@@ -183,16 +182,18 @@ static inline void fz_check_uri(const pathgate_uri *u)
     pathgate_buf b = PATHGATE_BUF_INIT;
     FZ_CHECK(pathgate_uri_display(&b, u) == 0 && b.ptr, "display failed: %s", s);
     for (size_t i = 0; i < b.len; i++)
-        FZ_CHECK((unsigned char)b.ptr[i] >= 0x20 && b.ptr[i] != 0x7F, "display control byte: %s", s);
+        FZ_CHECK((unsigned char)b.ptr[i] >= 0x20 && b.ptr[i] != 0x7F, "display control byte: %s",
+                 s);
     pathgate_buf_dispose(&b);
     fz_check_lexical(u);
     FZ_CHECK(pathgate_uri_starts_with(u, u) == 1 || fz_has_encoded_sep(s),
              "u does not start with itself: %s", s);
     if (!fz_has_encoded_sep(s) && !pathgate_uri_is_opaque(u)) {
         rc = pathgate_uri_relative_to(&b, u, u, NULL);
-        FZ_CHECK((rc == 0 && b.ptr && b.len == 0) ||
-                     (rc == PATHGATE_EUTF8 && pathgate_uri_convention(u) == PATHGATE_CONVENTION_WINDOWS),
-                 "relative_to(u, u) != \"\": %s (%s)", s, pathgate_errname(rc));
+        FZ_CHECK(
+            (rc == 0 && b.ptr && b.len == 0) ||
+                (rc == PATHGATE_EUTF8 && pathgate_uri_convention(u) == PATHGATE_CONVENTION_WINDOWS),
+            "relative_to(u, u) != \"\": %s (%s)", s, pathgate_errname(rc));
         pathgate_buf_dispose(&b);
     }
 }

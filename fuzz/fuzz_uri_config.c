@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    pathgate_convention conv = (data[0] & 1) ? PATHGATE_CONVENTION_WINDOWS : PATHGATE_CONVENTION_POSIX;
+    pathgate_convention conv =
+        (data[0] & 1) ? PATHGATE_CONVENTION_WINDOWS : PATHGATE_CONVENTION_POSIX;
     int give_home = (data[0] & 2) != 0;
     const char *in = (const char *)data + 1;
     size_t rest = size - 1;
@@ -93,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         fz_check_uri(r);
         const char *s = pathgate_uri_string(r, NULL);
-        FZ_CHECK(pathgate_uri_validate_config(r, conv, NULL) == 0, "result fails validation: %s", s);
+        FZ_CHECK(pathgate_uri_validate_config(r, conv, NULL) == 0, "result fails validation: %s",
+                 s);
         size_t n = strlen(s);
         FZ_CHECK(n == 8 || s[n - 1] != '/', "trailing separator kept: %s", s); /* but file:/// */
         pathgate_buf cp = PATHGATE_BUF_INIT;

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rj < 0) {
         fz_known_error(rj);
         FZ_CHECK(j == NULL, "out set on failure");
-        FZ_CHECK(rd < 0, "join failed (%s) but join_descendant succeeded: %s", pathgate_errname(rj), bs);
+        FZ_CHECK(rd < 0, "join failed (%s) but join_descendant succeeded: %s", pathgate_errname(rj),
+                 bs);
     } else {
         fz_check_uri(j);
         if (tlen == 0)

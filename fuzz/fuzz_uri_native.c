@@ -58,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = pathgate_legacy_from_uri(&back, u, conv, NULL);
             size_t blen = 0;
             const char *bt = rc == 0 ? pathgate_legacy_text(back, &blen) : NULL;
-            if (pathgate__fz_utf8(text, size) && (conv == PATHGATE_CONVENTION_WINDOWS || text[0] == '/')) {
+            if (pathgate__fz_utf8(text, size) &&
+                (conv == PATHGATE_CONVENTION_WINDOWS || text[0] == '/')) {
                 FZ_CHECK(rc == 0 && blen == size, "opaque %s does not render its text", s);
                 for (size_t i = 0; i < size; i++)
                     FZ_CHECK(bt[i] == text[i] || (text[i] == '/' && bt[i] == '\\'),
@@ -86,11 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* the legacy rendering is the same text when that is UTF-8 (else
          * it is the lossy, valid UTF-8 one) */
         pathgate_legacy *back = NULL;
-        FZ_CHECK(pathgate_legacy_from_uri(&back, u, conv, NULL) == 0, "legacy_from_uri failed: %s", s);
+        FZ_CHECK(pathgate_legacy_from_uri(&back, u, conv, NULL) == 0, "legacy_from_uri failed: %s",
+                 s);
         size_t blen;
         const char *bt = pathgate_legacy_text(back, &blen);
         if (pathgate__fz_utf8(native.ptr, native.len))
-            FZ_CHECK(blen == native.len && memcmp(bt, native.ptr, blen) == 0, "legacy_from_uri differs");
+            FZ_CHECK(blen == native.len && memcmp(bt, native.ptr, blen) == 0,
+                     "legacy_from_uri differs");
         else
             FZ_CHECK(pathgate__fz_utf8(bt, blen), "legacy_from_uri is not UTF-8: %s", s);
         pathgate_legacy_free(back);

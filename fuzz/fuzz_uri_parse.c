@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size + 3 < PATHGATE_URI_MAX) {
         FZ_CHECK(rc == slow_rc, "fast parse %s, full parse %s", pathgate_errname(rc),
                  pathgate_errname(slow_rc));
-        FZ_CHECK(rc < 0 || strcmp(pathgate_uri_string(u, NULL), pathgate_uri_string(slow, NULL)) == 0,
+        FZ_CHECK(rc < 0 ||
+                     strcmp(pathgate_uri_string(u, NULL), pathgate_uri_string(slow, NULL)) == 0,
                  "fast parse \"%s\", full parse \"%s\"", pathgate_uri_string(u, NULL),
                  pathgate_uri_string(slow, NULL));
         FZ_CHECK(rc < 0 || (pathgate_uri_equal(u, slow) &&
@@ -77,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_check_uri(p);
             const char *cs = pathgate_uri_string(cur, NULL);
             if (!fz_has_encoded_sep(cs)) {
-                FZ_CHECK(pathgate_uri_starts_with(cur, p) == 1, "%s does not start with its parent %s",
-                         cs, pathgate_uri_string(p, NULL));
+                FZ_CHECK(pathgate_uri_starts_with(cur, p) == 1,
+                         "%s does not start with its parent %s", cs, pathgate_uri_string(p, NULL));
                 FZ_CHECK(pathgate_uri_starts_with(p, cur) == 0, "parent %s starts with child %s",
                          pathgate_uri_string(p, NULL), cs);
             }

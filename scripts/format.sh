@@ -6,9 +6,7 @@
 # bindings/python/.clang-format for the CPython binding's braces).
 #   (no flag)    rewrite the files in place
 #   --check      change nothing; list the files that differ and exit 1 if any
-#   --advisory   with --check: report the count, but exit 0 (what CI runs until the
-#                tree has been formatted once; then drop --advisory in
-#                scripts/test.sh)
+#   --advisory   with --check: report the count, but exit 0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

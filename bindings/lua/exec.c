@@ -39,8 +39,9 @@ static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigne
 static int optbool(lua_State *L, int tbl, const char *k)
 {
     if (!lua_isboolean(L, -1))
-        luaL_argerror(L, tbl, lua_pushfstring(L, "option '%s' must be a boolean, got %s", k,
-                                              luaL_typename(L, -1)));
+        luaL_argerror(
+            L, tbl,
+            lua_pushfstring(L, "option '%s' must be a boolean, got %s", k, luaL_typename(L, -1)));
     return lua_toboolean(L, -1);
 }
 
@@ -133,8 +134,8 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
                 luaL_argerror(L, arg, "option 'env' must be a table");
             has_env = 1;
         } else {
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
-                                                  k ? k : luaL_typename(L, -2)));
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         }
         lua_pop(L, 1);
     }

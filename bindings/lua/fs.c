@@ -71,7 +71,6 @@ static const char *opt_text(lua_State *L, int arg, size_t *len)
     return pg_checktext(L, arg, len);
 }
 
-
 /* The scale options of the table at idx (nil/none: defaults): regex,
  * ignore_case, threads, max_file_size. */
 static void opts_table(lua_State *L, int idx, owner *o)
@@ -110,10 +109,14 @@ static void push_info(lua_State *L, int incomplete, int truncated, size_t unread
     lua_setfield(L, -2, "incomplete");
     lua_pushboolean(L, truncated);
     lua_setfield(L, -2, "truncated");
-    const struct { const char *name; size_t n; } counts[] = {
-        {"unreadable_dirs", unreadable_dirs}, {"unreadable_files", unreadable_files},
-        {"skipped_names", skipped_names},     {"skipped_large", skipped_large},
-        {"files_scanned", files_scanned}};
+    const struct {
+        const char *name;
+        size_t n;
+    } counts[] = {{"unreadable_dirs", unreadable_dirs},
+                  {"unreadable_files", unreadable_files},
+                  {"skipped_names", skipped_names},
+                  {"skipped_large", skipped_large},
+                  {"files_scanned", files_scanned}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         lua_pushinteger(L, (lua_Integer)counts[i].n);
         lua_setfield(L, -2, counts[i].name);
@@ -522,8 +525,8 @@ static int fs_multi_edit(lua_State *L)
     lua_Integer n = luaL_len(L, 3);
     if (n < 0 || n > 100000)
         return luaL_argerror(L, 3, "too many edits");
-    pathgate_fs_edit_op *ops = (pathgate_fs_edit_op *)lua_newuserdatauv(
-        L, (size_t)(n ? n : 1) * sizeof *ops, 0);
+    pathgate_fs_edit_op *ops =
+        (pathgate_fs_edit_op *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ops, 0);
     int ops_idx = lua_gettop(L);
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_geti(L, 3, i) != LUA_TTABLE)
@@ -543,8 +546,8 @@ static int fs_multi_edit(lua_State *L)
     }
     mcp_hold *h = new_mcp_hold(L);
     pathgate_error err = {0, ""};
-    int rc = pathgate_fs_edits(&h->a, &h->b, o.resolver, path, len, ops, (size_t)n, dry,
-                               &o.opts, &err);
+    int rc =
+        pathgate_fs_edits(&h->a, &h->b, o.resolver, path, len, ops, (size_t)n, dry, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
     lua_pushlstring(L, h->a.ptr, h->a.len);
@@ -599,8 +602,7 @@ static int fs_tree(lua_State *L)
         luaL_argcheck(L, n >= 0 && n <= 10000, 3, "too many patterns");
     }
     size_t cnt = (size_t)(n ? n : 1);
-    const char **ex =
-        (const char **)lua_newuserdatauv(L, cnt * (sizeof *ex + sizeof(size_t)), 0);
+    const char **ex = (const char **)lua_newuserdatauv(L, cnt * (sizeof *ex + sizeof(size_t)), 0);
     size_t *exl = (size_t *)(void *)(ex + cnt);
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_geti(L, 3, i) != LUA_TSTRING)
@@ -746,7 +748,7 @@ static int fs_ls_iter(lua_State *L)
 {
     int n = fs_ls(L);
     if (n != 2)
-        return n; /* nil, message, code */
+        return n;  /* nil, message, code */
     lua_pop(L, 1); /* the info */
     lua_pushinteger(L, 0);
     lua_pushcclosure(L, ls_step, 2);
@@ -754,26 +756,16 @@ static int fs_ls_iter(lua_State *L)
 }
 
 static const luaL_Reg fs_methods[] = {
-    {"grep_iter", fs_grep_iter},
-    {"glob_iter", fs_glob_iter},
-    {"ls_iter", fs_ls_iter},
-    {"ls", fs_ls},
-    {"read", fs_read},
-    {"write", fs_write},
-    {"edit", fs_edit},
-    {"delete", fs_delete},
-    {"grep", fs_grep},
-    {"glob", fs_glob},
-    {"upload_files", fs_upload},
-    {"download_files", fs_download},
-    {"mkdir", fs_mkdir},
-    {"move", fs_move},
-    {"stat", fs_stat},
-    {"multi_edit", fs_multi_edit},
-    {"head", fs_head},
-    {"tail", fs_tail},
-    {"tree", fs_tree},
-    {NULL, NULL},
+    {"grep_iter", fs_grep_iter}, {"glob_iter", fs_glob_iter},
+    {"ls_iter", fs_ls_iter},     {"ls", fs_ls},
+    {"read", fs_read},           {"write", fs_write},
+    {"edit", fs_edit},           {"delete", fs_delete},
+    {"grep", fs_grep},           {"glob", fs_glob},
+    {"upload_files", fs_upload}, {"download_files", fs_download},
+    {"mkdir", fs_mkdir},         {"move", fs_move},
+    {"stat", fs_stat},           {"multi_edit", fs_multi_edit},
+    {"head", fs_head},           {"tail", fs_tail},
+    {"tree", fs_tree},           {NULL, NULL},
 };
 
 void pg_open_fs(lua_State *L, int module_idx, int scratch_idx);

@@ -127,11 +127,8 @@ static int legacy_close(lua_State *L)
 void pg_open_legacy(lua_State *L, int module_idx, int scratch_idx)
 {
     static const luaL_Reg meta[] = {
-        {"__tostring", legacy_tostring},
-        {"__eq", legacy_eq},
-        {"__gc", legacy_close},
-        {"__close", legacy_close},
-        {NULL, NULL},
+        {"__tostring", legacy_tostring}, {"__eq", legacy_eq}, {"__gc", legacy_close},
+        {"__close", legacy_close},       {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
         {"to_uri", legacy_to_uri},

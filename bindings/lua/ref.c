@@ -83,11 +83,8 @@ static int ref_close(lua_State *L)
 void pg_open_ref(lua_State *L, int module_idx, int scratch_idx)
 {
     static const luaL_Reg meta[] = {
-        {"__tostring", ref_tostring},
-        {"__eq", ref_eq},
-        {"__gc", ref_close},
-        {"__close", ref_close},
-        {NULL, NULL},
+        {"__tostring", ref_tostring}, {"__eq", ref_eq}, {"__gc", ref_close},
+        {"__close", ref_close},       {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
         {"token", ref_token},

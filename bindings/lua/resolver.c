@@ -54,8 +54,7 @@ static size_t copy_bounded(char *buf, size_t cap, const char *s)
     return n;
 }
 
-int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res,
-                         const pathgate_error *err)
+int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const pathgate_error *err)
 {
     if (rc != 0) {
         lua_pop(L, 2);
@@ -182,11 +181,12 @@ void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, i
             else if (pg_testudata(L, -1, PG_REF))
                 opts->base = pathgate_ref_address(pg_checkref(L, lua_gettop(L)), &opts->base_len);
             else
-                luaL_argerror(L, arg, lua_pushfstring(L, "option 'base' must be a string or %s, got %s",
-                                                      PG_REF_MT, luaL_typename(L, -1)));
+                luaL_argerror(L, arg,
+                              lua_pushfstring(L, "option 'base' must be a string or %s, got %s",
+                                              PG_REF_MT, luaL_typename(L, -1)));
         } else {
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
-                                                  k ? k : luaL_typename(L, -2)));
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         }
         lua_pop(L, 1);
     }
@@ -223,8 +223,8 @@ static int cmp_spec(const void *a, const void *b)
 static const char *specstring(lua_State *L, int idx, int arg, const char *what, size_t *len)
 {
     if (lua_type(L, idx) != LUA_TSTRING)
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s: expected string, got %s", what,
-                                              luaL_typename(L, idx)));
+        luaL_argerror(
+            L, arg, lua_pushfstring(L, "%s: expected string, got %s", what, luaL_typename(L, idx)));
     return lua_tolstring(L, idx, len);
 }
 
@@ -247,11 +247,13 @@ static pathgate_base_spec *collect(lua_State *L, int idx, int arg, const char *w
     size_t listlen = lua_rawlen(L, idx);
     if (listlen > 0) { /* list form {{name, dir}, ...}: order kept */
         if (listlen != n)
-            luaL_argerror(L, arg, lua_pushfstring(L, "%s: mixes list entries and named entries", what));
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "%s: mixes list entries and named entries", what));
         for (size_t i = 0; i < n; i++) {
             if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
-                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d]: expected {name, directory}",
-                                                      what, (int)i + 1));
+                luaL_argerror(
+                    L, arg,
+                    lua_pushfstring(L, "%s[%d]: expected {name, directory}", what, (int)i + 1));
             lua_rawgeti(L, -1, 1);
             specs[i].name = specstring(L, -1, arg, what, &specs[i].name_len);
             lua_rawgeti(L, -2, 2);
@@ -263,8 +265,9 @@ static pathgate_base_spec *collect(lua_State *L, int idx, int arg, const char *w
         lua_pushnil(L);
         while (lua_next(L, idx)) {
             if (lua_type(L, -2) != LUA_TSTRING)
-                luaL_argerror(L, arg, lua_pushfstring(L, "%s: names must be strings, got %s",
-                                                      what, luaL_typename(L, -2)));
+                luaL_argerror(L, arg,
+                              lua_pushfstring(L, "%s: names must be strings, got %s", what,
+                                              luaL_typename(L, -2)));
             specs[i].name = lua_tolstring(L, -2, &specs[i].name_len);
             specs[i].dir = specstring(L, -1, arg, what, &specs[i].dir_len);
             i++;
@@ -316,8 +319,8 @@ static int resolver_new(lua_State *L)
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens") &&
                    strcmp(k, "read_only")))
-            luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'",
-                                                k ? k : luaL_typename(L, -2)));
+            luaL_argerror(L, 1,
+                          lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         lua_pop(L, 1);
     }
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
@@ -449,14 +452,10 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
-        {"resolve", resolver_resolve},
-        {"host_path", resolver_host_path},
-        {"release", resolver_release},
-        {"count", resolver_count},
-        {"roots", resolver_roots},
-        {"mods", resolver_mods},
-        {"close", resolver_close},
-        {NULL, NULL},
+        {"resolve", resolver_resolve}, {"host_path", resolver_host_path},
+        {"release", resolver_release}, {"count", resolver_count},
+        {"roots", resolver_roots},     {"mods", resolver_mods},
+        {"close", resolver_close},     {NULL, NULL},
     };
     pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);
     pg_newclass(L, scratch_idx, PG_RESOLVER, meta, methods);

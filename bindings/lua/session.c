@@ -17,7 +17,6 @@
  */
 #include "util.h"
 
-
 typedef struct pg_bufpair {
     pathgate_buf a, b;
 } pg_bufpair;
@@ -184,14 +183,9 @@ void pg_open_session(lua_State *L, int module_idx, int scratch_idx)
         {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
-        {"pwd", session_pwd},
-        {"cd", session_cd},
-        {"push", session_push},
-        {"pop", session_pop},
-        {"get", session_get},
-        {"resolve", session_resolve},
-        {"close", session_close},
-        {NULL, NULL},
+        {"pwd", session_pwd},     {"cd", session_cd},   {"push", session_push},
+        {"pop", session_pop},     {"get", session_get}, {"resolve", session_resolve},
+        {"close", session_close}, {NULL, NULL},
     };
     static const luaL_Reg bufpair_meta[] = {
         {"__gc", bufpair_gc},

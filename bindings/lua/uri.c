@@ -302,8 +302,7 @@ static int mod_normalize_windows_device_path(lua_State *L)
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
     pathgate_error err = {0, ""};
     pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_normalize_windows_device_path(buf, text, len, &err), buf,
-                        &err);
+    return pg_bufresult(L, pathgate_normalize_windows_device_path(buf, text, len, &err), buf, &err);
 }
 
 static int mod_platform_convention(lua_State *L)
@@ -349,11 +348,8 @@ static int uri_close(lua_State *L)
 void pg_open_uri(lua_State *L, int module_idx, int scratch_idx)
 {
     static const luaL_Reg meta[] = {
-        {"__tostring", uri_tostring},
-        {"__eq", uri_eq},
-        {"__gc", uri_close},
-        {"__close", uri_close},
-        {NULL, NULL},
+        {"__tostring", uri_tostring}, {"__eq", uri_eq}, {"__gc", uri_close},
+        {"__close", uri_close},       {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
         {"convention", uri_convention},

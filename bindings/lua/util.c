@@ -4,12 +4,9 @@
 #include <string.h>
 
 const char *const pg_class_name[PG_NCLASSES] = {
-    [PG_URI] = PG_URI_MT,
-    [PG_LEGACY] = PG_LEGACY_MT,
-    [PG_REF] = PG_REF_MT,
-    [PG_RESOLUTION] = PG_RESOLUTION_MT,
-    [PG_RESOLVER] = PG_RESOLVER_MT,
-    [PG_SESSION] = PG_SESSION_MT,
+    [PG_URI] = PG_URI_MT,           [PG_LEGACY] = PG_LEGACY_MT,
+    [PG_REF] = PG_REF_MT,           [PG_RESOLUTION] = PG_RESOLUTION_MT,
+    [PG_RESOLVER] = PG_RESOLVER_MT, [PG_SESSION] = PG_SESSION_MT,
     [PG_BUFPAIR] = PG_BUFPAIR_MT,
 };
 

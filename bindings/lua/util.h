@@ -175,8 +175,7 @@ void pg_pushref_from(lua_State *L, pathgate_ref **ref);
  *   still owns memory, so nothing leaks.
  */
 void pg_resolution_begin(lua_State *L);
-int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res,
-                         const pathgate_error *err);
+int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const pathgate_error *err);
 /* Parses an options table of resolve(): require_exists (boolean) and,
  * when allow_base, base (string or VisibilityRef). Raises on misuse. */
 void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, int allow_base);
@@ -184,8 +183,8 @@ void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, i
 /* Resolver boxes (resolver.c), shared with session.c. */
 typedef struct pg_resolver {
     pathgate_resolver *ptr;
-    int closed;       /* closed from Lua: methods raise */
-    size_t sessions;  /* live sessions using ptr: freed when 0 and closed */
+    int closed;      /* closed from Lua: methods raise */
+    size_t sessions; /* live sessions using ptr: freed when 0 and closed */
 } pg_resolver;
 pg_resolver *pg_checkresolver(lua_State *L, int arg);
 /* Frees the core resolver when it is closed and no session uses it. */
@@ -199,10 +198,10 @@ void pg_push_CSTR(lua_State *L, const char *s, size_t unused);
 void pg_push_BOOL(lua_State *L, int v, size_t unused);
 void pg_push_INT(lua_State *L, int v, size_t unused);
 void pg_push_UINT(lua_State *L, uint64_t v, size_t unused);
-#define PG_LUA_FIELD(name, kind, value, aux, present) \
-    if (present) {                                    \
-        pg_push_##kind(L, value, aux);                \
-        lua_setfield(L, -2, #name);                   \
+#define PG_LUA_FIELD(name, kind, value, aux, present)                                              \
+    if (present) {                                                                                 \
+        pg_push_##kind(L, value, aux);                                                             \
+        lua_setfield(L, -2, #name);                                                                \
     }
 
 #endif

@@ -187,8 +187,7 @@ int pg_bind(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject
         while (i < n && (names[i] == NULL || PyUnicode_CompareWithASCIIString(key, names[i]) != 0))
             i++;
         if (i == n) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fname,
-                         key);
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fname, key);
             return -1;
         }
         if (out[i] != NULL) {
@@ -204,8 +203,7 @@ int pg_bind(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject
                 PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
                              names[i]);
             else
-                PyErr_Format(PyExc_TypeError, "%s() missing required positional argument",
-                             fname);
+                PyErr_Format(PyExc_TypeError, "%s() missing required positional argument", fname);
             return -1;
         }
     }

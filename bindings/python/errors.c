@@ -28,27 +28,24 @@ static PyObject *pg_new_error(const char *name, const char *doc, PyObject *base)
 }
 
 int pg_errors_init(PyObject *module, pg_state *st) {
-    st->Error = pg_new_error(
-        "pathgate.Error",
-        "Base class of every pathgate failure (a ValueError).\n\n"
-        "kind is the machine-readable name of the failure (for example\n"
-        "'not_absolute' or 'unknown_root'), code the negative C error code.",
-        PyExc_ValueError);
+    st->Error = pg_new_error("pathgate.Error",
+                             "Base class of every pathgate failure (a ValueError).\n\n"
+                             "kind is the machine-readable name of the failure (for example\n"
+                             "'not_absolute' or 'unknown_root'), code the negative C error code.",
+                             PyExc_ValueError);
     if (st->Error == NULL)
         return -1;
-    st->PathError = pg_new_error(
-        "pathgate.PathError",
-        "A path, URI or text conversion failed (kind says why, e.g.\n"
-        "'unsupported_scheme', 'not_absolute', 'nul_byte').",
-        st->Error);
+    st->PathError = pg_new_error("pathgate.PathError",
+                                 "A path, URI or text conversion failed (kind says why, e.g.\n"
+                                 "'unsupported_scheme', 'not_absolute', 'nul_byte').",
+                                 st->Error);
     if (st->PathError == NULL)
         return -1;
-    st->SessionError = pg_new_error(
-        "pathgate.SessionError",
-        "A Session refused cd or push (kind: 'unknown_root',\n"
-        "'subdirectory_home', 'stack_overflow', 'not_a_directory',\n"
-        "'invalid_path').",
-        st->Error);
+    st->SessionError = pg_new_error("pathgate.SessionError",
+                                    "A Session refused cd or push (kind: 'unknown_root',\n"
+                                    "'subdirectory_home', 'stack_overflow', 'not_a_directory',\n"
+                                    "'invalid_path').",
+                                    st->Error);
     if (st->SessionError == NULL)
         return -1;
     if (PyModule_AddObjectRef(module, "Error", st->Error) < 0 ||

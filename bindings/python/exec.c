@@ -74,7 +74,8 @@ static int build_env(PyObject *mapping, PyObject **holder, const char ***out) {
         if (PyBytes_AsStringAndSize(bytes, &p, &len) < 0)
             goto fail;
         Py_ssize_t klen = PyUnicode_GetLength(k);
-        if ((Py_ssize_t)strlen(p) != len || klen == 0 || PyUnicode_FindChar(k, '=', 0, klen, 1) >= 0) {
+        if ((Py_ssize_t)strlen(p) != len || klen == 0 ||
+            PyUnicode_FindChar(k, '=', 0, klen, 1) >= 0) {
             PyErr_SetString(PyExc_ValueError,
                             "env names must be non-empty without '=' and nothing may hold NUL");
             goto fail;
@@ -128,11 +129,22 @@ static int limit_arg(PyObject *obj, unsigned long long max, unsigned long long *
 
 static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
-    static const char *const names[] = {NULL, NULL, "cwd", "timeout", "output_cap",
-                                        "allow_network", "allow_unconfined", "env",
-                                        "_test_no_landlock", "max_processes", "max_memory",
-                                        "max_cpu_seconds", "max_file_size", "tmp_size",
-                                        "_test_no_namespaces", "_test_abi_cap"};
+    static const char *const names[] = {NULL,
+                                        NULL,
+                                        "cwd",
+                                        "timeout",
+                                        "output_cap",
+                                        "allow_network",
+                                        "allow_unconfined",
+                                        "env",
+                                        "_test_no_landlock",
+                                        "max_processes",
+                                        "max_memory",
+                                        "max_cpu_seconds",
+                                        "max_file_size",
+                                        "tmp_size",
+                                        "_test_no_namespaces",
+                                        "_test_abi_cap"};
     PyObject *a[16];
     if (pg_bind("_execute", args, nargs, kwnames, names, 16, 2, 2, a) < 0)
         return NULL;
@@ -142,8 +154,8 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (!is_session && !pg_is_resolver(st, target)) {
         PyObject *tname = PyType_GetName(Py_TYPE(target));
         if (tname != NULL) {
-            PyErr_Format(PyExc_TypeError, "_execute() target must be a Resolver or a Session, not %U",
-                         tname);
+            PyErr_Format(PyExc_TypeError,
+                         "_execute() target must be a Resolver or a Session, not %U", tname);
             Py_DECREF(tname);
         }
         return NULL;
@@ -233,13 +245,12 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     int rc;
     if (is_session) {
         pathgate_session *s = ((pg_session_object *)target)->session;
-        Py_BEGIN_ALLOW_THREADS
-        rc = pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS rc =
+            pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     } else {
         pathgate_resolver *r = ((pg_resolver_object *)target)->resolver;
-        Py_BEGIN_ALLOW_THREADS
-        rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc < 0) {
@@ -263,10 +274,8 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     int abi;
-    Py_BEGIN_ALLOW_THREADS
-    abi = pathgate_exec_landlock_abi();
-    Py_END_ALLOW_THREADS
-    return PyLong_FromLong(abi);
+    Py_BEGIN_ALLOW_THREADS abi = pathgate_exec_landlock_abi();
+    Py_END_ALLOW_THREADS return PyLong_FromLong(abi);
 }
 
 static PyMethodDef exec_methods[] = {

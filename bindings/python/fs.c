@@ -88,11 +88,11 @@ static PyObject *walk_info(int incomplete, size_t unreadable_dirs, size_t unread
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
-    PyObject *v[6] = {PyBool_FromLong(incomplete), PyLong_FromSize_t(unreadable_dirs),
+    PyObject *v[6] = {PyBool_FromLong(incomplete),         PyLong_FromSize_t(unreadable_dirs),
                       PyLong_FromSize_t(unreadable_files), PyLong_FromSize_t(skipped_names),
-                      PyLong_FromSize_t(skipped_large), PyLong_FromSize_t(files_scanned)};
-    static const char *const keys[6] = {"incomplete", "unreadable_dirs", "unreadable_files",
-                                        "skipped_names", "skipped_large", "files_scanned"};
+                      PyLong_FromSize_t(skipped_large),    PyLong_FromSize_t(files_scanned)};
+    static const char *const keys[6] = {"incomplete",    "unreadable_dirs", "unreadable_files",
+                                        "skipped_names", "skipped_large",   "files_scanned"};
     int bad = 0;
     for (int i = 0; i < 6; i++) {
         if (v[i] == NULL || PyDict_SetItemString(d, keys[i], v[i]) < 0)
@@ -151,9 +151,8 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
 
 /* The list, or (list, info) when asked for (disposes l). */
 static PyObject *with_info(pathgate_fs_list *l, int want_info) {
-    PyObject *info = want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names,
-                                           0, 0)
-                               : NULL;
+    PyObject *info =
+        want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0) : NULL;
     if (want_info && info == NULL) {
         pathgate_fs_list_dispose(l);
         return NULL;
@@ -195,10 +194,8 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_ls(&l, o.resolver, path, (size_t)len, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc = pathgate_fs_ls(&l, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
     return with_info(&l, want_info);
@@ -217,9 +214,11 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, NULL, a[4]) < 0)
         return NULL;
     long long offset = 0, limit = PATHGATE_FS_READ_LIMIT_DEFAULT;
-    if (a[2] != NULL && a[2] != Py_None && (offset = PyLong_AsLongLong(a[2])) == -1 && PyErr_Occurred())
+    if (a[2] != NULL && a[2] != Py_None && (offset = PyLong_AsLongLong(a[2])) == -1 &&
+        PyErr_Occurred())
         return NULL;
-    if (a[3] != NULL && a[3] != Py_None && (limit = PyLong_AsLongLong(a[3])) == -1 && PyErr_Occurred())
+    if (a[3] != NULL && a[3] != Py_None && (limit = PyLong_AsLongLong(a[3])) == -1 &&
+        PyErr_Occurred())
         return NULL;
     const char *path;
     Py_ssize_t len;
@@ -229,10 +228,9 @@ static PyObject *fs_read(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_fs_read_result r;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_read(&r, o.resolver, path, (size_t)len, offset, limit, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_read(&r, o.resolver, path, (size_t)len, offset, limit, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
     pg_conv cv;
@@ -290,10 +288,9 @@ static PyObject *fs_write(PyObject *module, PyObject *const *args, Py_ssize_t na
     pathgate_buf out = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_write(&out, o.resolver, path, (size_t)len, data, (size_t)dlen, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_write(&out, o.resolver, path, (size_t)len, data, (size_t)dlen, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (view.obj != NULL)
         PyBuffer_Release(&view);
     if (rc < 0)
@@ -328,11 +325,10 @@ static PyObject *fs_edit(PyObject *module, PyObject *const *args, Py_ssize_t nar
     size_t n = 0;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_edit(&out, &n, o.resolver, path, (size_t)len, old_s, (size_t)old_len, new_s,
-                          (size_t)new_len, all, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(h1);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_edit(&out, &n, o.resolver, path, (size_t)len, old_s, (size_t)old_len, new_s,
+                         (size_t)new_len, all, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(h1);
     Py_XDECREF(h2);
     Py_XDECREF(h3);
     if (rc < 0)
@@ -367,10 +363,9 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
     pathgate_buf out = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_delete(&out, o.resolver, path, (size_t)len, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_delete(&out, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
     return pg_buf_to_native(&out);
@@ -381,8 +376,9 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
 static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count", "regex",
-                                        "ignore_case", "threads", "max_file_size", "info"};
+    static const char *const names[] = {
+        NULL,    "pattern",     "path",    "glob",          "max_count",
+        "regex", "ignore_case", "threads", "max_file_size", "info"};
     PyObject *a[10];
     if (pg_bind("_fs_grep", args, nargs, kwnames, names, 10, 5, 2, a) < 0)
         return NULL;
@@ -416,18 +412,18 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
-                          max, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(h1);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
+                         max, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(h1);
     Py_XDECREF(h2);
     Py_XDECREF(h3);
     if (rc < 0)
         return fail(st, rc, &err);
     pg_conv cv;
-    PyObject *list =
-        pg_conv_init(&cv, PG_NAMES(grepmatch_names), 0) == 0 ? PyList_New((Py_ssize_t)m.count) : NULL;
+    PyObject *list = pg_conv_init(&cv, PG_NAMES(grepmatch_names), 0) == 0
+                         ? PyList_New((Py_ssize_t)m.count)
+                         : NULL;
     for (size_t i = 0; list != NULL && i < m.count; i++) {
         PyObject *d = grepmatch_dict(&cv, &m.items[i]);
         if (d == NULL) {
@@ -457,8 +453,8 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
 static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "metadata", "threads", "info",
-                                        "basename"};
+    static const char *const names[] = {NULL,      "pattern", "path",    "metadata",
+                                        "threads", "info",    "basename"};
     PyObject *a[7];
     if (pg_bind("_fs_glob", args, nargs, kwnames, names, 7, 3, 2, a) < 0)
         return NULL;
@@ -489,10 +485,9 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_glob(&l, o.resolver, pat, (size_t)plen, path, (size_t)len, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(h1);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_glob(&l, o.resolver, pat, (size_t)plen, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(h1);
     Py_XDECREF(h2);
     if (rc < 0)
         return fail(st, rc, &err);
@@ -559,10 +554,9 @@ static PyObject *fs_upload(PyObject *module, PyObject *const *args, Py_ssize_t n
     }
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_upload(codes, o.resolver, items, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS if (rc < 0) {
         fail(st, rc, &err);
         goto done;
     }
@@ -625,10 +619,9 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_download(&b, o.resolver, items, (size_t)n, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_download(&b, o.resolver, items, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS if (rc < 0) {
         fail(st, rc, &err);
         goto done;
     }
@@ -636,9 +629,9 @@ static PyObject *fs_download(PyObject *module, PyObject *const *args, Py_ssize_t
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         const pathgate_fs_blob *x = &b.items[i];
-        PyObject *data = x->code == 0 ? PyBytes_FromStringAndSize((const char *)x->data,
-                                                                  (Py_ssize_t)x->size)
-                                      : Py_NewRef(Py_None);
+        PyObject *data = x->code == 0
+                             ? PyBytes_FromStringAndSize((const char *)x->data, (Py_ssize_t)x->size)
+                             : Py_NewRef(Py_None);
         PyObject *e = op_error(x->code);
         PyObject *t = (data && e) ? PyTuple_Pack(2, data, e) : NULL;
         Py_XDECREF(data);
@@ -664,8 +657,7 @@ done:
 /* pathgate._core._FsIter: a grep or glob pulled one result at a time; the
  * walk runs on a core thread at most a few batches ahead. */
 typedef struct {
-    PyObject_HEAD
-    pathgate_fs_iter *it;
+    PyObject_HEAD pathgate_fs_iter *it;
     PyObject *owner; /* keeps the Resolver or Session alive */
     int is_grep;
     int done;
@@ -675,8 +667,7 @@ static void iter_close_now(fs_iter_object *self) {
     pathgate_fs_iter *it = self->it;
     self->it = NULL;
     if (it != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        pathgate_fs_iter_free(it);
+        Py_BEGIN_ALLOW_THREADS pathgate_fs_iter_free(it);
         Py_END_ALLOW_THREADS
     }
 }
@@ -699,11 +690,9 @@ static PyObject *iter_next(PyObject *obj) {
     const pathgate_fs_info *info = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = self->is_grep ? pathgate_fs_iter_next_match(&m, self->it, &err)
-                       : pathgate_fs_iter_next_info(&info, self->it, &err);
-    Py_END_ALLOW_THREADS
-    if (rc == 0) {
+    Py_BEGIN_ALLOW_THREADS rc = self->is_grep ? pathgate_fs_iter_next_match(&m, self->it, &err)
+                                              : pathgate_fs_iter_next_info(&info, self->it, &err);
+    Py_END_ALLOW_THREADS if (rc == 0) {
         self->done = 1;
         return NULL;
     }
@@ -809,8 +798,9 @@ static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_it
 static PyObject *fs_grep_iter(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "pattern", "path", "glob", "max_count", "regex",
-                                        "ignore_case", "threads", "max_file_size"};
+    static const char *const names[] = {NULL,          "pattern",   "path",
+                                        "glob",        "max_count", "regex",
+                                        "ignore_case", "threads",   "max_file_size"};
     PyObject *a[9];
     if (pg_bind("_fs_grep_iter", args, nargs, kwnames, names, 9, 5, 2, a) < 0)
         return NULL;
@@ -840,8 +830,8 @@ static PyObject *fs_grep_iter(PyObject *module, PyObject *const *args, Py_ssize_
     }
     pathgate_fs_iter *it = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate_fs_grep_iter_new(&it, o.resolver, pat, (size_t)plen, path, (size_t)len,
-                                       glob, (size_t)glen, max, &o.opts, &err);
+    int rc = pathgate_fs_grep_iter_new(&it, o.resolver, pat, (size_t)plen, path, (size_t)len, glob,
+                                       (size_t)glen, max, &o.opts, &err);
     Py_XDECREF(h1);
     Py_XDECREF(h2);
     Py_XDECREF(h3);
@@ -886,8 +876,8 @@ static PyObject *fs_glob_iter(PyObject *module, PyObject *const *args, Py_ssize_
 
 /* ---------------------------------------------------------------- init */
 
-#define PG_FS_METH(name, doc) \
-    {"_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc)}
+#define PG_FS_METH(name, doc)                                                                      \
+    { "_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc) }
 
 static PyMethodDef fs_methods[] = {
     PG_FS_METH(ls, "_fs_ls(owner, path) -> list of FileInfo dicts"),
@@ -895,9 +885,10 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
     PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
     PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
-    PG_FS_METH(grep, "_fs_grep(owner, pattern, path=None, glob=None, max_count=None, *, regex=False, "
-                     "ignore_case=False, threads=None, max_file_size=None, info=False) -> "
-                     "(matches, truncated[, info])"),
+    PG_FS_METH(grep,
+               "_fs_grep(owner, pattern, path=None, glob=None, max_count=None, *, regex=False, "
+               "ignore_case=False, threads=None, max_file_size=None, info=False) -> "
+               "(matches, truncated[, info])"),
     PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False, threads=None, "
                      "info=False, basename=False) -> list of FileInfo dicts (or (list, info))"),
     PG_FS_METH(grep_iter, "_fs_grep_iter(owner, pattern, path=None, glob=None, max_count=None, *, "
@@ -920,7 +911,8 @@ int pg_fs_init(PyObject *module, pg_state *st) {
     if (iter_type == NULL)
         return -1;
     Py_DECREF(iter_type); /* the module keeps it as _FsIter */
-    return PyModule_AddIntConstant(module, "_FS_READ_LIMIT_DEFAULT", PATHGATE_FS_READ_LIMIT_DEFAULT);
+    return PyModule_AddIntConstant(module, "_FS_READ_LIMIT_DEFAULT",
+                                   PATHGATE_FS_READ_LIMIT_DEFAULT);
 }
 
 /* ------------------------------------------------------------------
@@ -963,10 +955,9 @@ static PyObject *fs_mkdir(PyObject *module, PyObject *const *args, Py_ssize_t na
     pathgate_buf out = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_mkdir(&out, o.resolver, path, (size_t)len, parents, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_mkdir(&out, o.resolver, path, (size_t)len, parents, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     return addr_result(st, rc, &out, &err);
 }
 
@@ -992,10 +983,9 @@ static PyObject *fs_move(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_buf out = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_move(&out, o.resolver, src, (size_t)slen, dst, (size_t)dlen, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(h1);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_move(&out, o.resolver, src, (size_t)slen, dst, (size_t)dlen, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(h1);
     Py_XDECREF(h2);
     return addr_result(st, rc, &out, &err);
 }
@@ -1018,10 +1008,8 @@ static PyObject *fs_stat(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_fs_stat_result r = PATHGATE_FS_STAT_RESULT_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_stat(&r, o.resolver, path, (size_t)len, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc = pathgate_fs_stat(&r, o.resolver, path, (size_t)len, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
     pg_conv cv;
@@ -1072,17 +1060,16 @@ static PyObject *fs_edits(PyObject *module, PyObject *const *args, Py_ssize_t na
             goto done;
         ops[i].old_len = (size_t)ol;
         ops[i].new_len = (size_t)nl;
-        if (PyTuple_Size(e) == 3 && (ops[i].replace_all = PyObject_IsTrue(PyTuple_GetItem(e, 2))) < 0)
+        if (PyTuple_Size(e) == 3 &&
+            (ops[i].replace_all = PyObject_IsTrue(PyTuple_GetItem(e, 2))) < 0)
             goto done;
     }
     pathgate_buf out = PATHGATE_BUF_INIT, diff = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_edits(&out, &diff, o.resolver, path, (size_t)len, ops, (size_t)n, dry,
-                           &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS rc = pathgate_fs_edits(&out, &diff, o.resolver, path, (size_t)len, ops,
+                                                  (size_t)n, dry, &o.opts, &err);
+    Py_END_ALLOW_THREADS if (rc < 0) {
         fail(st, rc, &err);
         goto done;
     }
@@ -1137,11 +1124,10 @@ static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t n
     pathgate_buf out = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tail ? pathgate_fs_tail(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err)
-              : pathgate_fs_head(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        tail ? pathgate_fs_tail(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err)
+             : pathgate_fs_head(&out, o.resolver, path, (size_t)len, lines, &o.opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
     PyObject *b = PyBytes_FromStringAndSize(out.ptr ? out.ptr : "", (Py_ssize_t)out.len);
@@ -1194,10 +1180,9 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, exl, (size_t)n, &o.opts, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_fs_tree(&l, o.resolver, path, (size_t)len, ex, exl, (size_t)n, &o.opts, &err);
+    Py_END_ALLOW_THREADS if (rc < 0) {
         fail(st, rc, &err);
         goto done;
     }

@@ -153,8 +153,7 @@ static PyObject *legacy_resolve_config(PyObject *self, PyObject *const *args, Py
 
 static PyObject *legacy_infer_convention(PyObject *self, PyObject *unused) {
     (void)unused;
-    return pg_convention_obj(pg_state_of(self),
-                             pathgate_legacy_infer_convention(PG_LEGACY(self)));
+    return pg_convention_obj(pg_state_of(self), pathgate_legacy_infer_convention(PG_LEGACY(self)));
 }
 
 static PyObject *legacy_reduce(PyObject *self, PyObject *unused) {
@@ -177,8 +176,8 @@ static Py_hash_t legacy_hash(PyObject *self) {
 static PyObject *legacy_richcompare(PyObject *self, PyObject *other, int op) {
     if ((op != Py_EQ && op != Py_NE) || !Py_IS_TYPE(other, Py_TYPE(self)))
         Py_RETURN_NOTIMPLEMENTED;
-    return PyObject_RichCompare(((pg_legacy_object *)self)->text,
-                                ((pg_legacy_object *)other)->text, op);
+    return PyObject_RichCompare(((pg_legacy_object *)self)->text, ((pg_legacy_object *)other)->text,
+                                op);
 }
 
 static PyMethodDef legacy_methods[] = {

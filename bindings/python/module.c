@@ -53,8 +53,8 @@ static int pg_module_exec(PyObject *module) {
         return -1;
     if (pg_add_constants(module) < 0)
         return -1;
-#define PG_X_INIT(name)                      \
-    if (pg_##name##_init(module, st) < 0)    \
+#define PG_X_INIT(name)                                                                            \
+    if (pg_##name##_init(module, st) < 0)                                                          \
         return -1;
     PG_MODULE_PARTS(PG_X_INIT)
 #undef PG_X_INIT

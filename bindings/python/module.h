@@ -36,35 +36,35 @@
 
 /* The parts of the module, in initialisation order: X(name) calls
  * pg_<name>_init(module, state) from the exec slot. */
-#define PG_MODULE_PARTS(X) \
-    X(errors)              \
-    X(uri)                 \
-    X(legacy)              \
-    X(ref)                 \
-    X(resolver)            \
-    X(session)             \
-    X(fs)                  \
+#define PG_MODULE_PARTS(X)                                                                         \
+    X(errors)                                                                                      \
+    X(uri)                                                                                         \
+    X(legacy)                                                                                      \
+    X(ref)                                                                                         \
+    X(resolver)                                                                                    \
+    X(session)                                                                                     \
+    X(fs)                                                                                          \
     X(exec)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */
-#define PG_STATE_OBJECTS(X)                                                 \
-    X(Error)              /* pathgate.Error(ValueError) */                  \
-    X(PathError)          /* pathgate.PathError(Error) */                   \
-    X(SessionError)       /* pathgate.SessionError(Error) */                \
-    X(PathUriType)                                                          \
-    X(LegacyType)                                                           \
-    X(RefType)                                                              \
-    X(ResolutionType)                                                       \
-    X(ResolverType)                                                         \
-    X(SessionType)                                                          \
-    X(SessionStateType)                                                     \
-    X(str_posix)          /* "posix" */                                     \
-    X(str_windows)        /* "windows" */                                   \
-    X(str_kind)           /* "kind" */                                      \
-    X(str_code)           /* "code" */                                      \
-    X(reasons)            /* tuple of reason names, indexed by pathgate_reason */ \
-    X(path_class)         /* pathlib.Path, imported on first use */
+#define PG_STATE_OBJECTS(X)                                                                        \
+    X(Error)        /* pathgate.Error(ValueError) */                                               \
+    X(PathError)    /* pathgate.PathError(Error) */                                                \
+    X(SessionError) /* pathgate.SessionError(Error) */                                             \
+    X(PathUriType)                                                                                 \
+    X(LegacyType)                                                                                  \
+    X(RefType)                                                                                     \
+    X(ResolutionType)                                                                              \
+    X(ResolverType)                                                                                \
+    X(SessionType)                                                                                 \
+    X(SessionStateType)                                                                            \
+    X(str_posix)   /* "posix" */                                                                   \
+    X(str_windows) /* "windows" */                                                                 \
+    X(str_kind)    /* "kind" */                                                                    \
+    X(str_code)    /* "code" */                                                                    \
+    X(reasons)     /* tuple of reason names, indexed by pathgate_reason */                         \
+    X(path_class)  /* pathlib.Path, imported on first use */
 
 typedef struct pg_state {
 #define PG_X_FIELD(name) PyObject *name;
@@ -77,41 +77,35 @@ typedef struct pg_state {
 /* ----------------------------------------------------------- instances */
 
 typedef struct {
-    PyObject_HEAD
-    pathgate_uri *uri;
+    PyObject_HEAD pathgate_uri *uri;
     PyObject *str; /* the URI string, created on first use */
 } pg_uri_object;
 
 typedef struct {
-    PyObject_HEAD
-    pathgate_legacy *path;
+    PyObject_HEAD pathgate_legacy *path;
     PyObject *text; /* the str the caller gave (str() returns it) */
 } pg_legacy_object;
 
 typedef struct {
-    PyObject_HEAD
-    pathgate_ref *ref;
+    PyObject_HEAD pathgate_ref *ref;
 } pg_ref_object;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *ref;           /* VisibilityRef or None */
-    PyObject *root_category; /* str or None */
-    PyObject *relative_path; /* str or None */
-    PyObject *exists;        /* bool, or None on failure */
-    PyObject *error_message; /* str or None */
-    PyObject *reason;        /* str */
+    PyObject_HEAD PyObject *ref; /* VisibilityRef or None */
+    PyObject *root_category;     /* str or None */
+    PyObject *relative_path;     /* str or None */
+    PyObject *exists;            /* bool, or None on failure */
+    PyObject *error_message;     /* str or None */
+    PyObject *reason;            /* str */
     int ok;
 } pg_resolution_object;
 
 typedef struct {
-    PyObject_HEAD
-    pathgate_resolver *resolver;
+    PyObject_HEAD pathgate_resolver *resolver;
 } pg_resolver_object;
 
 typedef struct {
-    PyObject_HEAD
-    pathgate_session *session;
+    PyObject_HEAD pathgate_session *session;
     PyObject *resolver; /* the Resolver, kept alive while the session is */
 } pg_session_object;
 
@@ -144,8 +138,7 @@ void pg_free_instance(PyObject *self);
  * ill-formed UTF-8 that the core rejects). *holder keeps what *text points
  * into (NULL or a bytes object: Py_XDECREF it). -1 with TypeError set when
  * obj is not a str. `what` names the argument in the message. */
-int pg_text(PyObject *obj, const char **text, Py_ssize_t *len, PyObject **holder,
-            const char *what);
+int pg_text(PyObject *obj, const char **text, Py_ssize_t *len, PyObject **holder, const char *what);
 /* Like pg_text, but also accepts bytes and os.PathLike (a host path). */
 int pg_host_text(PyObject *obj, const char **text, Py_ssize_t *len, PyObject **holder,
                  const char *what);

@@ -38,8 +38,8 @@ static PyObject *ref_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     }
     pathgate_ref *ref = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate_ref_new(&ref, token, (size_t)token_len, address, (size_t)address_len, NULL,
-                              &err);
+    int rc =
+        pathgate_ref_new(&ref, token, (size_t)token_len, address, (size_t)address_len, NULL, &err);
     Py_XDECREF(token_holder);
     Py_XDECREF(address_holder);
     if (rc < 0)

@@ -15,8 +15,8 @@
 /* --------------------------------------------------- VisibilityResolution */
 
 PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
-    pg_resolution_object *self = (pg_resolution_object *)PyType_GenericAlloc(
-        (PyTypeObject *)st->ResolutionType, 0);
+    pg_resolution_object *self =
+        (pg_resolution_object *)PyType_GenericAlloc((PyTypeObject *)st->ResolutionType, 0);
     if (self == NULL)
         goto fail;
     self->ok = res->ok;
@@ -25,9 +25,8 @@ PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
         res->ref = NULL; /* taken */
         if ((self->ref = pg_ref_wrap(st, ref)) == NULL)
             goto fail;
-        self->root_category = res->root_category == NULL
-                                  ? Py_NewRef(Py_None)
-                                  : PyUnicode_FromString(res->root_category);
+        self->root_category = res->root_category == NULL ? Py_NewRef(Py_None)
+                                                         : PyUnicode_FromString(res->root_category);
         if (self->root_category == NULL)
             goto fail;
         self->relative_path = pg_native_str(res->relative_path, strlen(res->relative_path));
@@ -147,8 +146,7 @@ static PyGetSetDef resolution_getset[] = {
     {"relative_path", resolution_get_field, NULL,
      "The normalised <rel> ('' at the base) on success, else None.", (void *)(uintptr_t)2},
     {"exists", resolution_get_field, NULL,
-     "Whether the target existed at resolve time (success only, else None).",
-     (void *)(uintptr_t)3},
+     "Whether the target existed at resolve time (success only, else None).", (void *)(uintptr_t)3},
     {"error_message", resolution_get_field, NULL,
      "On failure exactly 'Invalid path / not found' or the capacity message;\n"
      "None on success.",
@@ -302,8 +300,8 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pg_state *st = pg_state_of_type(type);
     PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL;
     Py_ssize_t max_tokens = PATHGATE_MAX_TOKENS_DEFAULT;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$O:Resolver", kwlist, &roots_obj,
-                                     &mods_obj, &max_tokens, &read_only))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$O:Resolver", kwlist, &roots_obj, &mods_obj,
+                                     &max_tokens, &read_only))
         return NULL;
     if (max_tokens < 1) {
         pathgate_error err = {PATHGATE_ECONFIG, "max_tokens must be at least 1"};
@@ -327,10 +325,8 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pathgate_resolver *resolver = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_resolver_new(&resolver, &opts, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS rc = pathgate_resolver_new(&resolver, &opts, &err);
+    Py_END_ALLOW_THREADS if (rc < 0) {
         pg_raise(st, st->Error, rc, &err);
         goto done;
     }
@@ -399,10 +395,9 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(base_holder);
+    Py_BEGIN_ALLOW_THREADS rc =
+        pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
+    Py_END_ALLOW_THREADS Py_XDECREF(base_holder);
     Py_XDECREF(text_holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
@@ -422,8 +417,8 @@ static PyObject *resolver_host_path(PyObject *self, PyObject *ref) {
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate_resolver_host_path(&buf, PG_RESOLVER(self), ((pg_ref_object *)ref)->ref,
-                                         &err);
+    int rc =
+        pathgate_resolver_host_path(&buf, PG_RESOLVER(self), ((pg_ref_object *)ref)->ref, &err);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
     return pg_buf_to_path(st, &buf);

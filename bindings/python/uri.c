@@ -10,8 +10,7 @@
 #define PG_URI(o) (((pg_uri_object *)(o))->uri)
 
 PyObject *pg_uri_wrap(pg_state *st, pathgate_uri *uri) {
-    pg_uri_object *self =
-        (pg_uri_object *)PyType_GenericAlloc((PyTypeObject *)st->PathUriType, 0);
+    pg_uri_object *self = (pg_uri_object *)PyType_GenericAlloc((PyTypeObject *)st->PathUriType, 0);
     if (self == NULL) {
         pathgate_uri_free(uri);
         return NULL;
@@ -354,8 +353,7 @@ static PyObject *mod_path_segments(PyObject *module, PyObject *const *args, Py_s
     PyObject *list = PyList_New(0);
     size_t pos = 0, n;
     const char *seg;
-    while (list != NULL &&
-           pathgate_path_segment_next(&seg, &n, text, (size_t)len, conv, &pos)) {
+    while (list != NULL && pathgate_path_segment_next(&seg, &n, text, (size_t)len, conv, &pos)) {
         PyObject *item = pg_native_str(seg, n);
         if (item == NULL || PyList_Append(list, item) < 0)
             Py_CLEAR(list);
@@ -365,8 +363,8 @@ static PyObject *mod_path_segments(PyObject *module, PyObject *const *args, Py_s
     return list;
 }
 
-static PyObject *mod_home_relative_suffix(PyObject *module, PyObject *const *args,
-                                          Py_ssize_t nargs, PyObject *kwnames) {
+static PyObject *mod_home_relative_suffix(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames) {
     static const char *const names[] = {NULL, "convention"};
     pg_state *st = PyModule_GetState(module);
     PyObject *a[2];
@@ -500,14 +498,16 @@ static PyGetSetDef uri_getset[] = {
      NULL},
     {"basename", uri_get_basename, NULL,
      "The decoded last segment, a drive or share included ('C:' for\n"
-     "file:///C:/); None for file:///, file://server/ and an opaque URI.", NULL},
+     "file:///C:/); None for file:///, file://server/ and an opaque URI.",
+     NULL},
     {"lexical_depth", uri_get_lexical_depth, NULL,
      "The number of segments below the root (the drive or share counts);\n"
      "None for an opaque URI or when a segment holds an encoded separator.",
      NULL},
     {"encoded_path", uri_get_encoded_path, NULL,
      "The percent-encoded path without the authority ('/share/x' for\n"
-     "file://server/share/x).", NULL},
+     "file://server/share/x).",
+     NULL},
     {"decoded_path_bytes", uri_get_decoded_path_bytes, NULL,
      "The path decoded once, as bytes (no UTF-8 check).", NULL},
     {NULL, NULL, NULL, NULL, NULL},

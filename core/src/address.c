@@ -144,7 +144,8 @@ static pathgate_reason parse_legacy_root(pathgate__parsed *out, const char *s, s
                                          const pathgate__names *names)
 {
     size_t k = 0;
-    while (k < len && (is_alpha((unsigned char)s[k]) || is_digit((unsigned char)s[k]) || s[k] == '_'))
+    while (k < len &&
+           (is_alpha((unsigned char)s[k]) || is_digit((unsigned char)s[k]) || s[k] == '_'))
         k++;
     if (k == 0 || !is_alpha((unsigned char)s[0]) || k + 1 >= len || s[k] != ':' ||
         (s[k + 1] != '/' && s[k + 1] != '\\'))
@@ -262,8 +263,8 @@ static pathgate_reason append_segments(char *buf, size_t cap, size_t *len, size_
 
 pathgate_reason pathgate__address_build(char *buf, size_t cap, size_t *len, size_t *rel_off,
                                         int is_mod, const char *name, size_t name_len,
-                                        const char *base_rel, size_t base_rel_len,
-                                        const char *rel, size_t rel_len)
+                                        const char *base_rel, size_t base_rel_len, const char *rel,
+                                        size_t rel_len)
 {
     const char *ns = is_mod ? "mod:" : "root:";
     size_t ns_len = strlen(ns);
@@ -327,7 +328,8 @@ int pathgate__address_split(int *is_mod, long *index, const char **rel, size_t *
                 continue;
             }
             size_t seg = i - b;
-            if (seg == 0 || (seg == 1 && r[b] == '.') || (seg == 2 && r[b] == '.' && r[b + 1] == '.'))
+            if (seg == 0 || (seg == 1 && r[b] == '.') ||
+                (seg == 2 && r[b] == '.' && r[b + 1] == '.'))
                 return -1;
             b = i + 1;
         }

@@ -25,16 +25,16 @@ typedef struct pathgate__names {
 
 /* What the text is. */
 typedef enum pathgate__form {
-    PATHGATE__FORM_ADDRESS,  /* canonical or legacy alias, base found */
-    PATHGATE__FORM_URI,      /* file: URI (scheme any case) */
-    PATHGATE__FORM_HOST,     /* POSIX-absolute host path */
-    PATHGATE__FORM_RELATIVE  /* relative text, needs a base */
+    PATHGATE__FORM_ADDRESS, /* canonical or legacy alias, base found */
+    PATHGATE__FORM_URI,     /* file: URI (scheme any case) */
+    PATHGATE__FORM_HOST,    /* POSIX-absolute host path */
+    PATHGATE__FORM_RELATIVE /* relative text, needs a base */
 } pathgate__form;
 
 typedef struct pathgate__parsed {
     pathgate__form form;
-    int is_mod;  /* ADDRESS: 1 for mod:, 0 for root: */
-    long index;  /* ADDRESS: index given by the lookup callback */
+    int is_mod; /* ADDRESS: 1 for mod:, 0 for root: */
+    long index; /* ADDRESS: index given by the lookup callback */
     /* ADDRESS: the raw <rel> (`\` not yet read as `/`, not normalised);
      * otherwise the whole text with surrounding whitespace stripped. */
     const char *text;
@@ -79,8 +79,8 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
  */
 pathgate_reason pathgate__address_build(char *buf, size_t cap, size_t *len, size_t *rel_off,
                                         int is_mod, const char *name, size_t name_len,
-                                        const char *base_rel, size_t base_rel_len,
-                                        const char *rel, size_t rel_len);
+                                        const char *base_rel, size_t base_rel_len, const char *rel,
+                                        size_t rel_len);
 
 /*
  * Splits an exactly canonical address (as a ref carries it): no

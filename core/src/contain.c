@@ -374,8 +374,8 @@ int pathgate__errno_to_code(int neg_errno)
     switch (e) {
     case 0:
         return PATHGATE_OK;
-    case EXDEV:        /* an escape */
-    case ELOOP:        /* too many links, or a symlink where none may be */
+    case EXDEV: /* an escape */
+    case ELOOP: /* too many links, or a symlink where none may be */
     case ENAMETOOLONG:
         return PATHGATE_EINVALIDPATH;
     case ENOENT:

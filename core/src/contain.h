@@ -34,7 +34,6 @@ int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mo
 /* Maps a negative errno from pathgate__contain_open to a pathgate code. */
 int pathgate__errno_to_code(int neg_errno);
 
-
 /*
  * Existence and containment of `rel` (normalised, relative, "" = dirfd
  * itself) beneath dirfd, symlinks followed while they stay inside.

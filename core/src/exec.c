@@ -60,9 +60,8 @@ static char *view_path(const pathgate_allocator *alloc, pathgate_resolver *resol
     return out;
 }
 
-int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver,
-                      const char *command, size_t len, const pathgate_exec_options *opts,
-                      pathgate_error *err)
+int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, const char *command,
+                      size_t len, const pathgate_exec_options *opts, pathgate_error *err)
 {
     if (!out || !resolver)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -112,8 +111,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver,
         if (!(pathgate__resolver_base_flags(resolver, i) & PATHGATE_BASE_READ_ONLY))
             grants[i].classes |= PATHGATE__LL_WRITE;
     }
-    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, cwd_view, command, len, &o,
-                                   err);
+    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, cwd_view, command, len, &o, err);
     pathgate__free(alloc, cwd_view);
     pathgate__free(alloc, grants);
     close(cwd_fd);

@@ -53,8 +53,9 @@
  * defaults: denials are logged for the sandboxed program). */
 
 #define PG_LL_FS_ABI1 ((1ULL << 13) - 1)
-#define PG_LL_FS_FILE_RIGHTS \
-    (PG_LL_FS_EXECUTE | PG_LL_FS_WRITE_FILE | PG_LL_FS_READ_FILE | PG_LL_FS_TRUNCATE | PG_LL_FS_IOCTL_DEV)
+#define PG_LL_FS_FILE_RIGHTS                                                                       \
+    (PG_LL_FS_EXECUTE | PG_LL_FS_WRITE_FILE | PG_LL_FS_READ_FILE | PG_LL_FS_TRUNCATE |             \
+     PG_LL_FS_IOCTL_DEV)
 
 /* struct landlock_ruleset_attr as of ABI 6 (ABI 1 had only the first
  * member, ABI 4 the first two); the size passed tells the kernel which. */
@@ -131,7 +132,8 @@ int pathgate__landlock_ruleset(int abi, int deny_tcp)
 static int add_rule(int ruleset, int fd, uint64_t rights)
 {
     struct pg_ll_path_beneath_attr pb = {rights, fd};
-    return syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ? -errno : 0;
+    return syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ? -errno
+                                                                                            : 0;
 }
 
 int pathgate__landlock_allow(int ruleset, int abi, int fd, unsigned int classes)

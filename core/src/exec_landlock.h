@@ -18,10 +18,11 @@
 #define PATHGATE__LANDLOCK_ABI_MAX 7
 
 /* Access classes of a rule. */
-#define PATHGATE__LL_READ 0x1u  /* read files, list directories */
-#define PATHGATE__LL_EXEC 0x2u  /* execute files */
-#define PATHGATE__LL_WRITE 0x4u /* write, truncate, create (never device nodes), remove, rename and link */
-#define PATHGATE__LL_DEV 0x8u   /* ioctl on device files (the /dev nodes granted) */
+#define PATHGATE__LL_READ 0x1u /* read files, list directories */
+#define PATHGATE__LL_EXEC 0x2u /* execute files */
+#define PATHGATE__LL_WRITE                                                                         \
+    0x4u /* write, truncate, create (never device nodes), remove, rename and link */
+#define PATHGATE__LL_DEV 0x8u /* ioctl on device files (the /dev nodes granted) */
 
 /* The ABI to use: the kernel's, capped at PATHGATE__LANDLOCK_ABI_MAX;
  * 0 when Landlock is unavailable (ENOSYS, or EOPNOTSUPP when disabled at

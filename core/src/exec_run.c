@@ -154,8 +154,7 @@ static const char *beneath(const char *b, const char *w)
 }
 
 static int build_view(pathgate__exec_view *v, const pathgate__exec_grant *grants, size_t n,
-                      const char *cwd_view, int cwd_fd, const pathgate_exec_options *o,
-                      int abi)
+                      const char *cwd_view, int cwd_fd, const pathgate_exec_options *o, int abi)
 {
     int rc = PATHGATE_OK;
     for (size_t i = 0; !rc && i < n; i++)
@@ -225,8 +224,8 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
     st.ruleset = -1;
     pathgate__exec_view_init(&st.view, alloc);
     unsigned int sflags = o.allow_network ? PATHGATE__SECCOMP_NETWORK : 0;
-    const struct sock_fprog *filter =
-        pathgate__exec_seccomp_build(&st.seccomp, sflags | (want_ns ? PATHGATE__SECCOMP_OWN_IPC : 0));
+    const struct sock_fprog *filter = pathgate__exec_seccomp_build(
+        &st.seccomp, sflags | (want_ns ? PATHGATE__SECCOMP_OWN_IPC : 0));
     if (!filter && !o.allow_unconfined)
         return refuse(err, "no seccomp filter for this architecture");
 
@@ -239,14 +238,15 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
     st.argv[1] = (char *)"-c";
     st.argv[2] = st.command;
     st.argv[3] = NULL;
-    if (abi &&
-        (rc = pathgate__exec_sandbox_build(&st.ruleset, abi, !o.allow_network, grants, ngrants,
-                                           err)) != 0)
+    if (abi && (rc = pathgate__exec_sandbox_build(&st.ruleset, abi, !o.allow_network, grants,
+                                                  ngrants, err)) != 0)
         goto done;
-    pathgate__exec_spec spec = {st.argv, NULL, cwd_fd, st.ruleset, filter, NULL,
-                                o.timeout_ms, o.output_cap, alloc,
-                                {o.max_processes, o.max_memory, o.max_cpu_seconds,
-                                 o.max_file_size}};
+    pathgate__exec_spec spec = {
+        st.argv,      NULL,
+        cwd_fd,       st.ruleset,
+        filter,       NULL,
+        o.timeout_ms, o.output_cap,
+        alloc,        {o.max_processes, o.max_memory, o.max_cpu_seconds, o.max_file_size}};
     unsigned int prot = 0;
     if (want_ns) {
         rc = build_view(&st.view, grants, ngrants, cwd_view, cwd_fd, &o, abi);

@@ -51,9 +51,9 @@ static const system_path system_paths[] = {
 /* Read-only /etc entries, opened by name (a missing one costs a failed
  * lookup of ~1 us; listing /etc instead costs far more on ext4). */
 static const char *const etc_entries[] = {
-    "gai.conf", "gitconfig", "group", "host.conf", "hosts", "ld.so.cache", "localtime",
-    "nsswitch.conf", "passwd", "protocols", "resolv.conf", "services", "ssl/certs",
-    "ssl/openssl.cnf", "timezone",
+    "gai.conf",    "gitconfig", "group",         "host.conf",       "hosts",
+    "ld.so.cache", "localtime", "nsswitch.conf", "passwd",          "protocols",
+    "resolv.conf", "services",  "ssl/certs",     "ssl/openssl.cnf", "timezone",
 };
 
 static void allow_path(int ruleset, int abi, int dirfd, const char *path, unsigned int classes)

@@ -56,7 +56,8 @@ static void emit(asm_state *a, struct sock_filter insn)
 
 static void ld_nr(asm_state *a)
 {
-    emit(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+    emit(a,
+         (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 }
 
 /* if nr: return ret */
@@ -99,15 +100,15 @@ static void deny_nonzero(asm_state *a, unsigned int nr, unsigned int arg)
 }
 
 static const unsigned int sysv_ipc[] = {
-    __NR_shmget, __NR_shmat, __NR_shmdt, __NR_shmctl, __NR_semget, __NR_semop,
+    __NR_shmget,     __NR_shmat,  __NR_shmdt,  __NR_shmctl, __NR_semget, __NR_semop,
     __NR_semtimedop, __NR_semctl, __NR_msgget, __NR_msgsnd, __NR_msgrcv, __NR_msgctl,
 };
 
-const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
-                                                      unsigned int flags)
+const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f, unsigned int flags)
 {
     asm_state a = {f->insn, 0, PATHGATE__SECCOMP_MAX, 0};
-    emit(&a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit(&a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, arch)));
     emit(&a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PG_AUDIT_ARCH, 1, 0));
     emit(&a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
     ld_nr(&a);
@@ -163,8 +164,7 @@ const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
 
 #else
 
-const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
-                                                      unsigned int flags)
+const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f, unsigned int flags)
 {
     (void)f;
     (void)flags;

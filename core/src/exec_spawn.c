@@ -64,8 +64,20 @@ enum child_stage {
 };
 
 static const char *const stage_names[] = {
-    "", "signal reset", "new session", "standard streams", "working directory",
-    "namespace view", "resource limits", "capability drop", "no_new_privs", "Landlock", "seccomp", "descriptor cleanup", "shell start", "init",
+    "",
+    "signal reset",
+    "new session",
+    "standard streams",
+    "working directory",
+    "namespace view",
+    "resource limits",
+    "capability drop",
+    "no_new_privs",
+    "Landlock",
+    "seccomp",
+    "descriptor cleanup",
+    "shell start",
+    "init",
 };
 
 typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
@@ -95,8 +107,8 @@ typedef struct child_args {
  * architectures that have them. */
 #if defined(__x86_64__)
 #define PG_HAVE_INIT 1
-__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
-pg_sys4(long n, long a, long b, long c, long d)
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long pg_sys4(
+    long n, long a, long b, long c, long d)
 {
     long ret;
     register long r10 __asm__("r10") = d;
@@ -108,8 +120,8 @@ pg_sys4(long n, long a, long b, long c, long d)
 }
 #elif defined(__aarch64__)
 #define PG_HAVE_INIT 1
-__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long
-pg_sys4(long n, long a, long b, long c, long d)
+__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long pg_sys4(
+    long n, long a, long b, long c, long d)
 {
     register long x8 __asm__("x8") = n;
     register long x0 __asm__("x0") = a;
@@ -139,8 +151,8 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int move_f
     return (int)RAW(SYS_dup3, from, to, 0);
 }
 
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
-child_fail(child_args *a, int stage, long neg_errno)
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void child_fail(
+    child_args *a, int stage, long neg_errno)
 {
     a->error = (int)-neg_errno;
     a->stage = stage;
@@ -163,8 +175,8 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int shell_
  * Its own exit ends every other process of the namespace. It keeps the
  * namespace's capabilities: the confined shell can neither trace it nor
  * read its memory (which is the host's). */
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
-init_main(child_args *a)
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void init_main(
+    child_args *a)
 {
     int shell = a->do_clone(shell_main, a->stack_b, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
     /* From here on the parent runs: inline system calls only. Drop every
@@ -180,8 +192,7 @@ init_main(child_args *a)
         int st = 0;
         long r = pg_sys4(SYS_wait4, -1, (long)&st, __WALL, 0);
         if (r == shell)
-            pg_sys4(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0,
-                    0, 0);
+            pg_sys4(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0, 0, 0);
         if (r < 0 && r != -EINTR)
             pg_sys4(SYS_exit_group, 127, 0, 0, 0);
     }
@@ -286,7 +297,8 @@ confine_and_exec(child_args *a)
         (rc = RAW(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
         child_fail(a, STAGE_LANDLOCK, rc);
     /* 10. */
-    if (a->filter && (rc = RAW(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->filter, 0, 0)) < 0)
+    if (a->filter &&
+        (rc = RAW(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
     /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */
@@ -422,8 +434,7 @@ static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *sta
  * in one (a security module refusing the mappings or the mounts). */
 static int userns_unavailable(int e)
 {
-    return e == EPERM || e == EACCES || e == ENOSPC || e == EUSERS || e == EINVAL ||
-           e == ENOSYS;
+    return e == EPERM || e == EACCES || e == ENOSPC || e == EUSERS || e == EINVAL || e == ENOSYS;
 }
 
 /* The error of a child that failed before execve: a refused uid map or

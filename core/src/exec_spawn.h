@@ -18,20 +18,20 @@
 #include "pathgate/exec.h"
 
 typedef struct pathgate__exec_limits {
-    unsigned int nproc;         /* RLIMIT_NPROC */
-    unsigned long long as;      /* RLIMIT_AS, bytes */
-    unsigned int cpu;           /* RLIMIT_CPU, seconds */
-    unsigned long long fsize;   /* RLIMIT_FSIZE, bytes */
+    unsigned int nproc;       /* RLIMIT_NPROC */
+    unsigned long long as;    /* RLIMIT_AS, bytes */
+    unsigned int cpu;         /* RLIMIT_CPU, seconds */
+    unsigned long long fsize; /* RLIMIT_FSIZE, bytes */
 } pathgate__exec_limits;
 
 typedef struct pathgate__exec_spec {
-    char *const *argv;       /* argv[0] is the program path */
+    char *const *argv; /* argv[0] is the program path */
     char *const *envp;
-    int cwd_fd;              /* directory to fchdir to without a view (O_PATH is fine) */
-    int ruleset_fd;          /* Landlock ruleset to enforce; -1 = none */
-    const struct sock_fprog *filter;  /* seccomp filter; NULL = none */
-    const pathgate__exec_view *view;  /* NULL = no namespaces */
-    unsigned int timeout_ms; /* > 0 */
+    int cwd_fd;                      /* directory to fchdir to without a view (O_PATH is fine) */
+    int ruleset_fd;                  /* Landlock ruleset to enforce; -1 = none */
+    const struct sock_fprog *filter; /* seccomp filter; NULL = none */
+    const pathgate__exec_view *view; /* NULL = no namespaces */
+    unsigned int timeout_ms;         /* > 0 */
     size_t output_cap;
     const pathgate_allocator *alloc;
     pathgate__exec_limits limits;

@@ -252,7 +252,14 @@ int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocat
                              unsigned int timeout_ms, size_t output_cap, pathgate_error *err)
 {
     memset(out, 0, sizeof *out);
-    supervisor s = {SUP_RUNNING, pid, pidfd, pipe_fd, 0, 0, 0, now_ms() + timeout_ms,
+    supervisor s = {SUP_RUNNING,
+                    pid,
+                    pidfd,
+                    pipe_fd,
+                    0,
+                    0,
+                    0,
+                    now_ms() + timeout_ms,
                     {alloc, NULL, 0, 0, output_cap, 0, 0}};
     while (s.state != SUP_DONE)
         step(&s);

@@ -38,7 +38,8 @@ int pathgate__exec_tmp_make(pathgate__exec_tmp *tmp, const pathgate_allocator *a
         int e = errno;
         pathgate__free(alloc, tmp->path);
         tmp->path = NULL;
-        return pathgate__error_set(err, PATHGATE_EIO, "cannot create the private temporary directory: %s",
+        return pathgate__error_set(err, PATHGATE_EIO,
+                                   "cannot create the private temporary directory: %s",
                                    strerrordesc_np(e));
     }
     tmp->fd = open(tmp->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -47,7 +48,8 @@ int pathgate__exec_tmp_make(pathgate__exec_tmp *tmp, const pathgate_allocator *a
         rmdir(tmp->path);
         pathgate__free(alloc, tmp->path);
         tmp->path = NULL;
-        return pathgate__error_set(err, PATHGATE_EIO, "cannot open the private temporary directory: %s",
+        return pathgate__error_set(err, PATHGATE_EIO,
+                                   "cannot open the private temporary directory: %s",
                                    strerrordesc_np(e));
     }
     return PATHGATE_OK;

@@ -40,9 +40,9 @@ static const char *const system_dirs[] = {"usr", "bin", "sbin", "lib", "lib32", 
 /* The /etc entries shown (read-only): loader cache, name service, time
  * zone, certificates, alternatives. Not /etc itself. */
 static const char *const etc_entries[] = {
-    "alternatives", "gai.conf", "gitconfig", "group", "host.conf", "hosts", "ld.so.cache",
-    "localtime", "nsswitch.conf", "passwd", "protocols", "resolv.conf", "services",
-    "ssl/certs", "ssl/openssl.cnf", "timezone",
+    "alternatives", "gai.conf",  "gitconfig",       "group",    "host.conf", "hosts",
+    "ld.so.cache",  "localtime", "nsswitch.conf",   "passwd",   "protocols", "resolv.conf",
+    "services",     "ssl/certs", "ssl/openssl.cnf", "timezone",
 };
 
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom"};
@@ -80,7 +80,7 @@ static int grow(const pathgate_allocator *a, void **arr, size_t *cap, size_t nee
 }
 
 __attribute__((format(printf, 2, 3))) static const char *str(pathgate__exec_view *v,
-                                                            const char *fmt, ...)
+                                                             const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -110,8 +110,7 @@ static int add_op_id(pathgate__exec_view *v, int kind, const char *dst, const ch
     return PATHGATE_OK;
 }
 
-static int add_op(pathgate__exec_view *v, int kind, const char *dst, const char *src,
-                  uint64_t attr)
+static int add_op(pathgate__exec_view *v, int kind, const char *dst, const char *src, uint64_t attr)
 {
     return add_op_id(v, kind, dst, src, attr, 0, 0);
 }
@@ -200,8 +199,7 @@ static int add_copy(pathgate__exec_view *v, int fd, const char *dst, size_t size
 /* An entry of the host shown read-only at the same path: a symlink is
  * recreated (follow = 0, or a link into /usr), a small regular file
  * copied when `copy`, anything else bound. Missing entries are skipped. */
-static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, int follow,
-                      int copy)
+static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, int follow, int copy)
 {
     struct stat st;
     if (lstat(host, &st) < 0)
@@ -221,8 +219,8 @@ static int add_system(pathgate__exec_view *v, const char *host, uint64_t attr, i
     int fd = open(host, (copy ? O_RDONLY | O_NONBLOCK : O_PATH) | O_CLOEXEC);
     if (fd < 0)
         return PATHGATE_OK;
-    if (fstat(fd, &st) < 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) &&
-                               !S_ISCHR(st.st_mode))) {
+    if (fstat(fd, &st) < 0 ||
+        (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))) {
         close(fd);
         return PATHGATE_OK;
     }
@@ -366,7 +364,8 @@ NOSAN static long vop(const pathgate__exec_view_op *op, int ruleset, uint64_t ri
     case PATHGATE__VOP_LINK:
         return VRAW(SYS_symlinkat, op->src, AT_FDCWD, op->dst);
     case PATHGATE__VOP_DATA: {
-        long fd = VRAW(SYS_openat, AT_FDCWD, op->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        long fd =
+            VRAW(SYS_openat, AT_FDCWD, op->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0)
             return fd;
         for (uint64_t off = 0; off < op->attr;) {
@@ -402,10 +401,10 @@ NOSAN static long vop(const pathgate__exec_view_op *op, int ruleset, uint64_t ri
     return rc;
 }
 
-#define FAIL(what)         \
-    do {                   \
-        *failed = (what);  \
-        return rc;         \
+#define FAIL(what)                                                                                 \
+    do {                                                                                           \
+        *failed = (what);                                                                          \
+        return rc;                                                                                 \
     } while (0)
 
 NOSAN long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_fd,

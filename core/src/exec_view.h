@@ -55,9 +55,9 @@ typedef struct pathgate__exec_view {
     char **strs; /* owned strings */
     size_t nstrs, strcap;
     char uid_map[32], gid_map[32];
-    char pid_max[24];   /* "" = leave the kernel's */
-    const char *cwd;    /* absolute path in the view */
-    dev_t cwd_dev;      /* what cwd must be once entered */
+    char pid_max[24]; /* "" = leave the kernel's */
+    const char *cwd;  /* absolute path in the view */
+    dev_t cwd_dev;    /* what cwd must be once entered */
     ino_t cwd_ino;
     uint64_t tmp_rights; /* Landlock rights granted on each tmpfs */
     int nested_ro;       /* read-only bases mounted again inside writable ones */
@@ -76,8 +76,7 @@ void pathgate__exec_view_dispose(pathgate__exec_view *v);
 /* Mounts the directory fd (its current host path, checked by the child)
  * at "/<name>" (name: `root:<key>` or `mod:<Name>`),
  * read-only or not; always nosuid, nodev. PATHGATE_ENOMEM / EINVAL. */
-int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name,
-                                 int read_only);
+int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only);
 
 /* Mounts fd read-only again at "/<outer>/<rel>": a read-only base that
  * lies inside the writable base `outer` stays read-only through it. */

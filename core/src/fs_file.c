@@ -84,8 +84,8 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        return pathgate__fs_fail(err, S_ISDIR(st->st_mode) ? PATHGATE_EISDIR : PATHGATE_ENOTREG,
-                                 t, PATHGATE__FS_FILE);
+        return pathgate__fs_fail(err, S_ISDIR(st->st_mode) ? PATHGATE_EISDIR : PATHGATE_ENOTREG, t,
+                                 PATHGATE__FS_FILE);
     }
     return fd;
 }
@@ -246,7 +246,8 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
     if (dirfd < 0) {
         if (dirfd == -ENOTDIR || dirfd == -EEXIST)
             return pathgate__error_set(err, PATHGATE_ENOTDIR,
-                                       "Cannot write '%s': a parent is not a directory", t->address);
+                                       "Cannot write '%s': a parent is not a directory",
+                                       t->address);
         return pathgate__fs_fail_errno(err, dirfd, t, PATHGATE__FS_FILE);
     }
 

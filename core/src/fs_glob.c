@@ -92,7 +92,8 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
     if (rc < 0)
         return rc;
     pathgate__glob *g = NULL;
-    unsigned gflags = opts && (opts->flags & PATHGATE_FS_GLOB_BASENAME) ? PATHGATE__GLOB_BASENAME : 0;
+    unsigned gflags =
+        opts && (opts->flags & PATHGATE_FS_GLOB_BASENAME) ? PATHGATE__GLOB_BASENAME : 0;
     if ((rc = pathgate__glob_compile_flags(&g, pattern, pattern_len, gflags, t.alloc, err)) < 0)
         return rc;
     out->alloc = *t.alloc;
@@ -139,6 +140,6 @@ int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver
 {
     if (!cb)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    return glob_run(summary, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx,
-                    opts, err);
+    return glob_run(summary, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx, opts,
+                    err);
 }

@@ -115,7 +115,7 @@ typedef struct grep_ctx {
     int seq; /* one thread: visitor and emit run on the calling thread */
     pathgate_fs_match_cb cb;
     void *cb_ctx;
-    size_t emitted; /* matches handed to cb */
+    size_t emitted;     /* matches handed to cb */
     pthread_mutex_t mu; /* guards err_set/err */
     int err_set;
     pathgate_error err; /* the first match-limit error */
@@ -181,8 +181,8 @@ static int grep_emit(void *p, void *sink)
     pathgate_fs_matches *m = sink;
     if (!c->cb)
         return pathgate__fs_matches_append(c->out, m, c->max_count) < 0 ? PATHGATE_ENOMEM
-               : c->out->truncated                                    ? 1
-                                                                      : 0;
+               : c->out->truncated                                      ? 1
+                                                                        : 0;
     size_t room = c->max_count - c->emitted;
     size_t take = m->count < room ? m->count : room;
     int stop = m->count > take;
@@ -212,9 +212,11 @@ static int limit_error(grep_ctx *c, const char *path, size_t path_len, uint64_t 
                                 (unsigned long long)line, (int)(path_len > 150 ? 150 : path_len),
                                 path);
         else
-            pathgate__error_set(&c->err, PATHGATE_EIO, "regular expression failed on line %llu of "
-                                "'%.*s' (PCRE2 error %d)", (unsigned long long)line,
-                                (int)(path_len > 150 ? 150 : path_len), path, prc);
+            pathgate__error_set(&c->err, PATHGATE_EIO,
+                                "regular expression failed on line %llu of "
+                                "'%.*s' (PCRE2 error %d)",
+                                (unsigned long long)line, (int)(path_len > 150 ? 150 : path_len),
+                                path, prc);
     }
     int code = c->err.code;
     pthread_mutex_unlock(&c->mu);
@@ -222,8 +224,8 @@ static int limit_error(grep_ctx *c, const char *path, size_t path_len, uint64_t 
 }
 
 /* Pushes a match of line ls..le (terminator excluded). */
-static int add_match(pathgate_fs_matches *m, size_t *file_left, const char *path,
-                     size_t path_len, uint64_t line, const char *ls, const char *le)
+static int add_match(pathgate_fs_matches *m, size_t *file_left, const char *path, size_t path_len,
+                     uint64_t line, const char *ls, const char *le)
 {
     if (le > ls && le[-1] == '\r')
         le--; /* CRLF */
@@ -331,8 +333,8 @@ static int search_piece(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, si
     if (c->re) {
         const char *ce = !not_eol && n && piece[n - 1] == '\r' ? piece + n - 1 : piece + n;
         hit = re_match(c, s, piece, (size_t)(ce - piece),
-                       (not_bol ? PCRE2_NOTBOL : 0) | (not_eol ? PCRE2_NOTEOL : 0), path,
-                       path_len, line);
+                       (not_bol ? PCRE2_NOTBOL : 0) | (not_eol ? PCRE2_NOTEOL : 0), path, path_len,
+                       line);
         if (hit < 0)
             return hit;
     } else
@@ -385,8 +387,8 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
             if (!last) {
                 /* a piece of a line longer than the block */
                 if (!long_hit) {
-                    rc = search_piece(c, s, m, &file_left, path, path_len, buf, n, line, in_long,
-                                      1);
+                    rc =
+                        search_piece(c, s, m, &file_left, path, path_len, buf, n, line, in_long, 1);
                     if (rc < 0 || rc == 2)
                         return rc < 0 ? rc : 1;
                     long_hit = rc;
@@ -413,8 +415,8 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
             from = nl ? piece + 1 : end;
             in_long = long_hit = 0;
         }
-        rc = search_region(c, s, m, &file_left, path, path_len, buf + from, end - from, &line,
-                           !eof);
+        rc =
+            search_region(c, s, m, &file_left, path, path_len, buf + from, end - from, &line, !eof);
         if (rc)
             return rc;
         if (eof)
@@ -462,8 +464,7 @@ static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *
  * line prefilter; -1 when there is none, or when caseless matching (the
  * option, or an inline "(?" group that may set it) could make it a
  * different byte. */
-static int required_byte(const pcre2_code *re, const char *pattern, size_t len,
-                         unsigned int flags)
+static int required_byte(const pcre2_code *re, const char *pattern, size_t len, unsigned int flags)
 {
     if (!re || (flags & PATHGATE_FS_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
         memmem(pattern, len, "(*", 2))
@@ -502,9 +503,9 @@ static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned i
 }
 
 static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
-                    size_t pattern_len, const char *address, size_t address_len,
-                    const char *glob, size_t glob_len, size_t max_count, pathgate_fs_match_cb cb,
-                    void *cb_ctx, const pathgate_fs_options *opts, pathgate_error *err)
+                    size_t pattern_len, const char *address, size_t address_len, const char *glob,
+                    size_t glob_len, size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
+                    const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (!out || (!pattern && pattern_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -615,15 +616,15 @@ done:
         pathgate_fs_matches_dispose(out);
         return rc;
     }
-    out->incomplete = out->unreadable_dirs || out->unreadable_files || out->skipped_names ||
-                      out->skipped_large;
+    out->incomplete =
+        out->unreadable_dirs || out->unreadable_files || out->skipped_names || out->skipped_large;
     return rc;
 }
 
 int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
-                     size_t pattern_len, const char *address, size_t address_len,
-                     const char *glob, size_t glob_len, size_t max_count,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+                     size_t pattern_len, const char *address, size_t address_len, const char *glob,
+                     size_t glob_len, size_t max_count, const pathgate_fs_options *opts,
+                     pathgate_error *err)
 {
     return grep_run(out, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
                     max_count, NULL, NULL, opts, err);
@@ -631,12 +632,12 @@ int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, cons
 
 int pathgate_fs_grep_each(pathgate_fs_matches *summary, pathgate_resolver *resolver,
                           const char *pattern, size_t pattern_len, const char *address,
-                          size_t address_len, const char *glob, size_t glob_len,
-                          size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
-                          const pathgate_fs_options *opts, pathgate_error *err)
+                          size_t address_len, const char *glob, size_t glob_len, size_t max_count,
+                          pathgate_fs_match_cb cb, void *cb_ctx, const pathgate_fs_options *opts,
+                          pathgate_error *err)
 {
     if (!cb)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    return grep_run(summary, resolver, pattern, pattern_len, address, address_len, glob,
-                    glob_len, max_count, cb, cb_ctx, opts, err);
+    return grep_run(summary, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
+                    max_count, cb, cb_ctx, opts, err);
 }

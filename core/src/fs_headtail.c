@@ -27,8 +27,7 @@ static int open_target(pathgate__fs_target *t, struct stat *st, pathgate_buf *co
 }
 
 int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const char *address,
-                     size_t len, size_t lines, const pathgate_fs_options *opts,
-                     pathgate_error *err)
+                     size_t len, size_t lines, const pathgate_fs_options *opts, pathgate_error *err)
 {
     pathgate__fs_target t;
     struct stat st;
@@ -81,8 +80,7 @@ int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const c
 }
 
 int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *resolver, const char *address,
-                     size_t len, size_t lines, const pathgate_fs_options *opts,
-                     pathgate_error *err)
+                     size_t len, size_t lines, const pathgate_fs_options *opts, pathgate_error *err)
 {
     pathgate__fs_target t;
     struct stat st;

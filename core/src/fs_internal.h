@@ -137,8 +137,8 @@ int pathgate__fs_base64(pathgate_buf *out, const pathgate_allocator *a, const vo
  */
 int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
                          const pathgate_allocator *a, const char *content, size_t len,
-                         const char *old_text, size_t old_len, const char *new_text,
-                         size_t new_len, int replace_all, pathgate_error *err);
+                         const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                         int replace_all, pathgate_error *err);
 
 /* Shortest quote of user text that fits in `room` bytes: copies at most
  * room bytes (cut on a UTF-8 boundary, ending "...") into out (room + 1
@@ -222,7 +222,7 @@ typedef struct pathgate__walk_stats {
  * threads == 1 walks on the calling thread alone, as one task.
  */
 typedef struct pathgate__walk {
-    const pathgate__fs_target *t; /* root of the walk: a directory */
+    const pathgate__fs_target *t;      /* root of the walk: a directory */
     const struct pathgate__glob *glob; /* NULL: every file */
     int shallow; /* visit the root's direct entries (directories too), no deeper */
     unsigned int threads;

@@ -171,8 +171,8 @@ static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *reso
     pathgate_fs_options init = PATHGATE_FS_OPTIONS_INIT;
     it->opts = init;
     if (opts) /* the fields this version knows */
-        memcpy(&it->opts, opts, opts->version >= 2 ? sizeof it->opts
-                                                    : offsetof(pathgate_fs_options, max_file_size));
+        memcpy(&it->opts, opts,
+               opts->version >= 2 ? sizeof it->opts : offsetof(pathgate_fs_options, max_file_size));
     it->opts.version = PATHGATE_FS_OPTIONS_VERSION;
     it->max_count = max_count;
     it->pattern_len = pattern_len;
@@ -212,8 +212,8 @@ int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolve
                               size_t address_len, const pathgate_fs_options *opts,
                               pathgate_error *err)
 {
-    return iter_new(out, 0, resolver, pattern, pattern_len, address, address_len, NULL, 0, 0,
-                    opts, err);
+    return iter_new(out, 0, resolver, pattern, pattern_len, address, address_len, NULL, 0, 0, opts,
+                    err);
 }
 
 /* The next batch with something left in it: 1, 0 at the end, or the

@@ -58,8 +58,7 @@ static int make_parents(const pathgate__fs_target *t, char *rel, pathgate_error 
 }
 
 int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver, const char *address,
-                      size_t len, int parents, const pathgate_fs_options *opts,
-                      pathgate_error *err)
+                      size_t len, int parents, const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (path)
         pathgate_buf_dispose(path);

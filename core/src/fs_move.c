@@ -122,9 +122,9 @@ static int copy_entry(int sdir, const char *sname, int ddir, const char *dname, 
     return rc;
 }
 
-static int exdev_move(pathgate__fs_target *src, pathgate__fs_target *dst, int sp,
-                      const char *sname, int dp, const char *dname,
-                      const pathgate_fs_options *opts, pathgate_error *err)
+static int exdev_move(pathgate__fs_target *src, pathgate__fs_target *dst, int sp, const char *sname,
+                      int dp, const char *dname, const pathgate_fs_options *opts,
+                      pathgate_error *err)
 {
     char *buf = pathgate__malloc(src->alloc, COPYBUF);
     if (!buf)
@@ -210,13 +210,12 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
     } else if (errno == EXDEV) {
         rc = exdev_move(src, dst, sp, sname, dp, dname, opts, err);
     } else if (errno == EINVAL && S_ISDIR(st.st_mode)) {
-        rc = pathgate__error_set(err, PATHGATE_EINVAL, "Cannot move '%s' into itself",
-                                 src->address);
+        rc =
+            pathgate__error_set(err, PATHGATE_EINVAL, "Cannot move '%s' into itself", src->address);
     } else {
         rc = pathgate__fs_fail_errno(err, -errno, src, PATHGATE__FS_FILE);
     }
-    if (rc == PATHGATE_OK && path &&
-        pathgate__buf_set(path, a, dst->address, dst->address_len) < 0)
+    if (rc == PATHGATE_OK && path && pathgate__buf_set(path, a, dst->address, dst->address_len) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
 done:
     if (sp >= 0)

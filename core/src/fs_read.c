@@ -54,10 +54,10 @@ typedef struct scan {
     uint64_t line;        /* '\n' seen so far */
     int not_text;
     int nonblank;
-    int last_nl;          /* the last byte seen was '\n' */
-    int after;            /* bytes were seen after the window */
+    int last_nl; /* the last byte seen was '\n' */
+    int after;   /* bytes were seen after the window */
     uint64_t bytes;
-    pathgate_buf out;     /* the window's raw bytes, terminators included */
+    pathgate_buf out; /* the window's raw bytes, terminators included */
     size_t out_cap;
     uint64_t cap;
 } scan;
@@ -185,9 +185,9 @@ static int scan_fd(scan *sc, int *partial, const pathgate_allocator *a, int fd, 
     return rc;
 }
 
-int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver,
-                     const char *address, size_t len, int64_t offset, int64_t limit,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, const char *address,
+                     size_t len, int64_t offset, int64_t limit, const pathgate_fs_options *opts,
+                     pathgate_error *err)
 {
     if (!out || !address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");

@@ -19,9 +19,8 @@ void pathgate_fs_stat_result_dispose(pathgate_fs_stat_result *res)
     memset(res, 0, sizeof *res);
 }
 
-int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
-                     const char *address, size_t len, const pathgate_fs_options *opts,
-                     pathgate_error *err)
+int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver, const char *address,
+                     size_t len, const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (!out || !address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -34,8 +33,8 @@ int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
     if (fd < 0)
         return pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
     struct statx sx;
-    int e = statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
-                  &sx);
+    int e =
+        statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME, &sx);
     close(fd);
     if (e < 0)
         return pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
@@ -53,8 +52,7 @@ int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
     pathgate__fs_format_time(out->changed_at, sx.stx_ctime.tv_sec, (long)sx.stx_ctime.tv_nsec);
     if (sx.stx_mask & STATX_BTIME) {
         out->has_created = 1;
-        pathgate__fs_format_time(out->created_at, sx.stx_btime.tv_sec,
-                                 (long)sx.stx_btime.tv_nsec);
+        pathgate__fs_format_time(out->created_at, sx.stx_btime.tv_sec, (long)sx.stx_btime.tv_nsec);
     }
     return PATHGATE_OK;
 }

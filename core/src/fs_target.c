@@ -38,8 +38,7 @@ static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *addres
 {
     size_t base;
     const char *rel;
-    if (len > sizeof t->address - 1 ||
-        pathgate__resolver_split(&base, &rel, r, address, len) != 0)
+    if (len > sizeof t->address - 1 || pathgate__resolver_split(&base, &rel, r, address, len) != 0)
         return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
     memcpy(t->address, address, len);
     t->address[len] = '\0';

@@ -31,7 +31,7 @@ size_t pathgate__fs_count_newlines(const char *s, size_t len)
         for (int k = 0; k < 255 && i + 8 <= len; k++, i += 8) {
             uint64_t v;
             memcpy(&v, s + i, 8);
-            v ^= nl; /* a '\n' byte is now zero */
+            v ^= nl;                              /* a '\n' byte is now zero */
             uint64_t t = ((v & low7) + low7) | v; /* high bit set: nonzero */
             acc += (~t & high) >> 7;
         }
@@ -204,8 +204,8 @@ static char *to_crlf(const pathgate_allocator *a, const char *s, size_t len, siz
     return buf;
 }
 
-#define EDIT_MULTIPLE_ADVICE                                                          \
-    " times in file. Use replace_all=True to replace all instances, or provide a " \
+#define EDIT_MULTIPLE_ADVICE                                                                       \
+    " times in file. Use replace_all=True to replace all instances, or provide a "                 \
     "more specific string with surrounding context."
 
 static int edit_error(pathgate_error *err, size_t count, const char *old_text, size_t old_len)
@@ -226,8 +226,8 @@ static int edit_error(pathgate_error *err, size_t count, const char *old_text, s
 
 int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
                          const pathgate_allocator *a, const char *content, size_t len,
-                         const char *old_text, size_t old_len, const char *new_text,
-                         size_t new_len, int replace_all, pathgate_error *err)
+                         const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                         int replace_all, pathgate_error *err)
 {
     *result = NULL;
     *result_len = 0;

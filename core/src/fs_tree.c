@@ -122,8 +122,7 @@ static int walk_dir(tree_ctx *c, const char *address, size_t len)
 
 int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const char *address,
                      size_t len, const char *const *excludes, const size_t *exclude_lens,
-                     size_t nexcludes,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+                     size_t nexcludes, const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (!out || ((!excludes || !exclude_lens) && nexcludes))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");

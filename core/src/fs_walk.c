@@ -100,8 +100,8 @@ int pathgate__walk_open_dir(int dirfd, const char *name)
  * more. 0 or PATHGATE_ENOMEM; a read error ends the listing early (what was
  * read is kept, the directory counted unreadable). */
 int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
-                    const unsigned char *state, unsigned char *scratch, int shallow,
-                    pathgate__walk_stats *stats)
+                            const unsigned char *state, unsigned char *scratch, int shallow,
+                            pathgate__walk_stats *stats)
 {
     size_t used = 0;
     L->n = L->next = 0;
@@ -140,9 +140,10 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
             struct stat st;
             if (fstatat(L->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue;
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-                                               : S_ISLNK(st.st_mode) ? DT_LNK
-                                                                     : DT_UNKNOWN;
+            type = S_ISDIR(st.st_mode)   ? DT_DIR
+                   : S_ISREG(st.st_mode) ? DT_REG
+                   : S_ISLNK(st.st_mode) ? DT_LNK
+                                         : DT_UNKNOWN;
         }
         if (type != DT_DIR && type != DT_REG && type != DT_LNK)
             continue;
@@ -170,8 +171,6 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
         qsort(L->ents, L->n, sizeof *L->ents, ent_cmp);
     return PATHGATE_OK;
 }
-
-
 
 int pathgate__walker_init(walker *W, pathgate__walk *w)
 {
@@ -328,7 +327,9 @@ static int enter_dir(walker *W, int depth, int base_depth, const ent *e, size_t 
     C->fd = fd;
     C->rel_len = len;
     unsigned char *scratch = w->glob ? W->states + W->ss * (PATHGATE_FS_MAX_DEPTH + 1) : NULL;
-    return pathgate__walk_read_dir(C, W->a, w->glob, cstate, scratch, 0, &W->stats) < 0 ? PATHGATE_ENOMEM : 1;
+    return pathgate__walk_read_dir(C, W->a, w->glob, cstate, scratch, 0, &W->stats) < 0
+               ? PATHGATE_ENOMEM
+               : 1;
 }
 
 /* Visits a file (or, shallow, any) entry. The visitor's answer, or 0 for
@@ -370,7 +371,7 @@ static int visit_entry(walker *W, const level *L, const ent *e, size_t len, void
  * code.
  */
 int pathgate__walker_run(walker *W, const listing *dir, size_t from, size_t to, void **sink,
-                      int can_emit)
+                         int can_emit)
 {
     pathgate__walk *w = W->w;
     level *L0 = &W->levels[0];

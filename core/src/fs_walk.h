@@ -36,9 +36,9 @@ typedef struct level {
  * its fd stays open until the walk ends. */
 typedef struct listing {
     level L;
-    int depth;             /* below the walk's root */
-    char *rel;             /* rel from the base (allocated) */
-    unsigned char *state;  /* its glob state (allocated), or NULL */
+    int depth;            /* below the walk's root */
+    char *rel;            /* rel from the base (allocated) */
+    unsigned char *state; /* its glob state (allocated), or NULL */
 } listing;
 
 /* One thread's walk state. */

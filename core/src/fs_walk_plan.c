@@ -49,7 +49,7 @@ typedef struct plan {
     size_t next_task;
     size_t emitted; /* tasks handed over; claims stay within AHEAD of it */
     size_t ahead;
-    int cancel; /* atomic */
+    int cancel;                 /* atomic */
     pathgate__walk_stats stats; /* of the listings made by the plan */
 } plan;
 
@@ -92,8 +92,8 @@ static void listing_free(const pathgate_allocator *a, listing *d)
 }
 
 /* Lists directory fd (taken) as a listing at rel with a glob state. */
-static int make_listing(plan *P, listing **out, int fd, const char *rel, size_t rel_len,
-                        int depth, const unsigned char *state)
+static int make_listing(plan *P, listing **out, int fd, const char *rel, size_t rel_len, int depth,
+                        const unsigned char *state)
 {
     pathgate__walk *w = P->w;
     const pathgate_allocator *a = w->t->alloc;
@@ -112,8 +112,8 @@ static int make_listing(plan *P, listing **out, int fd, const char *rel, size_t 
         if (w->glob)
             memcpy(d->state, state, ss);
         d->L.rel_len = rel_len;
-        rc = pathgate__walk_read_dir(&d->L, a, w->glob, d->state, d->state ? d->state + ss : NULL, w->shallow,
-                      &P->stats);
+        rc = pathgate__walk_read_dir(&d->L, a, w->glob, d->state, d->state ? d->state + ss : NULL,
+                                     w->shallow, &P->stats);
     }
     if (rc == 0 && P->ndirs == P->dcap) {
         size_t cap = P->dcap ? P->dcap * 2 : 8;

@@ -14,9 +14,9 @@ static int put_path(pathgate_buf *path, const pathgate__fs_target *t, pathgate_e
     return PATHGATE_OK;
 }
 
-static int write_one(pathgate__fs_target *t, pathgate_resolver *r, const char *address,
-                     size_t len, const void *content, size_t content_len,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+static int write_one(pathgate__fs_target *t, pathgate_resolver *r, const char *address, size_t len,
+                     const void *content, size_t content_len, const pathgate_fs_options *opts,
+                     pathgate_error *err)
 {
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
@@ -107,8 +107,8 @@ int pathgate_fs_upload(int *codes, pathgate_resolver *resolver, const pathgate_f
     for (size_t i = 0; i < count; i++) {
         pathgate__fs_target t;
         pathgate_error item_err;
-        codes[i] = write_one(&t, r, items[i].path, items[i].path_len, items[i].data,
-                             items[i].size, opts, &item_err);
+        codes[i] = write_one(&t, r, items[i].path, items[i].path_len, items[i].data, items[i].size,
+                             opts, &item_err);
         nomem |= codes[i] == PATHGATE_ENOMEM;
     }
     /* Running out of memory is not an answer about one file: the call

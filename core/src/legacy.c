@@ -248,15 +248,14 @@ static int opaque_text(pathgate_buf *raw, const pathgate_uri *uri, pathgate_conv
         pathgate__buf_adopt(raw, &uri->alloc, (char *)p, n);
         return PATHGATE_OK;
     }
-    int windows = conv == PATHGATE_CONVENTION_WINDOWS && n >= 4 && n % 2 == 0 &&
-                  ((n >= 6 && p[1] == 0 && pathgate__is_alpha(p[0]) && is_unit(p + 2, ':') &&
-                    (is_unit(p + 4, '\\') || is_unit(p + 4, '/'))) ||
-                   ((is_unit(p, '\\') || is_unit(p, '/')) &&
-                    (is_unit(p + 2, '\\') || is_unit(p + 2, '/'))));
+    int windows =
+        conv == PATHGATE_CONVENTION_WINDOWS && n >= 4 && n % 2 == 0 &&
+        ((n >= 6 && p[1] == 0 && pathgate__is_alpha(p[0]) && is_unit(p + 2, ':') &&
+          (is_unit(p + 4, '\\') || is_unit(p + 4, '/'))) ||
+         ((is_unit(p, '\\') || is_unit(p, '/')) && (is_unit(p + 2, '\\') || is_unit(p + 2, '/'))));
     if (!windows) {
         pathgate__free(&uri->alloc, p);
-        return pathgate__error_set(err, PATHGATE_EOPAQUE,
-                                   "the opaque URI holds no %s path text",
+        return pathgate__error_set(err, PATHGATE_EOPAQUE, "the opaque URI holds no %s path text",
                                    conv == PATHGATE_CONVENTION_WINDOWS ? "Windows" : "POSIX");
     }
     char *t = pathgate__malloc(&uri->alloc, 3 * n / 2 + 1);
@@ -336,7 +335,8 @@ static int convert_error(pathgate_error *err, int code, const pathgate_legacy *p
     char q[QUOTE_BUF], r[64];
     const char *name = pathgate_convention_name(conv);
     if (!name)
-        return pathgate__error_set(err, code, "cannot convert '%s' to a URI: %s (no convention inferred)",
+        return pathgate__error_set(err, code,
+                                   "cannot convert '%s' to a URI: %s (no convention inferred)",
                                    quote(q, path->text, path->len), reason(r, code));
     return pathgate__error_set(err, code, "cannot convert '%s' to a %s URI: %s",
                                quote(q, path->text, path->len), name, reason(r, code));
@@ -481,8 +481,7 @@ int pathgate_legacy_resolve_against(pathgate_uri **out, const pathgate_legacy *p
         memcpy(buf, s, len);
         buf[0] = buf[1] = '\\';
         rc = pathgate_uri_join(out, cwd, buf, len, NULL);
-    } else if (conv == PATHGATE_CONVENTION_POSIX &&
-               infer(s, len) == PATHGATE_CONVENTION_WINDOWS) {
+    } else if (conv == PATHGATE_CONVENTION_POSIX && infer(s, len) == PATHGATE_CONVENTION_WINDOWS) {
         return resolve_error(err, PATHGATE_ECONVENTION, path, conv);
     } else {
         /* Absolute text of cwd's convention replaces cwd; under Windows

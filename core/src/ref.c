@@ -77,9 +77,8 @@ static int token_shape_ok(const char *t, size_t len)
     return 1;
 }
 
-int pathgate_ref_new(pathgate_ref **out, const char *token, size_t token_len,
-                     const char *address, size_t address_len, const pathgate_allocator *alloc,
-                     pathgate_error *err)
+int pathgate_ref_new(pathgate_ref **out, const char *token, size_t token_len, const char *address,
+                     size_t address_len, const pathgate_allocator *alloc, pathgate_error *err)
 {
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "out is NULL");

@@ -225,8 +225,7 @@ static int matches(const entry *e, const pathgate_ref *ref)
     return e->len == len && memcmp(e->address, address, len) == 0;
 }
 
-int pathgate__registry_lookup(size_t *base_index, pathgate__registry *reg,
-                              const pathgate_ref *ref)
+int pathgate__registry_lookup(size_t *base_index, pathgate__registry *reg, const pathgate_ref *ref)
 {
     if (!reg || !ref)
         return 0;

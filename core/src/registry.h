@@ -25,8 +25,7 @@ int pathgate__registry_mint(pathgate_ref **out, pathgate__registry *reg, size_t 
 
 /* 1 and *base_index when ref's token was minted here, is live, and its
  * address equals the recorded one; 0 otherwise. */
-int pathgate__registry_lookup(size_t *base_index, pathgate__registry *reg,
-                              const pathgate_ref *ref);
+int pathgate__registry_lookup(size_t *base_index, pathgate__registry *reg, const pathgate_ref *ref);
 
 /* 1 when ref's token was live here (and matched its address) and is now
  * released; 0 otherwise. */

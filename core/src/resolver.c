@@ -30,11 +30,11 @@
 #include "text.h"
 
 typedef struct base {
-    char *name;    /* root key or mod name */
+    char *name; /* root key or mod name */
     size_t name_len;
     char *address; /* `root:<key>` or `mod:<Name>` */
     size_t address_len;
-    char *host;    /* real path recorded at construction */
+    char *host; /* real path recorded at construction */
     size_t host_len;
     pathgate_uri *uri_real; /* host as a URI, for mapping host paths back */
     pathgate_uri *uri_conf; /* the directory as configured, when it differs */
@@ -129,7 +129,8 @@ void pathgate_resolver_free(pathgate_resolver *r)
 
 /* How a base is named in messages: the key or name as given when it is
  * printable text, otherwise its position. Never the directory. */
-static void describe(char *out, size_t cap, const pathgate_base_spec *spec, int is_mod, size_t index)
+static void describe(char *out, size_t cap, const pathgate_base_spec *spec, int is_mod,
+                     size_t index)
 {
     const char *kind = is_mod ? "mod" : "root";
     int printable = spec->name && spec->name_len && spec->name_len <= 128 &&
@@ -155,19 +156,22 @@ static int check_specs(const pathgate_base_spec *specs, size_t n, int is_mod, pa
             return pathgate__error_set(err, PATHGATE_EINVAL, "%s: name is NULL", who);
         if (is_mod ? !pathgate__address_mod_name_valid(s->name, s->name_len)
                    : !pathgate__address_key_valid(s->name, s->name_len))
-            return pathgate__error_set(err, PATHGATE_ECONFIG,
-                                       is_mod ? "%s: a mod name must be non-empty UTF-8 without '/', ':', "
-                                                "NUL, control characters or surrounding spaces"
-                                              : "%s: a root key must match [a-z][a-z0-9_]*",
-                                       who);
+            return pathgate__error_set(
+                err, PATHGATE_ECONFIG,
+                is_mod ? "%s: a mod name must be non-empty UTF-8 without '/', ':', "
+                         "NUL, control characters or surrounding spaces"
+                       : "%s: a root key must match [a-z][a-z0-9_]*",
+                who);
         if (s->flags & ~PATHGATE_BASE_READ_ONLY)
             return pathgate__error_set(err, PATHGATE_EINVAL, "%s: unknown flags", who);
         if (!s->dir || s->dir_len == 0)
             return pathgate__error_set(err, PATHGATE_ECONFIG, "%s: no directory given", who);
         if (s->dir_len > PATHGATE_PATH_MAX || memchr(s->dir, '\0', s->dir_len))
-            return pathgate__error_set(err, PATHGATE_ECONFIG, "%s: the directory is not a valid path", who);
+            return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                       "%s: the directory is not a valid path", who);
         for (size_t j = 0; j < i; j++)
-            if (specs[j].name_len == s->name_len && memcmp(specs[j].name, s->name, s->name_len) == 0)
+            if (specs[j].name_len == s->name_len &&
+                memcmp(specs[j].name, s->name, s->name_len) == 0)
                 return pathgate__error_set(err, PATHGATE_ECONFIG, "%s is configured twice", who);
     }
     return PATHGATE_OK;
@@ -247,8 +251,8 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     b->ino = st.st_ino;
     char real[PATH_MAX];
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
-        return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory's real path cannot be determined",
-                                   who);
+        return pathgate__error_set(err, PATHGATE_EIO,
+                                   "%s: the directory's real path cannot be determined", who);
     b->host_len = strlen(real);
     b->host = pathgate__strndup(a, real, b->host_len);
     if (!b->host)
@@ -306,7 +310,8 @@ static int mark_named_read_only(pathgate_resolver *r, const char *const *names, 
                 return pathgate__error_set(err, PATHGATE_ECONFIG,
                                            "read_only '%s' names no configured root or mod", name);
             return pathgate__error_set(err, PATHGATE_ECONFIG,
-                                       "read_only entry #%zu names no configured root or mod", k + 1);
+                                       "read_only entry #%zu names no configured root or mod",
+                                       k + 1);
         }
     }
     return PATHGATE_OK;
@@ -348,7 +353,8 @@ int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_optio
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
     if (!opts || opts->version < 1 || opts->version > PATHGATE_RESOLVER_OPTIONS_VERSION)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "options missing or of an unknown version");
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "options missing or of an unknown version");
     /* version 1 callers' structs end before read_only: never read it */
     const char *const *read_only = opts->version >= 2 ? opts->read_only : NULL;
     size_t nread_only = opts->version >= 2 ? opts->nread_only : 0;
@@ -437,7 +443,8 @@ typedef struct located {
 /* The base whose directory holds uri (longest base wins; on a tie the
  * first configured, so a root before a mod) and the decoded relative
  * path. *rel->ptr stays NULL when no base holds it. */
-static int map_uri(size_t *bi, pathgate_buf *rel, const pathgate_resolver *r, const pathgate_uri *uri)
+static int map_uri(size_t *bi, pathgate_buf *rel, const pathgate_resolver *r,
+                   const pathgate_uri *uri)
 {
     const pathgate_uri *best = NULL;
     size_t best_len = 0;
@@ -468,7 +475,8 @@ static int locate_host(pathgate_reason *reason, located *loc, const pathgate_res
     pathgate_uri *uri = NULL;
     int rc = p->form == PATHGATE__FORM_URI
                  ? pathgate_uri_parse(&uri, p->text, p->len, &r->alloc, NULL)
-                 : pathgate_uri_from_native(&uri, p->text, p->len, PATHGATE_CONVENTION_POSIX, &r->alloc, NULL);
+                 : pathgate_uri_from_native(&uri, p->text, p->len, PATHGATE_CONVENTION_POSIX,
+                                            &r->alloc, NULL);
     if (rc == PATHGATE_ENOMEM)
         return rc;
     if (rc != 0) {
@@ -496,8 +504,8 @@ static int locate_host(pathgate_reason *reason, located *loc, const pathgate_res
     } else {
         const base *b = &r->bases[bi];
         loc->base = bi;
-        *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod,
-                                          b->name, b->name_len, "", 0, rel.ptr, rel.len);
+        *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off,
+                                          b->is_mod, b->name, b->name_len, "", 0, rel.ptr, rel.len);
         for (size_t i = loc->rel_off; *reason == PATHGATE_REASON_OK && i < loc->len; i++)
             if ((unsigned char)loc->addr[i] < 0x20 || loc->addr[i] == 0x7F)
                 *reason = PATHGATE_REASON_SYNTAX;
@@ -515,13 +523,13 @@ static int locate_absolute(pathgate_reason *reason, located *loc, const pathgate
     size_t bi = p->is_mod ? r->nroots + (size_t)p->index : (size_t)p->index;
     const base *b = &r->bases[bi];
     loc->base = bi;
-    *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod, b->name,
-                                      b->name_len, "", 0, p->text, p->len);
+    *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off,
+                                      b->is_mod, b->name, b->name_len, "", 0, p->text, p->len);
     return PATHGATE_OK;
 }
 
-static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r, const char *text,
-                  size_t len, const char *base_text, size_t base_len)
+static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                  const char *text, size_t len, const char *base_text, size_t base_len)
 {
     pathgate__names names = names_of(r);
     pathgate__parsed p;
@@ -552,8 +560,9 @@ static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver
     size_t base_rel_len = loc->len - loc->rel_off;
     memcpy(base_rel, loc->addr + loc->rel_off, base_rel_len);
     const base *b = &r->bases[loc->base];
-    *reason = pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod, b->name,
-                                      b->name_len, base_rel, base_rel_len, p.text, p.len);
+    *reason =
+        pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod,
+                                b->name, b->name_len, base_rel, base_rel_len, p.text, p.len);
     return PATHGATE_OK;
 }
 
@@ -562,7 +571,8 @@ static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, con
                                     int require_exists)
 {
     const char *rel = loc->addr + loc->rel_off;
-    int rc = pathgate__contain_probe(r->bases[loc->base].fd, rel, r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
+    int rc = pathgate__contain_probe(r->bases[loc->base].fd, rel,
+                                     r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
     *exists = rc == 0;
     switch (-rc) {
     case 0:
@@ -587,11 +597,12 @@ static void fail(pathgate_resolution *out, pathgate_reason reason)
     out->ok = 0;
     out->exists = 0;
     out->reason = reason;
-    out->error_message = reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
+    out->error_message =
+        reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
 }
 
-int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
-                              const pathgate_resolve_options *opts, pathgate_error *err)
+int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text,
+                              size_t len, const pathgate_resolve_options *opts, pathgate_error *err)
 {
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -868,8 +879,8 @@ unsigned int pathgate__resolver_flags(const pathgate_resolver *r)
     return r->flags;
 }
 
-int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address, size_t len,
-                            int open_flags, mode_t mode)
+int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,
+                            size_t len, int open_flags, mode_t mode)
 {
     size_t bi;
     const char *rel;

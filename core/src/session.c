@@ -71,8 +71,7 @@ static int quotable_key(const char *key, size_t len)
 static int unknown_root(pathgate_error *err, const char *key, size_t len)
 {
     if (quotable_key(key, len))
-        return pathgate__error_set(err, PATHGATE_EUNKNOWNROOT, "unknown root: %.*s", (int)len,
-                                   key);
+        return pathgate__error_set(err, PATHGATE_EUNKNOWNROOT, "unknown root: %.*s", (int)len, key);
     return pathgate__error_set(err, PATHGATE_EUNKNOWNROOT, "unknown root");
 }
 
@@ -367,8 +366,8 @@ static int same_dir(pathgate_resolver *r, int fd, const char *cwd, size_t cwd_le
     if (cfd < 0)
         return 0;
     struct stat a, b;
-    int same = fstat(fd, &a) == 0 && fstat(cfd, &b) == 0 && a.st_dev == b.st_dev &&
-               a.st_ino == b.st_ino;
+    int same =
+        fstat(fd, &a) == 0 && fstat(cfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
     close(cfd);
     return same;
 }
@@ -486,9 +485,8 @@ int pathgate_session_pop(pathgate_buf *message, pathgate_session *session, pathg
     return rc;
 }
 
-int pathgate_session_resolve(pathgate_resolution *out, pathgate_session *session,
-                             const char *text, size_t len, int require_exists,
-                             pathgate_error *err)
+int pathgate_session_resolve(pathgate_resolution *out, pathgate_session *session, const char *text,
+                             size_t len, int require_exists, pathgate_error *err)
 {
     if (!out || !session)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");

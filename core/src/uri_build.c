@@ -32,8 +32,8 @@ pathgate_uri *pathgate__uri_alloc(const pathgate_allocator *a, size_t cap)
 
 /* ----------------------------------------------------------------- builder */
 
-void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
-                       size_t cap, const char *host, size_t host_len, int encode_host)
+void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf, size_t cap,
+                       const char *host, size_t host_len, int encode_host)
 {
     memset(b, 0, sizeof *b);
     b->buf = buf;
@@ -276,8 +276,8 @@ int pathgate__uri_make_opaque(pathgate_uri **out, const pathgate_allocator *a,
     if (PATHGATE__OPAQUE_PREFIX_LEN + pathgate__b64url_encoded_len(n) > PATHGATE_URI_MAX)
         return pathgate__error_set(err, PATHGATE_ETOOLONG, "the URI would be longer than %d bytes",
                                    PATHGATE_URI_MAX);
-    pathgate_uri *u = opaque_alloc(a, pathgate__b64url_encoded_len(n),
-                                   pathgate__opaque_convention(payload, n));
+    pathgate_uri *u =
+        opaque_alloc(a, pathgate__b64url_encoded_len(n), pathgate__opaque_convention(payload, n));
     if (!u)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     pathgate__b64url_encode(u->str + PATHGATE__OPAQUE_PREFIX_LEN, payload, n);

@@ -101,8 +101,8 @@ static int host_rewritten(const char *h, size_t n)
         i = 2;
     for (; i < ln; i++) {
         char c = l[i];
-        int ok = (c >= '0' && c <= '9') ||
-                 (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+        int ok =
+            (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
         if (!ok)
             return 0;
     }
@@ -112,8 +112,8 @@ static int host_rewritten(const char *h, size_t n)
 int pathgate_uri_validate_config(const pathgate_uri *uri, pathgate_convention convention,
                                  pathgate_error *err)
 {
-    if (!uri || (convention != PATHGATE_CONVENTION_POSIX &&
-                 convention != PATHGATE_CONVENTION_WINDOWS))
+    if (!uri ||
+        (convention != PATHGATE_CONVENTION_POSIX && convention != PATHGATE_CONVENTION_WINDOWS))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     if (pathgate_uri_convention(uri) != convention)
         return pathgate__error_set(err, PATHGATE_ECONVENTION, "the URI is not a %s path",

@@ -72,9 +72,9 @@ pathgate_uri *pathgate__uri_alloc(const pathgate_allocator *a, size_t cap);
  * `overflow` instead (finish then fails with EINVAL, an internal bug).
  */
 typedef struct pathgate__uri_builder {
-    char *buf;        /* the string being built */
-    size_t cap;       /* bytes buf may hold (one more is reserved, see finish) */
-    pathgate_uri *u;  /* the block when buf lies inside it, else NULL */
+    char *buf;       /* the string being built */
+    size_t cap;      /* bytes buf may hold (one more is reserved, see finish) */
+    pathgate_uri *u; /* the block when buf lies inside it, else NULL */
     const pathgate_allocator *alloc;
     size_t len;
     size_t host_end;  /* index of the path's leading '/' */
@@ -96,8 +96,8 @@ _Static_assert(PATHGATE__URI_STACK == PATHGATE_URI_MAX, "URI_MAX is the from_nat
 /* Starts in buf[0..cap] (cap + 1 bytes) with `file://` host `/`. host is
  * URI text written as given, or, with encode_host, raw text percent-encoded
  * so that only RFC 3986 unreserved and sub-delims stay literal. */
-void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf,
-                       size_t cap, const char *host, size_t host_len, int encode_host);
+void pathgate__ub_init(pathgate__uri_builder *b, const pathgate_allocator *a, char *buf, size_t cap,
+                       const char *host, size_t host_len, int encode_host);
 /* 1 when uri ends with the trailing-separator flag (a '/' after a segment). */
 static inline int pathgate__uri_trailing(const pathgate_uri *u)
 {
@@ -180,8 +180,8 @@ size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u);
  * an opaque URI renders its payload when it is text of that convention.
  * for_ui also escapes control characters (and NUL). Errors: EOPAQUE,
  * ECONVENTION, ENOMEM. */
-int pathgate__uri_render(pathgate_buf *out, const pathgate_uri *uri,
-                         pathgate_convention convention, int for_ui, pathgate_error *err);
+int pathgate__uri_render(pathgate_buf *out, const pathgate_uri *uri, pathgate_convention convention,
+                         int for_ui, pathgate_error *err);
 
 /* A Windows device alias Codex normalises (uri_text.c): 1 with *skip =
  * the prefix length and *unc set for `\\?\UNC\`, `\\.\UNC\` (the plain

@@ -67,7 +67,8 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
         const char *first = pathgate__ub_first(&b, &first_n);
         int hosted = base->host_end > PATHGATE__URI_PREFIX_LEN;
         if (hosted || !first ||
-            pathgate__ascii_lower((unsigned char)first[0]) != pathgate__ascii_lower((unsigned char)text[0])) {
+            pathgate__ascii_lower((unsigned char)first[0]) !=
+                pathgate__ascii_lower((unsigned char)text[0])) {
             pathgate__ub_abandon(&b);
             return pathgate__error_set(err, PATHGATE_EDRIVE, "'%.2s' names another drive", text);
         }
@@ -85,8 +86,9 @@ static int join(pathgate_uri **out, const pathgate_uri *base, const char *text, 
     b.trailing = 0; /* a relative join never keeps a trailing separator (as Codex) */
     size_t first_n;
     const char *first = pathgate__ub_first(&b, &first_n);
-    if (!win && first && (pathgate__uri_is_drive_seg(first, first_n) ||
-                          pathgate__uri_is_pipe_drive_seg(first, first_n))) {
+    if (!win && first &&
+        (pathgate__uri_is_drive_seg(first, first_n) ||
+         pathgate__uri_is_pipe_drive_seg(first, first_n))) {
         /* A POSIX result `/C:/..` (or `/C|/..`) would read back as a Windows drive: as in
          * from_native it becomes the opaque form of its native bytes,
          * decoded in place (decoding only shrinks). */
@@ -129,8 +131,9 @@ int pathgate_uri_join_bytes(pathgate_uri **out, const pathgate_uri *base, const 
         if (base->opaque)
             return pathgate__error_set(err, PATHGATE_EOPAQUE, "an opaque URI has no join");
         if (base->convention != PATHGATE_CONVENTION_POSIX)
-            return pathgate__error_set(err, PATHGATE_ECONVENTION,
-                                       "native bytes that are not UTF-8 join only onto a POSIX URI");
+            return pathgate__error_set(
+                err, PATHGATE_ECONVENTION,
+                "native bytes that are not UTF-8 join only onto a POSIX URI");
     }
     return join(out, base, bytes, len, 0, err);
 }

@@ -180,7 +180,8 @@ static int drive_at(const char *s, size_t n, size_t i)
  * exactly these back). */
 static int server_ok(const char *s, size_t n)
 {
-    if (n == 0 || is_dot(s, n) || is_dotdot(s, n) || (n == 9 && strncasecmp(s, "localhost", 9) == 0))
+    if (n == 0 || is_dot(s, n) || is_dotdot(s, n) ||
+        (n == 9 && strncasecmp(s, "localhost", 9) == 0))
         return 0;
     for (size_t i = 0; i < n; i++)
         if (pathgate__pct_is((unsigned char)s[i], PATHGATE__PCT_BADHOST))
@@ -275,8 +276,8 @@ static size_t utf8_to_utf16le_backslashed(unsigned char *dst, const char *str, s
     return o;
 }
 
-static int windows_opaque(pathgate_uri **out, const char *s, size_t n,
-                          const pathgate_allocator *a, pathgate_error *err)
+static int windows_opaque(pathgate_uri **out, const char *s, size_t n, const pathgate_allocator *a,
+                          pathgate_error *err)
 {
     unsigned char utf16[2 * PATHGATE_PATH_MAX];
     size_t len = utf8_to_utf16le_backslashed(utf16, s, n);
@@ -387,8 +388,8 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
 {
     size_t o = *len;
     int flags = 0;
-    unsigned mask = PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH |
-                    (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
+    unsigned mask =
+        PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH | (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
     size_t i = 0;
     if (sep == '/') { /* POSIX: long runs; copy the first one whole */
         const char *pct = memchr(s, '%', n);
@@ -424,8 +425,8 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
     return flags;
 }
 
-static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
-                         pathgate_convention convention, int strict, pathgate_error *err);
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri, pathgate_convention convention,
+                         int strict, pathgate_error *err);
 
 int pathgate_uri_to_native(pathgate_buf *out, const pathgate_uri *uri,
                            pathgate_convention convention, pathgate_error *err)
@@ -449,8 +450,8 @@ int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
 
 /* to_native's body; strict 0 (display) lets an encoded separator decode
  * into the text and skips the Windows UTF-8 check. */
-static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
-                         pathgate_convention convention, int strict, pathgate_error *err)
+static int native_decode(pathgate_buf *out, const pathgate_uri *uri, pathgate_convention convention,
+                         int strict, pathgate_error *err)
 {
     if (convention == PATHGATE_CONVENTION_NONE)
         convention = (pathgate_convention)uri->convention;
@@ -463,7 +464,8 @@ static int native_decode(pathgate_buf *out, const pathgate_uri *uri,
         return pathgate__error_set(err, PATHGATE_ECONVENTION,
                                    "a URI without host or drive has no Windows form");
     if (hosted && uri->len == uri->host_end + 1u)
-        return pathgate__error_set(err, PATHGATE_ECONVENTION, "a UNC URI without a share has no native form");
+        return pathgate__error_set(err, PATHGATE_ECONVENTION,
+                                   "a UNC URI without a share has no native form");
 
     /* The canonical path is `/seg/seg` (maybe with one trailing '/'), so
      * decoding it with '/' turned into the separator is the whole job:
@@ -513,8 +515,7 @@ int pathgate_uri_to_host_path(pathgate_buf *out, const pathgate_uri *uri, pathga
         return pathgate__error_set(err, PATHGATE_EOPAQUE, NULL);
     pathgate_convention host = pathgate_convention_host();
     if (uri->convention != host)
-        return pathgate__error_set(err, PATHGATE_ECONVENTION,
-                                   "URI is not a %s path (fail-closed)",
+        return pathgate__error_set(err, PATHGATE_ECONVENTION, "URI is not a %s path (fail-closed)",
                                    pathgate_convention_name(host));
     return pathgate_uri_to_native(out, uri, host, err);
 }

@@ -117,8 +117,8 @@ static int dot_segment(const char *s, size_t n)
 /* Runs uriparser over s[0..len) with the path's lenient bytes replaced by
  * a plain letter (same length, so positions agree), and applies what only
  * it knows: credentials, port, IP-literal hosts. */
-static int check_syntax(const char *s, size_t len, size_t path_start,
-                        const pathgate_allocator *a, pathgate_error *err)
+static int check_syntax(const char *s, size_t len, size_t path_start, const pathgate_allocator *a,
+                        pathgate_error *err)
 {
     char scratch[PATHGATE_URI_MAX];
     memcpy(scratch, s, len);
@@ -126,8 +126,8 @@ static int check_syntax(const char *s, size_t len, size_t path_start,
         if (pathgate__pct_is((unsigned char)scratch[i], PATHGATE__PCT_LENIENT))
             scratch[i] = 'x';
     parse_arena ar;
-    ar.mm = (UriMemoryManager){arena_malloc, arena_calloc, arena_realloc, arena_reallocarray,
-                               arena_free, NULL};
+    ar.mm = (UriMemoryManager){arena_malloc,       arena_calloc, arena_realloc,
+                               arena_reallocarray, arena_free,   NULL};
     ar.alloc = a;
     ar.used = 0;
     UriUriA u;
@@ -173,8 +173,8 @@ static int check_host(const char *s, size_t n, int *drop, pathgate_error *err)
 }
 
 /* The opaque form: `/%00/bad/path/<canonical non-empty base64url>`. */
-static int parse_opaque(pathgate_uri **out, const char *path, size_t n,
-                        const pathgate_allocator *a, pathgate_error *err)
+static int parse_opaque(pathgate_uri **out, const char *path, size_t n, const pathgate_allocator *a,
+                        pathgate_error *err)
 {
     static const char prefix[] = "/%00/bad/path/";
     const size_t plen = sizeof prefix - 1;
@@ -410,8 +410,7 @@ int pathgate_uri_parse(pathgate_uri **out, const char *text, size_t len,
 }
 
 int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
-                           const pathgate_allocator *alloc, pathgate_error *err,
-                           int slow)
+                           const pathgate_allocator *alloc, pathgate_error *err, int slow)
 {
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -458,8 +457,7 @@ int pathgate__uri_parse_ex(pathgate_uri **out, const char *text, size_t len,
     }
     pathgate_allocator a;
     pathgate__alloc_init(&a, alloc);
-    if (slow || host_end > host_start ||
-        !path_is_plain(s + path_start, len - path_start)) {
+    if (slow || host_end > host_start || !path_is_plain(s + path_start, len - path_start)) {
         rc = check_syntax(s, len, path_start, &a, err);
         if (rc)
             return rc;

@@ -135,7 +135,11 @@ FX_FN void fx_build(fx *f)
     FX_PUT(b, "bin.dat", "\0\1\377");
     FX_PUT(b, "latin1.txt", "caf\351\n");
     FX_PUT(b, "name with space.txt", "spaced\n");
-    FX_PUT(b, "\xC3\xBCn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9.txt", "unicode\n");
+    FX_PUT(b,
+           "\xC3\xBCn\xC3\xAF"
+           "c\xC3\xB6"
+           "d\xC3\xA9.txt",
+           "unicode\n");
     {
         size_t cap = 10000 * 12, n = 0;
         char *big = malloc(cap);
@@ -219,8 +223,8 @@ FX_FN int fx_teardown(void **state)
 }
 
 /* Both containment paths for one test function. */
-#define FX_TESTS(fn)                                                           \
-    cmocka_unit_test_setup_teardown(fn, fx_setup_openat2, fx_teardown),        \
+#define FX_TESTS(fn)                                                                               \
+    cmocka_unit_test_setup_teardown(fn, fx_setup_openat2, fx_teardown),                            \
         cmocka_unit_test_setup_teardown(fn, fx_setup_fallback, fx_teardown)
 
 #endif

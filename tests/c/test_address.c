@@ -8,8 +8,14 @@
 #include "address.h"
 
 static const char *const roots[] = {"repo", "game", "ck3raven_data"};
-static const char *const mods[] = {"SomeMod", "Mod With Spaces", "\xC3\x9Cn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9 Mod",
-                                   "A", "A\\B", "Dots.."};
+static const char *const mods[] = {"SomeMod",
+                                   "Mod With Spaces",
+                                   "\xC3\x9Cn\xC3\xAF"
+                                   "c\xC3\xB8"
+                                   "d\xC3\xA9 Mod",
+                                   "A",
+                                   "A\\B",
+                                   "Dots.."};
 
 static long find(const char *const *set, size_t n, const char *s, size_t len)
 {
@@ -67,8 +73,8 @@ static const char *canon(char *out, size_t cap, const char *text, size_t len)
     const char *name = p.is_mod ? mods[p.index] : roots[p.index];
     char buf[PATHGATE_PATH_MAX + 1];
     size_t n, off;
-    r = pathgate__address_build(buf, sizeof buf, &n, &off, p.is_mod, name, strlen(name), "", 0, p.text,
-                                p.len);
+    r = pathgate__address_build(buf, sizeof buf, &n, &off, p.is_mod, name, strlen(name), "", 0,
+                                p.text, p.len);
     if (r != PATHGATE_REASON_OK) {
         snprintf(out, cap, "!%s", reason(r));
         return out;
@@ -143,8 +149,12 @@ static const row table[] = {
     {"mod:SomeMod\\x\\y", "mod:SomeMod/x/y"},
     {"mod:Mod With Spaces/x y/z", "mod:Mod With Spaces/x y/z"},
     {"  mod:Mod With Spaces  ", "mod:Mod With Spaces"},
-    {"mod:\xC3\x9Cn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9 Mod/\xC3\x9F.txt",
-     "mod:\xC3\x9Cn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9 Mod/\xC3\x9F.txt"},
+    {"mod:\xC3\x9Cn\xC3\xAF"
+     "c\xC3\xB8"
+     "d\xC3\xA9 Mod/\xC3\x9F.txt",
+     "mod:\xC3\x9Cn\xC3\xAF"
+     "c\xC3\xB8"
+     "d\xC3\xA9 Mod/\xC3\x9F.txt"},
     {"mod:A\\B", "mod:A\\B"},
     {"mod:A\\B\\x", "mod:A\\B/x"},
     {"mod:A\\x", "mod:A/x"},
@@ -229,7 +239,8 @@ static void test_grammar_table(void **state)
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         canon(got, sizeof got, table[i].in, strlen(table[i].in));
         if (strcmp(got, table[i].out) != 0) {
-            print_error("input \"%s\": expected \"%s\", got \"%s\"\n", table[i].in, table[i].out, got);
+            print_error("input \"%s\": expected \"%s\", got \"%s\"\n", table[i].in, table[i].out,
+                        got);
             failures++;
         }
     }
@@ -251,7 +262,8 @@ static void test_canonical_output_is_a_fixed_point(void **state)
         long index;
         const char *rel;
         size_t rel_len;
-        assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, out, strlen(out), &names), 0);
+        assert_int_equal(
+            pathgate__address_split(&is_mod, &index, &rel, &rel_len, out, strlen(out), &names), 0);
         canon(again, sizeof again, out, strlen(out));
         assert_string_equal(again, out);
     }
@@ -290,41 +302,44 @@ static void test_build_joins_base_and_rel(void **state)
     (void)state;
     char buf[64];
     size_t n, off;
-    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("a/b"), PG_S("../c")),
+    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"),
+                                             PG_S("a/b"), PG_S("../c")),
                      PATHGATE_REASON_OK);
     assert_string_equal(buf, "root:repo/a/c");
     assert_int_equal(n, 13);
     assert_string_equal(buf + off, "a/c");
-    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 1, PG_S("Mod With Spaces"), PG_S(""),
-                                             PG_S("")),
+    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 1, PG_S("Mod With Spaces"),
+                                             PG_S(""), PG_S("")),
                      PATHGATE_REASON_OK);
     assert_string_equal(buf, "mod:Mod With Spaces");
     assert_int_equal(off, n);
     assert_string_equal(buf + off, "");
-    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("a"), PG_S("..")),
-                     PATHGATE_REASON_OK);
+    assert_int_equal(
+        pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("a"), PG_S("..")),
+        PATHGATE_REASON_OK);
     assert_string_equal(buf, "root:repo");
-    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("a"), PG_S("../..")),
+    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("a"),
+                                             PG_S("../..")),
                      PATHGATE_REASON_ESCAPES_ROOT);
-    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"), PG_S("x\\y"),
-                                             PG_S(".\\z\\")),
+    assert_int_equal(pathgate__address_build(buf, sizeof buf, &n, &off, 0, PG_S("repo"),
+                                             PG_S("x\\y"), PG_S(".\\z\\")),
                      PATHGATE_REASON_OK);
     assert_string_equal(buf, "root:repo/x/y/z");
     /* too long: exactly cap - 1 fits, one more does not */
     char small[16];
-    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"), PG_S(""),
-                                             PG_S("abcde")),
+    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"),
+                                             PG_S(""), PG_S("abcde")),
                      PATHGATE_REASON_OK); /* "root:repo/abcde" = 15 */
     assert_string_equal(small, "root:repo/abcde");
-    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"), PG_S(""),
-                                             PG_S("abcdef")),
+    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"),
+                                             PG_S(""), PG_S("abcdef")),
                      PATHGATE_REASON_TOO_LONG);
-    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 1, PG_S("AVeryLongModName"), PG_S(""),
-                                             PG_S("")),
+    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 1,
+                                             PG_S("AVeryLongModName"), PG_S(""), PG_S("")),
                      PATHGATE_REASON_TOO_LONG);
     /* a long detour that comes back still has to fit on the way */
-    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"), PG_S(""),
-                                             PG_S("a/../b")),
+    assert_int_equal(pathgate__address_build(small, sizeof small, &n, &off, 0, PG_S("repo"),
+                                             PG_S(""), PG_S("a/../b")),
                      PATHGATE_REASON_OK);
     assert_string_equal(small, "root:repo/b");
 }
@@ -336,39 +351,69 @@ static void test_split_accepts_only_exact_canonical(void **state)
     long index;
     const char *rel;
     size_t rel_len;
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("root:repo"), &names), 0);
+    assert_int_equal(
+        pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("root:repo"), &names), 0);
     assert_int_equal(is_mod, 0);
     assert_int_equal(index, 0);
     assert_string_equal(rel, "");
     assert_int_equal(rel_len, 0);
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("root:game/a/b c"), &names), 0);
+    assert_int_equal(
+        pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("root:game/a/b c"), &names),
+        0);
     assert_int_equal(index, 1);
     assert_int_equal(rel_len, 5);
     assert_memory_equal(rel, "a/b c", 5);
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("mod:A\\B/x"), &names), 0);
+    assert_int_equal(
+        pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("mod:A\\B/x"), &names), 0);
     assert_int_equal(is_mod, 1);
     assert_int_equal(index, 4);
     assert_memory_equal(rel, "x", 1);
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, PG_S("mod:Mod With Spaces"), &names), 0);
+    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len,
+                                             PG_S("mod:Mod With Spaces"), &names),
+                     0);
     assert_int_equal(index, 1);
 
     static const char *const bad[] = {
-        "root:repo/", "root:repo//a", "root:repo/./a", "root:repo/a/..", "root:repo/a/.", "root:repo/a\\b",
-        " root:repo", "root:repo ", "ROOT_REPO:/x", "mod:SomeMod:/x", "root:nope", "root:", "mod:", "x", "",
-        "root:repo-evil", "root:Repo", "mod:A\\B\\x", "root:repo/a\tb", "file:///x", "/abs", "root:repo/\xff",
+        "root:repo/",
+        "root:repo//a",
+        "root:repo/./a",
+        "root:repo/a/..",
+        "root:repo/a/.",
+        "root:repo/a\\b",
+        " root:repo",
+        "root:repo ",
+        "ROOT_REPO:/x",
+        "mod:SomeMod:/x",
+        "root:nope",
+        "root:",
+        "mod:",
+        "x",
+        "",
+        "root:repo-evil",
+        "root:Repo",
+        "mod:A\\B\\x",
+        "root:repo/a\tb",
+        "file:///x",
+        "/abs",
+        "root:repo/\xff",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (pathgate__address_split(&is_mod, &index, &rel, &rel_len, bad[i], strlen(bad[i]), &names) != -1)
+        if (pathgate__address_split(&is_mod, &index, &rel, &rel_len, bad[i], strlen(bad[i]),
+                                    &names) != -1)
             fail_msg("split accepted \"%s\"", bad[i]);
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, "root:repo/a\0b", 13, &names), -1);
-    assert_int_equal(pathgate__address_split(&is_mod, &index, &rel, &rel_len, "root:repo\0", 10, &names), -1);
+    assert_int_equal(
+        pathgate__address_split(&is_mod, &index, &rel, &rel_len, "root:repo/a\0b", 13, &names), -1);
+    assert_int_equal(
+        pathgate__address_split(&is_mod, &index, &rel, &rel_len, "root:repo\0", 10, &names), -1);
 }
 
 static void test_key_and_name_validation(void **state)
 {
     (void)state;
-    static const char *const good_keys[] = {"repo", "ck3raven_data", "a1", "a", "local_user_docs", "x_"};
-    static const char *const bad_keys[] = {"", "Repo", "1a", "_a", "a-b", "a b", "\xC3\xA4", "a:", "a/b"};
+    static const char *const good_keys[] = {"repo", "ck3raven_data",   "a1",
+                                            "a",    "local_user_docs", "x_"};
+    static const char *const bad_keys[] = {"",    "Repo",     "1a", "_a", "a-b",
+                                           "a b", "\xC3\xA4", "a:", "a/b"};
     for (size_t i = 0; i < sizeof good_keys / sizeof *good_keys; i++)
         assert_true(pathgate__address_key_valid(good_keys[i], strlen(good_keys[i])));
     for (size_t i = 0; i < sizeof bad_keys / sizeof *bad_keys; i++)
@@ -377,10 +422,10 @@ static void test_key_and_name_validation(void **state)
     assert_false(pathgate__address_key_valid("repo\0", 5));
     assert_false(pathgate__address_key_valid(NULL, 0));
 
-    static const char *const good_names[] = {"SomeMod", "Mod With Spaces", "\xC3\x9Cn\xC3\xAF", "A\\B", "..",
-                                             "a.b-c_d (1) [x]"};
-    static const char *const bad_names[] = {"", "a/b", "a:b", "\xff", " lead", "trail ", "tab\tin", "del\x7f",
-                                            "\xC3"};
+    static const char *const good_names[] = {
+        "SomeMod", "Mod With Spaces", "\xC3\x9Cn\xC3\xAF", "A\\B", "..", "a.b-c_d (1) [x]"};
+    static const char *const bad_names[] = {"",       "a/b",     "a:b",     "\xff", " lead",
+                                            "trail ", "tab\tin", "del\x7f", "\xC3"};
     for (size_t i = 0; i < sizeof good_names / sizeof *good_names; i++)
         assert_true(pathgate__address_mod_name_valid(good_names[i], strlen(good_names[i])));
     for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++)

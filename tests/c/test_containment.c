@@ -135,7 +135,7 @@ static void assert_fd_is(int fd, const tree *t, const char *expect, int nofollow
 typedef struct ocase {
     const char *rel;
     int flags;
-    int expect; /* 0 = an fd; otherwise -errno */
+    int expect;          /* 0 = an fd; otherwise -errno */
     const char *same_as; /* for an fd: the file it must be ("" = base) */
 } ocase;
 
@@ -227,8 +227,8 @@ static void test_nofollow_opath_opens_the_link_itself(void **state)
         assert_fd_is(fd, t, "out_abs", 1);
         close(fd);
         /* but a link on the way is still checked */
-        assert_int_equal(pathgate__contain_open(t->fd, "out_abs/secret", O_PATH | O_NOFOLLOW, 0, force),
-                         -EXDEV);
+        assert_int_equal(
+            pathgate__contain_open(t->fd, "out_abs/secret", O_PATH | O_NOFOLLOW, 0, force), -EXDEV);
     }
 }
 
@@ -273,8 +273,9 @@ static void test_create_never_goes_through_outward_link(void **state)
         unlink(p);
         free(p);
         /* O_EXCL never follows the final link */
-        assert_int_equal(pathgate__contain_open(t->fd, "dangling_in", O_WRONLY | O_CREAT | O_EXCL, 0600, force),
-                         -EEXIST);
+        assert_int_equal(
+            pathgate__contain_open(t->fd, "dangling_in", O_WRONLY | O_CREAT | O_EXCL, 0600, force),
+            -EEXIST);
         assert_false(exists_at(t, "base/nothere"));
         fd = pathgate__contain_open(t->fd, "dir/new.txt", O_WRONLY | O_CREAT | O_EXCL, 0600, force);
         assert_true(fd >= 0);
@@ -328,8 +329,8 @@ static void test_probe_explains_misses_both_modes(void **state)
             const pcase *c = &probe_cases[i];
             int rc = pathgate__contain_probe(t->fd, c->rel, force);
             if (rc != c->expect)
-                fail_msg("probe %s (force=%d): expected %d (%s), got %d (%s)", c->rel, force, c->expect,
-                         strerror(-c->expect), rc, strerror(-rc));
+                fail_msg("probe %s (force=%d): expected %d (%s), got %d (%s)", c->rel, force,
+                         c->expect, strerror(-c->expect), rc, strerror(-rc));
         }
     }
 }
@@ -397,7 +398,8 @@ static int run_table_without_openat2(const tree *t, int err)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {sizeof filter / sizeof *filter, filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
         return 100;
     struct open_how how = {.flags = O_PATH, .resolve = RESOLVE_BENEATH};
     if (syscall(SYS_openat2, t->fd, "file", &how, sizeof how) != -1 || errno != err)
@@ -415,8 +417,8 @@ static int run_table_without_openat2(const tree *t, int err)
             }
             free(p);
         } else if (fd != c->expect) {
-            fprintf(stderr, "without openat2 (%s): %s: expected %s, got %d\n", strerror(err), c->rel,
-                    strerror(-c->expect), fd);
+            fprintf(stderr, "without openat2 (%s): %s: expected %s, got %d\n", strerror(err),
+                    c->rel, strerror(-c->expect), fd);
             bad++;
         }
         if (fd >= 0)
@@ -425,7 +427,8 @@ static int run_table_without_openat2(const tree *t, int err)
     for (size_t i = 0; i < sizeof probe_cases / sizeof *probe_cases; i++) {
         int rc = pathgate__contain_probe(t->fd, probe_cases[i].rel, 0);
         if (rc != probe_cases[i].expect) {
-            fprintf(stderr, "without openat2 (%s): probe %s: got %d\n", strerror(err), probe_cases[i].rel, rc);
+            fprintf(stderr, "without openat2 (%s): probe %s: got %d\n", strerror(err),
+                    probe_cases[i].rel, rc);
             bad++;
         }
     }

@@ -19,7 +19,8 @@ static void test_errname_and_strerror_cover_the_table(void **state)
     assert_string_equal(pathgate_strerror(PATHGATE_EINVALIDPATH), "Invalid path / not found");
     assert_string_equal(pathgate_strerror(PATHGATE_ECAPACITY),
                         "Visibility registry capacity exceeded \xE2\x80\x94 restart server");
-    assert_string_equal(pathgate_strerror(PATHGATE_EOVERFLOW), "directory stack overflow (max 100)");
+    assert_string_equal(pathgate_strerror(PATHGATE_EOVERFLOW),
+                        "directory stack overflow (max 100)");
     assert_string_equal(pathgate_strerror(PATHGATE_ESUBDIRHOME), "Subdirectory homing not allowed");
     /* every code has a distinct name and a text */
     for (int a = PATHGATE__ERRNO_LAST - 1; a < 0; a++) {
@@ -34,7 +35,8 @@ static void test_error_set_formats_and_truncates(void **state)
 {
     (void)state;
     pathgate_error err;
-    assert_int_equal(pathgate__error_set(&err, PATHGATE_EINVAL, "bad %s %d", "thing", 7), PATHGATE_EINVAL);
+    assert_int_equal(pathgate__error_set(&err, PATHGATE_EINVAL, "bad %s %d", "thing", 7),
+                     PATHGATE_EINVAL);
     assert_int_equal(err.code, PATHGATE_EINVAL);
     assert_string_equal(err.message, "bad thing 7");
     assert_int_equal(pathgate__error_set(&err, PATHGATE_ENOMEM, NULL), PATHGATE_ENOMEM);

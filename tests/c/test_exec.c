@@ -30,7 +30,7 @@
 #define SECRET "top secret outside bytes\n"
 
 typedef struct fixture {
-    char *base;       /* pg_tmpdir_make() */
+    char *base;             /* pg_tmpdir_make() */
     char root[PATH_MAX];    /* base/root: granted read/write */
     char ro[PATH_MAX];      /* base/ro: granted read-only */
     char sibling[PATH_MAX]; /* base/sibling: not granted */
@@ -115,8 +115,8 @@ static int run_opts(pathgate_exec_result *res, const fixture *fx, const char *cm
          fx->root_real},
         {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "root:ro", NULL},
     };
-    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, "/root:root", cmd,
-                                     strlen(cmd), opts, err);
+    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, "/root:root",
+                                     cmd, strlen(cmd), opts, err);
 }
 
 /* Runs cmd with a 20 s timeout (a safety net, never reached by a passing
@@ -458,7 +458,8 @@ static void test_landlock_rights_by_abi(void **state)
         int rs = pathgate__landlock_ruleset(abi, 1);
         assert_true(rs >= 0);
         int file = open("/dev/null", O_PATH | O_CLOEXEC);
-        assert_int_equal(pathgate__landlock_allow(rs, abi, file, PATHGATE__LL_READ | PATHGATE__LL_WRITE), 0);
+        assert_int_equal(
+            pathgate__landlock_allow(rs, abi, file, PATHGATE__LL_READ | PATHGATE__LL_WRITE), 0);
         close(file);
         close(rs);
     }
@@ -575,9 +576,15 @@ static void test_exit_codes_pass_through(void **state)
         const char *cmd;
         int code;
     } cases[] = {
-        {"true", 0}, {"false", 1}, {"exit 42", 42}, {"kill -TERM $$", 128 + SIGTERM},
-        {"kill -KILL $$", 128 + SIGKILL}, {"sh -c 'kill -TERM $$'", 128 + SIGTERM}, {"exec 1>&- 2>&-; sleep 0.2; exit 7", 7},
-        {"", 0}, {"no-such-command-here", 127},
+        {"true", 0},
+        {"false", 1},
+        {"exit 42", 42},
+        {"kill -TERM $$", 128 + SIGTERM},
+        {"kill -KILL $$", 128 + SIGKILL},
+        {"sh -c 'kill -TERM $$'", 128 + SIGTERM},
+        {"exec 1>&- 2>&-; sleep 0.2; exit 7", 7},
+        {"", 0},
+        {"no-such-command-here", 127},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
@@ -598,9 +605,8 @@ static void test_output_cap_and_merge_order(void **state)
     o.timeout_ms = 20000;
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     /* 300 KB (more than a pipe holds): the child must not block on it. */
-    assert_int_equal(run_opts(&res, fx, "head -c 300000 /dev/zero | tr '\\0' a; echo done >&2",
-                              &o, NULL),
-                     0);
+    assert_int_equal(
+        run_opts(&res, fx, "head -c 300000 /dev/zero | tr '\\0' a; echo done >&2", &o, NULL), 0);
     assert_int_equal(res.output.len, 1000);
     assert_int_equal(strlen(res.output.ptr), 1000);
     assert_true(res.truncated);
@@ -646,7 +652,8 @@ static void test_environment_is_minimal_and_private_tmp(void **state)
     setenv("PATHGATE_TEST_HOST_SECRET", "leaked", 1);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     run(&res, fx,
-        "echo \"$HOME\"; test \"$HOME\" = \"$TMPDIR\" && echo same; echo \"$PATH\"; echo \"$LANG\"; "
+        "echo \"$HOME\"; test \"$HOME\" = \"$TMPDIR\" && echo same; echo \"$PATH\"; echo "
+        "\"$LANG\"; "
         "echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; mkdir -p \"$HOME/a/b\"; "
         "env | grep -c PATHGATE_TEST_HOST_SECRET");
     unsetenv("PATHGATE_TEST_HOST_SECRET");
@@ -654,8 +661,8 @@ static void test_environment_is_minimal_and_private_tmp(void **state)
     assert_int_equal(sscanf(res.output.ptr, "%4095s", tmp), 1);
     assert_string_equal(tmp, "/tmp"); /* the view's own tmpfs */
     char expected[PATH_MAX + 128];
-    snprintf(expected, sizeof expected, "%s\nsame\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\n0\n",
-             tmp);
+    snprintf(expected, sizeof expected,
+             "%s\nsame\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\n0\n", tmp);
     assert_string_equal(res.output.ptr, expected);
     pathgate_exec_result_dispose(&res);
 
@@ -745,8 +752,8 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
     assert_int_equal(res.landlock_abi, 0);
     assert_int_equal(res.exit_code, 0);
     assert_string_equal(res.output.ptr, SECRET); /* unconfined indeed */
-    assert_int_equal(res.protections & (PATHGATE_EXEC_PROT_LANDLOCK | PATHGATE_EXEC_PROT_NAMESPACES),
-                     0);
+    assert_int_equal(
+        res.protections & (PATHGATE_EXEC_PROT_LANDLOCK | PATHGATE_EXEC_PROT_NAMESPACES), 0);
     pathgate_exec_result_dispose(&res);
     assert_true(exists(marker));
     unlink(marker);
@@ -758,36 +765,37 @@ static void test_invalid_input(void **state)
     pathgate__exec_grant g = {fx->root_fd, PATHGATE__LL_READ, "root:root", NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", "echo a\0b", 8, NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", "echo a\0b", 8, NULL, &err),
                      PATHGATE_ENUL);
     size_t big = PATHGATE_EXEC_COMMAND_MAX + 1;
     char *cmd = malloc(big);
     memset(cmd, 'x', big);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", cmd, big,
-                                               NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", cmd, big, NULL, &err),
                      PATHGATE_ETOOLONG);
     free(cmd);
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.version = 99;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
-                                               &o, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     static const char *const bad_env[] = {"NOEQUALS", NULL};
     static const char *const bad_env2[] = {"=value", NULL};
     o = (pathgate_exec_options)PATHGATE_EXEC_OPTIONS_INIT;
     o.env = bad_env;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
-                                               &o, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     o.env = bad_env2;
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
-                                               &o, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd, "/root:root", PG_S("true"),
-                                               NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd,
+                                               "/root:root", PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, "/root:root", PG_S("true"), NULL,
-                                               &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, "/root:root",
+                                               PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
     assert_null(res.output.ptr);
     pathgate_exec_result_dispose(&res);
@@ -807,7 +815,8 @@ static int run_with_alloc(const pathgate_allocator *alloc, void *p)
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.allow_unconfined = 1;
     o.timeout_ms = 20000;
-    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/root:root", PG_S("echo hello; echo world >&2"), &o, NULL);
+    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/root:root",
+                                       PG_S("echo hello; echo world >&2"), &o, NULL);
     if (rc == 0) {
         assert_string_equal(res.output.ptr, "hello\nworld\n");
         assert_int_equal(res.exit_code, 0);

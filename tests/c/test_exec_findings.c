@@ -98,9 +98,9 @@ static int teardown(void **state)
     return 0;
 }
 
-#define NEED_FIXTURE(fx)  \
-    fixture *fx = *state; \
-    if (!fx)              \
+#define NEED_FIXTURE(fx)                                                                           \
+    fixture *fx = *state;                                                                          \
+    if (!fx)                                                                                       \
         skip();
 
 typedef struct outcome {
@@ -129,8 +129,8 @@ static void run_grants(outcome *o, const fixture *fx, const char *cmd, pathgate_
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
     memset(o, 0, sizeof *o);
-    o->rc = pathgate__exec_run_grants(&res, NULL, g, 2, fx->root_fd, "/root:repo", cmd,
-                                      strlen(cmd), opts, &err);
+    o->rc = pathgate__exec_run_grants(&res, NULL, g, 2, fx->root_fd, "/root:repo", cmd, strlen(cmd),
+                                      opts, &err);
     snprintf(o->out, sizeof o->out, "%s", o->rc ? err.message : res.output.ptr);
     o->exit_code = res.exit_code;
     o->timed_out = res.timed_out;
@@ -353,7 +353,7 @@ static void test_host_keyring_and_sysv_unreachable(void **state)
         assert_null(strstr(o.out, hex));
         assert_non_null(strstr(o.out, "shmget -1 2\n")); /* ENOENT: another IPC namespace */
         assert_non_null(strstr(o.out, "msgget -1 2\n"));
-        assert_non_null(strstr(o.out, "keyctl -1 1 "));  /* EPERM */
+        assert_non_null(strstr(o.out, "keyctl -1 1 ")); /* EPERM */
         assert_non_null(strstr(o.out, "session -1 1\n"));
     }
     /* the host's objects are intact */
@@ -408,8 +408,9 @@ static void test_abi_below_minimum_is_refused_without_namespaces(void **state)
     run_as(&o, fx, "touch ran", &opts, 0);
     assert_ran(&o);
     assert_true(o.protections & PATHGATE_EXEC_PROT_LANDLOCK);
-    assert_false(o.protections & (PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE |
-                                  PATHGATE_EXEC_PROT_LANDLOCK_SCOPE | PATHGATE_EXEC_PROT_NAMESPACES));
+    assert_false(o.protections &
+                 (PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE | PATHGATE_EXEC_PROT_LANDLOCK_SCOPE |
+                  PATHGATE_EXEC_PROT_NAMESPACES));
     assert_int_equal(access(p, F_OK), 0);
     unlink(p);
 }
@@ -466,7 +467,8 @@ static void test_outside_cannot_be_probed_and_no_host_path_shows(void **state)
              "stat -c '%%s %%U' '%s' 2>/dev/null; echo stat=$?; ls '%s' 2>/dev/null; echo ls=$?; "
              "ls -a / /tmp; "
              "python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); "
-             "fd=l.inotify_init(); print(\"watch\", l.inotify_add_watch(fd, sys.argv[1].encode(), 0xfff), "
+             "fd=l.inotify_init(); print(\"watch\", l.inotify_add_watch(fd, sys.argv[1].encode(), "
+             "0xfff), "
              "ctypes.get_errno())' '%s'; pwd; pwd -P; echo \"$PWD|$HOME|$TMPDIR\"; "
              "cd ..; pwd; cat /proc/self/mountinfo; env; echo end",
              fx->secret, fx->sibling, fx->sibling);

@@ -132,9 +132,9 @@ static void test_default_cwd_is_the_first_root(void **state)
     pathgate_resolver *r = resolver(f);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_exec_run(&res, r, PG_S("pwd -P; cat file.txt; echo made > made.txt"),
-                                       NULL, &err),
-                     0);
+    assert_int_equal(
+        pathgate_exec_run(&res, r, PG_S("pwd -P; cat file.txt; echo made > made.txt"), NULL, &err),
+        0);
     char expected[PATH_MAX + 64];
     snprintf(expected, sizeof expected, "%s\nin repo\n", "/root:repo"); /* the view's path */
     assert_string_equal(res.output.ptr, expected);
@@ -156,10 +156,11 @@ static void test_session_cwd_and_every_base(void **state)
     assert_int_equal(pathgate_session_push(&msg, s, PG_S("sub/deep"), NULL), 0);
     pathgate_buf_dispose(&msg);
     char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "pwd -P; echo deep > here.txt; echo g > /root:game/g.txt; cat '/mod:My Mod/readme.txt'; "
-             "echo nope > '/mod:My Mod/w.txt'; echo mod_rc=$?; cat '%s/secret.txt'; echo out_rc=$?",
-             f->outside);
+    snprintf(
+        cmd, sizeof cmd,
+        "pwd -P; echo deep > here.txt; echo g > /root:game/g.txt; cat '/mod:My Mod/readme.txt'; "
+        "echo nope > '/mod:My Mod/w.txt'; echo mod_rc=$?; cat '%s/secret.txt'; echo out_rc=$?",
+        f->outside);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     assert_int_equal(pathgate_exec_run_session(&res, s, cmd, strlen(cmd), NULL, NULL), 0);
     char expected[PATH_MAX + 64];
@@ -241,7 +242,8 @@ static void test_bad_cwd_is_refused_before_anything_runs(void **state)
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     assert_int_equal(pathgate_exec_run(&res, r, PG_S("true"), &o, NULL), PATHGATE_ENUL);
     assert_int_equal(pathgate_exec_run(&res, NULL, PG_S("true"), NULL, NULL), PATHGATE_EINVAL);
-    assert_int_equal(pathgate_exec_run_session(&res, NULL, PG_S("true"), NULL, NULL), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_exec_run_session(&res, NULL, PG_S("true"), NULL, NULL),
+                     PATHGATE_EINVAL);
     pathgate_resolver_free(r);
 }
 

@@ -57,7 +57,8 @@ static void *work(void *p)
         if (rc != 0 || res.exit_code != 10 + w->index || strcmp(res.output.ptr, expected) != 0 ||
             res.landlock_abi < 1) {
             snprintf(w->message, sizeof w->message, "thread %d round %d: rc=%d exit=%d out=%s",
-                     w->index, round, rc, res.exit_code, res.output.ptr ? res.output.ptr : "(null)");
+                     w->index, round, rc, res.exit_code,
+                     res.output.ptr ? res.output.ptr : "(null)");
             w->failures++;
         }
         pathgate_exec_result_dispose(&res);

@@ -41,7 +41,8 @@ static void test_mkdir(void **state)
     rc = pathgate_fs_mkdir(NULL, f->r, PG_S("root:repo/a.txt"), 1, NULL, &err);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:repo/a.txt' already exists");
     rc = pathgate_fs_mkdir(NULL, f->r, PG_S("root:repo/a.txt/x"), 1, NULL, &err);
-    expect_err(rc, &err, PATHGATE_ENOTDIR, "Cannot create 'root:repo/a.txt/x': a parent is not a directory");
+    expect_err(rc, &err, PATHGATE_ENOTDIR,
+               "Cannot create 'root:repo/a.txt/x': a parent is not a directory");
     rc = pathgate_fs_mkdir(NULL, f->r, PG_S("root:repo/missing/x"), 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "Parent directory of 'root:repo/missing/x' not found");
     assert_false(fx_exists(f->repo, "missing"));
@@ -54,7 +55,8 @@ static void test_mkdir(void **state)
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
     assert_false(fx_exists(f->outside, "evil"));
     /* an inside link to a directory is followed */
-    assert_int_equal(pathgate_fs_mkdir(NULL, f->r, PG_S("root:repo/link_dir/viaLink"), 0, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_mkdir(NULL, f->r, PG_S("root:repo/link_dir/viaLink"), 0, NULL, &err), 0);
     assert_true(fx_exists(f->repo, "dir/viaLink"));
     /* read-only */
     rc = pathgate_fs_mkdir(NULL, f->r, PG_S("root:ro/x"), 1, NULL, &err);
@@ -70,14 +72,17 @@ static void test_move(void **state)
     fx *f = *state;
     pathgate_buf path = PATHGATE_BUF_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_move(&path, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/dir/b.txt"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_move(&path, f->r, PG_S("root:repo/a.txt"),
+                                      PG_S("root:repo/dir/b.txt"), NULL, &err),
+                     0);
     assert_string_equal(path.ptr, "root:repo/dir/b.txt");
     assert_false(fx_exists(f->repo, "a.txt"));
     char *s = fx_get(f->repo, "dir/b.txt", NULL);
     assert_string_equal(s, "alpha\nbeta\ngamma\n");
     free(s);
     /* never overwrites: both stay as they were */
-    int rc = pathgate_fs_move(&path, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/dir/b.txt"), NULL, &err);
+    int rc = pathgate_fs_move(&path, f->r, PG_S("root:repo/nofinal.txt"),
+                              PG_S("root:repo/dir/b.txt"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:repo/dir/b.txt' already exists");
     assert_null(path.ptr);
     s = fx_get(f->repo, "dir/b.txt", NULL);
@@ -85,25 +90,33 @@ static void test_move(void **state)
     free(s);
     assert_true(fx_exists(f->repo, "nofinal.txt"));
     /* a directory, to another base (the mod) */
-    assert_int_equal(pathgate_fs_move(&path, f->r, PG_S("root:repo/dir"), PG_S("mod:My Mod/moved"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_move(&path, f->r, PG_S("root:repo/dir"), PG_S("mod:My Mod/moved"), NULL, &err),
+        0);
     assert_string_equal(path.ptr, "mod:My Mod/moved");
     assert_true(fx_exists(f->mod, "moved/sub/deep.txt"));
     assert_false(fx_exists(f->repo, "dir"));
     /* into itself */
-    rc = pathgate_fs_move(NULL, f->r, PG_S("mod:My Mod/moved"), PG_S("mod:My Mod/moved/sub/x"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("mod:My Mod/moved"), PG_S("mod:My Mod/moved/sub/x"),
+                          NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVAL, "Cannot move 'mod:My Mod/moved' into itself");
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/nope/x"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/nope/x"), NULL,
+                          &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "Parent directory of 'root:repo/nope/x' not found");
     rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/missing"), PG_S("root:repo/x"), NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "File 'root:repo/missing' not found");
     /* containment: out through links, out with .., the base itself, read-only */
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/link_out_dir/stolen"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"),
+                          PG_S("root:repo/link_out_dir/stolen"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_out_dir/secret.txt"), PG_S("root:repo/got"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_out_dir/secret.txt"),
+                          PG_S("root:repo/got"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/got"), NULL, &err);
+    rc =
+        pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/got"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/../outside/x"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:repo/../outside/x"),
+                          NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
     assert_false(fx_exists(f->outside, "stolen"));
     assert_false(fx_exists(f->outside, "x"));
@@ -113,10 +126,13 @@ static void test_move(void **state)
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:repo'");
     rc = pathgate_fs_move(NULL, f->r, PG_S("root:ro/f.txt"), PG_S("root:repo/f.txt"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:ro/f.txt'");
-    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:ro/n.txt"), NULL, &err);
+    rc = pathgate_fs_move(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("root:ro/n.txt"), NULL,
+                          &err);
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:ro/n.txt'");
     /* an inside symlink moves as a link */
-    assert_int_equal(pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_in"), PG_S("root:repo/link_in2"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_move(NULL, f->r, PG_S("root:repo/link_in"),
+                                      PG_S("root:repo/link_in2"), NULL, &err),
+                     0);
     char t[64];
     char p[1024];
     fx_path(p, sizeof p, f->repo, "link_in2");
@@ -149,16 +165,19 @@ static void test_move_across_filesystems(void **state)
     assert_int_equal(pathgate_resolver_new(&r, &o, NULL), 0);
     pathgate_error err;
     pathgate_buf path = PATHGATE_BUF_INIT;
-    assert_int_equal(pathgate_fs_move(&path, r, PG_S("root:repo/dir"), PG_S("root:shm/dir"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_move(&path, r, PG_S("root:repo/dir"), PG_S("root:shm/dir"), NULL, &err), 0);
     assert_string_equal(path.ptr, "root:shm/dir");
     assert_false(fx_exists(f->repo, "dir"));
     char *s = fx_get(shm, "dir/sub/deep.txt", NULL);
     assert_string_equal(s, "deep needle\n");
     free(s);
-    assert_int_equal(pathgate_fs_move(NULL, r, PG_S("root:repo/a.txt"), PG_S("root:shm/a.txt"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_move(NULL, r, PG_S("root:repo/a.txt"), PG_S("root:shm/a.txt"), NULL, &err), 0);
     assert_false(fx_exists(f->repo, "a.txt"));
     /* no overwrite across filesystems either */
-    int rc = pathgate_fs_move(NULL, r, PG_S("root:repo/nofinal.txt"), PG_S("root:shm/a.txt"), NULL, &err);
+    int rc = pathgate_fs_move(NULL, r, PG_S("root:repo/nofinal.txt"), PG_S("root:shm/a.txt"), NULL,
+                              &err);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:shm/a.txt' already exists");
     assert_true(fx_exists(f->repo, "nofinal.txt"));
     s = fx_get(shm, "a.txt", NULL);
@@ -228,23 +247,25 @@ static void test_edits(void **state)
         {PG_S("gamma\n"), PG_S("gamma\ndelta"), 0},
     };
     /* dry run: the diff, the file unchanged */
-    assert_int_equal(pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 1, NULL, &err), 0);
     assert_string_equal(path.ptr, "root:repo/a.txt");
-    assert_string_equal(diff.ptr,
-                        "--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,4 @@\n"
-                        "-alpha\n+ALPHA\n beta\n gamma\n+delta\n"
-                        "\\ No newline at end of file\n");
+    assert_string_equal(diff.ptr, "--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,4 @@\n"
+                                  "-alpha\n+ALPHA\n beta\n gamma\n+delta\n"
+                                  "\\ No newline at end of file\n");
     char *s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "alpha\nbeta\ngamma\n");
     free(s);
     /* for real */
-    assert_int_equal(pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 0, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 0, NULL, &err), 0);
     s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "ALPHA\nbeta\ngamma\ndelta");
     free(s);
     /* context: three lines around a change in the middle of big.txt */
     pathgate_fs_edit_op mid = {PG_S("line 500\n"), PG_S("five hundred\n"), 0};
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), &mid, 1, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), &mid, 1, 1, NULL, &err), 0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n@@ -497,7 +497,7 @@\n"
                         " line 497\n line 498\n line 499\n-line 500\n+five hundred\n"
@@ -252,7 +273,8 @@ static void test_edits(void **state)
     /* two changes far apart: two hunks; close ones: one */
     pathgate_fs_edit_op two[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
                                   {PG_S("line 40\n"), PG_S(""), 0}};
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), two, 2, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), two, 2, 1, NULL, &err), 0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
                         "@@ -17,7 +17,7 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
@@ -261,7 +283,8 @@ static void test_edits(void **state)
                         " line 41\n line 42\n line 43\n");
     pathgate_fs_edit_op near[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
                                    {PG_S("line 26\n"), PG_S("l26\nextra\n"), 0}};
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), near, 2, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), near, 2, 1, NULL, &err), 0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
                         "@@ -17,13 +17,14 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
@@ -278,16 +301,19 @@ static void test_edits(void **state)
     free(s);
     /* edits see the result of the ones before */
     pathgate_fs_edit_op chain[2] = {{PG_S("beta"), PG_S("b2"), 0}, {PG_S("b2"), PG_S("b3"), 0}};
-    assert_int_equal(pathgate_fs_edits(NULL, NULL, f->r, PG_S("root:repo/a.txt"), chain, 2, 0, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, NULL, f->r, PG_S("root:repo/a.txt"), chain, 2, 0, NULL, &err), 0);
     s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "ALPHA\nb3\ngamma\ndelta");
     free(s);
     /* no edits: an empty diff */
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), NULL, 0, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), NULL, 0, 1, NULL, &err), 0);
     assert_int_equal(diff.len, 0);
     /* read-only refuses the write, not the dry run */
     pathgate_fs_edit_op ro = {PG_S("read"), PG_S("write"), 0};
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, 1, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, 1, NULL, &err), 0);
     rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:ro/f.txt'");
     rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/link_out"), &ro, 1, 1, NULL, &err);
@@ -376,8 +402,8 @@ static void test_tree(void **state)
      * FIFO, no outward or dangling link */
     const char *ex[] = {"*.txt", ".hidden", "bin.dat"};
     const char *all[] = {
-        "root:repo/.dotfile", "root:repo/dir/", "root:repo/dir/sub/", "root:repo/dir/x.py",
-        "root:repo/link_dir/", "root:repo/link_in",
+        "root:repo/.dotfile", "root:repo/dir/",      "root:repo/dir/sub/",
+        "root:repo/dir/x.py", "root:repo/link_dir/", "root:repo/link_in",
     };
     expect_tree(f, "root:repo", ex, 3, all, 6);
     const char *ex2[] = {"dir/sub"};

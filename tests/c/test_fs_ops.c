@@ -7,7 +7,10 @@
 
 #include "alloc.h"
 
-#define UNI "\xC3\xBCn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9.txt"
+#define UNI                                                                                        \
+    "\xC3\xBCn\xC3\xAF"                                                                            \
+    "c\xC3\xB6"                                                                                    \
+    "d\xC3\xA9.txt"
 
 /* ------------------------------------------------------------------ ls */
 
@@ -18,10 +21,20 @@ static void test_ls_lists_sorted_with_metadata(void **state)
     pathgate_error err;
     assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo"), NULL, &err), 0);
     const char *want[] = {
-        "root:repo/.dotfile", "root:repo/.hidden/", "root:repo/a.txt", "root:repo/big.txt",
-        "root:repo/bin.dat", "root:repo/blank.txt", "root:repo/crlf.txt", "root:repo/dir/",
-        "root:repo/empty.txt", "root:repo/latin1.txt", "root:repo/link_dir/",
-        "root:repo/link_in", "root:repo/name with space.txt", "root:repo/nofinal.txt",
+        "root:repo/.dotfile",
+        "root:repo/.hidden/",
+        "root:repo/a.txt",
+        "root:repo/big.txt",
+        "root:repo/bin.dat",
+        "root:repo/blank.txt",
+        "root:repo/crlf.txt",
+        "root:repo/dir/",
+        "root:repo/empty.txt",
+        "root:repo/latin1.txt",
+        "root:repo/link_dir/",
+        "root:repo/link_in",
+        "root:repo/name with space.txt",
+        "root:repo/nofinal.txt",
         "root:repo/" UNI,
     };
     size_t n = sizeof want / sizeof want[0];
@@ -43,7 +56,7 @@ static void test_ls_lists_sorted_with_metadata(void **state)
     assert_memory_equal(a->modified_at + 26, "+00:00", 6);
     assert_true(l.items[7].is_dir);
     assert_int_equal(l.items[7].size, 0);
-    assert_true(l.items[10].is_dir); /* link_dir: a directory inside */
+    assert_true(l.items[10].is_dir);        /* link_dir: a directory inside */
     assert_int_equal(l.items[11].size, 17); /* link_in: its target's size */
     pathgate_fs_list_dispose(&l);
     pathgate_fs_list_dispose(&l); /* twice is fine */
@@ -78,21 +91,25 @@ static void test_ls_errors(void **state)
     fx *f = *state;
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/nope"), NULL, &err), PATHGATE_ENOTFOUND);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/nope"), NULL, &err),
+                     PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "Directory 'root:repo/nope' not found");
     assert_null(l.items);
-    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/a.txt"), NULL, &err), PATHGATE_ENOTDIR);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/a.txt"), NULL, &err),
+                     PATHGATE_ENOTDIR);
     assert_string_equal(err.message, "'root:repo/a.txt' is not a directory");
     assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/link_out_dir"), NULL, &err),
                      PATHGATE_EINVALIDPATH);
     assert_string_equal(err.message, "Invalid path / not found");
     assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/../outside"), NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:nokey"), NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:nokey"), NULL, &err),
+                     PATHGATE_EINVALIDPATH);
     assert_int_equal(pathgate_fs_ls(&l, f->r, f->outside, strlen(f->outside), NULL, &err),
                      PATHGATE_EINVALIDPATH);
     assert_null(strstr(err.message, f->tmp));
-    assert_int_equal(pathgate_fs_ls(&l, f->r, "root:repo\0x", 11, NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, "root:repo\0x", 11, NULL, &err),
+                     PATHGATE_EINVALIDPATH);
     /* relative text needs a session */
     assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("dir"), NULL, &err), PATHGATE_EINVALIDPATH);
     assert_int_equal(pathgate_fs_ls(&l, NULL, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
@@ -258,7 +275,8 @@ static void test_read_errors(void **state)
     fx *f = *state;
     pathgate_fs_read_result rr = PATHGATE_FS_READ_RESULT_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/a.txt"), 3, 10, NULL, &err), PATHGATE_ERANGE);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/a.txt"), 3, 10, NULL, &err),
+                     PATHGATE_ERANGE);
     assert_string_equal(err.message, "Line offset 3 exceeds file length (3 lines)");
     assert_null(rr.content.ptr);
     assert_null(rr.path.ptr);
@@ -271,15 +289,18 @@ static void test_read_errors(void **state)
     assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/a.txt/x"), 0, 10, NULL, &err),
                      PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "File 'root:repo/a.txt/x' not found");
-    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/dir"), 0, 10, NULL, &err), PATHGATE_EISDIR);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/dir"), 0, 10, NULL, &err),
+                     PATHGATE_EISDIR);
     assert_string_equal(err.message, "'root:repo/dir' is a directory");
-    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo"), 0, 10, NULL, &err), PATHGATE_EISDIR);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo"), 0, 10, NULL, &err),
+                     PATHGATE_EISDIR);
     assert_string_equal(err.message, "'root:repo' is a directory");
     /* a FIFO is refused at once (this would hang if it were opened blocking) */
-    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/fifo"), 0, 10, NULL, &err), PATHGATE_ENOTREG);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/fifo"), 0, 10, NULL, &err),
+                     PATHGATE_ENOTREG);
     assert_string_equal(err.message, "'root:repo/fifo' is not a regular file");
-    const char *out[] = {"root:repo/link_out", "root:repo/abs_out", "root:repo/link_out_dir/secret.txt",
-                         "root:repo/dangling_out"};
+    const char *out[] = {"root:repo/link_out", "root:repo/abs_out",
+                         "root:repo/link_out_dir/secret.txt", "root:repo/dangling_out"};
     for (size_t i = 0; i < 4; i++) {
         assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S(out[i]), 0, 10, NULL, &err),
                          PATHGATE_EINVALIDPATH);
@@ -297,7 +318,8 @@ static void test_write_creates_and_replaces(void **state)
     fx *f = *state;
     pathgate_buf path = PATHGATE_BUF_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_write(&path, f->r, PG_S("root:repo/new.txt"), PG_S("hello\n"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_write(&path, f->r, PG_S("root:repo/new.txt"), PG_S("hello\n"), NULL, &err), 0);
     pg_assert_buf(&path, "root:repo/new.txt");
     char *c = fx_get(f->repo, "new.txt", NULL);
     assert_string_equal(c, "hello\n");
@@ -306,7 +328,8 @@ static void test_write_creates_and_replaces(void **state)
     char p[1024];
     fx_path(p, sizeof p, f->repo, "a.txt");
     assert_int_equal(chmod(p, 0640), 0);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("replaced"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("replaced"), NULL, &err), 0);
     c = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(c, "replaced");
     free(c);
@@ -314,12 +337,15 @@ static void test_write_creates_and_replaces(void **state)
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0640);
     /* parents created beneath the base; a name with spaces, non-ASCII, a mod */
-    assert_int_equal(pathgate_fs_write(&path, f->r, PG_S("root:repo/n1/n2/n\xC3\xA9 w.txt"), PG_S("deep"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_write(&path, f->r, PG_S("root:repo/n1/n2/n\xC3\xA9 w.txt"),
+                                       PG_S("deep"), NULL, &err),
+                     0);
     pg_assert_buf(&path, "root:repo/n1/n2/n\xC3\xA9 w.txt");
     c = fx_get(f->repo, "n1/n2/n\xC3\xA9 w.txt", NULL);
     assert_string_equal(c, "deep");
     free(c);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("mod:My Mod/new/x"), PG_S(""), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("mod:My Mod/new/x"), PG_S(""), NULL, &err),
+                     0);
     size_t len = 99;
     c = fx_get(f->mod, "new/x", &len);
     assert_int_equal(len, 0);
@@ -342,22 +368,27 @@ static void test_write_symlinks_never_reach_outside(void **state)
     fx *f = *state;
     pathgate_error err;
     /* a dangling link to outside: invalid, and nothing appears outside */
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/dangling_out"), PG_S("x"), NULL, &err),
-                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/dangling_out"), PG_S("x"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
     assert_string_equal(err.message, "Invalid path / not found");
     assert_false(fx_exists(f->outside, "newfile"));
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_out"), PG_S("x"), NULL, &err),
-                     PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/abs_out"), PG_S("x"), NULL, &err),
-                     PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_out_dir/new"), PG_S("x"), NULL, &err),
-                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_out"), PG_S("x"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/abs_out"), PG_S("x"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_out_dir/new"), PG_S("x"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
     char *c = fx_get(f->outside, "secret.txt", NULL);
     assert_string_equal(c, "SECRET needle\n");
     free(c);
     assert_false(fx_exists(f->outside, "new"));
     /* an inside link is replaced by the file; its target is untouched */
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_in"), PG_S("new"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_in"), PG_S("new"), NULL, &err), 0);
     char p[1024];
     struct stat st;
     fx_path(p, sizeof p, f->repo, "link_in");
@@ -367,7 +398,8 @@ static void test_write_symlinks_never_reach_outside(void **state)
     assert_string_equal(c, "alpha\nbeta\ngamma\n");
     free(c);
     /* a dangling inside link is replaced too: no file appears at its target */
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/dangling_in"), PG_S("d"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/dangling_in"), PG_S("d"), NULL, &err), 0);
     assert_false(fx_exists(f->repo, "missing.txt"));
     c = fx_get(f->repo, "dangling_in", NULL);
     assert_string_equal(c, "d");
@@ -379,31 +411,45 @@ static void test_write_errors(void **state)
     fx *f = *state;
     pathgate_error err;
     pathgate_buf path = PATHGATE_BUF_INIT;
-    assert_int_equal(pathgate_fs_write(&path, f->r, PG_S("root:repo/dir"), PG_S("x"), NULL, &err), PATHGATE_EISDIR);
+    assert_int_equal(pathgate_fs_write(&path, f->r, PG_S("root:repo/dir"), PG_S("x"), NULL, &err),
+                     PATHGATE_EISDIR);
     assert_string_equal(err.message, "'root:repo/dir' is a directory");
     assert_null(path.ptr);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo"), PG_S("x"), NULL, &err), PATHGATE_EISDIR);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_dir"), PG_S("x"), NULL, &err), PATHGATE_EISDIR);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt/x"), PG_S("x"), NULL, &err), PATHGATE_ENOTDIR);
-    assert_string_equal(err.message, "Cannot write 'root:repo/a.txt/x': a parent is not a directory");
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt/x/y"), PG_S("x"), NULL, &err), PATHGATE_ENOTDIR);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/fifo"), PG_S("x"), NULL, &err), PATHGATE_ENOTREG);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo"), PG_S("x"), NULL, &err),
+                     PATHGATE_EISDIR);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/link_dir"), PG_S("x"), NULL, &err),
+        PATHGATE_EISDIR);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt/x"), PG_S("x"), NULL, &err),
+        PATHGATE_ENOTDIR);
+    assert_string_equal(err.message,
+                        "Cannot write 'root:repo/a.txt/x': a parent is not a directory");
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/a.txt/x/y"), PG_S("x"), NULL, &err),
+        PATHGATE_ENOTDIR);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/fifo"), PG_S("x"), NULL, &err),
+                     PATHGATE_ENOTREG);
     assert_string_equal(err.message, "'root:repo/fifo' is not a regular file");
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:ro/f.txt"), PG_S("x"), NULL, &err), PATHGATE_EACCES);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:ro/f.txt"), PG_S("x"), NULL, &err),
+                     PATHGATE_EACCES);
     assert_string_equal(err.message, "Permission denied: 'root:ro/f.txt'");
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:ro/new"), PG_S("x"), NULL, &err), PATHGATE_EACCES);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:ro/new"), PG_S("x"), NULL, &err),
+                     PATHGATE_EACCES);
     assert_false(fx_exists(f->ro, "new"));
     char *c = fx_get(f->ro, "f.txt", NULL);
     assert_string_equal(c, "read only\n");
     free(c);
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/../x"), PG_S("x"), NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/../x"), PG_S("x"), NULL, &err),
+                     PATHGATE_EINVALIDPATH);
     assert_false(fx_exists(f->tmp, "x"));
     /* a directory without write permission (skipped as root, who may write anyway) */
     if (geteuid() != 0) {
         char p[1024];
         fx_path(p, sizeof p, f->repo, "dir/sub");
         assert_int_equal(chmod(p, 0555), 0);
-        assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/dir/sub/deep.txt"), PG_S("x"), NULL, &err),
+        assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/dir/sub/deep.txt"),
+                                           PG_S("x"), NULL, &err),
                          PATHGATE_EACCES);
         assert_string_equal(err.message, "Permission denied: 'root:repo/dir/sub/deep.txt'");
         assert_int_equal(chmod(p, 0755), 0);
@@ -452,28 +498,33 @@ static void test_write_fault_leaves_original(void **state)
 {
     fx *f = *state;
     pathgate_error err;
-    const pathgate_fs_hook_point points[] = {PATHGATE_FS_HOOK_TEMP_CREATED, PATHGATE_FS_HOOK_BEFORE_RENAME};
+    const pathgate_fs_hook_point points[] = {PATHGATE_FS_HOOK_TEMP_CREATED,
+                                             PATHGATE_FS_HOOK_BEFORE_RENAME};
     for (size_t i = 0; i < 2; i++) {
         hook_ctx h = {points[i], 0, NULL};
         pathgate__fs_test_options t = PATHGATE__FS_TEST_OPTIONS_INIT;
         t.hook = test_hook;
         t.hook_ctx = &h;
         const pathgate_fs_options *o = &t.options;
-        assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/crlf.txt"), PG_S("NEW"), o, &err),
-                         PATHGATE_EIO);
+        assert_int_equal(
+            pathgate_fs_write(NULL, f->r, PG_S("root:repo/crlf.txt"), PG_S("NEW"), o, &err),
+            PATHGATE_EIO);
         assert_string_equal(err.message, "I/O error on 'root:repo/crlf.txt'");
         size_t len;
         char *c = fx_get(f->repo, "crlf.txt", &len);
         assert_int_equal(len, 17);
         assert_memory_equal(c, "one\r\ntwo\r\nthree\r\n", 17);
         free(c);
-        assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/crlf.txt"), PG_S("two"), PG_S("2"), 0, o, &err),
+        assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/crlf.txt"), PG_S("two"),
+                                          PG_S("2"), 0, o, &err),
                          PATHGATE_EIO);
         c = fx_get(f->repo, "crlf.txt", &len);
         assert_memory_equal(c, "one\r\ntwo\r\nthree\r\n", 17);
         free(c);
         /* a new file is not created either */
-        assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/brand_new"), PG_S("x"), o, &err), PATHGATE_EIO);
+        assert_int_equal(
+            pathgate_fs_write(NULL, f->r, PG_S("root:repo/brand_new"), PG_S("x"), o, &err),
+            PATHGATE_EIO);
         assert_false(fx_exists(f->repo, "brand_new"));
         no_temp_files(f);
     }
@@ -485,7 +536,9 @@ static void test_write_fault_leaves_original(void **state)
     t.hook = test_hook;
     t.hook_ctx = &h;
     const pathgate_fs_options *o = &t.options;
-    assert_int_equal(pathgate_fs_write(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("NEW"), o, &err), PATHGATE_EISDIR);
+    assert_int_equal(
+        pathgate_fs_write(NULL, f->r, PG_S("root:repo/nofinal.txt"), PG_S("NEW"), o, &err),
+        PATHGATE_EISDIR);
     char *c = fx_get(f->repo, "nofinal.txt.moved", NULL);
     assert_string_equal(c, "x\ny");
     free(c);
@@ -501,38 +554,61 @@ static void test_edit(void **state)
     pathgate_error err;
     pathgate_buf path = PATHGATE_BUF_INIT;
     size_t n = 0;
-    assert_int_equal(pathgate_fs_edit(&path, &n, f->r, PG_S("root:repo/a.txt"), PG_S("beta"), PG_S("BETA"), 0, NULL, &err), 0);
+    assert_int_equal(pathgate_fs_edit(&path, &n, f->r, PG_S("root:repo/a.txt"), PG_S("beta"),
+                                      PG_S("BETA"), 0, NULL, &err),
+                     0);
     pg_assert_buf(&path, "root:repo/a.txt");
     assert_int_equal(n, 1);
     char *c = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(c, "alpha\nBETA\ngamma\n");
     free(c);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"), 0, NULL, &err), PATHGATE_EEDIT);
-    assert_string_equal(err.message,
-                        "String 'a' appears 4 times in file. Use replace_all=True to replace all instances, "
-                        "or provide a more specific string with surrounding context.");
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"),
+                                      0, NULL, &err),
+                     PATHGATE_EEDIT);
+    assert_string_equal(
+        err.message,
+        "String 'a' appears 4 times in file. Use replace_all=True to replace all instances, "
+        "or provide a more specific string with surrounding context.");
     assert_int_equal(n, 0);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"), 1, NULL, &err), 0);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"),
+                                      1, NULL, &err),
+                     0);
     assert_int_equal(n, 4);
     c = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(c, "4lph4\nBETA\ng4mm4\n");
     free(c);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("zeta"), PG_S("x"), 0, NULL, &err), PATHGATE_EEDIT);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("zeta"),
+                                      PG_S("x"), 0, NULL, &err),
+                     PATHGATE_EEDIT);
     assert_string_equal(err.message, "String not found in file: 'zeta'");
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), "", 0, PG_S("x"), 0, NULL, &err), PATHGATE_EEDIT);
+    assert_int_equal(
+        pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), "", 0, PG_S("x"), 0, NULL, &err),
+        PATHGATE_EEDIT);
     assert_string_equal(err.message, "old_string must not be empty");
     /* CRLF: what read showed ("\n") edits and keeps CRLF */
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"), PG_S("1\n2\n2b"), 0, NULL, &err), 0);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"),
+                                      PG_S("1\n2\n2b"), 0, NULL, &err),
+                     0);
     c = fx_get(f->repo, "crlf.txt", NULL);
     assert_string_equal(c, "1\r\n2\r\n2b\r\nthree\r\n");
     free(c);
     /* errors of the operand */
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/missing"), PG_S("a"), PG_S("b"), 0, NULL, &err), PATHGATE_ENOTFOUND);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/missing"), PG_S("a"),
+                                      PG_S("b"), 0, NULL, &err),
+                     PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "File 'root:repo/missing' not found");
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/dir"), PG_S("a"), PG_S("b"), 0, NULL, &err), PATHGATE_EISDIR);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/fifo"), PG_S("a"), PG_S("b"), 0, NULL, &err), PATHGATE_ENOTREG);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/link_out"), PG_S("S"), PG_S("b"), 0, NULL, &err), PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:ro/f.txt"), PG_S("read"), PG_S("b"), 0, NULL, &err), PATHGATE_EACCES);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/dir"), PG_S("a"), PG_S("b"),
+                                      0, NULL, &err),
+                     PATHGATE_EISDIR);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/fifo"), PG_S("a"), PG_S("b"),
+                                      0, NULL, &err),
+                     PATHGATE_ENOTREG);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/link_out"), PG_S("S"),
+                                      PG_S("b"), 0, NULL, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:ro/f.txt"), PG_S("read"),
+                                      PG_S("b"), 0, NULL, &err),
+                     PATHGATE_EACCES);
     c = fx_get(f->outside, "secret.txt", NULL);
     assert_string_equal(c, "SECRET needle\n");
     free(c);
@@ -551,13 +627,15 @@ static void test_delete(void **state)
     assert_int_equal(pathgate_fs_delete(&path, f->r, PG_S("root:repo/a.txt"), NULL, &err), 0);
     pg_assert_buf(&path, "root:repo/a.txt");
     assert_false(fx_exists(f->repo, "a.txt"));
-    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/a.txt"), NULL, &err), PATHGATE_ENOTFOUND);
+    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/a.txt"), NULL, &err),
+                     PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "File 'root:repo/a.txt' not found");
     /* a link goes, its target stays; an outward link is refused */
     assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/link_dir"), NULL, &err), 0);
     assert_false(fx_exists(f->repo, "link_dir"));
     assert_true(fx_exists(f->repo, "dir/x.py"));
-    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/link_out_dir"), NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/link_out_dir"), NULL, &err),
+                     PATHGATE_EINVALIDPATH);
     assert_true(fx_exists(f->repo, "link_out_dir"));
     assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/dangling_in"), NULL, &err), 0);
     /* a directory tree; a symlink inside it is removed, not followed */
@@ -567,12 +645,15 @@ static void test_delete(void **state)
     assert_true(fx_exists(f->outside, "secret.txt"));
     assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/fifo"), NULL, &err), 0);
     /* never the base, never read-only */
-    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo"), NULL, &err), PATHGATE_EACCES);
+    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo"), NULL, &err),
+                     PATHGATE_EACCES);
     assert_string_equal(err.message, "Permission denied: 'root:repo'");
-    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:ro/f.txt"), NULL, &err), PATHGATE_EACCES);
+    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:ro/f.txt"), NULL, &err),
+                     PATHGATE_EACCES);
     assert_true(fx_exists(f->ro, "f.txt"));
-    assert_int_equal(pathgate_fs_delete(NULL, f->r, PG_S("root:repo/../outside/secret.txt"), NULL, &err),
-                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_fs_delete(NULL, f->r, PG_S("root:repo/../outside/secret.txt"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
     assert_true(fx_exists(f->outside, "secret.txt"));
 }
 
@@ -687,7 +768,8 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
         break;
     case 3:
         FX_PUT(c->f->repo, "crlf.txt", "one\r\ntwo\r\nthree\r\n"); /* fresh each run */
-        rc = pathgate_fs_edit(&path, NULL, r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"), PG_S("1\n2"), 0, NULL, &err);
+        rc = pathgate_fs_edit(&path, NULL, r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"),
+                              PG_S("1\n2"), 0, NULL, &err);
         break;
     case 4: {
         /* a tree to delete, made fresh each run */
@@ -701,7 +783,8 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
         break;
     }
     case 5: {
-        const pathgate_fs_item up[] = {{PG_S("root:repo/u1"), "a", 1}, {PG_S("root:repo/u/2"), "b", 1}};
+        const pathgate_fs_item up[] = {{PG_S("root:repo/u1"), "a", 1},
+                                       {PG_S("root:repo/u/2"), "b", 1}};
         int codes[2];
         rc = pathgate_fs_upload(codes, r, up, 2, NULL, &err);
         /* the core says ENOMEM itself: no item's code ever carries it */
@@ -711,7 +794,8 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
         break;
     }
     default: {
-        const pathgate_fs_item down[] = {{PG_S("root:repo/a.txt"), NULL, 0}, {PG_S("root:repo/missing"), NULL, 0}};
+        const pathgate_fs_item down[] = {{PG_S("root:repo/a.txt"), NULL, 0},
+                                         {PG_S("root:repo/missing"), NULL, 0}};
         pathgate_fs_blobs b = PATHGATE_FS_BLOBS_INIT;
         rc = pathgate_fs_download(&b, r, down, 2, NULL, &err);
         if (rc == 0) {

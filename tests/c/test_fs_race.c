@@ -93,19 +93,22 @@ static void test_swapped_parents_never_lead_out(void **state)
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d/f.txt"), content, (size_t)n, NULL, &err);
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d/new.txt"), content, (size_t)n, NULL, &err);
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d2/f.txt"), content, (size_t)n, NULL, &err);
-        pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/d/f.txt"), PG_S("inside"), PG_S("inside"), 0, NULL, &err);
+        pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/d/f.txt"), PG_S("inside"),
+                         PG_S("inside"), 0, NULL, &err);
         const pathgate_fs_item up[] = {{PG_S("root:repo/d/up.txt"), "up", 2}};
         int code;
         pathgate_fs_upload(&code, f->r, up, 1, NULL, &err);
         pathgate_fs_blobs b = PATHGATE_FS_BLOBS_INIT;
-        const pathgate_fs_item down[] = {{PG_S("root:repo/d/f.txt"), NULL, 0}, {PG_S("root:repo/d2/f.txt"), NULL, 0}};
+        const pathgate_fs_item down[] = {{PG_S("root:repo/d/f.txt"), NULL, 0},
+                                         {PG_S("root:repo/d2/f.txt"), NULL, 0}};
         if (pathgate_fs_download(&b, f->r, down, 2, NULL, &err) == 0)
             for (size_t k = 0; k < b.count; k++)
                 check_not_outside((const char *)b.items[k].data, b.items[k].size);
         pathgate_fs_blobs_dispose(&b);
         if (i % 5 == 0) {
             pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-            if (pathgate_fs_grep(&m, f->r, PG_S("OUTSIDE"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err) == 0)
+            if (pathgate_fs_grep(&m, f->r, PG_S("OUTSIDE"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT,
+                                 NULL, &err) == 0)
                 assert_int_equal(m.count, 0);
             pathgate_fs_matches_dispose(&m);
             pathgate_fs_list l = PATHGATE_FS_LIST_INIT;

@@ -141,9 +141,9 @@ static void test_sparse_8g_bounded(void **state)
     pathgate_fs_options big = PATHGATE_FS_OPTIONS_INIT;
     big.grep_max_file_size = (uint64_t)16 << 30;
     big.threads = 1;
-    assert_int_equal(grep_with(f, &m, "needle", "root:repo/huge.txt", NULL, PATHGATE_FS_NO_LIMIT,
-                               &big, &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "needle", "root:repo/huge.txt", NULL, PATHGATE_FS_NO_LIMIT, &big, &err),
+        0);
     assert_int_equal(m.count, 0);
     pathgate_fs_matches_dispose(&m);
 
@@ -213,8 +213,8 @@ static void *deep_worker(void *p)
         pathgate_fs_options o = opts_threads(2, 0);
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
         pathgate_error err;
-        int rc = pathgate_fs_grep(&m, a->f->r, PG_S("deepneedle"), PG_S("root:repo/deep"), NULL,
-                                  0, PATHGATE_FS_NO_LIMIT, &o, &err);
+        int rc = pathgate_fs_grep(&m, a->f->r, PG_S("deepneedle"), PG_S("root:repo/deep"), NULL, 0,
+                                  PATHGATE_FS_NO_LIMIT, &o, &err);
         /* every match, or the result says what was not read */
         if (rc != 0 || (m.count != 2 && !m.incomplete) || m.truncated)
             a->bad++;
@@ -246,8 +246,8 @@ static void test_deep_tree_low_fd_limit(void **state)
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
     pathgate_fs_options one = opts_threads(1, 0);
-    int rc = grep_with(f, &m, "deepneedle", "root:repo/deep", NULL, PATHGATE_FS_NO_LIMIT, &one,
-                       &err);
+    int rc =
+        grep_with(f, &m, "deepneedle", "root:repo/deep", NULL, PATHGATE_FS_NO_LIMIT, &one, &err);
     assert_int_equal(rc, 0);
     assert_int_equal(m.count, 2);
     assert_false(m.incomplete);
@@ -270,9 +270,8 @@ static void test_deep_tree_low_fd_limit(void **state)
     /* the glob of the bottom file, in parallel */
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_fs_options par = opts_threads(4, 0);
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("**/bottom.txt"), PG_S("root:repo/deep"),
-                                      &par, &err),
-                     0);
+    assert_int_equal(
+        pathgate_fs_glob(&l, f->r, PG_S("**/bottom.txt"), PG_S("root:repo/deep"), &par, &err), 0);
     assert_int_equal(l.count, 1);
     assert_false(l.truncated);
     pathgate_fs_list_dispose(&l);
@@ -415,9 +414,8 @@ static void test_parallel_equals_sequential(void **state)
     static const unsigned int thread_counts[] = {2, 3, 8};
     static const size_t caps[] = {0, 1, 2, 7, 50, PATHGATE_FS_NO_LIMIT};
     pathgate_fs_matches all = PATHGATE_FS_MATCHES_INIT;
-    assert_int_equal(grep_with(f, &all, "Needle", "root:repo/gen", NULL, PATHGATE_FS_NO_LIMIT,
-                               &one, &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &all, "Needle", "root:repo/gen", NULL, PATHGATE_FS_NO_LIMIT, &one, &err), 0);
     assert_true(all.count > 60);
     for (size_t i = 0; i < all.count; i++)
         assert_null(strstr(all.items[i].text, "SECRET"));
@@ -425,10 +423,10 @@ static void test_parallel_equals_sequential(void **state)
         pathgate_fs_options par = opts_threads(thread_counts[t], 0);
         for (size_t c = 0; c < 6; c++) {
             pathgate_fs_matches a = PATHGATE_FS_MATCHES_INIT, b = PATHGATE_FS_MATCHES_INIT;
-            assert_int_equal(
-                grep_with(f, &a, "Needle", "root:repo/gen", NULL, caps[c], &one, &err), 0);
-            assert_int_equal(
-                grep_with(f, &b, "Needle", "root:repo/gen", NULL, caps[c], &par, &err), 0);
+            assert_int_equal(grep_with(f, &a, "Needle", "root:repo/gen", NULL, caps[c], &one, &err),
+                             0);
+            assert_int_equal(grep_with(f, &b, "Needle", "root:repo/gen", NULL, caps[c], &par, &err),
+                             0);
             same_matches(&a, &b);
             /* max_count exact */
             size_t want = caps[c] < all.count ? caps[c] : all.count;
@@ -455,12 +453,10 @@ static void test_parallel_equals_sequential(void **state)
         static const char *const globs[] = {"*.txt", "**/.d*/*", "d1*/**/*.py", "*"};
         for (size_t g = 0; g < 4; g++) {
             pathgate_fs_list la = PATHGATE_FS_LIST_INIT, lb = PATHGATE_FS_LIST_INIT;
-            assert_int_equal(pathgate_fs_glob(&la, f->r, PG_S(globs[g]), PG_S("root:repo/gen"),
-                                              &one, &err),
-                             0);
-            assert_int_equal(pathgate_fs_glob(&lb, f->r, PG_S(globs[g]), PG_S("root:repo/gen"),
-                                              &par, &err),
-                             0);
+            assert_int_equal(
+                pathgate_fs_glob(&la, f->r, PG_S(globs[g]), PG_S("root:repo/gen"), &one, &err), 0);
+            assert_int_equal(
+                pathgate_fs_glob(&lb, f->r, PG_S(globs[g]), PG_S("root:repo/gen"), &par, &err), 0);
             assert_int_equal(la.count, lb.count);
             for (size_t i = 0; i < la.count; i++) {
                 assert_string_equal(la.items[i].path, lb.items[i].path);
@@ -559,9 +555,9 @@ static void test_regex(void **state)
     assert_string_equal(m.items[9].text, "line 999");
     pathgate_fs_matches_dispose(&m);
     /* $ at a CRLF line's end */
-    assert_int_equal(grep_with(f, &m, "^t\\w+o$", "root:repo/crlf.txt", NULL,
-                               PATHGATE_FS_NO_LIMIT, &re, &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "^t\\w+o$", "root:repo/crlf.txt", NULL, PATHGATE_FS_NO_LIMIT, &re, &err),
+        0);
     assert_int_equal(m.count, 1);
     assert_string_equal(m.items[0].text, "two");
     pathgate_fs_matches_dispose(&m);
@@ -581,35 +577,31 @@ static void test_regex(void **state)
     s[n + 1] = '\n';
     fx_put(f->repo, "redos.txt", s, n + 2);
     free(s);
-    assert_int_equal(grep_with(f, &m, "(a+)+$", "root:repo/redos.txt", NULL, PATHGATE_FS_NO_LIMIT,
-                               &re, &err),
-                     PATHGATE_ELIMIT);
+    assert_int_equal(
+        grep_with(f, &m, "(a+)+$", "root:repo/redos.txt", NULL, PATHGATE_FS_NO_LIMIT, &re, &err),
+        PATHGATE_ELIMIT);
     assert_string_equal(err.message, "regular expression match limit exceeded on line 1 of "
                                      "'root:repo/redos.txt' (simplify the pattern)");
     assert_int_equal(m.count, 0);
     /* case-insensitive, literal and regex */
     pathgate_fs_options ci = opts_threads(0, PATHGATE_FS_IGNORE_CASE);
-    assert_int_equal(grep_with(f, &m, "NEEDLE", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci,
-                               &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "NEEDLE", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci, &err), 0);
     assert_int_equal(m.count, 2);
     pathgate_fs_matches_dispose(&m);
-    assert_int_equal(grep_with(f, &m, "a.c", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci,
-                               &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "a.c", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci, &err), 0);
     assert_int_equal(m.count, 0); /* a literal: '.' is a dot */
     pathgate_fs_matches_dispose(&m);
     pathgate_fs_options reci = opts_threads(0, PATHGATE_FS_REGEX | PATHGATE_FS_IGNORE_CASE);
-    assert_int_equal(grep_with(f, &m, "^D\\w+ N", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT,
-                               &reci, &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "^D\\w+ N", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &reci, &err), 0);
     assert_int_equal(m.count, 1);
     assert_string_equal(m.items[0].text, "deep needle");
     pathgate_fs_matches_dispose(&m);
     /* invalid UTF-8 in a file does not stop a UTF-8 pattern */
-    assert_int_equal(grep_with(f, &m, "^caf", "root:repo/latin1.txt", NULL, PATHGATE_FS_NO_LIMIT,
-                               &re, &err),
-                     0);
+    assert_int_equal(
+        grep_with(f, &m, "^caf", "root:repo/latin1.txt", NULL, PATHGATE_FS_NO_LIMIT, &re, &err), 0);
     assert_int_equal(m.count, 1);
     pathgate_fs_matches_dispose(&m);
 }
@@ -690,17 +682,16 @@ static void test_streaming(void **state)
         /* glob */
         collect g = {0, 0, 0, ""};
         pathgate_fs_list ls = PATHGATE_FS_LIST_INIT;
-        assert_int_equal(pathgate_fs_glob_each(&ls, f->r, PG_S("**/*.txt"), NULL, 0, on_infos, &g,
-                                               &o, &err),
-                         0);
+        assert_int_equal(
+            pathgate_fs_glob_each(&ls, f->r, PG_S("**/*.txt"), NULL, 0, on_infos, &g, &o, &err), 0);
         assert_true(g.items > 60);
         assert_string_equal(g.first, "root:repo/a.txt");
         assert_int_equal(ls.count, 0);
         pathgate_fs_list_dispose(&ls);
         collect gs = {0, 0, 1, ""};
-        assert_int_equal(pathgate_fs_glob_each(&ls, f->r, PG_S("**/*.txt"), NULL, 0, on_infos, &gs,
-                                               &o, &err),
-                         0);
+        assert_int_equal(
+            pathgate_fs_glob_each(&ls, f->r, PG_S("**/*.txt"), NULL, 0, on_infos, &gs, &o, &err),
+            0);
         assert_int_equal(gs.calls, 1); /* never called again after it said stop */
         pathgate_fs_list_dispose(&ls);
     }
@@ -743,9 +734,8 @@ static void test_iterators(void **state)
     pathgate_fs_iter_free(it);
     /* glob, with metadata */
     pathgate_fs_options meta = opts_threads(2, PATHGATE_FS_METADATA);
-    assert_int_equal(pathgate_fs_glob_iter_new(&it, f->r, PG_S("*.txt"), PG_S("root:repo/dir"),
-                                               &meta, &err),
-                     0);
+    assert_int_equal(
+        pathgate_fs_glob_iter_new(&it, f->r, PG_S("*.txt"), PG_S("root:repo/dir"), &meta, &err), 0);
     const pathgate_fs_info *info;
     assert_int_equal(pathgate_fs_iter_next_info(&info, it, &err), 1);
     assert_string_equal(info->path, "root:repo/dir/sub/deep.txt");

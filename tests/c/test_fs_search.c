@@ -100,7 +100,11 @@ static void test_grep_finds_in_path_order(void **state)
     assert_int_equal(m.count, 3);
     match_is(&m.items[0], "root:repo/dir/sub/deep.txt", 1, "deep needle");
     match_is(&m.items[1], "root:repo/name with space.txt", 1, "spaced");
-    match_is(&m.items[2], "root:repo/\xC3\xBCn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9.txt", 1, "unicode");
+    match_is(&m.items[2],
+             "root:repo/\xC3\xBCn\xC3\xAF"
+             "c\xC3\xB6"
+             "d\xC3\xA9.txt",
+             1, "unicode");
     pathgate_fs_matches_dispose(&m);
 }
 
@@ -180,7 +184,8 @@ static void test_grep_long_lines_and_chunks(void **state)
     size_t cap = 200000 * 8, k = 0;
     char *many = malloc(cap);
     for (int i = 1; i <= 200000; i++)
-        k += (size_t)snprintf(many + k, cap - k, "%c%05d\n", i % 50000 == 0 ? 'X' : 'l', i % 100000);
+        k +=
+            (size_t)snprintf(many + k, cap - k, "%c%05d\n", i % 50000 == 0 ? 'X' : 'l', i % 100000);
     fx_put(f->repo, "many.txt", many, k);
     free(many);
     grep_ok(f, &m, "X", "root:repo/many.txt", NULL, PATHGATE_FS_NO_LIMIT);
@@ -220,7 +225,10 @@ static void test_grep_literal_finder_edges(void **state)
     grep_ok(f, &m, "abcx\x7f", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
     assert_int_equal(m.count, 0);
     pathgate_fs_matches_dispose(&m);
-    grep_ok(f, &m, "abc\xC3\xA9" "abcabcabcabcabcabc", "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
+    grep_ok(f, &m,
+            "abc\xC3\xA9"
+            "abcabcabcabcabcabc",
+            "root:repo/edges.txt", NULL, PATHGATE_FS_NO_LIMIT);
     assert_int_equal(m.count, 0);
     pathgate_fs_matches_dispose(&m);
     /* non-ASCII needles */
@@ -235,20 +243,26 @@ static void test_grep_errors(void **state)
     fx *f = *state;
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("a\nb"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("a\nb"), NULL, 0, NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_EINVAL);
     assert_string_equal(err.message, "grep pattern must not contain a line break");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/nope"), NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/nope"), NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "Directory 'root:repo/nope' not found");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out_dir"), NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out_dir"), NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out"), NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out"), NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/fifo"), NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/fifo"), NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_ENOTREG);
     assert_string_equal(err.message, "'root:repo/fifo' is not a regular file");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0, PG_S("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0,
+                                      PG_S("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"),
                                       PATHGATE_FS_NO_LIMIT, NULL, &err),
                      PATHGATE_EINVAL);
     assert_null(m.items);
@@ -260,10 +274,18 @@ static void test_glob(void **state)
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), NULL, 0, NULL, &err), 0);
-    const char *want[] = {"root:repo/a.txt", "root:repo/big.txt", "root:repo/blank.txt",
-                          "root:repo/crlf.txt", "root:repo/dir/sub/deep.txt", "root:repo/empty.txt",
-                          "root:repo/latin1.txt", "root:repo/name with space.txt",
-                          "root:repo/nofinal.txt", "root:repo/\xC3\xBCn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9.txt"};
+    const char *want[] = {"root:repo/a.txt",
+                          "root:repo/big.txt",
+                          "root:repo/blank.txt",
+                          "root:repo/crlf.txt",
+                          "root:repo/dir/sub/deep.txt",
+                          "root:repo/empty.txt",
+                          "root:repo/latin1.txt",
+                          "root:repo/name with space.txt",
+                          "root:repo/nofinal.txt",
+                          "root:repo/\xC3\xBCn\xC3\xAF"
+                          "c\xC3\xB6"
+                          "d\xC3\xA9.txt"};
     for (size_t i = 0; i < l.count && i < 10; i++)
         if (strcmp(l.items[i].path, want[i]) != 0)
             fail_msg("glob %zu: %s, expected %s", i, l.items[i].path, want[i]);
@@ -322,7 +344,8 @@ static void test_glob(void **state)
     assert_int_equal(l.count, 1);
     assert_string_equal(l.items[0].path, "root:repo/.hidden/secret.txt");
     pathgate_fs_list_dispose(&l);
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("**/secret.txt"), NULL, 0, &base_opts, &err), 0);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("**/secret.txt"), NULL, 0, &base_opts, &err),
+                     0);
     assert_int_equal(l.count, 0); /* ** still never enters a dot-directory */
     pathgate_fs_list_dispose(&l);
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("/*.py"), NULL, 0, &base_opts, &err), 0);
@@ -340,7 +363,8 @@ static void test_glob(void **state)
     assert_int_equal(l.count, 1);
     assert_string_equal(l.items[0].path, "root:repo/dir/x.py");
     pathgate_fs_list_dispose(&l);
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("{a,[bc]*}.{txt,dat}"), NULL, 0, NULL, &err), 0);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("{a,[bc]*}.{txt,dat}"), NULL, 0, NULL, &err),
+                     0);
     assert_int_equal(l.count, 5); /* a.txt big.txt bin.dat blank.txt crlf.txt */
     pathgate_fs_list_dispose(&l);
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("[!a-m]*.txt"), NULL, 0, NULL, &err), 0);
@@ -350,7 +374,8 @@ static void test_glob(void **state)
     assert_int_equal(l.count, 2);
     assert_string_equal(l.items[0].path, "root:repo/dir/sub/deep.txt");
     pathgate_fs_list_dispose(&l);
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("sub/?eep.txt"), PG_S("root:repo/dir"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_glob(&l, f->r, PG_S("sub/?eep.txt"), PG_S("root:repo/dir"), NULL, &err), 0);
     assert_int_equal(l.count, 1);
     pathgate_fs_list_dispose(&l);
     /* no match is an empty list */
@@ -359,10 +384,14 @@ static void test_glob(void **state)
     pathgate_fs_list_dispose(&l);
 
     /* errors */
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/a.txt"), NULL, &err), PATHGATE_ENOTDIR);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/a.txt"), NULL, &err),
+                     PATHGATE_ENOTDIR);
     assert_string_equal(err.message, "'root:repo/a.txt' is not a directory");
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/link_out_dir"), NULL, &err), PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/nope"), NULL, &err), PATHGATE_ENOTFOUND);
+    assert_int_equal(
+        pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/link_out_dir"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), PG_S("root:repo/nope"), NULL, &err),
+                     PATHGATE_ENOTFOUND);
     assert_int_equal(pathgate_fs_glob(&l, f->r, "", 0, NULL, 0, NULL, &err), PATHGATE_EINVAL);
     assert_string_equal(err.message, "glob pattern is empty");
     assert_int_equal(pathgate_fs_glob(&l, f->r, NULL, 0, NULL, 0, NULL, &err), PATHGATE_EINVAL);
@@ -378,7 +407,8 @@ static void test_unaddressable_names_are_not_reported(void **state)
     FX_PUT(f->repo, "dir/tab\there.txt", "needle\n");
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), PG_S("root:repo/dir"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), PG_S("root:repo/dir"), NULL, &err),
+                     0);
     assert_int_equal(l.count, 1);
     pathgate_fs_list_dispose(&l);
     assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("root:repo/dir"), NULL, &err), 0);
@@ -402,10 +432,14 @@ static void test_session_default_root(void **state)
     o.session = s;
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT, &o, &err), 0);
+    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), NULL, 0, NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, &o, &err),
+                     0);
     assert_int_equal(m.count, 2); /* only below the cwd */
     pathgate_fs_matches_dispose(&m);
-    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), PG_S("sub"), NULL, 0, PATHGATE_FS_NO_LIMIT, &o, &err), 0);
+    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), PG_S("sub"), NULL, 0,
+                                      PATHGATE_FS_NO_LIMIT, &o, &err),
+                     0);
     assert_int_equal(m.count, 1);
     pathgate_fs_matches_dispose(&m);
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
@@ -433,7 +467,8 @@ static void test_walk_depth_limit(void **state)
     FX_PUT(f->repo, "deepest/d/top.txt", "needle at the top\n");
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), PG_S("root:repo/deepest"), NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_glob(&l, f->r, PG_S("*.txt"), PG_S("root:repo/deepest"), NULL, &err), 0);
     assert_int_equal(l.count, 1);
     assert_string_equal(l.items[0].path, "root:repo/deepest/d/top.txt");
     assert_true(l.truncated);
@@ -469,7 +504,8 @@ static int search_body(const pathgate_allocator *alloc, void *arg)
         return rc;
     if (c->op == 0) {
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-        rc = pathgate_fs_grep(&m, r, PG_S("e"), NULL, 0, PG_S("**/*.{txt,py}"), PATHGATE_FS_NO_LIMIT, NULL, NULL);
+        rc = pathgate_fs_grep(&m, r, PG_S("e"), NULL, 0, PG_S("**/*.{txt,py}"),
+                              PATHGATE_FS_NO_LIMIT, NULL, NULL);
         if (rc == 0)
             assert_true(m.count > 10);
         pathgate_fs_matches_dispose(&m);

@@ -32,16 +32,16 @@ static void test_window(void **state)
 {
     (void)state;
     window_is("a\nb\nc\n", 0, 2000, "a\nb\nc", 3);
-    window_is("a\nb\nc", 0, 2000, "a\nb\nc", 3);      /* no final newline */
+    window_is("a\nb\nc", 0, 2000, "a\nb\nc", 3); /* no final newline */
     window_is("a\nb\nc\n", 1, 1, "b", 3);
     window_is("a\nb\nc\n", 2, 5, "c", 3);
-    window_is("a\r\nb\r\nc\r\n", 0, 2, "a\nb", 3);     /* CRLF */
+    window_is("a\r\nb\r\nc\r\n", 0, 2, "a\nb", 3); /* CRLF */
     window_is("a\r\nb", 1, 1, "b", 2);
-    window_is("a\rb\n", 0, 1, "a\rb", 1);              /* a lone CR is text */
-    window_is("x\r", 0, 1, "x\r", 1);                  /* no terminator: kept */
-    window_is("\n\nz", 0, 3, "\n\nz", 3);              /* empty lines */
+    window_is("a\rb\n", 0, 1, "a\rb", 1); /* a lone CR is text */
+    window_is("x\r", 0, 1, "x\r", 1);     /* no terminator: kept */
+    window_is("\n\nz", 0, 3, "\n\nz", 3); /* empty lines */
     window_is("a\n\n", 1, 1, "", 2);
-    window_is("one", 0, (uint64_t)-1, "one", 1);       /* huge limit */
+    window_is("one", 0, (uint64_t)-1, "one", 1); /* huge limit */
 
     pathgate_buf out = PATHGATE_BUF_INIT;
     size_t total = 0;
@@ -106,9 +106,13 @@ static void test_utf8_repair(void **state)
     char out[64];
     const char *ok = "caf\xC3\xA9 \xF0\x9F\x98\x80";
     assert_int_equal(pathgate__fs_utf8_repair(NULL, PG_S(ok)), strlen(ok));
-    size_t n = pathgate__fs_utf8_repair(out, PG_S("a\xFF" "b\xC3"));
+    size_t n = pathgate__fs_utf8_repair(out, PG_S("a\xFF"
+                                                  "b\xC3"));
     assert_int_equal(n, 8);
-    assert_memory_equal(out, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD", 8);
+    assert_memory_equal(out,
+                        "a\xEF\xBF\xBD"
+                        "b\xEF\xBF\xBD",
+                        8);
     /* overlong and surrogate forms are invalid, byte by byte */
     n = pathgate__fs_utf8_repair(out, PG_S("\xC0\xAF"));
     assert_int_equal(n, 6);
@@ -193,9 +197,9 @@ static void test_replace(void **state)
     char *res = NULL;
     size_t len = 0, count = 0;
     pathgate_error err;
-    assert_int_equal(pathgate__fs_replace(&res, &len, &count, &A, PG_S(content), PG_S(old),
-                                          PG_S("x"), 0, &err),
-                     PATHGATE_EEDIT);
+    assert_int_equal(
+        pathgate__fs_replace(&res, &len, &count, &A, PG_S(content), PG_S(old), PG_S("x"), 0, &err),
+        PATHGATE_EEDIT);
     assert_true(strlen(err.message) < PATHGATE_ERROR_TEXT_LENGTH);
     assert_non_null(strstr(err.message, "...' appears 2 times in file. Use replace_all=True"));
     assert_non_null(strstr(err.message, "surrounding context."));

@@ -36,7 +36,7 @@ static const gcase cases[] = {
     {"a/**/b/**/c", "a/b/c", 1},
     {"a/**/b/**/c", "a/x/b/y/z/c", 1},
     {"a/**/b/**/c", "a/x/y/c", 0},
-    {"a**b", "axxb", 1},  /* ** inside a segment is * */
+    {"a**b", "axxb", 1}, /* ** inside a segment is * */
     {"a**b", "ax/xb", 0},
     /* leading dots need an explicit dot */
     {"*", ".hidden", 0},
@@ -139,11 +139,11 @@ static const gcase basename_cases[] = {
     {"*.yml", ".github/workflows/ci.yml", 1},
     {"*.yml", "a/.b/.c/x.yml", 1},
     {"*.yml", "x.yml", 1},
-    {"*.yml", ".x.yml", 0},     /* the name itself still needs an explicit dot */
+    {"*.yml", ".x.yml", 0}, /* the name itself still needs an explicit dot */
     {"*", ".env", 0},
     {".env", "d/.env", 1},
     {"**/*.yml", ".github/ci.yml", 0}, /* `**` still never enters a dot-dir */
-    {"/*.py", "top.py", 1},     /* a leading '/' anchors */
+    {"/*.py", "top.py", 1},            /* a leading '/' anchors */
     {"/*.py", "src/app/main.py", 0},
     {"/src/*.py", "src/a.py", 1},
     {"src/*.py", "src/a.py", 1},
@@ -166,7 +166,8 @@ static void test_glob_basename_flag(void **state)
             fail_msg("compile '%s': %s", c->pattern, err.message);
         int m = pathgate__glob_match_path(g, PG_S(c->path));
         if (m != c->match)
-            fail_msg("basename '%s' vs '%s': expected %d, got %d", c->pattern, c->path, c->match, m);
+            fail_msg("basename '%s' vs '%s': expected %d, got %d", c->pattern, c->path, c->match,
+                     m);
         pathgate__glob_free(g);
     }
 }
@@ -221,7 +222,8 @@ static void test_glob_errors(void **state)
     assert_int_equal(pathgate__glob_compile(&g, "\xFF", 1, pg_test_alloc(), &err), PATHGATE_EUTF8);
     /* 2^9 alternatives */
     const char *many = "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}";
-    assert_int_equal(pathgate__glob_compile(&g, PG_S(many), pg_test_alloc(), &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate__glob_compile(&g, PG_S(many), pg_test_alloc(), &err),
+                     PATHGATE_EINVAL);
     assert_string_equal(err.message, "glob pattern has more than 256 alternatives");
     assert_null(g);
     /* 2^8 is fine */

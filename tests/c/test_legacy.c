@@ -29,8 +29,8 @@ static pathgate_uri *uri(const char *text)
 
 /* to_uri of text: expects the URI string, or (expect NULL) the error code
  * and, when msg != NULL, the exact message. */
-static void check_to_uri(const char *text, size_t len, pathgate_convention conv,
-                         const char *expect, int code, const char *msg)
+static void check_to_uri(const char *text, size_t len, pathgate_convention conv, const char *expect,
+                         int code, const char *msg)
 {
     pathgate_legacy *p = mk(text, len);
     pathgate_uri *u = (pathgate_uri *)0x1;
@@ -154,13 +154,26 @@ static void test_infer_convention(void **state)
         const char *text;
         pathgate_convention conv;
     } rows[] = {
-        {"C:\\x", WINDOWS},     {"c:/x", WINDOWS},        {"z:\\", WINDOWS},
-        {"\\\\srv\\share", WINDOWS}, {"\\\\?\\C:\\x", WINDOWS}, {"\\\\", WINDOWS},
-        {"/", POSIX},            {"/usr/bin", POSIX},      {"//srv/share", POSIX},
-        {"C:", INFER},           {"C:x", INFER},           {"1:\\x", INFER},
-        {"\\x", INFER},          {"x/y", INFER},           {"", INFER},
-        {"~", INFER},            {"~/x", INFER},           {"./x", INFER},
-        {" /x", INFER},          {"\xC3\xA9:\\x", INFER},
+        {"C:\\x", WINDOWS},
+        {"c:/x", WINDOWS},
+        {"z:\\", WINDOWS},
+        {"\\\\srv\\share", WINDOWS},
+        {"\\\\?\\C:\\x", WINDOWS},
+        {"\\\\", WINDOWS},
+        {"/", POSIX},
+        {"/usr/bin", POSIX},
+        {"//srv/share", POSIX},
+        {"C:", INFER},
+        {"C:x", INFER},
+        {"1:\\x", INFER},
+        {"\\x", INFER},
+        {"x/y", INFER},
+        {"", INFER},
+        {"~", INFER},
+        {"~/x", INFER},
+        {"./x", INFER},
+        {" /x", INFER},
+        {"\xC3\xA9:\\x", INFER},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         pathgate_legacy *p = mk(PG_S(rows[i].text));
@@ -203,8 +216,8 @@ static void test_to_uri_fails_closed_naming_text_and_convention(void **state)
                  "cannot convert 'foo\\bar' to a windows URI: not absolute");
     TO_URI_ERR("", INFER, PATHGATE_ENOTABS);
     TO_URI_ERR("C:x", INFER, PATHGATE_ENOTABS);
-    TO_URI_ERR("C:\\x", POSIX, PATHGATE_ENOTABS);  /* a relative POSIX name */
-    TO_URI_ERR("~/x", INFER, PATHGATE_ENOTABS);     /* never expanded */
+    TO_URI_ERR("C:\\x", POSIX, PATHGATE_ENOTABS); /* a relative POSIX name */
+    TO_URI_ERR("~/x", INFER, PATHGATE_ENOTABS);   /* never expanded */
     /* NUL and bad UTF-8: shown escaped in the message */
     check_to_uri("a\0b", 3, POSIX, NULL, PATHGATE_ENOTABS,
                  "cannot convert 'a\\x00b' to a posix URI: not absolute");
@@ -313,14 +326,20 @@ static void test_round_trip_text_uri_text(void **state)
 {
     (void)state;
     static const char *texts[] = {
-        "/usr/share/a b", "/tmp/100%/#x?y", "/\xE6\x97\xA5\xE6\x9C\xAC/\xC3\xA9",
-        "C:\\Program Files\\App", "D:\\", "\\\\srv\\share\\dir\\f.txt", "/",
+        "/usr/share/a b",
+        "/tmp/100%/#x?y",
+        "/\xE6\x97\xA5\xE6\x9C\xAC/\xC3\xA9",
+        "C:\\Program Files\\App",
+        "D:\\",
+        "\\\\srv\\share\\dir\\f.txt",
+        "/",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         pathgate_legacy *p = mk(PG_S(texts[i])), *back = NULL;
         pathgate_uri *u = NULL;
         assert_int_equal(pathgate_legacy_to_uri(&u, p, INFER, NULL), 0);
-        assert_int_equal(pathgate_legacy_from_uri(&back, u, pathgate_legacy_infer_convention(p), NULL), 0);
+        assert_int_equal(
+            pathgate_legacy_from_uri(&back, u, pathgate_legacy_infer_convention(p), NULL), 0);
         assert_string_equal(pathgate_legacy_text(back, NULL), texts[i]);
         pathgate_legacy_free(back);
         pathgate_uri_free(u);
@@ -341,13 +360,16 @@ static void test_render_for_ui_never_fails(void **state)
     UI("a\tb\nc\rd", "a\\tb\\nc\\rd");
     UI("a\0b", "a\\x00b");
     UI("\x1b[31m\x7f", "\\x1B[31m\\x7F");
-    UI("x\xC2\x85y\xC2\x9Bz", "x\\u0085y\\u009Bz");                  /* C1 */
-    UI("evil\xE2\x80\xAEtxt.exe", "evil\\u202Etxt.exe");              /* RLO */
+    UI("x\xC2\x85y\xC2\x9Bz", "x\\u0085y\\u009Bz");      /* C1 */
+    UI("evil\xE2\x80\xAEtxt.exe", "evil\\u202Etxt.exe"); /* RLO */
     UI("\xE2\x81\xA6\xE2\x80\x8F\xD8\x9C\xE2\x80\xA8", "\\u2066\\u200F\\u061C\\u2028");
     UI("keep\xE2\x80\x8B\xC2\xA0", "keep\xE2\x80\x8B\xC2\xA0"); /* not controls */
     /* invalid UTF-8: one U+FFFD per maximal ill-formed subpart */
-    UI("a\xFF" "b", "a\xEF\xBF\xBD" "b");
-    UI("\xE2\x82", "\xEF\xBF\xBD");                         /* truncated 3-byte */
+    UI("a\xFF"
+       "b",
+       "a\xEF\xBF\xBD"
+       "b");
+    UI("\xE2\x82", "\xEF\xBF\xBD"); /* truncated 3-byte */
     UI("\xE2\x82x", "\xEF\xBF\xBDx");
     UI("\xF0\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"); /* overlong lead */
     UI("\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"); /* surrogate */
@@ -403,7 +425,7 @@ static void test_resolve_home(void **state)
     RESOLVE_OK("~\\docs\\a.txt", WCWD, WHOME, WHOME "/docs/a.txt");
     RESOLVE_OK("~/docs", WCWD, WHOME, WHOME "/docs");
     RESOLVE_OK("~\\\\srv\\share", WCWD, WHOME, WHOME "/srv/share"); /* not UNC */
-    RESOLVE_OK("~\\C:\\x", WCWD, WHOME, WHOME "/C:/x"); /* not a drive */
+    RESOLVE_OK("~\\C:\\x", WCWD, WHOME, WHOME "/C:/x");             /* not a drive */
     RESOLVE_OK("~\\..", WCWD, WHOME, "file:///C:/Users");
     RESOLVE_ERR("~\\x", WCWD, NULL, PATHGATE_ENOHOME);
     /* a home of the other convention cannot serve */
@@ -423,7 +445,7 @@ static void test_resolve_posix_cwd(void **state)
     RESOLVE_OK("/etc/passwd", PCWD, NULL, "file:///etc/passwd");
     RESOLVE_OK("//srv/share", PCWD, NULL, "file:///srv/share"); /* not UNC */
     RESOLVE_OK("a b/%41#?", PCWD, NULL, PCWD "/a%20b/%2541%23%3F");
-    RESOLVE_OK("C:x", PCWD, NULL, PCWD "/C:x");     /* a plain name here */
+    RESOLVE_OK("C:x", PCWD, NULL, PCWD "/C:x"); /* a plain name here */
     RESOLVE_OK("\\x", PCWD, NULL, PCWD "/%5Cx");
     /* another convention's absolute text */
     RESOLVE_ERR("C:\\x", PCWD, NULL, PATHGATE_ECONVENTION);
@@ -448,7 +470,8 @@ static void test_resolve_posix_cwd(void **state)
                         "cannot resolve 'a\\x00b' against a posix working directory: nul byte");
     pathgate_legacy_free(p);
     p = mk(PG_S("C:\\x"));
-    assert_int_equal(pathgate_legacy_resolve_against(&out, p, cwd, NULL, &err), PATHGATE_ECONVENTION);
+    assert_int_equal(pathgate_legacy_resolve_against(&out, p, cwd, NULL, &err),
+                     PATHGATE_ECONVENTION);
     assert_string_equal(err.message, "cannot resolve 'C:\\x' against a posix working directory: "
                                      "incompatible convention");
     /* misuse */
@@ -585,9 +608,9 @@ static void test_allocation_failures(void **state)
     for (size_t i = 0; i < sizeof from / sizeof from[0]; i++)
         pg_for_each_failing_alloc(body_from_uri, (void *)from[i]);
     static const struct resolve_case rs[] = {
-        {"~/a", PCWD, PHOME},        {"~", PCWD, PHOME},         {"x/../y", PCWD, NULL},
-        {"/etc", PCWD, NULL},        {"~\\a", WCWD, WHOME},      {"\\\\s\\h\\x", WCWD, NULL},
-        {"//s/h/x", WCWD, NULL},     {"/x", WCWD, NULL},         {"C:y", WCWD, NULL},
+        {"~/a", PCWD, PHOME},    {"~", PCWD, PHOME},    {"x/../y", PCWD, NULL},
+        {"/etc", PCWD, NULL},    {"~\\a", WCWD, WHOME}, {"\\\\s\\h\\x", WCWD, NULL},
+        {"//s/h/x", WCWD, NULL}, {"/x", WCWD, NULL},    {"C:y", WCWD, NULL},
         {"D:\\z", WCWD, NULL},
     };
     for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)

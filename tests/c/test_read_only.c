@@ -126,14 +126,16 @@ static void test_nested_read_only_base_is_unwritable_by_every_address(void **sta
 {
     fixture *f = *state;
     char p[600];
-    const char *routes[] = {"mod:Game/g.txt", "root:repo/vendor/game/g.txt", "root:repo/to-game/g.txt",
-                            "root:repo/vendor/game/sub/s.txt", "root:repo/to-game/sub/s.txt"};
+    const char *routes[] = {"mod:Game/g.txt", "root:repo/vendor/game/g.txt",
+                            "root:repo/to-game/g.txt", "root:repo/vendor/game/sub/s.txt",
+                            "root:repo/to-game/sub/s.txt"};
     for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
         assert_int_equal(write_(f->r, routes[i], "pwned\n"), PATHGATE_EACCES);
         pathgate_error err;
         size_t n = 0;
-        assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S(routes[i]), PG_S("e"), PG_S("E"), 1, NULL, &err),
-                         PATHGATE_EACCES);
+        assert_int_equal(
+            pathgate_fs_edit(NULL, &n, f->r, PG_S(routes[i]), PG_S("e"), PG_S("E"), 1, NULL, &err),
+            PATHGATE_EACCES);
         assert_non_null(strstr(err.message, "Permission denied"));
         assert_null(strstr(err.message, f->tmp));
         assert_int_equal(delete_(f->r, routes[i]), PATHGATE_EACCES);
@@ -149,7 +151,8 @@ static void test_nested_read_only_base_is_unwritable_by_every_address(void **sta
     assert_int_equal(delete_(f->r, "root:repo/vendor"), PATHGATE_EACCES);
     assert_int_equal(delete_(f->r, "root:repo/vendor/game/sub"), PATHGATE_EACCES);
     /* upload goes the same way */
-    pathgate_fs_item items[] = {{PG_S("root:repo/vendor/game/g.txt"), "x", 1}, {PG_S("root:repo/up.txt"), "up", 2}};
+    pathgate_fs_item items[] = {{PG_S("root:repo/vendor/game/g.txt"), "x", 1},
+                                {PG_S("root:repo/up.txt"), "up", 2}};
     int codes[2];
     pathgate_error err;
     assert_int_equal(pathgate_fs_upload(codes, f->r, items, 2, NULL, &err), 0);
@@ -179,7 +182,8 @@ static void test_base_inside_a_read_only_base_is_read_only(void **state)
     /* reading is untouched */
     pathgate_fs_read_result rr = PATHGATE_FS_READ_RESULT_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/vendor/game/g.txt"), 0, 10, NULL, &err), 0);
+    assert_int_equal(
+        pathgate_fs_read(&rr, f->r, PG_S("root:repo/vendor/game/g.txt"), 0, 10, NULL, &err), 0);
     pathgate_fs_read_result_dispose(&rr);
 }
 
@@ -236,7 +240,8 @@ static void test_version_1_options_are_accepted(void **state)
         unsigned int flags;
         const pathgate_allocator *allocator;
     } *o = test_malloc(sizeof *o);
-    pathgate_base_spec roots[] = {{PG_S("repo"), f->repo, strlen(f->repo), PATHGATE_BASE_READ_ONLY}};
+    pathgate_base_spec roots[] = {
+        {PG_S("repo"), f->repo, strlen(f->repo), PATHGATE_BASE_READ_ONLY}};
     memset(o, 0, sizeof *o);
     o->version = 1;
     o->roots = roots;
@@ -244,7 +249,8 @@ static void test_version_1_options_are_accepted(void **state)
     o->allocator = pg_test_alloc();
     pathgate_resolver *r = NULL;
     pathgate_error err;
-    assert_int_equal(pathgate_resolver_new(&r, (const pathgate_resolver_options *)(void *)o, &err), 0);
+    assert_int_equal(pathgate_resolver_new(&r, (const pathgate_resolver_options *)(void *)o, &err),
+                     0);
     assert_int_equal(write_(r, "root:repo/notes.txt", "x"), PATHGATE_EACCES);
     pathgate_resolver_free(r);
     test_free(o);
@@ -267,7 +273,9 @@ static void test_write_never_carries_setuid_bits(void **state)
     assert_int_equal(chmod(p, 06755), 0);
     pathgate_error err;
     size_t n = 0;
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/tool"), PG_S("new"), PG_S("old"), 0, NULL, &err), 0);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/tool"), PG_S("new"),
+                                      PG_S("old"), 0, NULL, &err),
+                     0);
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0755);
 }
@@ -275,8 +283,10 @@ static void test_write_never_carries_setuid_bits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_nested_read_only_base_is_unwritable_by_every_address, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_base_inside_a_read_only_base_is_read_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nested_read_only_base_is_unwritable_by_every_address,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_base_inside_a_read_only_base_is_read_only, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_read_only_option_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_1_options_are_accepted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_never_carries_setuid_bits, setup, teardown),

@@ -42,9 +42,9 @@ static void expect_refused(const char *token, size_t token_len, const char *addr
 {
     pathgate_ref *ref = (pathgate_ref *)0x1;
     pathgate_error err = {0, ""};
-    assert_int_equal(pathgate_ref_new(&ref, token, token_len, address, address_len,
-                                      pg_test_alloc(), &err),
-                     code);
+    assert_int_equal(
+        pathgate_ref_new(&ref, token, token_len, address, address_len, pg_test_alloc(), &err),
+        code);
     assert_null(ref);
     assert_int_equal(err.code, code);
     assert_true(strlen(err.message) > 0);
@@ -60,8 +60,8 @@ static void test_new_refuses_malformed_tokens(void **state)
     const char *addr = "root:repo";
     size_t alen = strlen(addr);
     expect_refused(PG_S(""), addr, alen, PATHGATE_EINVAL);
-    expect_refused(TOKEN_A, 35, addr, alen, PATHGATE_EINVAL);              /* short */
-    expect_refused(PG_S(TOKEN_A "0"), addr, alen, PATHGATE_EINVAL);        /* long */
+    expect_refused(TOKEN_A, 35, addr, alen, PATHGATE_EINVAL);       /* short */
+    expect_refused(PG_S(TOKEN_A "0"), addr, alen, PATHGATE_EINVAL); /* long */
     expect_refused(PG_S("0F8FAD5B-D9CB-469F-A165-70867728950E"), addr, alen, PATHGATE_EINVAL);
     expect_refused(PG_S("0f8fad5b-d9cb-469f-a165-70867728950E"), addr, alen, PATHGATE_EINVAL);
     expect_refused(PG_S("0f8fad5bd-9cb-469f-a165-70867728950e"), addr, alen, PATHGATE_EINVAL);

@@ -88,8 +88,8 @@ static void assert_uuid4(const pathgate_ref *ref)
         else
             assert_true((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'));
     }
-    assert_int_equal(t[14], '4');                /* version nibble */
-    assert_non_null(strchr("89ab", t[19]));     /* RFC 4122 variant */
+    assert_int_equal(t[14], '4');           /* version nibble */
+    assert_non_null(strchr("89ab", t[19])); /* RFC 4122 variant */
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -190,9 +190,9 @@ static void test_lookup_refuses_forged_released_and_foreign(void **state)
                                       "root:repo/secret.txt/x", "root:game/secret.txt"};
     for (size_t i = 0; i < sizeof forged_addresses / sizeof *forged_addresses; i++) {
         pathgate_ref *forged = NULL;
-        assert_int_equal(pathgate_ref_new(&forged, token, 36, PG_S(forged_addresses[i]),
-                                          pg_test_alloc(), NULL),
-                         0);
+        assert_int_equal(
+            pathgate_ref_new(&forged, token, 36, PG_S(forged_addresses[i]), pg_test_alloc(), NULL),
+            0);
         size_t base = 42;
         assert_int_equal(pathgate__registry_lookup(&base, reg, forged), 0);
         assert_int_equal(base, 42);
@@ -283,7 +283,7 @@ static void test_tokens_are_unique_uuid4(void **state)
     (void)state;
     enum { N = 3000 }; /* crosses several refills of the random pool */
     pathgate__registry *reg = new_reg(N, pg_test_alloc());
-    unsigned char (*ids)[16] = malloc(sizeof *ids * N);
+    unsigned char(*ids)[16] = malloc(sizeof *ids * N);
     assert_non_null(ids);
     for (size_t i = 0; i < N; i++) {
         pathgate_ref *ref = mint(reg, 0, "root:repo");
@@ -365,7 +365,7 @@ static void test_cap_holds_under_four_threads(void **state)
     assert_null(extra);
     assert_int_equal(pathgate__registry_count(c.reg), 10000);
 
-    unsigned char (*ids)[16] = malloc(sizeof *ids * c.cap);
+    unsigned char(*ids)[16] = malloc(sizeof *ids * c.cap);
     assert_non_null(ids);
     for (size_t i = 0; i < c.cap; i++) {
         assert_int_equal(pathgate__registry_lookup(NULL, c.reg, c.refs[i]), 1);

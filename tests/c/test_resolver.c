@@ -16,8 +16,8 @@
 #include "resolver_internal.h"
 
 typedef struct fixture {
-    char *tmp;  /* as made */
-    char *real; /* realpath(tmp) */
+    char *tmp;               /* as made */
+    char *real;              /* realpath(tmp) */
     pathgate_resolver *r[2]; /* [0] openat2, [1] forced fallback */
 } fixture;
 
@@ -49,19 +49,38 @@ static void ln(const char *tmp, const char *rel, const char *target)
     free(p);
 }
 
-#define MOD_UNI "\xC3\x9Cn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9"
+#define MOD_UNI                                                                                    \
+    "\xC3\x9Cn\xC3\xAF"                                                                            \
+    "c\xC3\xB8"                                                                                    \
+    "d\xC3\xA9"
 
 static void build_tree(const char *t)
 {
-    static const char *const dirs[] = {"/repo", "/repo/common", "/repo/common/traits", "/repo/dir",
-                                       "/repo/nested_mod", "/repo-evil", "/game", "/game2", "/outside",
-                                       "/mods", "/mods/Some Mod", "/mods/" MOD_UNI, "/mods/" MOD_UNI "/sub dir"};
+    static const char *const dirs[] = {"/repo",
+                                       "/repo/common",
+                                       "/repo/common/traits",
+                                       "/repo/dir",
+                                       "/repo/nested_mod",
+                                       "/repo-evil",
+                                       "/game",
+                                       "/game2",
+                                       "/outside",
+                                       "/mods",
+                                       "/mods/Some Mod",
+                                       "/mods/" MOD_UNI,
+                                       "/mods/" MOD_UNI "/sub dir"};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
         mk(t, dirs[i], 1);
-    static const char *const files[] = {"/repo/common/traits/00_traits.txt", "/repo/file.txt",
-                                        "/repo/nested_mod/n.txt", "/repo-evil/secret.txt", "/game/g.txt",
-                                        "/game2/g2.txt", "/outside/secret", "/mods/Some Mod/x.txt",
-                                        "/mods/" MOD_UNI "/\xC3\x9F.txt", "/repo/100%.txt"};
+    static const char *const files[] = {"/repo/common/traits/00_traits.txt",
+                                        "/repo/file.txt",
+                                        "/repo/nested_mod/n.txt",
+                                        "/repo-evil/secret.txt",
+                                        "/game/g.txt",
+                                        "/game2/g2.txt",
+                                        "/outside/secret",
+                                        "/mods/Some Mod/x.txt",
+                                        "/mods/" MOD_UNI "/\xC3\x9F.txt",
+                                        "/repo/100%.txt"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         mk(t, files[i], 0);
     ln(t, "/repo/link_in", "common");
@@ -77,12 +96,12 @@ static void build_tree(const char *t)
     ln(t, "/alias_link", "game2");
 }
 
-static pathgate_resolver *make(const fixture *f, const char *tmp, const pathgate_allocator *alloc, unsigned flags,
-                               size_t max_tokens, int *rc_out)
+static pathgate_resolver *make(const fixture *f, const char *tmp, const pathgate_allocator *alloc,
+                               unsigned flags, size_t max_tokens, int *rc_out)
 {
-    char *d_repo = cat(tmp, "/repo"), *d_game = cat(tmp, "/game"), *d_alias = cat(tmp, "/alias_link"),
-         *d_some = cat(tmp, "/mods/Some Mod"), *d_uni = cat(tmp, "/mods/" MOD_UNI),
-         *d_nested = cat(tmp, "/repo/nested_mod");
+    char *d_repo = cat(tmp, "/repo"), *d_game = cat(tmp, "/game"),
+         *d_alias = cat(tmp, "/alias_link"), *d_some = cat(tmp, "/mods/Some Mod"),
+         *d_uni = cat(tmp, "/mods/" MOD_UNI), *d_nested = cat(tmp, "/repo/nested_mod");
     (void)f;
     pathgate_base_spec roots[] = {
         {PG_S("repo"), d_repo, strlen(d_repo), 0},
@@ -177,8 +196,9 @@ typedef struct expectation {
     pathgate_reason reason;
 } expectation;
 
-static void check(const fixture *f, pathgate_resolver *r, const char *text, size_t len, int require_exists,
-                  const char *base, const expectation *e, const char *file, int line)
+static void check(const fixture *f, pathgate_resolver *r, const char *text, size_t len,
+                  int require_exists, const char *base, const expectation *e, const char *file,
+                  int line)
 {
     pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
     o.require_exists = require_exists;
@@ -192,9 +212,9 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
         fail_msg("%s:%d: resolve returned %s", file, line, pathgate_errname(rc));
     assert_no_host_path(f, res.error_message);
     if (res.ok != e->ok) {
-        print_error("%s:%d: \"%.*s\" (require_exists=%d): expected %s, got %s (%s)\n", file, line, (int)len, text,
-                    require_exists, e->ok ? "ok" : pathgate_reason_name(e->reason), res.ok ? "ok" : "failure",
-                    pathgate_reason_name(res.reason));
+        print_error("%s:%d: \"%.*s\" (require_exists=%d): expected %s, got %s (%s)\n", file, line,
+                    (int)len, text, require_exists, e->ok ? "ok" : pathgate_reason_name(e->reason),
+                    res.ok ? "ok" : "failure", pathgate_reason_name(res.reason));
         pathgate_resolution_dispose(&res);
         _fail(file, line);
     }
@@ -207,8 +227,9 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
         assert_null(res.ref);
         assert_null(res.relative_path);
         assert_null(res.root_category);
-        assert_string_equal(res.error_message, e->reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY
-                                                                                    : PATHGATE_MSG_INVALID);
+        assert_string_equal(res.error_message, e->reason == PATHGATE_REASON_CAPACITY
+                                                   ? PATHGATE_MSG_CAPACITY
+                                                   : PATHGATE_MSG_INVALID);
         /* a failed resolve mints nothing */
         assert_int_equal(pathgate_resolver_token_count(r), before);
         return;
@@ -220,7 +241,8 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
     const char *addr = pathgate_ref_address(res.ref, &alen);
     const char *tok = pathgate_ref_token(res.ref, &tlen);
     if (strcmp(addr, e->address) != 0) {
-        print_error("%s:%d: \"%.*s\": expected %s, got %s\n", file, line, (int)len, text, e->address, addr);
+        print_error("%s:%d: \"%.*s\": expected %s, got %s\n", file, line, (int)len, text,
+                    e->address, addr);
         pathgate_resolution_dispose(&res);
         _fail(file, line);
     }
@@ -247,16 +269,16 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
 #define BAD(reason) (&(expectation){0, NULL, NULL, NULL, 0, PATHGATE_REASON_##reason})
 
 /* both modes, given require_exists */
-#define CHECK_RE(f, text, re, base, e)                                                        \
-    do {                                                                                      \
-        for (int m_ = 0; m_ < 2; m_++)                                                        \
-            check((f), (f)->r[m_], (text), strlen(text), (re), (base), (e), __FILE__, __LINE__); \
+#define CHECK_RE(f, text, re, base, e)                                                             \
+    do {                                                                                           \
+        for (int m_ = 0; m_ < 2; m_++)                                                             \
+            check((f), (f)->r[m_], (text), strlen(text), (re), (base), (e), __FILE__, __LINE__);   \
     } while (0)
 /* both modes, both require_exists */
-#define CHECK(f, text, base, e)            \
-    do {                                   \
-        CHECK_RE(f, text, 1, base, e);     \
-        CHECK_RE(f, text, 0, base, e);     \
+#define CHECK(f, text, base, e)                                                                    \
+    do {                                                                                           \
+        CHECK_RE(f, text, 1, base, e);                                                             \
+        CHECK_RE(f, text, 0, base, e);                                                             \
     } while (0)
 
 static void test_canonical_and_alias_forms(void **state)
@@ -267,14 +289,17 @@ static void test_canonical_and_alias_forms(void **state)
           OK_("root:repo/common/traits/00_traits.txt", "repo", "common/traits/00_traits.txt", 1));
     CHECK(f, "root:repo", NULL, OK_("root:repo", "repo", "", 1));
     CHECK(f, "  root:repo/  ", NULL, OK_("root:repo", "repo", "", 1));
-    CHECK(f, "root:repo\\common\\traits", NULL, OK_("root:repo/common/traits", "repo", "common/traits", 1));
-    CHECK(f, "root:repo//common/./traits/../traits/", NULL, OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK(f, "root:repo\\common\\traits", NULL,
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK(f, "root:repo//common/./traits/../traits/", NULL,
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
     CHECK(f, "ROOT_REPO:/common", NULL, OK_("root:repo/common", "repo", "common", 1));
     CHECK(f, "ROOT_GAME:\\g.txt", NULL, OK_("root:game/g.txt", "game", "g.txt", 1));
     CHECK(f, "mod:Some Mod/x.txt", NULL, OK_("mod:Some Mod/x.txt", NULL, "x.txt", 1));
     CHECK(f, "mod:Some Mod:/x.txt", NULL, OK_("mod:Some Mod/x.txt", NULL, "x.txt", 1));
     CHECK(f, "mod:Some Mod", NULL, OK_("mod:Some Mod", NULL, "", 1));
-    CHECK(f, "mod:" MOD_UNI "/\xC3\x9F.txt", NULL, OK_("mod:" MOD_UNI "/\xC3\x9F.txt", NULL, "\xC3\x9F.txt", 1));
+    CHECK(f, "mod:" MOD_UNI "/\xC3\x9F.txt", NULL,
+          OK_("mod:" MOD_UNI "/\xC3\x9F.txt", NULL, "\xC3\x9F.txt", 1));
     CHECK(f, "mod:" MOD_UNI ":/sub dir", NULL, OK_("mod:" MOD_UNI "/sub dir", NULL, "sub dir", 1));
     CHECK(f, "root:repo/100%.txt", NULL, OK_("root:repo/100%.txt", "repo", "100%.txt", 1));
     /* `:/` after the name only: here `a:` is a directory name */
@@ -348,12 +373,14 @@ static void test_existence_and_containment(void **state)
     CHECK(f, "root:repo/loop", NULL, BAD(NOT_FOUND));
     /* a dangling link that stays inside: missing, not invalid */
     CHECK_RE(f, "root:repo/dangling_in", 1, NULL, BAD(NOT_FOUND));
-    CHECK_RE(f, "root:repo/dangling_in", 0, NULL, OK_("root:repo/dangling_in", "repo", "dangling_in", 0));
+    CHECK_RE(f, "root:repo/dangling_in", 0, NULL,
+             OK_("root:repo/dangling_in", "repo", "dangling_in", 0));
     /* a symlink that stays inside is followed; the address keeps its name */
     CHECK(f, "root:repo/link_in/traits/00_traits.txt", NULL,
           OK_("root:repo/link_in/traits/00_traits.txt", "repo", "link_in/traits/00_traits.txt", 1));
     /* `..` after a symlink is lexical: it never follows the link */
-    CHECK(f, "root:repo/link_out/../file.txt", NULL, OK_("root:repo/file.txt", "repo", "file.txt", 1));
+    CHECK(f, "root:repo/link_out/../file.txt", NULL,
+          OK_("root:repo/file.txt", "repo", "file.txt", 1));
     CHECK(f, "root:repo/link_in/..", NULL, OK_("root:repo", "repo", "", 1));
     end(f);
 }
@@ -367,7 +394,9 @@ static void test_file_uris_and_host_paths(void **state)
     for (int p = 0; p < 2; p++) {
         const char *t = prefixes[p];
         snprintf(buf, sizeof buf, "%s/repo/common/traits/00_traits.txt", t);
-        CHECK(f, buf, NULL, OK_("root:repo/common/traits/00_traits.txt", "repo", "common/traits/00_traits.txt", 1));
+        CHECK(
+            f, buf, NULL,
+            OK_("root:repo/common/traits/00_traits.txt", "repo", "common/traits/00_traits.txt", 1));
         snprintf(buf, sizeof buf, "  %s/repo/  ", t);
         CHECK(f, buf, NULL, OK_("root:repo", "repo", "", 1));
         snprintf(buf, sizeof buf, "%s/repo", t);
@@ -403,7 +432,8 @@ static void test_file_uris_and_host_paths(void **state)
         CHECK(f, buf, NULL, OK_("root:repo/file.txt", "repo", "file.txt", 1));
         snprintf(buf, sizeof buf, "file://%s/mods/Some%%20Mod/x.txt", t);
         CHECK(f, buf, NULL, OK_("mod:Some Mod/x.txt", NULL, "x.txt", 1));
-        snprintf(buf, sizeof buf, "file://%s/mods/%%C3%%9Cn%%C3%%AFc%%C3%%B8d%%C3%%A9/%%C3%%9F.txt", t);
+        snprintf(buf, sizeof buf, "file://%s/mods/%%C3%%9Cn%%C3%%AFc%%C3%%B8d%%C3%%A9/%%C3%%9F.txt",
+                 t);
         CHECK(f, buf, NULL, OK_("mod:" MOD_UNI "/\xC3\x9F.txt", NULL, "\xC3\x9F.txt", 1));
         snprintf(buf, sizeof buf, "file://%s/repo/100%%25.txt", t);
         CHECK(f, buf, NULL, OK_("root:repo/100%.txt", "repo", "100%.txt", 1));
@@ -439,7 +469,8 @@ static void test_relative_against_a_base(void **state)
 {
     (void)state;
     fixture *f = begin();
-    CHECK(f, "common/traits", "root:repo", OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK(f, "common/traits", "root:repo",
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
     CHECK(f, "traits/00_traits.txt", "root:repo/common",
           OK_("root:repo/common/traits/00_traits.txt", "repo", "common/traits/00_traits.txt", 1));
     CHECK(f, "../file.txt", "root:repo/common", OK_("root:repo/file.txt", "repo", "file.txt", 1));
@@ -521,13 +552,14 @@ static void test_refs_host_path_release(void **state)
     size_t tlen;
     const char *tok = pathgate_ref_token(a.ref, &tlen);
     pathgate_ref *forged = NULL;
-    assert_int_equal(pathgate_ref_new(&forged, tok, tlen, PG_S("root:repo/file.txt"), pg_test_alloc(), NULL), 0);
+    assert_int_equal(
+        pathgate_ref_new(&forged, tok, tlen, PG_S("root:repo/file.txt"), pg_test_alloc(), NULL), 0);
     assert_int_equal(pathgate_resolver_host_path(&host, r, forged, NULL), 0);
     pg_assert_buf(&host, NULL);
     assert_int_equal(pathgate_resolver_release(r, forged), 0);
     pathgate_ref_free(forged);
-    assert_int_equal(pathgate_ref_new(&forged, PG_S("12345678-1234-4234-8234-123456789abc"), PG_S("root:repo/common"),
-                                      pg_test_alloc(), NULL),
+    assert_int_equal(pathgate_ref_new(&forged, PG_S("12345678-1234-4234-8234-123456789abc"),
+                                      PG_S("root:repo/common"), pg_test_alloc(), NULL),
                      0);
     assert_int_equal(pathgate_resolver_host_path(&host, r, forged, NULL), 0);
     pg_assert_buf(&host, NULL);
@@ -571,12 +603,14 @@ static void test_capacity(void **state)
         for (int i = 0; i < 3; i++) {
             pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
             res[i] = init;
-            assert_int_equal(pathgate_resolver_resolve(&res[i], r, PG_S("root:repo"), NULL, NULL), 0);
+            assert_int_equal(pathgate_resolver_resolve(&res[i], r, PG_S("root:repo"), NULL, NULL),
+                             0);
             assert_true(res[i].ok);
         }
         assert_int_equal(pathgate_resolver_token_count(r), 3);
         pathgate_resolution full = PATHGATE_RESOLUTION_INIT;
-        assert_int_equal(pathgate_resolver_resolve(&full, r, PG_S("root:repo/file.txt"), NULL, NULL), 0);
+        assert_int_equal(
+            pathgate_resolver_resolve(&full, r, PG_S("root:repo/file.txt"), NULL, NULL), 0);
         assert_false(full.ok);
         assert_int_equal(full.reason, PATHGATE_REASON_CAPACITY);
         assert_string_equal(full.error_message, PATHGATE_MSG_CAPACITY);
@@ -590,7 +624,8 @@ static void test_capacity(void **state)
         assert_int_equal(pathgate_resolver_token_count(r), 3);
         /* release one: room for exactly one more */
         assert_int_equal(pathgate_resolver_release(r, res[1].ref), 1);
-        assert_int_equal(pathgate_resolver_resolve(&full, r, PG_S("root:repo/file.txt"), NULL, NULL), 0);
+        assert_int_equal(
+            pathgate_resolver_resolve(&full, r, PG_S("root:repo/file.txt"), NULL, NULL), 0);
         assert_true(full.ok);
         pathgate_resolution_dispose(&full);
         for (int i = 0; i < 3; i++)
@@ -604,7 +639,8 @@ static void test_construction_errors(void **state)
 {
     (void)state;
     fixture *f = begin();
-    char *d = cat(f->tmp, "/repo"), *missing = cat(f->tmp, "/nothere"), *file = cat(f->tmp, "/repo/file.txt");
+    char *d = cat(f->tmp, "/repo"), *missing = cat(f->tmp, "/nothere"),
+         *file = cat(f->tmp, "/repo/file.txt");
     pathgate_resolver *r = (pathgate_resolver *)1;
     pathgate_error err;
     pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
@@ -631,22 +667,77 @@ static void test_construction_errors(void **state)
         {{{PG_S("re-po"), d, strlen(d), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root 're-po'"},
         {{{PG_S("it's"), d, strlen(d), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root #1"},
         {{{"re\0po", 5, d, strlen(d), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root #1"},
-        {{{PG_S("repo"), d, strlen(d), 0}, {PG_S("repo"), d, strlen(d), 0}}, 2, {{0}}, 0, PATHGATE_ECONFIG,
+        {{{PG_S("repo"), d, strlen(d), 0}, {PG_S("repo"), d, strlen(d), 0}},
+         2,
+         {{0}},
+         0,
+         PATHGATE_ECONFIG,
          "'repo' is configured twice"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("a/b"), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod 'a/b'"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("a:b"), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod 'a:b'"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S(" Lead"), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod ' Lead'"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("T\tab"), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod #1"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S(""), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod #1"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{"a\0b", 3, d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod #1"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("\xff"), d, strlen(d), 0}}, 1, PATHGATE_ECONFIG, "mod #1"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("M"), d, strlen(d), 0}, {PG_S("M"), d, strlen(d), 0}}, 2,
-         PATHGATE_ECONFIG, "'M' is configured twice"},
-        {{{PG_S("repo"), missing, strlen(missing), 0}}, 1, {{0}}, 0, PATHGATE_EIO,
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("a/b"), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod 'a/b'"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("a:b"), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod 'a:b'"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S(" Lead"), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod ' Lead'"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("T\tab"), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod #1"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S(""), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod #1"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{"a\0b", 3, d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod #1"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("\xff"), d, strlen(d), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod #1"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("M"), d, strlen(d), 0}, {PG_S("M"), d, strlen(d), 0}},
+         2,
+         PATHGATE_ECONFIG,
+         "'M' is configured twice"},
+        {{{PG_S("repo"), missing, strlen(missing), 0}},
+         1,
+         {{0}},
+         0,
+         PATHGATE_EIO,
          "root 'repo': the directory does not exist"},
-        {{{PG_S("repo"), file, strlen(file), 0}}, 1, {{0}}, 0, PATHGATE_EIO,
+        {{{PG_S("repo"), file, strlen(file), 0}},
+         1,
+         {{0}},
+         0,
+         PATHGATE_EIO,
          "root 'repo': the directory is a file, not a directory"},
-        {{{PG_S("repo"), d, strlen(d), 0}}, 1, {{PG_S("Gone Mod"), missing, strlen(missing), 0}}, 1, PATHGATE_EIO,
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("Gone Mod"), missing, strlen(missing), 0}},
+         1,
+         PATHGATE_EIO,
          "'Gone Mod'"},
         {{{PG_S("repo"), NULL, 0, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
         {{{PG_S("repo"), "a\0b", 3, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
@@ -661,8 +752,8 @@ static void test_construction_errors(void **state)
         r = (pathgate_resolver *)1;
         int rc = pathgate_resolver_new(&r, &o, &err);
         if (rc != cases[i].code)
-            fail_msg("case %zu: expected %s, got %s (%s)", i, pathgate_errname(cases[i].code), pathgate_errname(rc),
-                     err.message);
+            fail_msg("case %zu: expected %s, got %s (%s)", i, pathgate_errname(cases[i].code),
+                     pathgate_errname(rc), err.message);
         assert_null(r);
         assert_int_equal(err.code, cases[i].code);
         if (!strstr(err.message, cases[i].in_message))
@@ -727,7 +818,8 @@ static void test_accessors_and_internals(void **state)
     assert_int_equal(pathgate__resolver_base_flags(r, 1), PATHGATE_BASE_READ_ONLY);
     assert_int_equal(pathgate__resolver_base_flags(r, 0), 0);
     char *g2 = cat(f->real, "/game2");
-    assert_string_equal(pathgate__resolver_base_host_path(r, 2), g2); /* the real path, not the link */
+    assert_string_equal(pathgate__resolver_base_host_path(r, 2),
+                        g2); /* the real path, not the link */
     free(g2);
     assert_true(pathgate__resolver_base_fd(r, 0) >= 0);
     assert_int_equal(pathgate__resolver_flags(r), 0);
@@ -745,11 +837,14 @@ static void test_accessors_and_internals(void **state)
     assert_int_equal(pathgate__resolver_split(&bi, &rel, r, PG_S("root:game")), 0);
     assert_int_equal(bi, 1);
     assert_string_equal(rel, "");
-    assert_int_equal(pathgate__resolver_split(&bi, &rel, r, PG_S("ROOT_GAME:/x")), PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate__resolver_split(&bi, &rel, r, PG_S("root:game/../x")), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate__resolver_split(&bi, &rel, r, PG_S("ROOT_GAME:/x")),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate__resolver_split(&bi, &rel, r, PG_S("root:game/../x")),
+                     PATHGATE_EINVALIDPATH);
 
     for (int m = 0; m < 2; m++) {
-        int fd = pathgate__resolver_open(&bi, f->r[m], PG_S("root:repo/link_in/traits/00_traits.txt"), O_RDONLY, 0);
+        int fd = pathgate__resolver_open(
+            &bi, f->r[m], PG_S("root:repo/link_in/traits/00_traits.txt"), O_RDONLY, 0);
         assert_true(fd >= 0);
         assert_int_equal(bi, 0);
         char c = 0;
@@ -760,14 +855,18 @@ static void test_accessors_and_internals(void **state)
         fd = pathgate__resolver_open(NULL, f->r[m], "root:repo/file.txtGARBAGE", 18, O_RDONLY, 0);
         assert_true(fd >= 0);
         close(fd);
-        assert_int_equal(pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/link_out/secret"), O_RDONLY, 0),
-                         PATHGATE_EINVALIDPATH);
-        assert_int_equal(pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/nothere"), O_RDONLY, 0),
-                         PATHGATE_ENOTFOUND);
-        assert_int_equal(pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/file.txt/x"), O_RDONLY, 0),
-                         PATHGATE_ENOTDIR);
-        assert_int_equal(pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/common"), O_WRONLY, 0),
-                         PATHGATE_EISDIR);
+        assert_int_equal(
+            pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/link_out/secret"), O_RDONLY, 0),
+            PATHGATE_EINVALIDPATH);
+        assert_int_equal(
+            pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/nothere"), O_RDONLY, 0),
+            PATHGATE_ENOTFOUND);
+        assert_int_equal(
+            pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/file.txt/x"), O_RDONLY, 0),
+            PATHGATE_ENOTDIR);
+        assert_int_equal(
+            pathgate__resolver_open(NULL, f->r[m], PG_S("root:repo/common"), O_WRONLY, 0),
+            PATHGATE_EISDIR);
         assert_int_equal(pathgate__resolver_open(NULL, f->r[m], PG_S("root:nope/x"), O_RDONLY, 0),
                          PATHGATE_EINVALIDPATH);
         fd = pathgate__resolver_open(NULL, f->r[m], PG_S("root:game"), O_PATH | O_DIRECTORY, 0);
@@ -783,16 +882,21 @@ static void test_misuse(void **state)
     fixture *f = begin();
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_resolver_resolve(NULL, f->r[0], PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
-    assert_int_equal(pathgate_resolver_resolve(&res, NULL, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_resolve(NULL, f->r[0], PG_S("root:repo"), NULL, &err),
+                     PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_resolve(&res, NULL, PG_S("root:repo"), NULL, &err),
+                     PATHGATE_EINVAL);
     assert_false(res.ok);
-    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], NULL, 3, NULL, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], NULL, 3, NULL, &err),
+                     PATHGATE_EINVAL);
     pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
     o.version = 7;
-    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], PG_S("root:repo"), &o, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], PG_S("root:repo"), &o, &err),
+                     PATHGATE_EINVAL);
     o.version = PATHGATE_RESOLVE_OPTIONS_VERSION;
     o.base_len = 4;
-    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], PG_S("root:repo"), &o, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], PG_S("root:repo"), &o, &err),
+                     PATHGATE_EINVAL);
     /* NULL, 0 is empty text: a result, not an error */
     assert_int_equal(pathgate_resolver_resolve(&res, f->r[0], NULL, 0, NULL, &err), 0);
     assert_int_equal(res.reason, PATHGATE_REASON_SYNTAX);
@@ -821,10 +925,16 @@ static int chaos_body(const pathgate_allocator *alloc, void *ctx)
     char uri[PATH_MAX + 64], host[PATH_MAX + 64];
     snprintf(uri, sizeof uri, "file://%s/mods/Some%%20Mod/x.txt", f->real);
     snprintf(host, sizeof host, "%s/repo/nested_mod/n.txt", f->tmp);
-    const char *inputs[] = {"root:repo/common/traits", "mod:Some Mod:/x.txt", uri, host, "../file.txt",
-                            "root:nope", "root:repo/link_out/x"};
-    const char *expect[] = {"root:repo/common/traits", "mod:Some Mod/x.txt", "mod:Some Mod/x.txt",
-                            "mod:Nested/n.txt", "root:repo/file.txt", NULL, NULL};
+    const char *inputs[] = {
+        "root:repo/common/traits", "mod:Some Mod:/x.txt", uri, host, "../file.txt", "root:nope",
+        "root:repo/link_out/x"};
+    const char *expect[] = {"root:repo/common/traits",
+                            "mod:Some Mod/x.txt",
+                            "mod:Some Mod/x.txt",
+                            "mod:Nested/n.txt",
+                            "root:repo/file.txt",
+                            NULL,
+                            NULL};
     pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
     o.base = "root:repo/common";
     o.base_len = strlen(o.base);
@@ -879,13 +989,15 @@ static void test_resolve_is_allocation_light(void **state)
     assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:repo/file.txt"), NULL, NULL), 0);
     pathgate_resolution_dispose(&res);
     long before = fa.calls;
-    assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:repo/common/traits/00_traits.txt"), NULL, NULL),
+    assert_int_equal(pathgate_resolver_resolve(
+                         &res, r, PG_S("root:repo/common/traits/00_traits.txt"), NULL, NULL),
                      0);
     long per_resolve = fa.calls - before;
     pathgate_resolution_dispose(&res);
     before = fa.calls;
     assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:nope"), NULL, NULL), 0);
-    assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:repo/link_out/x"), NULL, NULL), 0);
+    assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:repo/link_out/x"), NULL, NULL),
+                     0);
     assert_int_equal(pathgate_resolver_resolve(&res, r, PG_S("root:repo/nothere"), NULL, NULL), 0);
     assert_int_equal(fa.calls - before, 0); /* failures allocate nothing */
     pathgate_resolution_dispose(&res);
@@ -897,11 +1009,13 @@ static void test_resolve_is_allocation_light(void **state)
     assert_int_equal(pathgate__registry_mint(&ref, reg, 0, PG_S("root:repo/file.txt")), 0);
     pathgate_ref_free(ref);
     before = fa.calls;
-    assert_int_equal(pathgate__registry_mint(&ref, reg, 0, PG_S("root:repo/common/traits/00_traits.txt")), 0);
+    assert_int_equal(
+        pathgate__registry_mint(&ref, reg, 0, PG_S("root:repo/common/traits/00_traits.txt")), 0);
     long per_mint = fa.calls - before;
     pathgate_ref_free(ref);
     pathgate__registry_free(reg);
-    print_message("allocations: per canonical resolve %ld, per registry mint %ld\n", per_resolve, per_mint);
+    print_message("allocations: per canonical resolve %ld, per registry mint %ld\n", per_resolve,
+                  per_mint);
     assert_int_equal(per_resolve, per_mint);
     pathgate_resolver_free(r);
 }

@@ -94,7 +94,7 @@ static void *attacker(void *arg)
      * row restore it, so the directories alternate between the real
      * directory, a relative link out and an absolute link out */
     static const char *const pairs[][2] = {
-        {"d", "swap_rel"}, {"d", "swap_rel"}, {"d", "swap_abs"}, {"d", "swap_abs"},
+        {"d", "swap_rel"},     {"d", "swap_rel"},     {"d", "swap_abs"},     {"d", "swap_abs"},
         {"a/d", "a/swap_rel"}, {"a/d", "a/swap_rel"}, {"a/d", "a/swap_abs"}, {"a/d", "a/swap_abs"},
     };
     size_t i = 0;
@@ -110,7 +110,8 @@ static void *resolver_loop(void *arg)
 {
     tally *t = arg;
     race *rc = t->race;
-    static const char *const inputs[] = {"root:r/d/marker", "root:r/a/d/marker", "root:r/d/x/../marker"};
+    static const char *const inputs[] = {"root:r/d/marker", "root:r/a/d/marker",
+                                         "root:r/d/x/../marker"};
     pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
     for (long i = 0; i < RESOLVES_PER_THREAD; i++) {
         const char *in = inputs[i % 3];
@@ -194,12 +195,13 @@ static void run_race(unsigned flags)
         for (int k = 0; k < PATHGATE__REASON_LAST; k++)
             reasons[k] += tallies[i].reasons[k];
     }
-    print_message("%s: %ld resolves, %ld swaps, %ld escapes; ok %ld, not_found %ld, escapes_root %ld, "
-                  "not_a_directory %ld, io %ld\n",
-                  flags ? "fallback walk" : "openat2", resolves, (long)atomic_load(&rc.swaps), escapes,
-                  reasons[PATHGATE_REASON_OK], reasons[PATHGATE_REASON_NOT_FOUND],
-                  reasons[PATHGATE_REASON_ESCAPES_ROOT], reasons[PATHGATE_REASON_NOT_A_DIRECTORY],
-                  reasons[PATHGATE_REASON_IO]);
+    print_message(
+        "%s: %ld resolves, %ld swaps, %ld escapes; ok %ld, not_found %ld, escapes_root %ld, "
+        "not_a_directory %ld, io %ld\n",
+        flags ? "fallback walk" : "openat2", resolves, (long)atomic_load(&rc.swaps), escapes,
+        reasons[PATHGATE_REASON_OK], reasons[PATHGATE_REASON_NOT_FOUND],
+        reasons[PATHGATE_REASON_ESCAPES_ROOT], reasons[PATHGATE_REASON_NOT_A_DIRECTORY],
+        reasons[PATHGATE_REASON_IO]);
     assert_int_equal(resolves, RESOLVERS * RESOLVES_PER_THREAD);
     assert_int_equal(escapes, 0);
     /* the race really happened: both states of the directory were seen */

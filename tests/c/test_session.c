@@ -156,9 +156,9 @@ static void op_ok(const fixture *f, pathgate_session *s, char op, const char *te
     pathgate_buf_dispose(&msg);
 }
 
-#define push_refused(f, s, text, code, message) \
+#define push_refused(f, s, text, code, message)                                                    \
     refused((f), (s), 'u', (text), (code), (message), __LINE__)
-#define cd_refused(f, s, text, code, message) \
+#define cd_refused(f, s, text, code, message)                                                      \
     refused((f), (s), 'c', (text), (code), (message), __LINE__)
 static void refused(const fixture *f, pathgate_session *s, char op, const char *text, int code,
                     const char *message, int line)
@@ -375,8 +375,7 @@ static void test_cd_sets_home_and_clears_the_stack(void **state)
     cd_refused(f, s, "root:repo/sub", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
     cd_refused(f, s, "repo/sub", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
     cd_refused(f, s, "root:game/data", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
-    cd_refused(f, s, "root:game/missing", PATHGATE_ESUBDIRHOME,
-               "Subdirectory homing not allowed");
+    cd_refused(f, s, "root:game/missing", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
     cd_refused(f, s, "ROOT_GAME:/data", PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");
     snprintf(host, sizeof host, "%s/data", f->game);
     cd_refused(f, s, host, PATHGATE_ESUBDIRHOME, "Subdirectory homing not allowed");

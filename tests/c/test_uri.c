@@ -123,7 +123,8 @@ static void test_length_limits(void **state)
     /* ...and its string parses back to the same URI (regression: it was
      * longer than PATH_MAX and parse refused it; found by fuzz_uri_native) */
     pathgate_uri *again = NULL;
-    assert_int_equal(pathgate_uri_parse(&again, pathgate_uri_string(u, NULL), n, pg_test_alloc(), &err), 0);
+    assert_int_equal(
+        pathgate_uri_parse(&again, pathgate_uri_string(u, NULL), n, pg_test_alloc(), &err), 0);
     assert_string_equal(pathgate_uri_string(again, NULL), pathgate_uri_string(u, NULL));
     pathgate_uri_free(again);
     /* a join that would outgrow URI_MAX is ETOOLONG, never a URI that
@@ -138,8 +139,10 @@ static void test_length_limits(void **state)
     memset(text + 4, 'a', max - 4);
     u = native_ok(text, max, PATHGATE_CONVENTION_WINDOWS);
     assert_true(pathgate_uri_is_opaque(u));
-    assert_int_equal(pathgate_uri_parse(&again, pathgate_uri_string(u, NULL), strlen(pathgate_uri_string(u, NULL)),
-                                        pg_test_alloc(), &err), 0);
+    assert_int_equal(pathgate_uri_parse(&again, pathgate_uri_string(u, NULL),
+                                        strlen(pathgate_uri_string(u, NULL)), pg_test_alloc(),
+                                        &err),
+                     0);
     pathgate_uri_free(again);
     pathgate_uri_free(u);
     /* parse whose lenient re-encoding would outgrow URI_MAX: ETOOLONG */
@@ -294,9 +297,9 @@ static size_t posix_normalise(char *out, const char *in, size_t n)
 static void test_random_posix_round_trips(void **state)
 {
     (void)state;
-    static const char *pieces[] = {"/", "/", "/", "a", "B", ".", "..", "%", "%2F", "%41", " ",
-                                   "#", "?", "\\", "C:", "é", "\xff", "~", "[", "|", "\t",
-                                   ":", "@", "...", "d|"};
+    static const char *pieces[] = {"/",   "/", "/",  "a", "B",  ".",   "..", "%",    "%2F",
+                                   "%41", " ", "#",  "?", "\\", "C:",  "é",  "\xff", "~",
+                                   "[",   "|", "\t", ":", "@",  "...", "d|"};
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
     char text[256], norm[256];
     for (int iter = 0; iter < 3000; iter++) {
@@ -348,7 +351,8 @@ static void test_random_posix_round_trips(void **state)
                 if (!strchr(base.ptr, '/') && strcmp(base.ptr, "..") && strcmp(base.ptr, ".") &&
                     !pathgate_uri_is_opaque(j)) {
                     size_t jl, al;
-                    const char *js = pathgate_uri_string(j, &jl), *as = pathgate_uri_string(again, &al);
+                    const char *js = pathgate_uri_string(j, &jl),
+                               *as = pathgate_uri_string(again, &al);
                     assert_false(js[jl - 1] == '/');
                     if (as[al - 1] == '/')
                         al--;
@@ -370,12 +374,12 @@ static void test_random_posix_round_trips(void **state)
 static void test_random_windows_round_trips(void **state)
 {
     (void)state;
-    static const char *pieces[] = {"\\", "/", "\\", "a", "B", ".", "..", "%", " ", "#", "?",
-                                   "é", "日", "~", "[", "$", "x:y", "..."};
-    static const char *roots[] = {"c:\\", "D:/", "\\\\srv\\share\\", "//Srv/s h/",
-                                  "\\\\?\\e:\\", "\\\\.\\UNC\\h\\sh\\"};
-    static const char *native_roots[] = {"C:", "D:", "\\\\srv\\share", "\\\\Srv\\s h", "E:",
-                                         "\\\\h\\sh"};
+    static const char *pieces[] = {"\\", "/", "\\", "a",  "B", ".", "..", "%",   " ",
+                                   "#",  "?", "é",  "日", "~", "[", "$",  "x:y", "..."};
+    static const char *roots[] = {"c:\\",       "D:/",         "\\\\srv\\share\\",
+                                  "//Srv/s h/", "\\\\?\\e:\\", "\\\\.\\UNC\\h\\sh\\"};
+    static const char *native_roots[] = {"C:",           "D:", "\\\\srv\\share",
+                                         "\\\\Srv\\s h", "E:", "\\\\h\\sh"};
     uint64_t seed = 0xD1B54A32D192ED03ULL;
     char text[256], expect[256];
     for (int iter = 0; iter < 3000; iter++) {
@@ -436,8 +440,8 @@ static void test_random_windows_round_trips(void **state)
 static void assert_same(int rc, pathgate_uri *fast, int slow_rc, pathgate_uri *slow,
                         const char *text, size_t n)
 {
-    if (rc != slow_rc || (rc == 0 && strcmp(pathgate_uri_string(fast, NULL),
-                                            pathgate_uri_string(slow, NULL)) != 0))
+    if (rc != slow_rc ||
+        (rc == 0 && strcmp(pathgate_uri_string(fast, NULL), pathgate_uri_string(slow, NULL)) != 0))
         fail_msg("\"%.*s\": fast %s \"%s\", full %s \"%s\"", (int)n, text, pathgate_errname(rc),
                  rc ? "" : pathgate_uri_string(fast, NULL), pathgate_errname(slow_rc),
                  slow_rc ? "" : pathgate_uri_string(slow, NULL));
@@ -446,7 +450,8 @@ static void assert_same(int rc, pathgate_uri *fast, int slow_rc, pathgate_uri *s
         assert_true(pathgate_uri_equal(fast, slow));
         /* same offsets: the same parent and basename */
         pathgate_buf b1 = PATHGATE_BUF_INIT, b2 = PATHGATE_BUF_INIT;
-        assert_int_equal(pathgate_uri_basename(&b1, fast, NULL), pathgate_uri_basename(&b2, slow, NULL));
+        assert_int_equal(pathgate_uri_basename(&b1, fast, NULL),
+                         pathgate_uri_basename(&b2, slow, NULL));
         assert_true((b1.ptr == NULL) == (b2.ptr == NULL));
         if (b1.ptr)
             assert_string_equal(b1.ptr, b2.ptr);
@@ -468,15 +473,17 @@ static void assert_same(int rc, pathgate_uri *fast, int slow_rc, pathgate_uri *s
 static void test_fast_paths_agree_with_full_paths(void **state)
 {
     (void)state;
-    static const char *uri_pieces[] = {"/", "/", "/", "//", "a", "Bc", ".", "..", "%2e", "%2E.",
-                                       "%2F", "%00", "%41", "%zz", "%", "%4", "C:", "c%3a", "z:",
-                                       "?", "#", " ", "\xc3\xa9", "[", "|", "^", "\\", ":", "@",
-                                       "~", "localhost", "\x01", "'", "*"};
-    static const char *heads[] = {"file:", "file:/", "file://", "file:///", "FILE:///", "File:/",
-                                  "file://localhost/", "file://h/", "http:///", ""};
-    static const char *native_pieces[] = {"/", "\\", "a", "Bc", ".", "..", "%", " ", "#", "?",
-                                          "C:", "c:", "\xc3\xa9", "\xff", "\x00", "~", ":",
-                                          "[", "\x7f", "\\\\", "//"};
+    static const char *uri_pieces[] = {"/",  "/",        "/",         "//",   "a",   "Bc",  ".",
+                                       "..", "%2e",      "%2E.",      "%2F",  "%00", "%41", "%zz",
+                                       "%",  "%4",       "C:",        "c%3a", "z:",  "?",   "#",
+                                       " ",  "\xc3\xa9", "[",         "|",    "^",   "\\",  ":",
+                                       "@",  "~",        "localhost", "\x01", "'",   "*"};
+    static const char *heads[] = {"file:",    "file:/", "file://",           "file:///",
+                                  "FILE:///", "File:/", "file://localhost/", "file://h/",
+                                  "http:///", ""};
+    static const char *native_pieces[] = {"/",    "\\", "a", "Bc", ".",    "..",       "%",
+                                          " ",    "#",  "?", "C:", "c:",   "\xc3\xa9", "\xff",
+                                          "\x00", "~",  ":", "[",  "\x7f", "\\\\",     "//"};
     pathgate_allocator a;
     pathgate__alloc_init(&a, pg_test_alloc());
     uint64_t seed = 0x2545F4914F6CDD1DULL;
@@ -508,9 +515,10 @@ static void test_fast_paths_agree_with_full_paths(void **state)
         }
         for (int c = 0; c <= 2; c++) {
             pathgate_uri *fast = NULL, *slow = NULL;
-            int rc = pathgate__uri_from_native_ex(&fast, text, n, (pathgate_convention)c, &a, NULL, 0);
-            int slow_rc = pathgate__uri_from_native_ex(&slow, text, n, (pathgate_convention)c, &a,
-                                                       NULL, 1);
+            int rc =
+                pathgate__uri_from_native_ex(&fast, text, n, (pathgate_convention)c, &a, NULL, 0);
+            int slow_rc =
+                pathgate__uri_from_native_ex(&slow, text, n, (pathgate_convention)c, &a, NULL, 1);
             assert_same(rc, fast, slow_rc, slow, text, n);
         }
     }
@@ -524,14 +532,24 @@ static void test_fast_parse_agrees_on_hosts(void **state)
 {
     (void)state;
     static const char *host_pieces[] = {
-        "a", "B", "srv", "0", "9", "-", ".", "..", "_", "~", "%41", "%2e", "%2E", "%00", "%2F",
-        "%5C", "%3A", "%40", "%7C", "%2A", "%20", "%C3%A9", "%C3", "%FF", "%zz", "%4", "%",
-        "localhost", "LocalHost", "LOCALHOST", "loc%61lhost", "%6C%6F%63%61%6C%68%6F%73%74",
-        "@", "user@", "u:p@", ":", ":80", ":x", "[", "]", "[::1]", "[v1.x]", "127.0.0.1", "!", "$",
-        "'", "(", "*", "+", ",", ";", "=", "\xc3\xa9", " ", "?", "#", "\\", "|", "^", "\x01"};
-    static const char *path_pieces[] = {"/", "/", "/", "/", "//", "share", "s", "C:", "c|", "a",
-                                        ".", "..", "%2e", "%2F", "%00", "%41", "%zz", "%",
-                                        " ", "\xc3\xa9", "[", "|", "^", ":", "@", "?", "#"};
+        "a",         "B",         "srv",         "0",
+        "9",         "-",         ".",           "..",
+        "_",         "~",         "%41",         "%2e",
+        "%2E",       "%00",       "%2F",         "%5C",
+        "%3A",       "%40",       "%7C",         "%2A",
+        "%20",       "%C3%A9",    "%C3",         "%FF",
+        "%zz",       "%4",        "%",           "localhost",
+        "LocalHost", "LOCALHOST", "loc%61lhost", "%6C%6F%63%61%6C%68%6F%73%74",
+        "@",         "user@",     "u:p@",        ":",
+        ":80",       ":x",        "[",           "]",
+        "[::1]",     "[v1.x]",    "127.0.0.1",   "!",
+        "$",         "'",         "(",           "*",
+        "+",         ",",         ";",           "=",
+        "\xc3\xa9",  " ",         "?",           "#",
+        "\\",        "|",         "^",           "\x01"};
+    static const char *path_pieces[] = {
+        "/",   "/",   "/",   "/", "//", "share",    "s", "C:", "c|", "a", ".", "..", "%2e", "%2F",
+        "%00", "%41", "%zz", "%", " ",  "\xc3\xa9", "[", "|",  "^",  ":", "@", "?",  "#"};
     static const char *heads[] = {"file://", "FILE://", "File://", "file:///", "file:"};
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
     char text[512];
@@ -541,7 +559,8 @@ static void test_fast_parse_agrees_on_hosts(void **state)
         memcpy(text, h, n);
         int count = (int)(rng_next(&seed) % 5);
         for (int k = 0; k < count; k++) {
-            const char *p = host_pieces[rng_next(&seed) % (sizeof host_pieces / sizeof *host_pieces)];
+            const char *p =
+                host_pieces[rng_next(&seed) % (sizeof host_pieces / sizeof *host_pieces)];
             memcpy(text + n, p, strlen(p));
             n += strlen(p);
         }
@@ -558,7 +577,8 @@ static void test_fast_parse_agrees_on_hosts(void **state)
         }
         count = (int)(rng_next(&seed) % 7);
         for (int k = 0; k < count; k++) {
-            const char *p = path_pieces[rng_next(&seed) % (sizeof path_pieces / sizeof *path_pieces)];
+            const char *p =
+                path_pieces[rng_next(&seed) % (sizeof path_pieces / sizeof *path_pieces)];
             memcpy(text + n, p, strlen(p));
             n += strlen(p);
         }
@@ -630,11 +650,30 @@ static void test_equal_and_hash_laws(void **state)
 {
     (void)state;
     static const char *uris[] = {
-        "file:///a", "file:///A", "file:///a%41", "file:///aA", "file:///a/b", "file:///a%2Fb",
-        "file:///a%2fb", "file:///C:/a", "file:///c:/A", "file:///c%3a/a", "file:///C%3A/a%41",
-        "file:///C:/", "file:///D:/", "file://s/sh/x", "file://S/SH/X", "file://s%41/sh",
-        "file://sa/sh", "file:///%C3%A9", "file:///%c3%a9", "file:///C:/%C3%89",
-        "file:///C:/%C3%A9", "file:///", "file:///%00/bad/path/L3g", "file:///x",
+        "file:///a",
+        "file:///A",
+        "file:///a%41",
+        "file:///aA",
+        "file:///a/b",
+        "file:///a%2Fb",
+        "file:///a%2fb",
+        "file:///C:/a",
+        "file:///c:/A",
+        "file:///c%3a/a",
+        "file:///C%3A/a%41",
+        "file:///C:/",
+        "file:///D:/",
+        "file://s/sh/x",
+        "file://S/SH/X",
+        "file://s%41/sh",
+        "file://sa/sh",
+        "file:///%C3%A9",
+        "file:///%c3%a9",
+        "file:///C:/%C3%89",
+        "file:///C:/%C3%A9",
+        "file:///",
+        "file:///%00/bad/path/L3g",
+        "file:///x",
         "file:///%00/bad/path/QUJD",
     };
     size_t n = sizeof uris / sizeof *uris;
@@ -757,7 +796,8 @@ static int body_from_native(const pathgate_allocator *alloc, void *ctx)
 {
     const chaos *c = ctx;
     pathgate_uri *u = NULL;
-    int rc = pathgate_uri_from_native(&u, c->a, strlen(c->a), PATHGATE_CONVENTION_NONE, alloc, NULL);
+    int rc =
+        pathgate_uri_from_native(&u, c->a, strlen(c->a), PATHGATE_CONVENTION_NONE, alloc, NULL);
     if (rc == 0)
         assert_string_equal(pathgate_uri_string(u, NULL), c->b);
     pathgate_uri_free(u);
@@ -828,7 +868,8 @@ static int op_relative_to(pathgate_uri *u, pathgate_uri *base)
 static int op_join(pathgate_uri *u, pathgate_uri *base)
 {
     (void)u;
-    static const char *texts[] = {"x/../y z", "/abs/x", "\\\\srv\\sh\\x", "\\\\.\\COM1", "C:q", "\\r"};
+    static const char *texts[] = {"x/../y z",    "/abs/x", "\\\\srv\\sh\\x",
+                                  "\\\\.\\COM1", "C:q",    "\\r"};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         pathgate_uri *j = NULL;
         int rc = pathgate_uri_join(&j, base, texts[i], strlen(texts[i]), NULL);
@@ -877,16 +918,16 @@ static int op_display(pathgate_uri *u, pathgate_uri *base)
     return rc;
 }
 
-#define CHAOS_BODY(name)                                                 \
-    static int body_##name(const pathgate_allocator *alloc, void *ctx)   \
-    {                                                                    \
-        (void)ctx;                                                       \
-        return run_on_pairs(alloc, op_##name);                           \
-    }                                                                    \
-    static void test_alloc_##name(void **state)                          \
-    {                                                                    \
-        (void)state;                                                     \
-        pg_for_each_failing_alloc(body_##name, NULL);                    \
+#define CHAOS_BODY(name)                                                                           \
+    static int body_##name(const pathgate_allocator *alloc, void *ctx)                             \
+    {                                                                                              \
+        (void)ctx;                                                                                 \
+        return run_on_pairs(alloc, op_##name);                                                     \
+    }                                                                                              \
+    static void test_alloc_##name(void **state)                                                    \
+    {                                                                                              \
+        (void)state;                                                                               \
+        pg_for_each_failing_alloc(body_##name, NULL);                                              \
     }
 CHAOS_BODY(dup)
 CHAOS_BODY(parent)

@@ -51,10 +51,18 @@ static int unescape(field *f, const char *s, size_t n)
             if (++i >= n)
                 return -1;
             switch (s[i]) {
-            case '\\': c = '\\'; break;
-            case 't': c = '\t'; break;
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
+            case '\\':
+                c = '\\';
+                break;
+            case 't':
+                c = '\t';
+                break;
+            case 'n':
+                c = '\n';
+                break;
+            case 'r':
+                c = '\r';
+                break;
             case 'x':
                 if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
                     return -1;
@@ -155,11 +163,11 @@ static int check_reparse(const pathgate_uri *u, int line)
 /* The fast and the full path give the same result; frees slow. */
 static int check_same(int line, int rc, const pathgate_uri *fast, int slow_rc, pathgate_uri *slow)
 {
-    int same = rc == slow_rc && (rc != 0 || (!strcmp(pathgate_uri_string(fast, NULL),
-                                                       pathgate_uri_string(slow, NULL)) &&
-                                             pathgate_uri_convention(fast) ==
-                                                 pathgate_uri_convention(slow) &&
-                                             pathgate_uri_equal(fast, slow)));
+    int same =
+        rc == slow_rc &&
+        (rc != 0 || (!strcmp(pathgate_uri_string(fast, NULL), pathgate_uri_string(slow, NULL)) &&
+                     pathgate_uri_convention(fast) == pathgate_uri_convention(slow) &&
+                     pathgate_uri_equal(fast, slow)));
     if (!same)
         print_error("%s:%d: fast path %s \"%s\", full path %s \"%s\"\n", g_file, line,
                     pathgate_errname(rc), rc ? "" : pathgate_uri_string(fast, NULL),
@@ -306,8 +314,9 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
         } else if (!strcmp(op, "basename")) {
             set_buf(&o, pathgate_uri_basename(&b, u, NULL), &b);
         } else if (!strcmp(op, "join") || !strcmp(op, "join_descendant")) {
-            int rc = !strcmp(op, "join") ? pathgate_uri_join(&r, u, arg->s, arg->n, NULL)
-                                         : pathgate_uri_join_descendant(&r, u, arg->s, arg->n, NULL);
+            int rc = !strcmp(op, "join")
+                         ? pathgate_uri_join(&r, u, arg->s, arg->n, NULL)
+                         : pathgate_uri_join_descendant(&r, u, arg->s, arg->n, NULL);
             if (rc == 0)
                 ok = check_reparse(r, line);
             set_uri(&o, rc, r);
@@ -394,8 +403,9 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
                 ok = check_reparse(r, line);
             set_uri(&o, rc, r);
         } else if (!strcmp(op, "validate_config") || !strcmp(op, "validate_glob")) {
-            int rc = !strcmp(op, "validate_config") ? pathgate_uri_validate_config(u, conv, NULL)
-                                                    : pathgate_uri_validate_glob_directory(u, conv, NULL);
+            int rc = !strcmp(op, "validate_config")
+                         ? pathgate_uri_validate_config(u, conv, NULL)
+                         : pathgate_uri_validate_glob_directory(u, conv, NULL);
             o.rc = rc;
             if (rc == 0)
                 set_text(&o, "ok", 2);
@@ -435,8 +445,8 @@ static int run_case(int line, const char *op, field *in, field *arg, field *exp)
     else
         match = o.rc == 0 && !o.absent && o.n == exp->n && memcmp(o.s, exp->s, o.n) == 0;
     if (!match)
-        print_error("%s:%d: %s \"%s\" \"%s\": expected \"%s\", got %s\n", g_file, line, op,
-                    in->s, arg->absent ? "\\N" : arg->s, exp->absent ? "\\N" : exp->s, got);
+        print_error("%s:%d: %s \"%s\" \"%s\": expected \"%s\", got %s\n", g_file, line, op, in->s,
+                    arg->absent ? "\\N" : arg->s, exp->absent ? "\\N" : exp->s, got);
     free(o.s);
     return ok && match;
 }
@@ -486,8 +496,8 @@ static void run_table(const char *name, int min)
         char op[32];
         snprintf(op, sizeof op, "%.*s", (int)fl[0], f[0]);
         field in, arg, exp;
-        int bad = unescape(&in, f[1], fl[1]) | unescape(&arg, f[2], fl[2]) |
-                  unescape(&exp, f[3], fl[3]);
+        int bad =
+            unescape(&in, f[1], fl[1]) | unescape(&arg, f[2], fl[2]) | unescape(&exp, f[3], fl[3]);
         if (bad) {
             print_error("%s:%d: malformed escape\n", g_file, lineno);
             failed++;

@@ -158,7 +158,7 @@ int main(int argc, char **argv)
     }
     /* Closing one state (finalizers run) leaves the other intact. */
     lua_close(a.L);
-    if (!failed && !run(&b, CROSS, "=after_close") ) {
+    if (!failed && !run(&b, CROSS, "=after_close")) {
         fprintf(stderr, "after closing state a: %s\n", b.error);
         failed = 1;
     }

@@ -71,7 +71,8 @@ static int unhex(field *f)
     if (f->len % 2)
         return -1;
     for (size_t i = 0; i < f->len / 2; i++) {
-        int hi = hexval((unsigned char)f->ptr[2 * i]), lo = hexval((unsigned char)f->ptr[2 * i + 1]);
+        int hi = hexval((unsigned char)f->ptr[2 * i]),
+            lo = hexval((unsigned char)f->ptr[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         f->ptr[i] = (char)(hi << 4 | lo);
@@ -148,20 +149,20 @@ static int handle(field *f, size_t n)
     pathgate_buf buf = PATHGATE_BUF_INIT;
     pathgate_uri *a = NULL, *b = NULL, *c = NULL, *r = NULL;
     int rc = 0;
-#define NEED(k)        \
-    do {               \
-        if (n != (k))  \
-            return -1; \
+#define NEED(k)                                                                                    \
+    do {                                                                                           \
+        if (n != (k))                                                                              \
+            return -1;                                                                             \
     } while (0)
-#define CONV()                        \
-    do {                              \
-        if (conv_arg(&conv, &f[1]))   \
-            return -1;                \
+#define CONV()                                                                                     \
+    do {                                                                                           \
+        if (conv_arg(&conv, &f[1]))                                                                \
+            return -1;                                                                             \
     } while (0)
-#define PARSE(var, idx)                          \
-    do {                                         \
-        if ((rc = parse(&(var), &f[idx])) < 0)   \
-            goto done;                           \
+#define PARSE(var, idx)                                                                            \
+    do {                                                                                           \
+        if ((rc = parse(&(var), &f[idx])) < 0)                                                     \
+            goto done;                                                                             \
     } while (0)
 
     if (!strcmp(op, "parse")) {
@@ -214,7 +215,7 @@ static int handle(field *f, size_t n)
         NEED(4);
         PARSE(a, 2);
         rc = (op[4] ? pathgate_uri_join_descendant : pathgate_uri_join)(&r, a, f[3].ptr, f[3].len,
-                                                                         NULL);
+                                                                        NULL);
         if (rc == 0) {
             put_uri(r);
             r = NULL;

@@ -38,43 +38,44 @@ extern "C" {
  * success or one of these negative codes. "name" is the machine-readable
  * kind shown by the bindings (Python PathError.kind, the Lua code string).
  */
-#define PATHGATE_ERROR_MAP(X)                                                          \
-    X(EINVAL, -1, "invalid_argument", "invalid argument")                              \
-    X(ENOMEM, -2, "out_of_memory", "out of memory")                                    \
-    X(ENUL, -3, "nul_byte", "text contains a NUL byte")                                \
-    X(EUTF8, -4, "invalid_utf8", "text is not valid UTF-8")                            \
-    X(ETOOLONG, -5, "too_long", "text is longer than PATHGATE_PATH_MAX")               \
-    X(ESYNTAX, -6, "syntax", "malformed URI")                                          \
-    X(ESCHEME, -7, "unsupported_scheme", "only file: URIs are supported")              \
-    X(ECREDENTIALS, -8, "credentials_not_allowed", "URI credentials are not allowed")  \
-    X(EPORT, -9, "port_not_allowed", "URI port is not allowed")                        \
-    X(EQUERY, -10, "query_not_allowed", "URI query is not allowed")                    \
-    X(EFRAGMENT, -11, "fragment_not_allowed", "URI fragment is not allowed")           \
-    X(EENCODEDNUL, -12, "encoded_nul", "URI contains an encoded NUL")                  \
-    X(ENOTABS, -13, "not_absolute", "path is not absolute")                            \
-    X(ECONVENTION, -14, "incompatible_convention", "incompatible path convention")     \
-    X(EOPAQUE, -15, "opaque", "opaque URI has no native form")                         \
-    X(ENOTDESC, -16, "not_descendant", "path is not a descendant of the base")         \
-    X(EDRIVE, -17, "drive_mismatch", "drive-relative path names another drive")        \
-    X(ENOHOME, -18, "no_home", "home directory is not known")                          \
-    X(ECONFIG, -19, "invalid_config", "invalid resolver configuration")                \
-    X(EIO, -20, "io_error", "input/output error")                                      \
-    X(ENOTFOUND, -21, "not_found", "not found")                                        \
-    X(EINVALIDPATH, -22, "invalid_path", "Invalid path / not found")                   \
-    X(ECAPACITY, -23, "capacity", "Visibility registry capacity exceeded \xE2\x80\x94 restart server") \
-    X(EUNKNOWNROOT, -24, "unknown_root", "unknown root")                               \
-    X(ESUBDIRHOME, -25, "subdirectory_home", "Subdirectory homing not allowed")        \
-    X(EOVERFLOW, -26, "stack_overflow", "directory stack overflow (max 100)")          \
-    X(ENOTDIR, -27, "not_a_directory", "not a directory")                              \
-    X(EISDIR, -28, "is_directory", "is a directory")                                   \
-    X(EACCES, -29, "permission_denied", "permission denied")                           \
-    X(ENOTREG, -30, "not_regular_file", "not a regular file")                          \
-    X(EEXIST, -31, "already_exists", "already exists")                                 \
-    X(EEDIT, -32, "edit_failed", "edit failed")                                        \
-    X(ERANGE, -33, "out_of_range", "out of range")                                     \
-    X(EUNSUPPORTED, -34, "unsupported", "not supported on this system")                \
-    X(ETIMEOUT, -35, "timeout", "timed out")                                          \
-    X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")             \
+#define PATHGATE_ERROR_MAP(X)                                                                      \
+    X(EINVAL, -1, "invalid_argument", "invalid argument")                                          \
+    X(ENOMEM, -2, "out_of_memory", "out of memory")                                                \
+    X(ENUL, -3, "nul_byte", "text contains a NUL byte")                                            \
+    X(EUTF8, -4, "invalid_utf8", "text is not valid UTF-8")                                        \
+    X(ETOOLONG, -5, "too_long", "text is longer than PATHGATE_PATH_MAX")                           \
+    X(ESYNTAX, -6, "syntax", "malformed URI")                                                      \
+    X(ESCHEME, -7, "unsupported_scheme", "only file: URIs are supported")                          \
+    X(ECREDENTIALS, -8, "credentials_not_allowed", "URI credentials are not allowed")              \
+    X(EPORT, -9, "port_not_allowed", "URI port is not allowed")                                    \
+    X(EQUERY, -10, "query_not_allowed", "URI query is not allowed")                                \
+    X(EFRAGMENT, -11, "fragment_not_allowed", "URI fragment is not allowed")                       \
+    X(EENCODEDNUL, -12, "encoded_nul", "URI contains an encoded NUL")                              \
+    X(ENOTABS, -13, "not_absolute", "path is not absolute")                                        \
+    X(ECONVENTION, -14, "incompatible_convention", "incompatible path convention")                 \
+    X(EOPAQUE, -15, "opaque", "opaque URI has no native form")                                     \
+    X(ENOTDESC, -16, "not_descendant", "path is not a descendant of the base")                     \
+    X(EDRIVE, -17, "drive_mismatch", "drive-relative path names another drive")                    \
+    X(ENOHOME, -18, "no_home", "home directory is not known")                                      \
+    X(ECONFIG, -19, "invalid_config", "invalid resolver configuration")                            \
+    X(EIO, -20, "io_error", "input/output error")                                                  \
+    X(ENOTFOUND, -21, "not_found", "not found")                                                    \
+    X(EINVALIDPATH, -22, "invalid_path", "Invalid path / not found")                               \
+    X(ECAPACITY, -23, "capacity",                                                                  \
+      "Visibility registry capacity exceeded \xE2\x80\x94 restart server")                         \
+    X(EUNKNOWNROOT, -24, "unknown_root", "unknown root")                                           \
+    X(ESUBDIRHOME, -25, "subdirectory_home", "Subdirectory homing not allowed")                    \
+    X(EOVERFLOW, -26, "stack_overflow", "directory stack overflow (max 100)")                      \
+    X(ENOTDIR, -27, "not_a_directory", "not a directory")                                          \
+    X(EISDIR, -28, "is_directory", "is a directory")                                               \
+    X(EACCES, -29, "permission_denied", "permission denied")                                       \
+    X(ENOTREG, -30, "not_regular_file", "not a regular file")                                      \
+    X(EEXIST, -31, "already_exists", "already exists")                                             \
+    X(EEDIT, -32, "edit_failed", "edit failed")                                                    \
+    X(ERANGE, -33, "out_of_range", "out of range")                                                 \
+    X(EUNSUPPORTED, -34, "unsupported", "not supported on this system")                            \
+    X(ETIMEOUT, -35, "timeout", "timed out")                                                       \
+    X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")                          \
     X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")
 
 typedef enum pathgate_errno {
@@ -82,7 +83,7 @@ typedef enum pathgate_errno {
 #define PATHGATE_X_ENUM(name, value, kind, text) PATHGATE_##name = value,
     PATHGATE_ERROR_MAP(PATHGATE_X_ENUM)
 #undef PATHGATE_X_ENUM
-    PATHGATE__ERRNO_LAST
+        PATHGATE__ERRNO_LAST
 } pathgate_errno;
 
 /* "invalid_argument", ... for a code of the table; "ok" for 0;
@@ -101,7 +102,13 @@ typedef struct pathgate_error {
 } pathgate_error;
 /* Start every pathgate_error from this, so that nothing can ever read stack
  * bytes from one: `pathgate_error err = PATHGATE_ERROR_INIT;`. */
-#define PATHGATE_ERROR_INIT {0, {0}}
+#define PATHGATE_ERROR_INIT                                                                        \
+    {                                                                                              \
+        0,                                                                                         \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
 
 /*
  * Optional allocator. Every constructor takes a `const pathgate_allocator *`;
@@ -128,7 +135,13 @@ typedef struct pathgate_buf {
     pathgate_allocator alloc; /* set by the function that filled it */
 } pathgate_buf;
 
-#define PATHGATE_BUF_INIT {NULL, 0, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_BUF_INIT                                                                          \
+    {                                                                                              \
+        NULL, 0,                                                                                   \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
 
 /* Frees the contents and resets to PATHGATE_BUF_INIT. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_buf_dispose(pathgate_buf *buf);

@@ -72,7 +72,7 @@ extern "C" {
 /* Defaults of the resource limits (options fields left 0). */
 #define PATHGATE_EXEC_MAX_PROCESSES_DEFAULT 512u
 #define PATHGATE_EXEC_MAX_MEMORY_DEFAULT (4ull << 30)    /* RLIMIT_AS, bytes */
-#define PATHGATE_EXEC_MAX_CPU_DEFAULT 600u                /* seconds of CPU time */
+#define PATHGATE_EXEC_MAX_CPU_DEFAULT 600u               /* seconds of CPU time */
 #define PATHGATE_EXEC_MAX_FILE_SIZE_DEFAULT (1ull << 30) /* RLIMIT_FSIZE, bytes */
 #define PATHGATE_EXEC_TMP_SIZE_DEFAULT (256ull << 20)    /* private /tmp, bytes */
 
@@ -117,8 +117,10 @@ typedef struct pathgate_exec_options {
 
 /* Version 1 (without the limits) is still accepted. */
 #define PATHGATE_EXEC_OPTIONS_VERSION 2
-#define PATHGATE_EXEC_OPTIONS_INIT \
-    {PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0}
+#define PATHGATE_EXEC_OPTIONS_INIT                                                                 \
+    {                                                                                              \
+        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0                 \
+    }
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_exec_options_init(pathgate_exec_options *opts, unsigned int version);
@@ -139,7 +141,10 @@ typedef struct pathgate_exec_result {
     unsigned int protections;
 } pathgate_exec_result;
 
-#define PATHGATE_EXEC_RESULT_INIT {PATHGATE_BUF_INIT, 0, 0, 0, 0, 0}
+#define PATHGATE_EXEC_RESULT_INIT                                                                  \
+    {                                                                                              \
+        PATHGATE_BUF_INIT, 0, 0, 0, 0, 0                                                           \
+    }
 
 /* Frees the output and resets the result. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_exec_result_dispose(pathgate_exec_result *res);

@@ -105,8 +105,8 @@ typedef struct pathgate_fs_options {
     unsigned int threads;
 } pathgate_fs_options;
 
-#define PATHGATE_FS_MAX_FILE_DEFAULT ((uint64_t)64 << 20)       /* 64 MiB */
-#define PATHGATE_FS_GREP_MAX_FILE_DEFAULT ((uint64_t)1 << 30)   /* 1 GiB */
+#define PATHGATE_FS_MAX_FILE_DEFAULT ((uint64_t)64 << 20)     /* 64 MiB */
+#define PATHGATE_FS_GREP_MAX_FILE_DEFAULT ((uint64_t)1 << 30) /* 1 GiB */
 
 /* glob: also fill size and modification time of each match (one fstatat
  * per match; ls always fills them). */
@@ -127,7 +127,10 @@ typedef struct pathgate_fs_options {
 #define PATHGATE_FS_IGNORE_CASE 0x4u
 
 #define PATHGATE_FS_OPTIONS_VERSION 2
-#define PATHGATE_FS_OPTIONS_INIT {PATHGATE_FS_OPTIONS_VERSION, NULL, 0, 0, 0, 0}
+#define PATHGATE_FS_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        PATHGATE_FS_OPTIONS_VERSION, NULL, 0, 0, 0, 0                                              \
+    }
 /* Fills opts as PATHGATE_FS_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_FS_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version);
@@ -141,7 +144,7 @@ typedef struct pathgate_fs_info {
     int is_dir;
     int has_metadata; /* size, mtime and modified_at are set (always for ls;
                          for glob with PATHGATE_FS_METADATA) */
-    uint64_t size; /* bytes; 0 for a directory */
+    uint64_t size;    /* bytes; 0 for a directory */
     int64_t mtime_sec;
     long mtime_nsec;
     char modified_at[PATHGATE_FS_TIME_LEN]; /* ISO 8601 UTC, e.g.
@@ -164,7 +167,13 @@ typedef struct pathgate_fs_list {
     pathgate_allocator alloc;
 } pathgate_fs_list;
 
-#define PATHGATE_FS_LIST_INIT {NULL, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_FS_LIST_INIT                                                                      \
+    {                                                                                              \
+        NULL, 0, 0, 0, 0, 0, 0, NULL,                                                              \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
 /* Frees and resets. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
 
@@ -172,7 +181,7 @@ PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
 typedef struct pathgate_fs_match {
     const char *path; /* canonical address of the file */
     size_t path_len;
-    uint64_t line; /* 1-based */
+    uint64_t line;    /* 1-based */
     const char *text; /* the line without its terminator (\n or \r\n);
                          invalid UTF-8 replaced by U+FFFD */
     size_t text_len;
@@ -196,7 +205,13 @@ typedef struct pathgate_fs_matches {
     pathgate_allocator alloc;
 } pathgate_fs_matches;
 
-#define PATHGATE_FS_MATCHES_INIT {NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_FS_MATCHES_INIT                                                                   \
+    {                                                                                              \
+        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL,                                                     \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
 PATHGATE_EXTERN void pathgate_fs_matches_dispose(pathgate_fs_matches *matches);
 
 typedef enum pathgate_fs_encoding {
@@ -218,9 +233,9 @@ typedef struct pathgate_fs_read_result {
     int no_lines_requested; /* limit <= 0: the file was not inspected */
     int has_window;         /* total_lines, start_line, end_line are set */
     uint64_t total_lines;
-    uint64_t start_line; /* 1-based first line of the window */
-    uint64_t end_line;   /* 1-based last line of the window */
-    int has_next;        /* lines remain after the window */
+    uint64_t start_line;  /* 1-based first line of the window */
+    uint64_t end_line;    /* 1-based last line of the window */
+    int has_next;         /* lines remain after the window */
     uint64_t next_offset; /* == end_line: the offset that reads on */
     char modified_at[PATHGATE_FS_TIME_LEN];
     /* Why content is base64 (PATHGATE_FS_NOT_TEXT_*; 0 for text): the whole
@@ -235,7 +250,10 @@ typedef struct pathgate_fs_read_result {
 #define PATHGATE_FS_NOT_TEXT_NUL 1  /* the file holds a NUL byte */
 #define PATHGATE_FS_NOT_TEXT_UTF8 2 /* the file is not valid UTF-8 */
 
-#define PATHGATE_FS_READ_RESULT_INIT {PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0}
+#define PATHGATE_FS_READ_RESULT_INIT                                                               \
+    {                                                                                              \
+        PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0  \
+    }
 PATHGATE_EXTERN void pathgate_fs_read_result_dispose(pathgate_fs_read_result *res);
 
 /* One file of an upload, or (data NULL, size 0) one path of a download. */
@@ -259,7 +277,13 @@ typedef struct pathgate_fs_blobs {
     pathgate_allocator alloc;
 } pathgate_fs_blobs;
 
-#define PATHGATE_FS_BLOBS_INIT {NULL, 0, {NULL, NULL, NULL, NULL}}
+#define PATHGATE_FS_BLOBS_INIT                                                                     \
+    {                                                                                              \
+        NULL, 0,                                                                                   \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
 PATHGATE_EXTERN void pathgate_fs_blobs_dispose(pathgate_fs_blobs *blobs);
 
 /*
@@ -277,8 +301,8 @@ PATHGATE_EXTERN const char *pathgate_fs_operation_error(int code);
  * directories only (a symlink is listed, under its own name, when it
  * resolves inside the base to one of those; otherwise skipped). */
 PATHGATE_EXTERN int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver,
-                                   const char *address, size_t len,
-                                   const pathgate_fs_options *opts, pathgate_error *err);
+                                   const char *address, size_t len, const pathgate_fs_options *opts,
+                                   pathgate_error *err);
 
 /*
  * A line window of a text file: offset is the 0-based first line (negative
@@ -288,9 +312,8 @@ PATHGATE_EXTERN int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *res
  * (encoding BASE64, no window).
  */
 PATHGATE_EXTERN int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver,
-                                     const char *address, size_t len, int64_t offset,
-                                     int64_t limit, const pathgate_fs_options *opts,
-                                     pathgate_error *err);
+                                     const char *address, size_t len, int64_t offset, int64_t limit,
+                                     const pathgate_fs_options *opts, pathgate_error *err);
 
 /* Creates or replaces a file with content (any bytes), creating missing
  * parent directories beneath the base. path (optional) gets the address. */
@@ -307,9 +330,9 @@ PATHGATE_EXTERN int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *res
  * *occurrences (optional) gets the number replaced.
  */
 PATHGATE_EXTERN int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences,
-                                     pathgate_resolver *resolver, const char *address,
-                                     size_t len, const char *old_text, size_t old_len,
-                                     const char *new_text, size_t new_len, int replace_all,
+                                     pathgate_resolver *resolver, const char *address, size_t len,
+                                     const char *old_text, size_t old_len, const char *new_text,
+                                     size_t new_len, int replace_all,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
 /* Deletes a file, a symlink (the link itself) or a directory with
@@ -330,19 +353,19 @@ PATHGATE_EXTERN int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *re
  * matches every line.
  */
 PATHGATE_EXTERN int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver,
-                                     const char *pattern, size_t pattern_len,
-                                     const char *address, size_t address_len, const char *glob,
-                                     size_t glob_len, size_t max_count,
-                                     const pathgate_fs_options *opts, pathgate_error *err);
+                                     const char *pattern, size_t pattern_len, const char *address,
+                                     size_t address_len, const char *glob, size_t glob_len,
+                                     size_t max_count, const pathgate_fs_options *opts,
+                                     pathgate_error *err);
 
 /* Regular files below address (NULL as for grep) matching pattern (see
  * glob.h: `*`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `**`, names at any depth
  * when the pattern has no `/`, leading dots only explicitly), sorted. Only
  * paths unless opts->flags has PATHGATE_FS_METADATA. */
 PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver,
-                                     const char *pattern, size_t pattern_len,
-                                     const char *address, size_t address_len,
-                                     const pathgate_fs_options *opts, pathgate_error *err);
+                                     const char *pattern, size_t pattern_len, const char *address,
+                                     size_t address_len, const pathgate_fs_options *opts,
+                                     pathgate_error *err);
 
 /*
  * Streaming forms of grep and glob: the same walk, but the results are
@@ -354,11 +377,11 @@ PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *r
 typedef int (*pathgate_fs_match_cb)(const pathgate_fs_match *items, size_t count, void *ctx);
 typedef int (*pathgate_fs_info_cb)(const pathgate_fs_info *items, size_t count, void *ctx);
 
-PATHGATE_EXTERN int pathgate_fs_grep_each(pathgate_fs_matches *summary,
-                                          pathgate_resolver *resolver, const char *pattern,
-                                          size_t pattern_len, const char *address,
-                                          size_t address_len, const char *glob, size_t glob_len,
-                                          size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
+PATHGATE_EXTERN int pathgate_fs_grep_each(pathgate_fs_matches *summary, pathgate_resolver *resolver,
+                                          const char *pattern, size_t pattern_len,
+                                          const char *address, size_t address_len, const char *glob,
+                                          size_t glob_len, size_t max_count,
+                                          pathgate_fs_match_cb cb, void *cb_ctx,
                                           const pathgate_fs_options *opts, pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver,
                                           const char *pattern, size_t pattern_len,
@@ -379,18 +402,17 @@ PATHGATE_EXTERN int pathgate_fs_grep_iter_new(pathgate_fs_iter **out, pathgate_r
                                               const char *pattern, size_t pattern_len,
                                               const char *address, size_t address_len,
                                               const char *glob, size_t glob_len, size_t max_count,
-                                              const pathgate_fs_options *opts,
-                                              pathgate_error *err);
+                                              const pathgate_fs_options *opts, pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
                                               const char *pattern, size_t pattern_len,
                                               const char *address, size_t address_len,
-                                              const pathgate_fs_options *opts,
-                                              pathgate_error *err);
-PATHGATE_EXTERN int pathgate_fs_iter_next_match(const pathgate_fs_match **out,
-                                                pathgate_fs_iter *it, pathgate_error *err);
+                                              const pathgate_fs_options *opts, pathgate_error *err);
+PATHGATE_EXTERN int pathgate_fs_iter_next_match(const pathgate_fs_match **out, pathgate_fs_iter *it,
+                                                pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_iter_next_info(const pathgate_fs_info **out, pathgate_fs_iter *it,
                                                pathgate_error *err);
-PATHGATE_EXTERN const pathgate_fs_matches *pathgate_fs_iter_grep_summary(const pathgate_fs_iter *it);
+PATHGATE_EXTERN const pathgate_fs_matches *pathgate_fs_iter_grep_summary(
+    const pathgate_fs_iter *it);
 PATHGATE_EXTERN const pathgate_fs_list *pathgate_fs_iter_glob_summary(const pathgate_fs_iter *it);
 /* Progress while iterating (any thread): files grep has searched so far,
  * as of the last batch handed over. */
@@ -444,9 +466,9 @@ PATHGATE_EXTERN int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *res
  * (PATHGATE_EACCES). path (optional) gets the destination address.
  */
 PATHGATE_EXTERN int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver,
-                                     const char *source, size_t source_len,
-                                     const char *destination, size_t destination_len,
-                                     const pathgate_fs_options *opts, pathgate_error *err);
+                                     const char *source, size_t source_len, const char *destination,
+                                     size_t destination_len, const pathgate_fs_options *opts,
+                                     pathgate_error *err);
 
 typedef enum pathgate_fs_type {
     PATHGATE_FS_TYPE_FILE = 1,
@@ -469,7 +491,13 @@ typedef struct pathgate_fs_stat_result {
     char created_at[PATHGATE_FS_TIME_LEN]; /* "" without has_created */
 } pathgate_fs_stat_result;
 
-#define PATHGATE_FS_STAT_RESULT_INIT {PATHGATE_BUF_INIT, 0, 0, 0, 0, 0, 0, {0}, {0}, {0}, {0}}
+#define PATHGATE_FS_STAT_RESULT_INIT                                                               \
+    {                                                                                              \
+        PATHGATE_BUF_INIT, 0, 0, 0, 0, 0, 0, {0}, {0}, {0},                                        \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
 PATHGATE_EXTERN void pathgate_fs_stat_result_dispose(pathgate_fs_stat_result *res);
 
 /* Size, type, times and permissions of what address names (a symlink inside
@@ -497,10 +525,9 @@ typedef struct pathgate_fs_edit_op {
  * when nothing changed). path (optional) gets the address.
  */
 PATHGATE_EXTERN int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff,
-                                      pathgate_resolver *resolver, const char *address,
-                                      size_t len, const pathgate_fs_edit_op *edits, size_t count,
-                                      int dry_run, const pathgate_fs_options *opts,
-                                      pathgate_error *err);
+                                      pathgate_resolver *resolver, const char *address, size_t len,
+                                      const pathgate_fs_edit_op *edits, size_t count, int dry_run,
+                                      const pathgate_fs_options *opts, pathgate_error *err);
 
 /*
  * The first (head) or last (tail) `lines` lines of a regular file, bytes as
@@ -528,9 +555,8 @@ PATHGATE_EXTERN int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *r
  * truncated: a level deeper than PATHGATE_FS_MAX_DEPTH was not entered.
  */
 PATHGATE_EXTERN int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver,
-                                     const char *address, size_t len,
-                                     const char *const *excludes, const size_t *exclude_lens,
-                                     size_t nexcludes,
+                                     const char *address, size_t len, const char *const *excludes,
+                                     const size_t *exclude_lens, size_t nexcludes,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
 #ifdef __cplusplus

@@ -59,16 +59,13 @@ PATHGATE_EXTERN int pathgate_legacy_render_for_ui(pathgate_buf *out, const pathg
  * Windows cwd a leading `\\` or `//` is UNC and POSIX-absolute text is
  * root-relative; another convention's absolute text is ECONVENTION; the
  * rest joins onto cwd. The result uses cwd's allocator. */
-PATHGATE_EXTERN int pathgate_legacy_resolve_against(pathgate_uri **out,
-                                                    const pathgate_legacy *path,
+PATHGATE_EXTERN int pathgate_legacy_resolve_against(pathgate_uri **out, const pathgate_legacy *path,
                                                     const pathgate_uri *cwd,
-                                                    const pathgate_uri *home,
-                                                    pathgate_error *err);
+                                                    const pathgate_uri *home, pathgate_error *err);
 
 /* pathgate_uri_resolve_config of the wrapped text (convention NONE =
  * base's, else home's); the result uses the allocator of base or home. */
-PATHGATE_EXTERN int pathgate_legacy_resolve_config(pathgate_uri **out,
-                                                   const pathgate_legacy *path,
+PATHGATE_EXTERN int pathgate_legacy_resolve_config(pathgate_uri **out, const pathgate_legacy *path,
                                                    const pathgate_uri *base,
                                                    const pathgate_uri *home,
                                                    pathgate_convention convention,

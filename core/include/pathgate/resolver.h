@@ -36,27 +36,27 @@ extern "C" {
  * (never needed by an agent, who sees only the two messages above).
  * X(NAME, "name")
  */
-#define PATHGATE_REASON_MAP(X)                                          \
-    X(OK, "ok")                  /* success */                          \
-    X(SYNTAX, "syntax")          /* not an address, URI or path form */ \
-    X(ENCODING, "encoding")      /* NUL byte or invalid UTF-8 */        \
-    X(TOO_LONG, "too_long")      /* longer than PATHGATE_PATH_MAX */    \
-    X(UNKNOWN_ROOT, "unknown_root")                                     \
-    X(UNKNOWN_MOD, "unknown_mod")                                       \
-    X(OUTSIDE_BASES, "outside_bases") /* host path/URI in no base */    \
-    X(RELATIVE_WITHOUT_BASE, "relative_without_base")                   \
-    X(INVALID_BASE, "invalid_base") /* the base argument is invalid */  \
-    X(ESCAPES_ROOT, "escapes_root") /* `..` or a symlink leaves base */ \
-    X(NOT_FOUND, "not_found")                                           \
-    X(NOT_A_DIRECTORY, "not_a_directory") /* a file used as a dir */    \
-    X(IO, "io")                  /* unexpected kernel error */          \
+#define PATHGATE_REASON_MAP(X)                                                                     \
+    X(OK, "ok")             /* success */                                                          \
+    X(SYNTAX, "syntax")     /* not an address, URI or path form */                                 \
+    X(ENCODING, "encoding") /* NUL byte or invalid UTF-8 */                                        \
+    X(TOO_LONG, "too_long") /* longer than PATHGATE_PATH_MAX */                                    \
+    X(UNKNOWN_ROOT, "unknown_root")                                                                \
+    X(UNKNOWN_MOD, "unknown_mod")                                                                  \
+    X(OUTSIDE_BASES, "outside_bases") /* host path/URI in no base */                               \
+    X(RELATIVE_WITHOUT_BASE, "relative_without_base")                                              \
+    X(INVALID_BASE, "invalid_base") /* the base argument is invalid */                             \
+    X(ESCAPES_ROOT, "escapes_root") /* `..` or a symlink leaves base */                            \
+    X(NOT_FOUND, "not_found")                                                                      \
+    X(NOT_A_DIRECTORY, "not_a_directory") /* a file used as a dir */                               \
+    X(IO, "io")                           /* unexpected kernel error */                            \
     X(CAPACITY, "capacity")
 
 typedef enum pathgate_reason {
 #define PATHGATE_X_REASON(name, text) PATHGATE_REASON_##name,
     PATHGATE_REASON_MAP(PATHGATE_X_REASON)
 #undef PATHGATE_X_REASON
-    PATHGATE__REASON_LAST
+        PATHGATE__REASON_LAST
 } pathgate_reason;
 
 /* "ok", "syntax", ...; "unknown" for an out-of-range value. */
@@ -118,8 +118,8 @@ typedef struct pathgate_resolver_options {
     size_t nroots;
     const pathgate_base_spec *mods;
     size_t nmods;
-    size_t max_tokens; /* 0 = PATHGATE_MAX_TOKENS_DEFAULT */
-    unsigned int flags; /* reserved: 0 (one bit is for the test suites) */
+    size_t max_tokens;                   /* 0 = PATHGATE_MAX_TOKENS_DEFAULT */
+    unsigned int flags;                  /* reserved: 0 (one bit is for the test suites) */
     const pathgate_allocator *allocator; /* NULL = libc */
     /* Version 2: bases marked read-only by name, in addition to
      * PATHGATE_BASE_READ_ONLY in their spec. Each entry (NUL-terminated) is
@@ -132,8 +132,10 @@ typedef struct pathgate_resolver_options {
 
 /* Version 1 (without read_only) is still accepted. */
 #define PATHGATE_RESOLVER_OPTIONS_VERSION 2
-#define PATHGATE_RESOLVER_OPTIONS_INIT \
-    {PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0}
+#define PATHGATE_RESOLVER_OPTIONS_INIT                                                             \
+    {                                                                                              \
+        PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0                   \
+    }
 /* Fills opts as PATHGATE_RESOLVER_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_RESOLVER_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *opts,
@@ -167,7 +169,10 @@ typedef struct pathgate_resolve_options {
 } pathgate_resolve_options;
 
 #define PATHGATE_RESOLVE_OPTIONS_VERSION 1
-#define PATHGATE_RESOLVE_OPTIONS_INIT {PATHGATE_RESOLVE_OPTIONS_VERSION, 1, NULL, 0}
+#define PATHGATE_RESOLVE_OPTIONS_INIT                                                              \
+    {                                                                                              \
+        PATHGATE_RESOLVE_OPTIONS_VERSION, 1, NULL, 0                                               \
+    }
 /* Fills opts as PATHGATE_RESOLVE_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_RESOLVE_OPTIONS_VERSION. For callers without C macros. */
 PATHGATE_EXTERN int pathgate_resolve_options_init(pathgate_resolve_options *opts,
@@ -194,7 +199,10 @@ typedef struct pathgate_resolution {
     const char *error_message;
 } pathgate_resolution;
 
-#define PATHGATE_RESOLUTION_INIT {0, 0, PATHGATE_REASON_OK, NULL, NULL, NULL, NULL}
+#define PATHGATE_RESOLUTION_INIT                                                                   \
+    {                                                                                              \
+        0, 0, PATHGATE_REASON_OK, NULL, NULL, NULL, NULL                                           \
+    }
 
 /* Frees what the resolution owns and resets it. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_resolution_dispose(pathgate_resolution *res);
@@ -210,9 +218,9 @@ PATHGATE_EXTERN void pathgate_resolution_dispose(pathgate_resolution *res);
  * code only for misuse (EINVAL) or ENOMEM, in which case out is left INIT.
  * A failed resolution mints nothing.
  */
-PATHGATE_EXTERN int pathgate_resolver_resolve(pathgate_resolution *out,
-                                              pathgate_resolver *resolver, const char *text,
-                                              size_t len, const pathgate_resolve_options *opts,
+PATHGATE_EXTERN int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *resolver,
+                                              const char *text, size_t len,
+                                              const pathgate_resolve_options *opts,
                                               pathgate_error *err);
 
 /* The host path of a ref this registry minted whose address matches the

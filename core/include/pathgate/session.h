@@ -31,8 +31,7 @@ typedef struct pathgate_session pathgate_session;
 /* home: `root:<key>` or a bare key, NULL for the resolver's first root.
  * Uses the resolver's allocator. */
 PATHGATE_EXTERN int pathgate_session_new(pathgate_session **out, pathgate_resolver *resolver,
-                                         const char *home, size_t home_len,
-                                         pathgate_error *err);
+                                         const char *home, size_t home_len, pathgate_error *err);
 /* NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_session_free(pathgate_session *session);
 
@@ -63,9 +62,8 @@ PATHGATE_EXTERN int pathgate_session_pop(pathgate_buf *message, pathgate_session
                                          pathgate_error *err);
 
 /* resolve() with the session's cwd as base. */
-PATHGATE_EXTERN int pathgate_session_resolve(pathgate_resolution *out,
-                                             pathgate_session *session, const char *text,
-                                             size_t len, int require_exists,
+PATHGATE_EXTERN int pathgate_session_resolve(pathgate_resolution *out, pathgate_session *session,
+                                             const char *text, size_t len, int require_exists,
                                              pathgate_error *err);
 
 /* The session's resolver. */

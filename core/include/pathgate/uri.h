@@ -58,8 +58,7 @@ PATHGATE_EXTERN int pathgate_uri_parse(pathgate_uri **out, const char *text, siz
  * opaque file:///%00/bad/path/<base64url> form. */
 PATHGATE_EXTERN int pathgate_uri_from_native(pathgate_uri **out, const char *text, size_t len,
                                              pathgate_convention convention,
-                                             const pathgate_allocator *alloc,
-                                             pathgate_error *err);
+                                             const pathgate_allocator *alloc, pathgate_error *err);
 
 /* NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_uri_free(pathgate_uri *uri);
@@ -110,8 +109,7 @@ PATHGATE_EXTERN int pathgate_uri_join(pathgate_uri **out, const pathgate_uri *ba
 /* join, then require the result to stay under base (ENOTDESC otherwise);
  * rejects absolute text and, under Windows, any segment containing `:`. */
 PATHGATE_EXTERN int pathgate_uri_join_descendant(pathgate_uri **out, const pathgate_uri *base,
-                                                 const char *text, size_t len,
-                                                 pathgate_error *err);
+                                                 const char *text, size_t len, pathgate_error *err);
 
 /* Equality and hash: Windows decoded ASCII case-insensitive, POSIX exact;
  * the trailing '/' counts (`file:///tmp` != `file:///tmp/`).
@@ -228,9 +226,9 @@ PATHGATE_EXTERN int pathgate_uri_to_config_path(pathgate_buf *out, const pathgat
  * the drive a segment of its own: `C:\a` gives "C:", "a"; "" gives "").
  * Start with *pos = 0; each call returns 1 with the next segment, then 0.
  * convention NONE returns 0. */
-PATHGATE_EXTERN int pathgate_path_segment_next(const char **seg, size_t *seg_len,
-                                               const char *text, size_t len,
-                                               pathgate_convention convention, size_t *pos);
+PATHGATE_EXTERN int pathgate_path_segment_next(const char **seg, size_t *seg_len, const char *text,
+                                               size_t len, pathgate_convention convention,
+                                               size_t *pos);
 
 /* 1 when text is home-relative under convention: `~` alone or followed by
  * '/' (or '\' under Windows); *suffix (optional) = text + 1, *suffix_len

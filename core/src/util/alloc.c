@@ -5,9 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *libc_malloc(size_t size, void *ctx) { (void)ctx; return malloc(size); }
-static void *libc_realloc(void *ptr, size_t size, void *ctx) { (void)ctx; return realloc(ptr, size); }
-static void libc_free(void *ptr, void *ctx) { (void)ctx; free(ptr); }
+static void *libc_malloc(size_t size, void *ctx)
+{
+    (void)ctx;
+    return malloc(size);
+}
+static void *libc_realloc(void *ptr, size_t size, void *ctx)
+{
+    (void)ctx;
+    return realloc(ptr, size);
+}
+static void libc_free(void *ptr, void *ctx)
+{
+    (void)ctx;
+    free(ptr);
+}
 
 static const pathgate_allocator libc_allocator = {libc_malloc, libc_realloc, libc_free, NULL};
 

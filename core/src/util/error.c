@@ -10,8 +10,8 @@ const char *pathgate_errname(int code)
     switch (code) {
     case PATHGATE_OK:
         return "ok";
-#define PATHGATE_X_NAME(name, value, kind, text) \
-    case PATHGATE_##name:                        \
+#define PATHGATE_X_NAME(name, value, kind, text)                                                   \
+    case PATHGATE_##name:                                                                          \
         return kind;
         PATHGATE_ERROR_MAP(PATHGATE_X_NAME)
 #undef PATHGATE_X_NAME
@@ -25,8 +25,8 @@ const char *pathgate_strerror(int code)
     switch (code) {
     case PATHGATE_OK:
         return "success";
-#define PATHGATE_X_TEXT(name, value, kind, text) \
-    case PATHGATE_##name:                        \
+#define PATHGATE_X_TEXT(name, value, kind, text)                                                   \
+    case PATHGATE_##name:                                                                          \
         return text;
         PATHGATE_ERROR_MAP(PATHGATE_X_TEXT)
 #undef PATHGATE_X_TEXT

@@ -15,7 +15,15 @@
  * matched without the general matcher. */
 /* SEG_ANYDIRS: the implicit leading `**` of a pattern without `/` under
  * PATHGATE__GLOB_BASENAME; unlike SEG_GLOBSTAR it enters dot-directories. */
-enum seg_kind { SEG_LITERAL, SEG_SUFFIX, SEG_WILD, SEG_GLOBSTAR, SEG_NEVER, SEG_ACCEPT, SEG_ANYDIRS };
+enum seg_kind {
+    SEG_LITERAL,
+    SEG_SUFFIX,
+    SEG_WILD,
+    SEG_GLOBSTAR,
+    SEG_NEVER,
+    SEG_ACCEPT,
+    SEG_ANYDIRS
+};
 
 typedef struct seg {
     unsigned char kind;
@@ -307,9 +315,8 @@ static int group_bounds(const char *s, size_t slen, size_t open, size_t close, s
 /* Pushes onto work one copy of s per alternative, the group replaced by
  * it, in reverse so that the output keeps the written order. 0 or
  * PATHGATE_ENOMEM. */
-static int push_alternatives(const pathgate_allocator *a, strvec *work, const char *s,
-                             size_t slen, size_t open, size_t close, const size_t *bounds,
-                             size_t nb)
+static int push_alternatives(const pathgate_allocator *a, strvec *work, const char *s, size_t slen,
+                             size_t open, size_t close, const size_t *bounds, size_t nb)
 {
     for (size_t k = nb - 1; k > 0; k--) {
         size_t as = bounds[k - 1] + 1, ae = bounds[k];
@@ -330,8 +337,8 @@ static int push_alternatives(const pathgate_allocator *a, strvec *work, const ch
     return PATHGATE_OK;
 }
 
-static int expand_braces(const pathgate_allocator *a, strvec *out, const char *pattern,
-                         size_t len, pathgate_error *err)
+static int expand_braces(const pathgate_allocator *a, strvec *out, const char *pattern, size_t len,
+                         pathgate_error *err)
 {
     strvec work = {0};
     int rc;
@@ -461,11 +468,12 @@ static int add_alternative(builder *b, const char *p, size_t len, pathgate_error
     }
     g->starts[g->nstarts++] = g->npos;
     if (len == 0) /* only slashes: names nothing */
-        return (rc = add_pos(b, SEG_NEVER, NULL, 0, err)) < 0 ? rc
-                                                              : add_pos(b, SEG_ACCEPT, NULL, 0, err);
+        return (rc = add_pos(b, SEG_NEVER, NULL, 0, err)) < 0
+                   ? rc
+                   : add_pos(b, SEG_ACCEPT, NULL, 0, err);
     if (!anchored && !memchr(p, '/', len) &&
-        (rc = add_pos(b, (b->flags & PATHGATE__GLOB_BASENAME) ? SEG_ANYDIRS : SEG_GLOBSTAR, NULL,
-                      0, err)) < 0)
+        (rc = add_pos(b, (b->flags & PATHGATE__GLOB_BASENAME) ? SEG_ANYDIRS : SEG_GLOBSTAR, NULL, 0,
+                      err)) < 0)
         return rc;
     char lit[PATHGATE_PATH_MAX + 1];
     size_t i = 0;
@@ -560,8 +568,8 @@ size_t pathgate__glob_state_size(const pathgate__glob *g)
     return g->state_size;
 }
 
-#define BIT_GET(s, i) (((s)[(i) >> 3] >> ((i) & 7)) & 1u)
-#define BIT_SET(s, i) ((s)[(i) >> 3] |= (unsigned char)(1u << ((i) & 7)))
+#define BIT_GET(s, i) (((s)[(i) >> 3] >> ((i)&7)) & 1u)
+#define BIT_SET(s, i) ((s)[(i) >> 3] |= (unsigned char)(1u << ((i)&7)))
 
 /* Adds the positions reachable through `**` matching nothing. Transitions
  * go forward only, so one ascending pass closes the set. */

@@ -11,17 +11,17 @@
 #include <stddef.h>
 
 enum {
-    PATHGATE__PCT_SEG = 1,      /* must be encoded inside a path segment */
-    PATHGATE__PCT_HOST_OK = 2,  /* literal in a host (RFC 3986 unreserved / sub-delims) */
-    PATHGATE__PCT_BADHOST = 4,  /* never valid in a UNC server name (decoded) */
-    PATHGATE__PCT_LENIENT = 8,  /* accepted raw in a parsed path though RFC 3986 refuses it */
+    PATHGATE__PCT_SEG = 1,          /* must be encoded inside a path segment */
+    PATHGATE__PCT_HOST_OK = 2,      /* literal in a host (RFC 3986 unreserved / sub-delims) */
+    PATHGATE__PCT_BADHOST = 4,      /* never valid in a UNC server name (decoded) */
+    PATHGATE__PCT_LENIENT = 8,      /* accepted raw in a parsed path though RFC 3986 refuses it */
     PATHGATE__PCT_LENIENT_ENC = 16, /* of those, the ones parse re-encodes (SEG too) */
-    PATHGATE__PCT_SLASH = 32,   /* '/' */
-    PATHGATE__PCT_PATH_OK = 64, /* raw in a parsed path: RFC 3986 pchar and '/' (except
+    PATHGATE__PCT_SLASH = 32,       /* '/' */
+    PATHGATE__PCT_PATH_OK = 64,     /* raw in a parsed path: RFC 3986 pchar and '/' (except
                                    pct-encoded), plus the lenient bytes */
-    PATHGATE__PCT_PCHAR = 128,  /* RFC 3986 pchar except pct-encoded: unreserved,
+    PATHGATE__PCT_PCHAR = 128,      /* RFC 3986 pchar except pct-encoded: unreserved,
                                    sub-delims, ':', '@' */
-    PATHGATE__PCT_NOT_PLAIN = 256, /* not kept as is by parse: neither pchar nor `[]|^` */
+    PATHGATE__PCT_NOT_PLAIN = 256,  /* not kept as is by parse: neither pchar nor `[]|^` */
     PATHGATE__PCT_UNRESERVED = 512, /* RFC 3986 unreserved: letters, digits, `-._~` */
     PATHGATE__PCT_PERCENT = 1024,   /* '%' */
     PATHGATE__PCT_HIGH = 2048,      /* a byte >= 0x80 */

@@ -24,7 +24,7 @@ typedef struct pathgate__random {
     pathgate__random_page *page; /* page-aligned inside block */
     size_t capacity;             /* random bytes a full page holds */
     size_t page_size;
-    int wipe_on_fork;            /* madvise succeeded: undo before free */
+    int wipe_on_fork; /* madvise succeeded: undo before free */
 } pathgate__random;
 
 /* Allocates the pool (empty: the first take fills it). 0 or ENOMEM. */

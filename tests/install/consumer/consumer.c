@@ -20,7 +20,8 @@ int main(void)
     const char *inputs[] = {"ROOT_REPO:/", "root:repo/../../etc/passwd"};
     for (int i = 0; i < 2; i++) {
         pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
-        if (pathgate_resolver_resolve(&res, resolver, inputs[i], strlen(inputs[i]), NULL, &err) != 0) {
+        if (pathgate_resolver_resolve(&res, resolver, inputs[i], strlen(inputs[i]), NULL, &err) !=
+            0) {
             status = 1;
             continue;
         }
