@@ -174,8 +174,9 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
         {PATHGATE_EXEC_PROT_NAMESPACES, "namespaces"},
         {PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit"},
         {PATHGATE_EXEC_PROT_RLIMITS, "rlimits"},
+        {PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid"},
     };
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {
         if (res->protections & prot[i].bit) {
             lua_pushboolean(L, 1);

@@ -13,6 +13,7 @@
 #include "exec_spawn.h"
 #include "exec_test.h"
 #include "exec_tmp.h"
+#include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_view.h"
 
@@ -154,9 +155,14 @@ static const char *beneath(const char *b, const char *w)
 }
 
 static int build_view(pathgate__exec_view *v, const pathgate__exec_grant *grants, size_t n,
-                      const char *cwd_view, int cwd_fd, const pathgate_exec_options *o, int abi)
+                      const char *cwd_view, int cwd_fd, const pathgate_exec_options *o, int abi,
+                      int unpriv)
 {
     int rc = PATHGATE_OK;
+    if (unpriv && (o->flags & PATHGATE__EXEC_TEST_NO_IDMAP))
+        return PATHGATE_EUNSUPPORTED;
+    if (unpriv)
+        pathgate__exec_view_unprivileged(v, PATHGATE__EXEC_RUN_AS_UID, PATHGATE__EXEC_RUN_AS_GID);
     for (size_t i = 0; !rc && i < n; i++)
         if (grants[i].view)
             rc = pathgate__exec_view_add_base(v, grants[i].fd, grants[i].view,
@@ -249,7 +255,20 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
         alloc,        {o.max_processes, o.max_memory, o.max_cpu_seconds, o.max_file_size}};
     unsigned int prot = 0;
     if (want_ns) {
-        rc = build_view(&st.view, grants, ngrants, cwd_view, cwd_fd, &o, abi);
+        /* A root caller's command runs as an unprivileged host uid, or
+         * (weaker protection allowed) as the caller's root. */
+        int unpriv = geteuid() == 0;
+        rc = build_view(&st.view, grants, ngrants, cwd_view, cwd_fd, &o, abi,
+                        unpriv && pathgate__exec_spawn_can_map());
+        if (unpriv && (rc == PATHGATE_EUNSUPPORTED || !pathgate__exec_spawn_can_map())) {
+            if (!o.allow_unconfined) {
+                rc = refuse(err, "the command cannot run as an unprivileged uid (the bases "
+                                 "cannot be idmapped)");
+                goto done;
+            }
+            pathgate__exec_view_dispose(&st.view);
+            rc = build_view(&st.view, grants, ngrants, cwd_view, cwd_fd, &o, abi, 0);
+        }
         if (!rc)
             rc = build_env(&st, alloc, o.env, "/tmp", cwd_view);
         if (rc) {

@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_seccomp.h"
 #include "exec_supervise.h"
@@ -99,6 +100,9 @@ typedef struct child_args {
     clone_func do_clone;
     void *stack_b;
     int sync_w; /* held until the shell has started or failed */
+    /* Unprivileged view: the child waits for one byte on map_r (the
+     * parent has written its uid and gid maps) or EOF (it could not). */
+    int map_r, map_w;
 } child_args;
 
 /* The init runs alongside the parent's threads once the shell has
@@ -229,6 +233,16 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
     RAW(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
     /* 5. The view (namespaces) and its working directory, or without it
      * the working directory by fd: no path string is involved. */
+    if (a->map_r >= 0) {
+        char c;
+        RAW(SYS_close, a->map_w);
+        rc = RAW(SYS_read, a->map_r, &c, 1);
+        RAW(SYS_close, a->map_r);
+        if (rc != 1) {
+            a->view_step = "uid map";
+            child_fail(a, STAGE_VIEW, rc < 0 ? rc : -EPERM);
+        }
+    }
     if (a->spec->view) {
         const char *step = "";
         rc = pathgate__exec_view_enter(a->spec->view, a->ruleset_fd, &step, &a->pid_limited);
@@ -319,6 +333,11 @@ confine_and_exec(child_args *a)
 
 /* ------------------------------------------------------------- parent */
 
+int pathgate__exec_spawn_can_map(void)
+{
+    return PG_HAVE_INIT;
+}
+
 /* A descriptor the child can move onto 0/1/2 without clobbering another:
  * fds below 3 (a parent with closed stdio) are duplicated upwards. Returns
  * the fd to use (owned: *dup_out set when a duplicate was made) or -1. */
@@ -382,13 +401,29 @@ static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *sta
         return -1;
     }
     args->stack_b = (char *)*stack + 2 * CHILD_STACK_SIZE;
-    int sync[2] = {-1, -1};
+    int sync[2] = {-1, -1}, map[2] = {-1, -1}, dup_map[2] = {-1, -1};
+    if (args->init && args->spec->view->unpriv) {
+        if (pipe2(map, O_CLOEXEC) < 0 || (args->map_r = high_fd(map[0], &dup_map[0])) < 0 ||
+            (args->map_w = high_fd(map[1], &dup_map[1])) < 0) {
+            int e = errno;
+            for (int i = 0; i < 2; i++) {
+                close_fd(&map[i]);
+                close_fd(&dup_map[i]);
+            }
+            errno = e;
+            return -1;
+        }
+    }
     if (args->init) {
         int dup_w;
         if (pipe2(sync, O_CLOEXEC) < 0 || (args->sync_w = high_fd(sync[1], &dup_w)) < 0) {
             int e = errno;
             close_fd(&sync[0]);
             close_fd(&sync[1]);
+            for (int i = 0; i < 2; i++) {
+                close_fd(&map[i]);
+                close_fd(&dup_map[i]);
+            }
             errno = e;
             return -1;
         }
@@ -416,6 +451,19 @@ static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *sta
         pid = args->do_clone(child_main, top, flags, args);
     }
     int e = errno;
+    if (args->map_w >= 0) {
+        /* The child waits for its maps (privileged: only a process
+         * outside its namespace may write them). */
+        if (pid >= 0 && pathgate__exec_idmap_write(pid, args->spec->view->uid_map,
+                                                   args->spec->view->gid_map) == 0) {
+            while (write(args->map_w, "1", 1) < 0 && errno == EINTR) {
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            close_fd(&map[i]);
+            close_fd(&dup_map[i]);
+        }
+    }
     if (args->init) {
         close_fd(&sync[1]);
         char c;
@@ -471,7 +519,7 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
         goto done;
     }
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0, 0, NULL, NULL, -1};
+    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0, 0, NULL, NULL, -1, -1, -1};
     args.devnull = high_fd(devnull, &dups[0]);
     args.pipe_w = high_fd(pipefd[1], &dups[1]);
     args.cwd_fd = high_fd(spec->cwd_fd, &dups[2]);
@@ -507,6 +555,8 @@ int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *s
     }
     if (spec->view)
         *prot |= PATHGATE_EXEC_PROT_NAMESPACES;
+    if (spec->view && spec->view->unpriv)
+        *prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
     if (args.pid_limited)
         *prot |= PATHGATE_EXEC_PROT_PID_LIMIT;
     *prot |= PATHGATE_EXEC_PROT_RLIMITS;

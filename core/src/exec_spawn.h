@@ -46,6 +46,10 @@ typedef struct pathgate__exec_spec {
 #define PATHGATE__EXEC_GRACE_MS 200
 #define PATHGATE__EXEC_DRAIN_MS 2000
 
+/* 1 when the parent can write the child's maps (the child is an init
+ * that does not suspend the caller): an unprivileged view is possible. */
+int pathgate__exec_spawn_can_map(void);
+
 /* Runs the child to completion. Fills out->output, exit_code, truncated
  * and timed_out (landlock_abi is the caller's) and adds to *prot the
  * PATHGATE_EXEC_PROT_* bits it established (namespaces, pid limit,

@@ -9,6 +9,9 @@
 
 /* Behave as if user namespaces were unavailable. */
 #define PATHGATE__EXEC_TEST_NO_NAMESPACES 0x2u
+/* Behave as if the bases could not be idmapped (a root caller's command
+ * cannot run as an unprivileged uid). */
+#define PATHGATE__EXEC_TEST_NO_IDMAP 0x4u
 /* Behave as if the kernel's Landlock ABI were at most n (0..15). */
 #define PATHGATE__EXEC_TEST_ABI_CAP(n) (((((unsigned int)(n)) & 0xfu) + 1u) << 8)
 /* The cap encoded in flags, or -1 for none. */

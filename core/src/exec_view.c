@@ -9,16 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "alloc.h"
+#include "exec_idmap.h"
 #include "exec_landlock.h"
 
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#define PG_MOVE_MOUNT_F_EMPTY_PATH 0x4
 #define PG_MOUNT_ATTR_RDONLY 0x1ULL
 #define PG_MOUNT_ATTR_NOSUID 0x2ULL
 #define PG_MOUNT_ATTR_NODEV 0x4ULL
@@ -57,6 +63,11 @@ void pathgate__exec_view_init(pathgate__exec_view *v, const pathgate_allocator *
 
 void pathgate__exec_view_dispose(pathgate__exec_view *v)
 {
+    for (size_t i = 0; i < v->nops; i++)
+        if (v->ops[i].kind == PATHGATE__VOP_MOVE && v->ops[i].fd >= 0)
+            close(v->ops[i].fd);
+    for (size_t i = 0; i < v->nowners; i++)
+        close(v->owners[i].fd);
     for (size_t i = 0; i < v->nstrs; i++)
         pathgate__free(v->alloc, v->strs[i]);
     pathgate__free(v->alloc, v->strs);
@@ -106,7 +117,7 @@ static int add_op_id(pathgate__exec_view *v, int kind, const char *dst, const ch
         return PATHGATE_ENOMEM;
     if (grow(v->alloc, (void **)&v->ops, &v->opcap, v->nops + 1, sizeof *v->ops))
         return PATHGATE_ENOMEM;
-    v->ops[v->nops++] = (pathgate__exec_view_op){kind, dst, src, attr, dev, ino};
+    v->ops[v->nops++] = (pathgate__exec_view_op){kind, dst, src, attr, dev, ino, -1};
     return PATHGATE_OK;
 }
 
@@ -153,6 +164,61 @@ static int bind_fd(pathgate__exec_view *v, int fd, const char *dst, int mkpoint,
     return rc;
 }
 
+void pathgate__exec_view_unprivileged(pathgate__exec_view *v, unsigned int run_uid,
+                                      unsigned int run_gid)
+{
+    v->unpriv = 1;
+    v->run_uid = run_uid;
+    v->run_gid = run_gid;
+}
+
+/* The idmapping user namespace for files owned by (uid, gid). */
+static int owner_userns(pathgate__exec_view *v, uid_t uid, gid_t gid)
+{
+    for (size_t i = 0; i < v->nowners; i++)
+        if (v->owners[i].uid == uid && v->owners[i].gid == gid)
+            return v->owners[i].fd;
+    if (v->nowners == PATHGATE__VIEW_MAX_OWNERS)
+        return -ENOSPC;
+    int fd = pathgate__exec_idmap_userns(uid, gid, v->run_uid, v->run_gid);
+    if (fd >= 0) {
+        v->owners[v->nowners].uid = uid;
+        v->owners[v->nowners].gid = gid;
+        v->owners[v->nowners++].fd = fd;
+    }
+    return fd;
+}
+
+/* Unprivileged view: a detached copy of the base made here (no host path
+ * is walked by the child, which no longer has the caller's uid), idmapped
+ * when writable; the child moves it onto dst. */
+static int tree_op(pathgate__exec_view *v, int fd, const char *dst, int mkpoint, uint64_t attr,
+                   int idmap)
+{
+    struct stat st;
+    if (!dst)
+        return PATHGATE_ENOMEM;
+    if (fstat(fd, &st) < 0)
+        return PATHGATE_EINVAL;
+    int userns = -1;
+    if (idmap && (userns = owner_userns(v, st.st_uid, st.st_gid)) < 0)
+        return userns == -ENOMEM ? PATHGATE_ENOMEM : PATHGATE_EUNSUPPORTED;
+    int rc = PATHGATE_OK;
+    if (mkpoint)
+        rc = add_op(v, S_ISDIR(st.st_mode) ? PATHGATE__VOP_DIR : PATHGATE__VOP_FILE, dst, NULL, 0);
+    if (rc)
+        return rc;
+    /* reserve the slot first: a made tree is never lost */
+    if (grow(v->alloc, (void **)&v->ops, &v->opcap, v->nops + 1, sizeof *v->ops))
+        return PATHGATE_ENOMEM;
+    int tree = pathgate__exec_idmap_tree(fd, attr, userns);
+    if (tree < 0)
+        return tree == -ENOMEM ? PATHGATE_ENOMEM : PATHGATE_EUNSUPPORTED;
+    v->ops[v->nops++] =
+        (pathgate__exec_view_op){PATHGATE__VOP_MOVE, dst, NULL, 0, st.st_dev, st.st_ino, tree};
+    return PATHGATE_OK;
+}
+
 int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only)
 {
     if (fd < 0 || !name || !*name || strchr(name, '/'))
@@ -160,7 +226,10 @@ int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *nam
     uint64_t attr = PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV;
     if (read_only)
         attr |= PG_MOUNT_ATTR_RDONLY;
-    return bind_fd(v, fd, str(v, PATHGATE__VIEW_STAGE "/%s", name), 1, attr);
+    const char *dst = str(v, PATHGATE__VIEW_STAGE "/%s", name);
+    if (v->unpriv)
+        return tree_op(v, fd, dst, 1, attr, !read_only);
+    return bind_fd(v, fd, dst, 1, attr);
 }
 
 int pathgate__exec_view_add_nested(pathgate__exec_view *v, int fd, const char *outer,
@@ -171,8 +240,10 @@ int pathgate__exec_view_add_nested(pathgate__exec_view *v, int fd, const char *o
     const char *dst = str(v, PATHGATE__VIEW_STAGE "/%s/%s", outer, rel);
     v->nested_ro++;
     /* the directory exists already (it is the base's own directory) */
-    return bind_fd(v, fd, dst, 0,
-                   PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV | PG_MOUNT_ATTR_RDONLY);
+    const uint64_t attr = PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV | PG_MOUNT_ATTR_RDONLY;
+    if (v->unpriv)
+        return tree_op(v, fd, dst, 0, attr, 0);
+    return bind_fd(v, fd, dst, 0, attr);
 }
 
 /* Small regular /etc files are copied into the view's (read-only) root
@@ -282,8 +353,15 @@ int pathgate__exec_view_finish(pathgate__exec_view *v, const pathgate__exec_view
         rc = add_op(v, PATHGATE__VOP_PROC, PATHGATE__VIEW_STAGE "/proc", NULL, 0);
     if (rc)
         return rc;
-    snprintf(v->uid_map, sizeof v->uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
-    snprintf(v->gid_map, sizeof v->gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+    if (v->unpriv) {
+        snprintf(v->uid_map, sizeof v->uid_map, "0 %u 1\n", v->run_uid);
+        snprintf(v->gid_map, sizeof v->gid_map, "0 %u 1\n", v->run_gid);
+    } else {
+        snprintf(v->uid_map, sizeof v->uid_map, "%u %u 1\n", (unsigned)geteuid(),
+                 (unsigned)geteuid());
+        snprintf(v->gid_map, sizeof v->gid_map, "%u %u 1\n", (unsigned)getegid(),
+                 (unsigned)getegid());
+    }
     if (lim->max_procs) {
         /* Once pids have wrapped around, the kernel hands out only those
          * from 300 (RESERVED_PIDS) to pid_max - 1, in every namespace: so
@@ -386,6 +464,14 @@ NOSAN static long vop(const pathgate__exec_view_op *op, int ruleset, uint64_t ri
             rc = -EXDEV; /* the host path changed meanwhile: fail closed */
         break;
     }
+    case PATHGATE__VOP_MOVE: {
+        struct stat st;
+        rc = VRAW(__NR_move_mount, op->fd, "", AT_FDCWD, op->dst, PG_MOVE_MOUNT_F_EMPTY_PATH);
+        if (!rc && (rc = VRAW(SYS_newfstatat, AT_FDCWD, op->dst, &st, 0)) == 0 &&
+            (st.st_dev != op->dev || st.st_ino != op->ino))
+            rc = -EXDEV;
+        return rc; /* flags set by the parent */
+    }
     case PATHGATE__VOP_TMPFS:
         rc = VRAW(SYS_mount, "tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->src);
         if (!rc)
@@ -411,14 +497,31 @@ NOSAN long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_f
                                      const char **failed, volatile int *pid_limited)
 {
     long rc;
-    /* Our own uid and gid only (an unprivileged process may map nothing
-     * else); supplementary groups cannot be changed afterwards. */
-    if ((rc = vwrite_file("/proc/self/setgroups", "deny")) < 0 && rc != -ENOENT)
-        FAIL("setgroups");
-    if ((rc = vwrite_file("/proc/self/uid_map", v->uid_map)) < 0)
-        FAIL("uid map");
-    if ((rc = vwrite_file("/proc/self/gid_map", v->gid_map)) < 0)
-        FAIL("gid map");
+    if (v->unpriv) {
+        /* The parent has written the maps (0 = the host's run_uid and
+         * run_gid); become them, without the caller's supplementary
+         * groups. A uid change makes the memory non-dumpable, and the
+         * memory is the host process's: its flag is put back. */
+        long dumpable = VRAW(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+        if ((rc = VRAW(SYS_setresgid, 0, 0, 0)) < 0)
+            FAIL("gid map");
+        if ((rc = VRAW(SYS_setgroups, 0, NULL)) < 0)
+            FAIL("setgroups");
+        if ((rc = VRAW(SYS_setresuid, 0, 0, 0)) < 0)
+            FAIL("uid map");
+        if (dumpable == 0 || dumpable == 1)
+            VRAW(SYS_prctl, PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+    } else {
+        /* Our own uid and gid only (an unprivileged process may map
+         * nothing else); supplementary groups cannot be changed
+         * afterwards. */
+        if ((rc = vwrite_file("/proc/self/setgroups", "deny")) < 0 && rc != -ENOENT)
+            FAIL("setgroups");
+        if ((rc = vwrite_file("/proc/self/uid_map", v->uid_map)) < 0)
+            FAIL("uid map");
+        if ((rc = vwrite_file("/proc/self/gid_map", v->gid_map)) < 0)
+            FAIL("gid map");
+    }
     if ((rc = VRAW(SYS_sethostname, "pathgate", 8)) < 0)
         FAIL("hostname");
     if ((rc = VRAW(SYS_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) < 0)
@@ -435,7 +538,9 @@ NOSAN long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_f
         FAIL("view root");
     for (size_t i = 0; i < v->nops; i++) {
         if ((rc = vop(&v->ops[i], ruleset_fd, v->tmp_rights)) < 0)
-            FAIL(v->ops[i].kind == PATHGATE__VOP_BIND ? "bind mount" : "view entry");
+            FAIL(v->ops[i].kind == PATHGATE__VOP_BIND || v->ops[i].kind == PATHGATE__VOP_MOVE
+                     ? "bind mount"
+                     : "view entry");
         if (v->ops[i].kind == PATHGATE__VOP_PROC && v->pid_max[0]) {
             /* the PID namespace's own pid_max (Linux >= 6.14) */
             if (vwrite_file(PATHGATE__VIEW_STAGE "/proc/sys/kernel/pid_max", v->pid_max) == 0)

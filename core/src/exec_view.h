@@ -37,6 +37,8 @@ enum pathgate__view_op_kind {
     PATHGATE__VOP_TMPFS, /* tmpfs with options src on dst (+ Landlock grant) */
     PATHGATE__VOP_PROC,  /* the PID namespace's proc on dst */
     PATHGATE__VOP_DATA,  /* a file dst holding src[0..attr) (a copy of a small /etc file) */
+    PATHGATE__VOP_MOVE,  /* move the detached mount fd (made by the parent, flags set)
+                          * onto dst and check it is (dev, ino) */
 };
 
 typedef struct pathgate__exec_view_op {
@@ -46,7 +48,11 @@ typedef struct pathgate__exec_view_op {
     uint64_t attr; /* MOUNT_ATTR_* set after the mount */
     dev_t dev;     /* BIND: what dst must be once mounted */
     ino_t ino;
+    int fd; /* MOVE: the detached mount (owned by the view) */
 } pathgate__exec_view_op;
+
+/* Distinct owners of writable bases with their idmapping user namespace. */
+#define PATHGATE__VIEW_MAX_OWNERS 8
 
 typedef struct pathgate__exec_view {
     const pathgate_allocator *alloc;
@@ -61,6 +67,17 @@ typedef struct pathgate__exec_view {
     ino_t cwd_ino;
     uint64_t tmp_rights; /* Landlock rights granted on each tmpfs */
     int nested_ro;       /* read-only bases mounted again inside writable ones */
+    /* Set by pathgate__exec_view_unprivileged: uid/gid 0 of the command
+     * is the host's run_uid/run_gid, maps written by the parent; bases
+     * are detached mounts made by the parent, writable ones idmapped. */
+    int unpriv;
+    unsigned int run_uid, run_gid;
+    struct {
+        uid_t uid;
+        gid_t gid;
+        int fd;
+    } owners[PATHGATE__VIEW_MAX_OWNERS];
+    size_t nowners;
 } pathgate__exec_view;
 
 /* Resource settings the view needs (the rest are rlimits). */
@@ -73,9 +90,16 @@ typedef struct pathgate__exec_view_limits {
 void pathgate__exec_view_init(pathgate__exec_view *v, const pathgate_allocator *alloc);
 void pathgate__exec_view_dispose(pathgate__exec_view *v);
 
+/* Before any base is added: run the command as host run_uid/run_gid
+ * (the caller is privileged; exec_idmap.h). */
+void pathgate__exec_view_unprivileged(pathgate__exec_view *v, unsigned int run_uid,
+                                      unsigned int run_gid);
+
 /* Mounts the directory fd (its current host path, checked by the child)
  * at "/<name>" (name: `root:<key>` or `mod:<Name>`),
- * read-only or not; always nosuid, nodev. PATHGATE_ENOMEM / EINVAL. */
+ * read-only or not; always nosuid, nodev. PATHGATE_ENOMEM / EINVAL, or
+ * (unprivileged view) PATHGATE_EUNSUPPORTED when the base cannot be
+ * idmapped (its filesystem or the kernel does not allow it). */
 int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only);
 
 /* Mounts fd read-only again at "/<outer>/<rel>": a read-only base that

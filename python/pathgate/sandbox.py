@@ -41,6 +41,7 @@ PROTECTIONS: dict[str, int] = {
     "namespaces": 0x10,
     "pid_limit": 0x20,
     "rlimits": 0x40,
+    "unprivileged_uid": 0x80,
 }
 
 

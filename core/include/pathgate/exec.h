@@ -84,6 +84,9 @@ extern "C" {
 #define PATHGATE_EXEC_PROT_NAMESPACES 0x10u       /* user, mount (the view), PID, IPC, UTS */
 #define PATHGATE_EXEC_PROT_PID_LIMIT 0x20u        /* the PID namespace's pid_max (Linux >= 6.14) */
 #define PATHGATE_EXEC_PROT_RLIMITS 0x40u          /* NPROC, AS, CPU, FSIZE set */
+/* The command ran as an unprivileged host uid/gid (65534) other than the
+ * caller's root, writable bases idmapped (root callers only). */
+#define PATHGATE_EXEC_PROT_UNPRIVILEGED_UID 0x80u
 
 typedef struct pathgate_exec_options {
     unsigned int version; /* PATHGATE_EXEC_OPTIONS_VERSION */
