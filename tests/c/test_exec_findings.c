@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -611,6 +612,220 @@ static void test_nested_read_only_base_stays_unwritten(void **state)
     }
 }
 
+/* ------------------------------- 1b. a root caller's command uid */
+
+static void read_text(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static void assert_owner(const char *path, uid_t uid, gid_t gid)
+{
+    struct stat st;
+    stat_of(path, &st);
+    assert_int_equal(st.st_uid, uid);
+    assert_int_equal(st.st_gid, gid);
+}
+
+/* The command is uid 0 in its namespace and the host's 65534 outside;
+ * in a writable base owned by uid 1000 it acts as that owner (what it
+ * makes is 1000's), and a root-owned file there, in a read-only base or
+ * in the view's system part is not its own: no chmod, chown or write. */
+static void test_root_command_runs_as_unprivileged_uid(void **state)
+{
+    NEED_FIXTURE(fx);
+    char rootowned[PATH_MAX + 32], made[PATH_MAX + 32], madedir[PATH_MAX + 32], data[PATH_MAX + 32],
+        buf[256];
+    snprintf(rootowned, sizeof rootowned, "%s/rootowned.txt", fx->root);
+    snprintf(made, sizeof made, "%s/made.txt", fx->root);
+    snprintf(madedir, sizeof madedir, "%s/madedir", fx->root);
+    snprintf(data, sizeof data, "%s/data.txt", fx->game);
+    write_file(rootowned, SECRET, 0644, 0);
+    assert_int_equal(chown(fx->root, 1000, 1000), 0);
+    outcome o;
+    run_grants(&o, fx,
+               "id -u; id -g; stat -c %u:%g /usr/bin/env rootowned.txt /mod:Game/data.txt .; "
+               "chmod 0666 rootowned.txt || echo chmod-refused; "
+               "chown 1000 rootowned.txt || echo chown-refused; "
+               "(echo x >> rootowned.txt) 2>/dev/null || echo write-refused; "
+               "chmod 0600 /mod:Game/data.txt || echo ro-chmod-refused; "
+               "(echo x >> /mod:Game/data.txt) 2>/dev/null || echo ro-write-refused; "
+               "chmod 0600 /usr/bin/env /etc/passwd || echo sys-chmod-refused; "
+               "echo made > made.txt && mkdir madedir && echo end",
+               NULL);
+    assert_ran(&o);
+    assert_true(o.protections & PATHGATE_EXEC_PROT_UNPRIVILEGED_UID);
+    /* itself 0:0; root's files unmapped (65534); the base's owner is it */
+    assert_non_null(strstr(o.out, "0\n0\n65534:65534\n65534:65534\n65534:65534\n0:0\n"));
+    const char *refused[] = {"chmod-refused",
+                             "chown-refused",
+                             "write-refused",
+                             "ro-chmod-refused",
+                             "ro-write-refused",
+                             "sys-chmod-refused",
+                             "end"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strstr(o.out, refused[i]))
+            fail_msg("missing %s in: %s", refused[i], o.out);
+    struct stat st;
+    stat_of(rootowned, &st);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_owner(rootowned, 0, 0);
+    read_text(rootowned, buf, sizeof buf);
+    assert_string_equal(buf, SECRET);
+    stat_of(data, &st);
+    assert_int_equal(st.st_mode & 07777, 0666);
+    read_text(data, buf, sizeof buf);
+    assert_string_equal(buf, "game data\n");
+    assert_owner(made, 1000, 1000);
+    assert_owner(madedir, 1000, 1000);
+    stat_of("/usr/bin/env", &st);
+    assert_int_equal(st.st_mode & 0777, 0755);
+    unlink(made);
+    rmdir(madedir);
+    unlink(rootowned);
+    assert_int_equal(chown(fx->root, 0, 0), 0);
+}
+
+/* A root-owned base: the command writes there as its owner (root's on
+ * the host) while being 65534 outside its mounts. */
+static void test_root_base_files_stay_roots(void **state)
+{
+    NEED_FIXTURE(fx);
+    char made[PATH_MAX + 32];
+    snprintf(made, sizeof made, "%s/made.txt", fx->root);
+    outcome o;
+    run_grants(&o, fx, "echo made > made.txt && stat -c %u made.txt", NULL);
+    assert_ran(&o);
+    assert_string_equal(o.out, "0\n");
+    assert_owner(made, 0, 0);
+    unlink(made);
+}
+
+typedef struct background {
+    const fixture *fx;
+    outcome o;
+} background;
+
+static void *run_in_background(void *p)
+{
+    background *b = p;
+    run_grants(&b->o, b->fx, "echo started > started.txt; sleep 3 # pathgate-uid-marker", NULL);
+    return NULL;
+}
+
+/* "Uid:" and "PPid:" of /proc/<pid>/status; 0 when unreadable. */
+static int proc_ids(const char *pid, unsigned int uid[4], long *ppid)
+{
+    char path[300], buf[4096];
+    snprintf(path, sizeof path, "/proc/%s/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *u = strstr(buf, "\nUid:"), *pp = strstr(buf, "\nPPid:");
+    return u && pp && sscanf(u, "\nUid: %u %u %u %u", &uid[0], &uid[1], &uid[2], &uid[3]) == 4 &&
+           sscanf(pp, "\nPPid: %ld", ppid) == 1;
+}
+
+static int cmdline_has(const char *pid, const char *marker)
+{
+    char path[300], buf[8192];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    return n > 0 && memmem(buf, (size_t)n, marker, strlen(marker)) != NULL;
+}
+
+/* Seen from the host, every process of the command (pathgate's init,
+ * the shell, its children) has uid 65534, none 0. */
+static void test_host_sees_no_uid_0_process(void **state)
+{
+    NEED_FIXTURE(fx);
+    char started[PATH_MAX + 32];
+    snprintf(started, sizeof started, "%s/started.txt", fx->root);
+    unlink(started);
+    background b = {fx, {0}};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, run_in_background, &b), 0);
+    for (int i = 0; i < 1000 && access(started, F_OK) != 0; i++)
+        usleep(10000);
+    assert_int_equal(access(started, F_OK), 0);
+    int shells = 0, inits = 0;
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        unsigned int uid[4];
+        long ppid;
+        if (!proc_ids(e->d_name, uid, &ppid))
+            continue;
+        int shell = cmdline_has(e->d_name, "pathgate-uid-marker");
+        int init = ppid == (long)getpid() && atol(e->d_name) != (long)getpid();
+        if (!shell && !init)
+            continue;
+        shells += shell;
+        inits += init;
+        for (int k = 0; k < 4; k++)
+            assert_int_equal(uid[k], NOBODY);
+    }
+    closedir(d);
+    pthread_join(t, NULL);
+    assert_ran(&b.o);
+    assert_true(shells >= 1);
+    assert_int_equal(inits, 1);
+    unlink(started);
+}
+
+/* Without idmapped mounts (test knob) a root caller is refused; allowed
+ * weaker protection, the command runs as the caller's root (reported). */
+static void test_no_idmap_refused_unless_allowed(void **state)
+{
+    NEED_FIXTURE(fx);
+    char made[PATH_MAX + 32];
+    snprintf(made, sizeof made, "%s/made.txt", fx->root);
+    assert_int_equal(chown(fx->root, 1000, 1000), 0);
+    pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
+    opts.flags = PATHGATE__EXEC_TEST_NO_IDMAP;
+    outcome o;
+    run_grants(&o, fx, "echo made > made.txt", &opts);
+    assert_int_equal(o.rc, PATHGATE_EUNSUPPORTED);
+    assert_non_null(strstr(o.out, "unprivileged uid"));
+    assert_int_not_equal(access(made, F_OK), 0);
+    opts.allow_unconfined = 1;
+    run_grants(&o, fx, "echo made > made.txt", &opts);
+    assert_ran(&o);
+    assert_true(o.protections & PATHGATE_EXEC_PROT_NAMESPACES);
+    assert_false(o.protections & PATHGATE_EXEC_PROT_UNPRIVILEGED_UID);
+    assert_owner(made, 0, 0);
+    unlink(made);
+    assert_int_equal(chown(fx->root, 0, 0), 0);
+}
+
+/* Unprivileged callers keep their own uid (nothing else may be mapped):
+ * the bit is not reported and the command runs. */
+static void test_unprivileged_caller_keeps_its_uid(void **state)
+{
+    NEED_FIXTURE(fx);
+    outcome o;
+    run_as(&o, fx, "id -u", NULL, 1);
+    assert_ran(&o);
+    assert_string_equal(o.out, "65534\n");
+    assert_true(o.protections & PATHGATE_EXEC_PROT_NAMESPACES);
+    assert_false(o.protections & PATHGATE_EXEC_PROT_UNPRIVILEGED_UID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +841,11 @@ int main(void)
         cmocka_unit_test(test_fork_bomb_ends_and_leaves_nothing),
         cmocka_unit_test(test_memory_hog_and_endless_writers_end),
         cmocka_unit_test(test_nested_read_only_base_stays_unwritten),
+        cmocka_unit_test(test_root_command_runs_as_unprivileged_uid),
+        cmocka_unit_test(test_root_base_files_stay_roots),
+        cmocka_unit_test(test_host_sees_no_uid_0_process),
+        cmocka_unit_test(test_no_idmap_refused_unless_allowed),
+        cmocka_unit_test(test_unprivileged_caller_keeps_its_uid),
     };
     return cmocka_run_group_tests_name("exec_findings", tests, setup, teardown);
 }
