@@ -12,7 +12,7 @@
  *         env (table KEY = "value", merged over the defaults),
  *         max_processes, max_memory, max_cpu_seconds, max_file_size,
  *         tmp_size (integers > 0; default: docs/exec.md),
- *         _test_no_landlock, _test_no_namespaces (booleans) and
+ *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *
  * The call is synchronous for its own state and shares nothing with other
@@ -113,6 +113,9 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
         } else if (k && strcmp(k, "_test_no_namespaces") == 0) {
             if (optbool(L, arg, k))
                 o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+        } else if (k && strcmp(k, "_test_no_idmap") == 0) {
+            if (optbool(L, arg, k))
+                o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
         } else if (k && strcmp(k, "_test_abi_cap") == 0) {
             int isnum = 0;
             lua_Integer v = lua_tointegerx(L, -1, &isnum);

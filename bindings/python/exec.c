@@ -6,7 +6,7 @@
  *                  allow_unconfined=False, env=None, _test_no_landlock=False,
  *                  max_processes=None, max_memory=None, max_cpu_seconds=None,
  *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
- *                  _test_abi_cap=None)
+ *                  _test_abi_cap=None, _test_no_idmap=False)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int)
  *   _core._landlock_abi() -> int
@@ -144,9 +144,10 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
                                         "max_file_size",
                                         "tmp_size",
                                         "_test_no_namespaces",
-                                        "_test_abi_cap"};
-    PyObject *a[16];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 16, 2, 2, a) < 0)
+                                        "_test_abi_cap",
+                                        "_test_no_idmap"};
+    PyObject *a[17];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 17, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -224,6 +225,11 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         goto done;
     if (no_ns)
         o.flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    int no_idmap = 0;
+    if (flag_arg(a[16], &no_idmap) < 0)
+        goto done;
+    if (no_idmap)
+        o.flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
     if (a[15] != NULL && a[15] != Py_None) {
         long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
         if (v < 0 || v > 15) {

@@ -244,3 +244,120 @@ def test_nested_read_only_base_stays_unwritten_by_commands(world, unprivileged):
     assert res["output"].endswith("game data\n")
     assert (world["game"] / "data.txt").read_text() == "game data\n"
     assert not (world["game"] / "new.txt").exists()
+
+
+# --- 1b. a root caller's command runs as the host's uid 65534 ---------------
+
+
+def test_root_command_is_unprivileged_on_the_host_and_owns_no_root_file(world):
+    """uid 0 inside, 65534 outside; in a base owned by uid 1000 it acts as
+    that owner; root's files (in the base, in the read-only mod, in the
+    view's system part) are not its own: no chmod, chown or write."""
+    repo = world["repo"]
+    os.chown(repo, 1000, 1000)
+    rootowned = repo / "rootowned.txt"
+    rootowned.write_text(SECRET)
+    os.chmod(rootowned, 0o644)
+    before = _snapshot(rootowned)
+    data_before = _snapshot(world["game"] / "data.txt")
+    res = run(world,
+              "id -u; id -g; stat -c %u:%g /usr/bin/env rootowned.txt /mod:Game/data.txt .; "
+              "chmod 0666 rootowned.txt || echo chmod-refused; "
+              "chown 1000 rootowned.txt || echo chown-refused; "
+              "(echo x >> rootowned.txt) 2>/dev/null || echo write-refused; "
+              "chmod 0600 /mod:Game/data.txt || echo ro-chmod-refused; "
+              "(echo x >> /mod:Game/data.txt) 2>/dev/null || echo ro-write-refused; "
+              "chmod 0600 /usr/bin/env /etc/passwd || echo sys-chmod-refused; "
+              "echo made > made.txt && mkdir madedir && echo end")
+    assert "unprivileged_uid" in res["protections"]
+    out = res["output"]
+    assert "0\n0\n65534:65534\n65534:65534\n65534:65534\n0:0\n" in out
+    for marker in ("chmod-refused", "chown-refused", "write-refused", "ro-chmod-refused",
+                   "ro-write-refused", "sys-chmod-refused"):
+        assert marker in out
+    assert out.endswith("end\n")
+    assert _snapshot(rootowned) == before
+    assert _snapshot(world["game"] / "data.txt") == data_before
+    assert os.stat("/usr/bin/env").st_mode & 0o777 == 0o755
+    for made in (repo / "made.txt", repo / "madedir"):
+        st = os.lstat(made)
+        assert (st.st_uid, st.st_gid) == (1000, 1000)
+
+
+def test_files_made_in_a_root_owned_base_stay_roots(world):
+    res = run(world, "echo made > made.txt && stat -c %u:%g made.txt")
+    assert res["output"] == "0:0\n"
+    st = os.lstat(world["repo"] / "made.txt")
+    assert (st.st_uid, st.st_gid) == (0, 0)
+
+
+def _status_ids(pid: str) -> tuple[list[int], int] | None:
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return [int(x) for x in fields["Uid"].split()], int(fields["PPid"])
+
+
+def test_host_sees_no_uid_0_process_of_the_command(world):
+    """Scanned from the host while the command runs: the shell (found by a
+    marker in its command line) and pathgate's init (this process's only
+    namespace child) have uid 65534 in every field."""
+    import threading
+
+    started = world["repo"] / "started.txt"
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault(
+        "res", run(world, "echo started > started.txt; sleep 3 # pathgate-uid-marker")))
+    t.start()
+    deadline = time.monotonic() + 10
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert started.exists()
+    shells = inits = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        ids = _status_ids(pid)
+        if ids is None:
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        shell = b"pathgate-uid-marker" in cmdline
+        init = ids[1] == os.getpid() and int(pid) != os.getpid()
+        if shell or init:
+            assert ids[0] == [NOBODY] * 4, (pid, ids)
+            shells += shell
+            inits += init
+    t.join()
+    assert box["res"]["exit_code"] == 0
+    assert shells >= 1 and inits == 1
+
+
+def test_without_idmapped_mounts_a_root_caller_is_refused_unless_allowed(world):
+    repo = world["repo"]
+    os.chown(repo, 1000, 1000)
+    with pytest.raises(pathgate.Error) as exc:
+        run(world, "echo made > made.txt", _test_no_idmap=True)
+    assert exc.value.kind == "unsupported"
+    assert "unprivileged uid" in str(exc.value)
+    assert not (repo / "made.txt").exists()
+    res = run(world, "echo made > made.txt", _test_no_idmap=True, allow_unconfined=True)
+    assert "namespaces" in res["protections"]
+    assert "unprivileged_uid" not in res["protections"]
+    assert os.lstat(repo / "made.txt").st_uid == 0  # the caller's root, documented
+
+
+def test_an_unprivileged_caller_keeps_its_uid(world):
+    res = run(world, "id -u", unprivileged=True)
+    assert res["output"] == "65534\n"
+    assert "namespaces" in res["protections"]
+    assert "unprivileged_uid" not in res["protections"]
+
+
+def test_backend_reports_unprivileged_uid(world):
+    b = Backend(_resolver(world))
+    res = b.execute("id -u")
+    assert res.output == "0\n" and res.exit_code == 0
+    assert "unprivileged_uid" in res.protections
