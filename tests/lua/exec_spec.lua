@@ -122,6 +122,25 @@ describe("execute", function()
     os.remove(t.repo .. "/ran")
   end)
 
+  it("runs a root caller's command as an unprivileged uid, or refuses", function()
+    local id = io.popen("id -u")
+    local root = id:read("l") == "0"
+    id:close()
+    local res = assert(r:execute("id -u"))
+    assert.are.equal(root, res.protections.unprivileged_uid == true)
+    if not root then return end
+    assert.are.equal("0\n", res.output) -- 0 inside, the host's 65534 outside
+    local v, msg, code = r:execute("touch ran", { _test_no_idmap = true })
+    assert.is_nil(v)
+    assert.are.equal("unsupported", code)
+    assert.matches("unprivileged uid", msg, 1, true)
+    assert.is_false(exists(t.repo .. "/ran"))
+    res = assert(r:execute("touch ran", { _test_no_idmap = true, allow_unconfined = true }))
+    assert.is_true(res.protections.namespaces)
+    assert.is_nil(res.protections.unprivileged_uid)
+    os.remove(t.repo .. "/ran")
+  end)
+
   it("passes exit codes and signals through", function()
     assert.are.equal(0, r:execute("true").exit_code)
     assert.are.equal(42, r:execute("exit 42").exit_code)
