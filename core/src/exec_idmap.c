@@ -12,9 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "exec_spawn.h"
 
 #ifndef __NR_open_tree
 #define __NR_open_tree 428
@@ -77,22 +80,43 @@ int pathgate__exec_idmap_write(pid_t pid, const char *uid_map, const char *gid_m
     return rc ? rc : write_map(pid, "gid_map", gid_map);
 }
 
+/* The holder of the idmapping namespace: shares the caller's memory
+ * (CLONE_VM: no page-table copy, no copy-on-write faults in a large
+ * host), runs with every signal blocked and makes system calls that
+ * cannot fail here (so errno, the calling thread's, is never written):
+ * waits for EOF on its pipe, then exits. */
+typedef struct holder {
+    int r, w;
+} holder;
+
+__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static int holder_main(
+    void *p)
+{
+    const holder *h = p;
+    char c;
+    syscall(SYS_close, h->w);
+    syscall(SYS_read, h->r, &c, 1);
+    syscall(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
 int pathgate__exec_idmap_userns(uid_t owner, gid_t group, uid_t run_uid, gid_t run_gid)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return -errno;
-    /* A process in a new user namespace that waits for EOF on p[0]: a
-     * fork-style clone (own memory), no exit signal (only a __WALL wait
-     * sees it), raw system calls only. */
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER, 0, 0, 0, 0);
-    if (pid == 0) {
-        char c;
-        syscall(SYS_close, p[1]);
-        syscall(SYS_read, p[0], &c, 1);
-        syscall(SYS_exit_group, 0);
-    }
+    holder h = {p[0], p[1]};
+    /* its stack: this frame outlives it (it is reaped below) */
+    static const size_t stack_size = 16384;
+    _Alignas(64) char stack[16384];
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* no exit signal: only the __WALL wait below sees it */
+    pid_t pid =
+        pathgate__exec_libc_clone()(holder_main, stack + stack_size, CLONE_VM | CLONE_NEWUSER, &h);
     int rc = pid < 0 ? -errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(p[0]);
     if (rc) {
         close(p[1]);

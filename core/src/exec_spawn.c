@@ -81,7 +81,7 @@ static const char *const stage_names[] = {
     "init",
 };
 
-typedef int (*clone_func)(int (*)(void *), void *, int, void *, ...);
+typedef pathgate__clone_func clone_func;
 
 typedef struct child_args {
     const pathgate__exec_spec *spec;
@@ -370,7 +370,7 @@ static void close_fd(int *fd)
  * call as a fork (its child-side bookkeeping then runs in our CLONE_VM
  * child, in the parent's memory); under it, take libc's own definition so
  * the sanitizer never sees the child, exactly as in a normal build. */
-static clone_func libc_clone(void)
+clone_func pathgate__exec_libc_clone(void)
 {
 #ifdef PG_TSAN
     void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
@@ -391,7 +391,7 @@ static clone_func libc_clone(void)
  * until then. *stack is the mapping to unmap once the child is reaped. */
 static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *stack_size)
 {
-    args->do_clone = libc_clone();
+    args->do_clone = pathgate__exec_libc_clone();
     args->init = PG_HAVE_INIT && args->spec->view;
     *stack_size = args->init ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
     *stack = mmap(NULL, *stack_size, PROT_READ | PROT_WRITE,

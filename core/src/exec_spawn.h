@@ -46,6 +46,11 @@ typedef struct pathgate__exec_spec {
 #define PATHGATE__EXEC_GRACE_MS 200
 #define PATHGATE__EXEC_DRAIN_MS 2000
 
+/* glibc's clone() (under ThreadSanitizer, libc's own definition rather
+ * than the sanitizer's interceptor, which treats every clone as a fork). */
+typedef int (*pathgate__clone_func)(int (*)(void *), void *, int, void *, ...);
+pathgate__clone_func pathgate__exec_libc_clone(void);
+
 /* 1 when the parent can write the child's maps (the child is an init
  * that does not suspend the caller): an unprivileged view is possible. */
 int pathgate__exec_spawn_can_map(void);

@@ -6,8 +6,10 @@
  * sees a view of the bases, not the host, and is confined by the kernel
  * before the shell starts:
  *
- *  - Namespaces: new user (the caller's uid and gid mapped to themselves,
- *    nothing else), mount, PID (pathgate's init is pid 1, reaps orphans and
+ *  - Namespaces: new user (a root caller's command is uid 0 inside and the
+ *    host's 65534 outside, its writable bases idmapped so that what it
+ *    creates there is owned by the base's owner; an unprivileged caller's
+ *    uid and gid mapped to themselves, nothing else), mount, PID (pathgate's init is pid 1, reaps orphans and
  *    exits with the shell: when the shell ends, every
  *    process it started ends), IPC and UTS namespaces. The root is a
  *    read-only tmpfs holding the bases at `/root:<key>` and `/mod:<Name>`
@@ -30,7 +32,8 @@
  *    allow_network).
  *
  * What ran is reported in every result (`protections`). When a guarantee
- * cannot be given (no user namespaces; no Landlock; without namespaces a
+ * cannot be given (no user namespaces; no Landlock; a root caller whose
+ * writable bases cannot be idmapped; without namespaces a
  * Landlock ABI below 6, which lacks truncate control (3) and signal
  * scoping (6); no seccomp filter for the architecture) the call refuses
  * with PATHGATE_EUNSUPPORTED unless allow_unconfined ("allow weaker
@@ -107,7 +110,8 @@ typedef struct pathgate_exec_options {
     const char *const *env;
     unsigned int flags; /* PATHGATE_EXEC_TEST_* */
     /* Version 2: resource limits; 0 = the default above. max_processes
-     * is RLIMIT_NPROC (not enforced by the kernel for uid 0) and the PID
+     * is RLIMIT_NPROC (not enforced by the kernel for uid 0: a root
+     * caller's command is 65534, so it is) and the PID
      * namespace's pid_max (max_processes + 300: pids below 300 are not
      * reused after a wraparound; Linux >= 6.14). tmp_size
      * also bounds /dev/shm (a quarter of it). */
