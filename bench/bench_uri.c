@@ -9,6 +9,11 @@
  *                           parse_to_native  parse(uri) + to_native + free
  *                         and prints `<name> <ops/s>` lines
  *   bench_uri SECONDS NAME  measures only NAME (for a profiler)
+ *   bench_uri --count N NAME  runs NAME exactly N times over the corpus
+ *                         (N * corpus size operations) and prints nothing
+ *                         else: callgrind's instructions/op are the
+ *                         difference of two counts over the difference
+ *                         of their operations (bench_uri.py --callgrind)
  *   bench_uri --corpus    prints the corpus, one `conv<TAB>native<TAB>uri`
  *                         line per path, so bench_uri.py runs the same
  *                         work with pathlib
@@ -143,7 +148,22 @@ int main(int argc, char **argv)
             return 1;
     }
     int status = 0;
-    if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
+    if (argc > 3 && strcmp(argv[1], "--count") == 0) {
+        long n = atol(argv[2]);
+        int (*fn)(size_t, char **) = strcmp(argv[3], "native_to_uri") == 0     ? native_to_uri
+                                     : strcmp(argv[3], "parse_to_native") == 0 ? parse_to_native
+                                                                               : NULL;
+        if (!fn || n < 0) {
+            fprintf(stderr, "usage: bench_uri --count N native_to_uri|parse_to_native\n");
+            status = 2;
+        }
+        for (long r = 0; fn && r < n; r++)
+            for (size_t i = 0; i < NCORPUS; i++)
+                if (fn(i, uris) != 0) {
+                    fprintf(stderr, "bench_uri: conversion of corpus item %zu failed\n", i);
+                    status = 1;
+                }
+    } else if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
         for (size_t i = 0; i < NCORPUS; i++)
             printf("%s\t%s\t%s\n", pathgate_convention_name(corpus[i].conv), corpus[i].native,
                    uris[i]);

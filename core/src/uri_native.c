@@ -377,49 +377,91 @@ static inline unsigned hex_digit(unsigned char c)
     return (c & 0xFu) + 9u * (c >> 6);
 }
 
+/* Word-at-a-time helpers for put_decoded (portable C, no intrinsics). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* 0x80 in each byte of w equal to c, 0 elsewhere: exact (no borrow runs
+ * between bytes, unlike the classic has-zero test). */
+static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
+{
+    uint64_t t = w ^ (ONES * c);
+    return ~(((t & ~HIGHS) + ~HIGHS) | t) & HIGHS;
+}
+
+/* The index (0-7) of the lowest byte flagged 0x80 in m (m != 0), in
+ * memory order. */
+static inline unsigned first_flagged(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (unsigned)__builtin_clzll(m) >> 3;
+#else
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#endif
+}
+
 /* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
  * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
  * (once: the caller starts it at SIZE_MAX) to the output index of the
- * first non-ASCII byte, raw or decoded (all before it is ASCII); with
- * sep '/' (POSIX, which never validates) a raw one may go unrecorded. */
+ * first non-ASCII byte, raw or decoded (all before it is ASCII).
+ *
+ * Eight bytes at a time: a word without '%' or a byte >= 0x80 is copied
+ * whole (its '/' turned into sep in the word); a word with one is copied
+ * up to it and the byte (or escape) is taken alone. Each 8-byte store
+ * lands in p below the input's own offset in the URI string (decoding
+ * never lengthens, and the output starts no later than the text), so it
+ * stays inside the len + 2 bytes native_decode allocates; bytes written
+ * past the advance are overwritten by what follows. */
 static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win,
                        size_t *high)
 {
     size_t o = *len;
     int flags = 0;
-    unsigned mask =
-        PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH | (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
+    const uint64_t swap = (unsigned char)('/' ^ sep); /* times 0x01 per byte */
     size_t i = 0;
-    if (sep == '/') { /* POSIX: long runs; copy the first one whole */
-        const char *pct = memchr(s, '%', n);
-        i = pct ? (size_t)(pct - s) : n;
-        memcpy(p + o, s, i);
-        o += i;
-    }
     while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (!(pathgate__pct_class[c] & mask)) { /* short runs: no call */
-            p[o++] = (char)c;
-            i++;
-            continue;
-        }
-        if (c == '/') {
-            c = (unsigned char)sep;
-            i++;
-        } else if (c == '%') {
-            c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
-                                hex_digit((unsigned char)s[i + 2]));
-            i += 3;
-            if (c == '/' || (win && c == '\\'))
-                flags |= 1;
-            flags |= c >= 0x80 ? 2 : 0;
+        unsigned char c;
+        if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t special = (w & HIGHS) | bytes_eq(w, '%');
+            w ^= (bytes_eq(w, '/') >> 7) * swap; /* '/' -> sep (no-op for '/') */
+            memcpy(p + o, &w, 8);
+            if (!special) {
+                o += 8;
+                i += 8;
+                continue;
+            }
+            unsigned k = first_flagged(special);
+            o += k;
+            i += k;
         } else {
-            i++; /* a raw non-ASCII byte: kept */
+            c = (unsigned char)s[i];
+            if (c != '%' && c < 0x80) {
+                p[o++] = c == '/' ? sep : (char)c;
+                i++;
+                continue;
+            }
         }
-        if (c >= 0x80 && *high == SIZE_MAX)
-            *high = o;
-        p[o++] = (char)c;
+        /* s[i] is '%' or a byte >= 0x80: take it and those that follow
+         * it directly (a non-ASCII character is a run of escapes) */
+        do {
+            c = (unsigned char)s[i];
+            if (c == '%') {
+                c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
+                                    hex_digit((unsigned char)s[i + 2]));
+                i += 3;
+                if (c == '/' || (win && c == '\\'))
+                    flags |= 1;
+                flags |= c >= 0x80 ? 2 : 0;
+            } else {
+                i++; /* a raw non-ASCII byte: kept */
+            }
+            if (c >= 0x80 && *high == SIZE_MAX)
+                *high = o;
+            p[o++] = (char)c;
+        } while (i < n && (s[i] == '%' || (unsigned char)s[i] >= 0x80));
     }
     *len = o;
     return flags;
