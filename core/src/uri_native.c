@@ -544,7 +544,10 @@ static int native_decode(pathgate_buf *out, const pathgate_uri *uri, pathgate_co
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }
-    pathgate__buf_adopt(out, &uri->alloc, p, len);
+    /* both callers disposed of out: no second dispose (buf_adopt's) */
+    out->ptr = p;
+    out->len = len;
+    out->alloc = uri->alloc;
     return PATHGATE_OK;
 }
 
