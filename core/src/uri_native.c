@@ -10,6 +10,7 @@
 #include "pct.h"
 #include "text.h"
 #include "uri_internal.h"
+#include "uri_scan.h"
 
 static int is_sep(char c)
 {
@@ -42,29 +43,29 @@ static int is_dot_or_empty(const char *seg, size_t len)
  * empty text qualifies. */
 static long fast_segments(const char *str, size_t n, int win, int *high)
 {
-    const unsigned char *s = (const unsigned char *)str;
     long enc = 0;
-    int hi = 0;
     size_t seg = 0;
     *high = 0;
     if (n == 0)
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (!(pathgate__pct_class[c] & ATTENTION))
-            continue;
-        if (c == '/' || (win && c == '\\')) {
-            if (is_dot_or_empty(str + seg, i - seg))
-                return -1;
-            seg = i + 1;
-        } else if (c == 0) {
+    for (size_t base = 0; base < n; base += 64) {
+        pathgate__scan m = pathgate__scan64(str, n, base);
+        if (m.nul)
             return -1;
-        } else {
-            enc++;
-            hi |= c >= 0x80;
+        uint64_t sep = m.slash, code = m.bad | m.pct; /* SEG: what gets encoded */
+        if (win) {
+            sep |= m.bslash;
+            code &= ~m.bslash;
+        }
+        enc += __builtin_popcountll(code);
+        *high |= m.high != 0;
+        for (; sep; sep &= sep - 1) {
+            size_t j = base + (size_t)__builtin_ctzll(sep);
+            if (is_dot_or_empty(str + seg, j - seg))
+                return -1;
+            seg = j + 1;
         }
     }
-    *high = hi;
     return is_dot_or_empty(str + seg, n - seg) ? -1 : enc;
 }
 
@@ -88,18 +89,46 @@ static int build_fast(pathgate_uri **out, const pathgate_allocator *a, const cha
         memcpy(p, tail, tail_n); /* nothing to change */
         i = tail_n;
     }
+    int win = convention == PATHGATE_CONVENTION_WINDOWS;
     while (i < tail_n) {
-        size_t run = pathgate__pct_span(tail + i, tail_n - i, ATTENTION);
-        memcpy(p, tail + i, run);
-        p += run;
-        i += run;
-        if (i == tail_n)
-            break;
-        unsigned char c = (unsigned char)tail[i++];
-        if (c == '/' || (convention == PATHGATE_CONVENTION_WINDOWS && c == '\\'))
-            *p++ = '/';
-        else
-            p = pathgate__pct_put(p, c);
+        unsigned char c;
+        if (tail_n - i >= 16) {
+            /* 16 bytes: stored whole (each remaining input byte writes at
+             * least one, so the store stays inside the string), kept up to
+             * the first byte to encode */
+            pathgate__scan m;
+            pathgate__scan16(&m, (const unsigned char *)tail + i);
+            uint64_t code = m.bad | m.pct;
+            unsigned char blk[16];
+            memcpy(blk, tail + i, 16);
+            if (win) {
+                code &= ~m.bslash;
+                for (uint64_t b = m.bslash; b; b &= b - 1)
+                    blk[__builtin_ctzll(b)] = '/';
+            }
+            memcpy(p, blk, 16);
+            if (!code) {
+                p += 16;
+                i += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctzll(code);
+            p += k;
+            i += k;
+        } else {
+            c = (unsigned char)tail[i];
+            if (!(pathgate__pct_class[c] & ATTENTION) || c == '/') {
+                *p++ = (char)c;
+                i++;
+                continue;
+            }
+            if (win && c == '\\') {
+                *p++ = '/';
+                i++;
+                continue;
+            }
+        }
+        p = pathgate__pct_put(p, (unsigned char)tail[i++]);
     }
     u->str[len] = '\0';
     u->len = (uint32_t)len;

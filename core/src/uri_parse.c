@@ -12,9 +12,6 @@
 #include <string.h>
 #include <strings.h>
 #include <uriparser/Uri.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "alloc.h"
 #include "base64url.h"
@@ -22,6 +19,7 @@
 #include "pct.h"
 #include "text.h"
 #include "uri_internal.h"
+#include "uri_scan.h"
 
 /* ------------------------------------------- uriparser's memory manager */
 
@@ -295,78 +293,6 @@ static inline int pct_ok_at(const char *s, size_t n, size_t i)
     return n - i >= 3 && is_hex((unsigned char)s[i + 1]) && is_hex((unsigned char)s[i + 2]);
 }
 
-/* The classes the plain scan needs, as bit masks over 64 bytes of the
- * path (bit k for byte base + k; none beyond the text's end): `bad` the
- * bytes that are not plain (neither pchar nor `[]|^`) other than '/' and
- * '%', `slash` the '/', `pct` the '%'. */
-typedef struct scan_masks {
-    uint64_t bad, slash, pct;
-} scan_masks;
-
-#if defined(__SSE2__)
-/* The three masks of the 16 bytes at p (SSE2: plain compares). */
-static inline void masks16(const unsigned char *p, unsigned *bad, unsigned *slash, unsigned *pct)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-#define EQ(c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
-    /* signed: below '!' is a control byte, space or >= 0x80 */
-    __m128i b = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x21)), EQ(0x7F));
-    b = _mm_or_si128(b, _mm_or_si128(EQ('"'), EQ('#')));
-    b = _mm_or_si128(b, _mm_or_si128(EQ('<'), EQ('>')));
-    b = _mm_or_si128(b, _mm_or_si128(EQ('?'), EQ('\\')));
-    b = _mm_or_si128(b, _mm_or_si128(EQ('`'), EQ('{')));
-    b = _mm_or_si128(b, EQ('}'));
-    *bad = (unsigned)_mm_movemask_epi8(b);
-    *slash = (unsigned)_mm_movemask_epi8(EQ('/'));
-    *pct = (unsigned)_mm_movemask_epi8(EQ('%'));
-#undef EQ
-}
-
-/* The masks of path[base..base + 64) within path[0..n) (base < n). */
-static inline scan_masks path_masks(const char *path, size_t n, size_t base)
-{
-    scan_masks m = {0, 0, 0};
-    const unsigned char *s = (const unsigned char *)path;
-    for (unsigned c = 0; c < 64 && base + c < n; c += 16) {
-        size_t off = base + c, rest = n - off;
-        unsigned bad, slash, pct;
-        if (rest >= 16) {
-            masks16(s + off, &bad, &slash, &pct);
-        } else if (n >= 16) { /* the last 16 bytes, shifted down */
-            masks16(s + n - 16, &bad, &slash, &pct);
-            bad >>= 16 - rest;
-            slash >>= 16 - rest;
-            pct >>= 16 - rest;
-        } else { /* a short path: padded with a plain byte */
-            unsigned char pad[16];
-            memset(pad, 'a', sizeof pad);
-            memcpy(pad, s + off, rest);
-            masks16(pad, &bad, &slash, &pct);
-        }
-        m.bad |= (uint64_t)bad << c;
-        m.slash |= (uint64_t)slash << c;
-        m.pct |= (uint64_t)pct << c;
-    }
-    return m;
-}
-#else
-/* The masks of path[base..base + 64) within path[0..n), byte by byte. */
-static inline scan_masks path_masks(const char *path, size_t n, size_t base)
-{
-    scan_masks m = {0, 0, 0};
-    for (unsigned k = 0; k < 64 && base + k < n; k++) {
-        unsigned char c = (unsigned char)path[base + k];
-        if (c == '/')
-            m.slash |= (uint64_t)1 << k;
-        else if (c == '%')
-            m.pct |= (uint64_t)1 << k;
-        else if (pathgate__pct_class[c] & PATHGATE__PCT_NOT_PLAIN)
-            m.bad |= (uint64_t)1 << k;
-    }
-    return m;
-}
-#endif
-
 /* 1 when path[start..end) is a segment the fast path keeps as written:
  * not empty, not a dot segment (also spelled %2E). */
 static inline int plain_segment(const char *path, size_t start, size_t end)
@@ -384,7 +310,7 @@ static int plain_path(const char *path, size_t n, size_t *first)
     size_t start = 1;
     *first = n - 1;
     for (size_t base = 0; base < n; base += 64) {
-        scan_masks m = path_masks(path, n, base);
+        pathgate__scan m = pathgate__scan64(path, n, base);
         if (m.bad)
             return 0;
         for (uint64_t pct = m.pct; pct; pct &= pct - 1) {

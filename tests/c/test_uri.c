@@ -650,6 +650,25 @@ static void check_block_edges(const char *head, const char *body, size_t body_n)
     free(text);
 }
 
+/* The same for from_native: the fast path's scan and encoder against the
+ * builder, in an exact heap buffer. */
+static void check_native_block_edges(pathgate_convention conv, const char *head, const char *body,
+                                     size_t body_n)
+{
+    size_t hn = strlen(head), n = hn + body_n;
+    char *text = malloc(n ? n : 1);
+    assert_non_null(text);
+    memcpy(text, head, hn);
+    memcpy(text + hn, body, body_n);
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, pg_test_alloc());
+    pathgate_uri *fast = NULL, *slow = NULL;
+    int rc = pathgate__uri_from_native_ex(&fast, text, n, conv, &a, NULL, 0);
+    int slow_rc = pathgate__uri_from_native_ex(&slow, text, n, conv, &a, NULL, 1);
+    assert_same(rc, fast, slow_rc, slow, text, n); /* frees both */
+    free(text);
+}
+
 static void test_fast_paths_at_block_edges(void **state)
 {
     (void)state;
@@ -676,6 +695,12 @@ static void test_fast_paths_at_block_edges(void **state)
                         body[k] = '/'; /* segments of five */
                     body[at] = (char)c;
                     check_block_edges(heads[h], body, len);
+                    if (h == 0)
+                        check_native_block_edges(PATHGATE_CONVENTION_POSIX, "/", body, len);
+                    if (h == 1) {
+                        body[at] = c == '/' ? '\\' : (char)c; /* Windows' own separator too */
+                        check_native_block_edges(PATHGATE_CONVENTION_WINDOWS, "C:\\", body, len);
+                    }
                 }
             }
             /* each piece at every offset */
