@@ -435,9 +435,9 @@ static inline unsigned first_flagged(uint64_t m)
  * (once: the caller starts it at SIZE_MAX) to the output index of the
  * first non-ASCII byte, raw or decoded (all before it is ASCII).
  *
- * Eight bytes at a time: a word without '%' or a byte >= 0x80 is copied
- * whole (its '/' turned into sep in the word); a word with one is copied
- * up to it and the byte (or escape) is taken alone. Each 8-byte store
+ * Sixteen (then eight) bytes at a time: a block without '%' or a byte
+ * >= 0x80 is copied whole (its '/' turned into sep); a block with one is
+ * copied up to it and the escapes there are taken alone. Each block store
  * lands in p below the input's own offset in the URI string (decoding
  * never lengthens, and the output starts no later than the text), so it
  * stays inside the len + 2 bytes native_decode allocates; bytes written
@@ -451,7 +451,25 @@ static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, 
     size_t i = 0;
     while (i < n) {
         unsigned char c;
-        if (n - i >= 8) {
+        if (n - i >= 16) {
+            pathgate__scan m;
+            pathgate__scan16(&m, (const unsigned char *)s + i);
+            uint64_t special = m.pct | m.high;
+            unsigned char blk[16];
+            memcpy(blk, s + i, 16);
+            if (sep != '/')
+                for (uint64_t b = m.slash; b; b &= b - 1)
+                    blk[__builtin_ctzll(b)] = (unsigned char)sep;
+            memcpy(p + o, blk, 16);
+            if (!special) {
+                o += 16;
+                i += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctzll(special);
+            o += k;
+            i += k;
+        } else if (n - i >= 8) {
             uint64_t w;
             memcpy(&w, s + i, 8);
             uint64_t special = (w & HIGHS) | bytes_eq(w, '%');
