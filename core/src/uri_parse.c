@@ -308,14 +308,23 @@ static inline int plain_segment(const char *path, size_t start, size_t end)
 static int plain_path(const char *path, size_t n, size_t *first)
 {
     size_t start = 1;
+    uint64_t carry = 0; /* escape digits due past the previous 64 bytes */
     *first = n - 1;
     for (size_t base = 0; base < n; base += 64) {
         pathgate__scan m = pathgate__scan64(path, n, base);
         if (m.bad)
             return 0;
-        for (uint64_t pct = m.pct; pct; pct &= pct - 1) {
-            size_t j = base + (size_t)__builtin_ctzll(pct);
-            if (!pct_ok_at(path, n, j) || (path[j + 1] == '0' && path[j + 2] == '0'))
+        /* each '%' is followed by two hex digits (none exist past the
+         * text's end, so a cut escape fails) and is no %00 */
+        uint64_t digits = m.pct << 1 | m.pct << 2 | carry;
+        if (digits & ~m.hex)
+            return 0;
+        carry = m.pct >> 63 | m.pct >> 62;
+        if (m.pct & m.zero >> 1 & m.zero >> 2)
+            return 0;
+        for (uint64_t edge = m.pct & (uint64_t)3 << 62; edge; edge &= edge - 1) {
+            size_t j = base + (size_t)__builtin_ctzll(edge); /* its digits lie beyond */
+            if (n - j >= 3 && path[j + 1] == '0' && path[j + 2] == '0')
                 return 0;
         }
         uint64_t slash = base == 0 ? m.slash & ~(uint64_t)1 : m.slash; /* not the leading '/' */
@@ -328,7 +337,7 @@ static int plain_path(const char *path, size_t n, size_t *first)
             start = j + 1;
         }
     }
-    return plain_segment(path, start, n); /* the last one (empty after a trailing '/') */
+    return !carry && plain_segment(path, start, n); /* the last one (empty after a trailing '/') */
 }
 
 /* The common case, `file:///seg/seg`, `file:/seg/seg` or

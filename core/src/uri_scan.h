@@ -9,7 +9,7 @@
  *          (with '%' exactly the bytes from_native encodes in a segment,
  *          PATHGATE__PCT_SEG; with '/' too, PATHGATE__PCT_NOT_PLAIN)
  *   slash  '/'      pct  '%'      bslash  '\'      nul  NUL
- *   high   >= 0x80 */
+ *   high   >= 0x80  hex  a hex digit      zero  '0' */
 #ifndef PATHGATE_URI_SCAN_H
 #define PATHGATE_URI_SCAN_H
 
@@ -24,7 +24,7 @@
 #endif
 
 typedef struct pathgate__scan {
-    uint64_t bad, slash, pct, bslash, nul, high;
+    uint64_t bad, slash, pct, bslash, nul, high, hex, zero;
 } pathgate__scan;
 
 /* The masks of the 16 bytes at p (bits 0-15). */
@@ -47,9 +47,17 @@ static inline void pathgate__scan16(pathgate__scan *m, const unsigned char *p)
     m->bslash = (unsigned)_mm_movemask_epi8(bs);
     m->nul = (unsigned)_mm_movemask_epi8(PG_EQ(0));
     m->high = (unsigned)_mm_movemask_epi8(v);
+    /* signed ranges: bytes >= 0x80 are negative, in neither */
+    __m128i l = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    __m128i af = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+                               _mm_cmplt_epi8(l, _mm_set1_epi8('f' + 1)));
+    m->hex = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, af));
+    m->zero = (unsigned)_mm_movemask_epi8(PG_EQ('0'));
 #undef PG_EQ
 #else
-    pathgate__scan z = {0, 0, 0, 0, 0, 0};
+    pathgate__scan z = {0, 0, 0, 0, 0, 0, 0, 0};
     *m = z;
     for (unsigned k = 0; k < 16; k++) {
         unsigned char c = p[k];
@@ -66,6 +74,10 @@ static inline void pathgate__scan16(pathgate__scan *m, const unsigned char *p)
             m->nul |= bit;
         if (c >= 0x80)
             m->high |= bit;
+        if (pathgate__pct_hexval(c) >= 0)
+            m->hex |= bit;
+        if (c == '0')
+            m->zero |= bit;
     }
 #endif
 }
@@ -75,7 +87,7 @@ static inline void pathgate__scan16(pathgate__scan *m, const unsigned char *p)
  * before it, or a short text is copied into a padded block). */
 static inline pathgate__scan pathgate__scan64(const char *str, size_t n, size_t base)
 {
-    pathgate__scan m = {0, 0, 0, 0, 0, 0};
+    pathgate__scan m = {0, 0, 0, 0, 0, 0, 0, 0};
     const unsigned char *s = (const unsigned char *)str;
     for (unsigned c = 0; c < 64 && base + c < n; c += 16) {
         size_t off = base + c, rest = n - off;
@@ -86,11 +98,13 @@ static inline pathgate__scan pathgate__scan64(const char *str, size_t n, size_t 
         } else if (n >= 16) { /* the last 16 bytes, shifted down */
             pathgate__scan16(&b, s + n - 16);
             shift = (unsigned)(16 - rest);
-        } else { /* a short text, padded with a plain byte */
+        } else { /* a short text, padded with a plain byte that is no hex
+                    digit (and no bit of the padding is kept) */
             unsigned char pad[16];
-            memset(pad, 'a', sizeof pad);
+            memset(pad, 'x', sizeof pad);
             memcpy(pad, s + off, rest);
             pathgate__scan16(&b, pad);
+            b.hex &= ((uint64_t)1 << rest) - 1;
         }
         m.bad |= b.bad >> shift << c;
         m.slash |= b.slash >> shift << c;
@@ -98,6 +112,8 @@ static inline pathgate__scan pathgate__scan64(const char *str, size_t n, size_t 
         m.bslash |= b.bslash >> shift << c;
         m.nul |= b.nul >> shift << c;
         m.high |= b.high >> shift << c;
+        m.hex |= b.hex >> shift << c;
+        m.zero |= b.zero >> shift << c;
     }
     return m;
 }
