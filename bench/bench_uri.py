@@ -40,6 +40,9 @@ import sys
 import time
 import urllib.parse
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import Callable
+
+Item = tuple[str, str, str]  # convention, native text, URI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BENCH = os.path.join(HERE, "..", "build", "bench", "bench_uri")
@@ -54,7 +57,7 @@ def load_corpus(bench: str) -> list[tuple[str, str, str]]:
     return rows
 
 
-def measure(fn, items, seconds: float, rounds: int = 3) -> float:
+def measure(fn: Callable[[Item], str], items: list[Item], seconds: float, rounds: int = 3) -> float:
     """ops per CPU second of fn over items: best of rounds."""
     best = 0.0
     for _ in range(rounds):
@@ -100,12 +103,12 @@ def callgrind_per_op(bench: str, op: str, corpus_n: int) -> float | None:
     return (counts[1] - counts[0]) / (500 * corpus_n)
 
 
-def pathlib_native_to_uri(it) -> str:
+def pathlib_native_to_uri(it: Item) -> str:
     conv, native, _ = it
     return (PureWindowsPath(native) if conv == "windows" else PurePosixPath(native)).as_uri()
 
 
-def pathlib_parse_to_native(it) -> str:
+def pathlib_parse_to_native(it: Item) -> str:
     conv, _, uri = it
     parts = urllib.parse.urlsplit(uri)
     path = urllib.parse.unquote(parts.path)
@@ -167,7 +170,7 @@ def main() -> int:
           f"rounds, C and pathlib interleaved, each side best of 3 x {args.seconds:.2f} CPU s "
           "per round; medians")
     print()
-    cg = {}
+    cg: dict[tuple[str, str], float | None] = {}
     if args.callgrind:
         for name, path in benches:
             for op in OPS:
@@ -184,8 +187,8 @@ def main() -> int:
             line = f"| {LABELS[op]:<24} | {name:<8} | {c:>11,.0f} | {p:>13,.0f} | " \
                    f"{med(r):>5.1f}x | {min(r):>5.1f}x |"
             if cg:
-                v = cg[(name, op)]
-                line += f" {v:>8.0f} |" if v is not None else f" {'n/a':>8} |"
+                count = cg[(name, op)]
+                line += f" {count:>8.0f} |" if count is not None else f" {'n/a':>8} |"
             print(line)
     return 0
 
