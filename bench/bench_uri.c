@@ -9,6 +9,11 @@
  *                           parse_to_native  parse(uri) + to_native + free
  *                         and prints `<name> <ops/s>` lines
  *   bench_uri SECONDS NAME  measures only NAME (for a profiler)
+ *   bench_uri --count N NAME  runs NAME exactly N times over the corpus
+ *                         (N * corpus size operations) and prints nothing
+ *                         else: callgrind's instructions/op are the
+ *                         difference of two counts over the difference
+ *                         of their operations (bench_uri.py --callgrind)
  *   bench_uri --corpus    prints the corpus, one `conv<TAB>native<TAB>uri`
  *                         line per path, so bench_uri.py runs the same
  *                         work with pathlib
@@ -65,19 +70,23 @@ static const item corpus[] = {
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine is shared */
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Keeps the compiler from dropping the work. */
 static volatile size_t sink;
 
+/* The length of each native path and URI, as a caller holding a string
+ * object knows it (pathlib's str has its length too). */
+static size_t native_lens[NCORPUS], uri_lens[NCORPUS];
+
 static int native_to_uri(size_t i, char **uris)
 {
     (void)uris;
     pathgate_uri *u = NULL;
-    int rc = pathgate_uri_from_native(&u, corpus[i].native, strlen(corpus[i].native),
-                                      corpus[i].conv, NULL, NULL);
+    int rc =
+        pathgate_uri_from_native(&u, corpus[i].native, native_lens[i], corpus[i].conv, NULL, NULL);
     if (rc)
         return rc;
     size_t len;
@@ -89,7 +98,7 @@ static int native_to_uri(size_t i, char **uris)
 static int parse_to_native(size_t i, char **uris)
 {
     pathgate_uri *u = NULL;
-    int rc = pathgate_uri_parse(&u, uris[i], strlen(uris[i]), NULL, NULL);
+    int rc = pathgate_uri_parse(&u, uris[i], uri_lens[i], NULL, NULL);
     if (rc)
         return rc;
     pathgate_buf b = PATHGATE_BUF_INIT;
@@ -132,18 +141,34 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCORPUS; i++) {
         pathgate_uri *u = NULL;
         pathgate_error err;
+        native_lens[i] = strlen(corpus[i].native);
         if (pathgate_uri_from_native(&u, corpus[i].native, strlen(corpus[i].native), corpus[i].conv,
                                      NULL, &err) != 0) {
             fprintf(stderr, "bench_uri: corpus item %zu: %s\n", i, err.message);
             return 1;
         }
-        uris[i] = strdup(pathgate_uri_string(u, NULL));
+        uris[i] = strdup(pathgate_uri_string(u, &uri_lens[i]));
         pathgate_uri_free(u);
         if (!uris[i])
             return 1;
     }
     int status = 0;
-    if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
+    if (argc > 3 && strcmp(argv[1], "--count") == 0) {
+        long n = atol(argv[2]);
+        int (*fn)(size_t, char **) = strcmp(argv[3], "native_to_uri") == 0     ? native_to_uri
+                                     : strcmp(argv[3], "parse_to_native") == 0 ? parse_to_native
+                                                                               : NULL;
+        if (!fn || n < 0) {
+            fprintf(stderr, "usage: bench_uri --count N native_to_uri|parse_to_native\n");
+            status = 2;
+        }
+        for (long r = 0; fn && r < n; r++)
+            for (size_t i = 0; i < NCORPUS; i++)
+                if (fn(i, uris) != 0) {
+                    fprintf(stderr, "bench_uri: conversion of corpus item %zu failed\n", i);
+                    status = 1;
+                }
+    } else if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
         for (size_t i = 0; i < NCORPUS; i++)
             printf("%s\t%s\t%s\n", pathgate_convention_name(corpus[i].conv), corpus[i].native,
                    uris[i]);

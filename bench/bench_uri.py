@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Compares the C core's PathUri conversions with CPython's pathlib.
 
-Usage: /usr/bin/python3 bench/bench_uri.py [--bench PATH] [--seconds S]
+Usage: /usr/bin/python3 bench/bench_uri.py [--bench PATH] [--base PATH]
+                                           [--seconds S] [--rounds N]
+                                           [--callgrind]
 
 Runs the C program bench_uri (default: build/bench/bench_uri) and, in the
 same run, the same work over the same corpus (read from `bench_uri
@@ -15,19 +17,32 @@ same run, the same work over the same corpus (read from `bench_uri
                    PurePosixPath + str (no validation of scheme, query,
                    fragment, credentials or encoded NUL, which pathgate does)
 
-and prints ops/s of each (best rounds, the two sides alternating) and the
-ratio. It asserts nothing about time.
+Each of N rounds (default 15) runs every side in turn, C and pathlib
+interleaved; within a round each side keeps its best of 3 measurements of
+S seconds. Both sides count CPU time of their own thread, not wall time
+(the machine running CI is shared: time spent descheduled is no one's
+work). It prints, per operation, the median ops/s of each side, the
+median of the per-round ratios and the lowest per-round ratio. --base
+PATH adds another bench_uri (an older build) to the same rounds, for a
+before/after table. --callgrind adds instructions/op of each bench_uri
+from two runs of `bench_uri --count` under valgrind (the difference of
+the counts over the difference of the operations, so start-up cancels).
+It asserts nothing about time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
 import urllib.parse
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import Callable
+
+Item = tuple[str, str, str]  # convention, native text, URI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BENCH = os.path.join(HERE, "..", "build", "bench", "bench_uri")
@@ -42,29 +57,58 @@ def load_corpus(bench: str) -> list[tuple[str, str, str]]:
     return rows
 
 
-def measure(fn, items, seconds: float, rounds: int = 3) -> float:
+def measure(fn: Callable[[Item], str], items: list[Item], seconds: float, rounds: int = 3) -> float:
+    """ops per CPU second of fn over items: best of rounds."""
     best = 0.0
     for _ in range(rounds):
         ops = 0
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         while True:
             for _rep in range(16):
                 for it in items:
                     fn(it)
                 ops += len(items)
-            t = time.perf_counter() - t0
+            t = time.thread_time() - t0
             if t >= seconds:
                 break
         best = max(best, ops / t)
     return best
 
 
-def pathlib_native_to_uri(it) -> str:
+def run_c(bench: str, seconds: float) -> dict[str, float]:
+    out = subprocess.run([bench, str(seconds)], check=True, stdout=subprocess.PIPE).stdout
+    rates = {}
+    for line in out.decode().splitlines():
+        name, value = line.split()
+        if name in OPS:
+            rates[name] = float(value)
+    return rates
+
+
+def callgrind_per_op(bench: str, op: str, corpus_n: int) -> float | None:
+    """Instructions per operation of op in bench, from two counted runs."""
+    counts = []
+    for reps in (50, 550):
+        try:
+            res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                                  bench, "--count", str(reps), op],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        for line in res.stderr.decode().splitlines():
+            if "refs:" in line:
+                counts.append(int(line.split("refs:")[1].replace(",", "")))
+    if len(counts) != 2:
+        return None
+    return (counts[1] - counts[0]) / (500 * corpus_n)
+
+
+def pathlib_native_to_uri(it: Item) -> str:
     conv, native, _ = it
     return (PureWindowsPath(native) if conv == "windows" else PurePosixPath(native)).as_uri()
 
 
-def pathlib_parse_to_native(it) -> str:
+def pathlib_parse_to_native(it: Item) -> str:
     conv, _, uri = it
     parts = urllib.parse.urlsplit(uri)
     path = urllib.parse.unquote(parts.path)
@@ -75,14 +119,24 @@ def pathlib_parse_to_native(it) -> str:
     return str(PurePosixPath(path))
 
 
+OPS = ("native_to_uri", "parse_to_native")
+LABELS = {"native_to_uri": "native -> URI -> string", "parse_to_native": "parse -> native"}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default=DEFAULT_BENCH, help="path of the bench_uri program")
-    ap.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement round")
+    ap.add_argument("--base", help="an older bench_uri to measure in the same rounds")
+    ap.add_argument("--seconds", type=float, default=0.1, help="seconds per measurement")
+    ap.add_argument("--rounds", type=int, default=15, help="rounds, sides interleaved")
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions/op")
     args = ap.parse_args()
-    if not os.path.exists(args.bench):
-        print(f"bench_uri not found at {args.bench}: build first (cmake --build build)", file=sys.stderr)
-        return 2
+    benches = [("pathgate", args.bench)] + ([("base", args.base)] if args.base else [])
+    for _, path in benches:
+        if not os.path.exists(path):
+            print(f"bench_uri not found at {path}: build first (cmake --build build)",
+                  file=sys.stderr)
+            return 2
 
     corpus = load_corpus(args.bench)
     # the pathlib work must give the same answers pathgate gives
@@ -92,30 +146,50 @@ def main() -> int:
         if back != native:
             print(f"note: pathlib renders {uri} as {back!r}, not {native!r}", file=sys.stderr)
 
-    # C and Python rounds alternate, best of each kept, so that load from
-    # other processes on the machine hits both sides alike.
-    core: dict[str, float] = {}
-    py: dict[str, float] = {}
     py_fns = {"native_to_uri": pathlib_native_to_uri, "parse_to_native": pathlib_parse_to_native}
-    for _round in range(3):
-        out = subprocess.run([args.bench, str(args.seconds / 3)], check=True,
-                             stdout=subprocess.PIPE).stdout
-        for line in out.decode().splitlines():
-            name, value = line.split()
-            core[name] = max(core.get(name, 0.0), float(value))
-        for name, fn in py_fns.items():
-            py[name] = max(py.get(name, 0.0), measure(fn, corpus, args.seconds / 3))
-    labels = {
-        "native_to_uri": "native -> URI -> string",
-        "parse_to_native": "parse -> native",
-    }
-    print(f"corpus: {len(corpus)} paths (Windows drive, UNC, POSIX, non-ASCII); best of 9 rounds of {args.seconds / 3:.2f} s, C and pathlib alternating")
+    rates: dict[tuple[str, str], list[float]] = {}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for rnd in range(args.rounds):
+        # the order of the sides turns each round, so none always goes first
+        sides = [name for name, _ in benches] + ["pathlib"]
+        sides = sides[rnd % len(sides):] + sides[:rnd % len(sides)]
+        got: dict[str, dict[str, float]] = {}
+        for side in sides:
+            if side == "pathlib":
+                got[side] = {op: measure(py_fns[op], corpus, args.seconds) for op in OPS}
+            else:
+                got[side] = run_c(dict(benches)[side], args.seconds)
+        for side, by_op in got.items():
+            for op, v in by_op.items():
+                rates.setdefault((side, op), []).append(v)
+                if side != "pathlib":
+                    ratios.setdefault((side, op), []).append(v / got["pathlib"][op])
+
+    med = statistics.median
+    print(f"corpus: {len(corpus)} paths (Windows drive, UNC, POSIX, non-ASCII); {args.rounds} "
+          f"rounds, C and pathlib interleaved, each side best of 3 x {args.seconds:.2f} CPU s "
+          "per round; medians")
     print()
-    print(f"| {'operation':<24} | {'pathgate (C) ops/s':>19} | {'pathlib ops/s':>14} | {'ratio':>7} |")
-    print(f"|{'-' * 26}|{'-' * 21}|{'-' * 16}|{'-' * 9}|")
-    for key in ("native_to_uri", "parse_to_native"):
-        c, p = core[key], py[key]
-        print(f"| {labels[key]:<24} | {c:>19,.0f} | {p:>14,.0f} | {c / p:>6.1f}x |")
+    cg: dict[tuple[str, str], float | None] = {}
+    if args.callgrind:
+        for name, path in benches:
+            for op in OPS:
+                cg[(name, op)] = callgrind_per_op(path, op, len(corpus))
+    head = f"| {'operation':<24} | {'build':<8} | {'C ops/s':>11} | {'pathlib ops/s':>13} | " \
+           f"{'ratio':>6} | {'lowest':>6} |" + (f" {'instr/op':>8} |" if cg else "")
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    for op in OPS:
+        for name, _ in benches:
+            c = med(rates[(name, op)])
+            p = med(rates[("pathlib", op)])
+            r = ratios[(name, op)]
+            line = f"| {LABELS[op]:<24} | {name:<8} | {c:>11,.0f} | {p:>13,.0f} | " \
+                   f"{med(r):>5.1f}x | {min(r):>5.1f}x |"
+            if cg:
+                count = cg[(name, op)]
+                line += f" {count:>8.0f} |" if count is not None else f" {'n/a':>8} |"
+            print(line)
     return 0
 
 

@@ -10,6 +10,7 @@
 #include "pct.h"
 #include "text.h"
 #include "uri_internal.h"
+#include "uri_scan.h"
 
 static int is_sep(char c)
 {
@@ -42,29 +43,29 @@ static int is_dot_or_empty(const char *seg, size_t len)
  * empty text qualifies. */
 static long fast_segments(const char *str, size_t n, int win, int *high)
 {
-    const unsigned char *s = (const unsigned char *)str;
     long enc = 0;
-    int hi = 0;
     size_t seg = 0;
     *high = 0;
     if (n == 0)
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (!(pathgate__pct_class[c] & ATTENTION))
-            continue;
-        if (c == '/' || (win && c == '\\')) {
-            if (is_dot_or_empty(str + seg, i - seg))
-                return -1;
-            seg = i + 1;
-        } else if (c == 0) {
+    for (size_t base = 0; base < n; base += 64) {
+        pathgate__scan m = pathgate__scan64(str, n, base);
+        if (m.nul)
             return -1;
-        } else {
-            enc++;
-            hi |= c >= 0x80;
+        uint64_t sep = m.slash, code = m.bad | m.pct; /* SEG: what gets encoded */
+        if (win) {
+            sep |= m.bslash;
+            code &= ~m.bslash;
+        }
+        enc += __builtin_popcountll(code);
+        *high |= m.high != 0;
+        for (; sep; sep &= sep - 1) {
+            size_t j = base + (size_t)__builtin_ctzll(sep);
+            if (is_dot_or_empty(str + seg, j - seg))
+                return -1;
+            seg = j + 1;
         }
     }
-    *high = hi;
     return is_dot_or_empty(str + seg, n - seg) ? -1 : enc;
 }
 
@@ -88,18 +89,46 @@ static int build_fast(pathgate_uri **out, const pathgate_allocator *a, const cha
         memcpy(p, tail, tail_n); /* nothing to change */
         i = tail_n;
     }
+    int win = convention == PATHGATE_CONVENTION_WINDOWS;
     while (i < tail_n) {
-        size_t run = pathgate__pct_span(tail + i, tail_n - i, ATTENTION);
-        memcpy(p, tail + i, run);
-        p += run;
-        i += run;
-        if (i == tail_n)
-            break;
-        unsigned char c = (unsigned char)tail[i++];
-        if (c == '/' || (convention == PATHGATE_CONVENTION_WINDOWS && c == '\\'))
-            *p++ = '/';
-        else
-            p = pathgate__pct_put(p, c);
+        unsigned char c;
+        if (tail_n - i >= 16) {
+            /* 16 bytes: stored whole (each remaining input byte writes at
+             * least one, so the store stays inside the string), kept up to
+             * the first byte to encode */
+            pathgate__scan m;
+            pathgate__scan16(&m, (const unsigned char *)tail + i);
+            uint64_t code = m.bad | m.pct;
+            unsigned char blk[16];
+            memcpy(blk, tail + i, 16);
+            if (win) {
+                code &= ~m.bslash;
+                for (uint64_t b = m.bslash; b; b &= b - 1)
+                    blk[__builtin_ctzll(b)] = '/';
+            }
+            memcpy(p, blk, 16);
+            if (!code) {
+                p += 16;
+                i += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctzll(code);
+            p += k;
+            i += k;
+        } else {
+            c = (unsigned char)tail[i];
+            if (!(pathgate__pct_class[c] & ATTENTION) || c == '/') {
+                *p++ = (char)c;
+                i++;
+                continue;
+            }
+            if (win && c == '\\') {
+                *p++ = '/';
+                i++;
+                continue;
+            }
+        }
+        p = pathgate__pct_put(p, (unsigned char)tail[i++]);
     }
     u->str[len] = '\0';
     u->len = (uint32_t)len;
@@ -377,49 +406,109 @@ static inline unsigned hex_digit(unsigned char c)
     return (c & 0xFu) + 9u * (c >> 6);
 }
 
+/* Word-at-a-time helpers for put_decoded (portable C, no intrinsics). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* 0x80 in each byte of w equal to c, 0 elsewhere: exact (no borrow runs
+ * between bytes, unlike the classic has-zero test). */
+static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
+{
+    uint64_t t = w ^ (ONES * c);
+    return ~(((t & ~HIGHS) + ~HIGHS) | t) & HIGHS;
+}
+
+/* The index (0-7) of the lowest byte flagged 0x80 in m (m != 0), in
+ * memory order. */
+static inline unsigned first_flagged(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (unsigned)__builtin_clzll(m) >> 3;
+#else
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#endif
+}
+
 /* Decodes the URI text s[0..n) to p + *len, turning each '/' into sep.
  * Returns a bit set: 1 when an escape decoded to a separator ('/', or '\'
  * under Windows), 2 when one decoded to a non-ASCII byte. *high is set
  * (once: the caller starts it at SIZE_MAX) to the output index of the
- * first non-ASCII byte, raw or decoded (all before it is ASCII); with
- * sep '/' (POSIX, which never validates) a raw one may go unrecorded. */
+ * first non-ASCII byte, raw or decoded (all before it is ASCII).
+ *
+ * Sixteen (then eight) bytes at a time: a block without '%' or a byte
+ * >= 0x80 is copied whole (its '/' turned into sep); a block with one is
+ * copied up to it and the escapes there are taken alone. Each block store
+ * lands in p below the input's own offset in the URI string (decoding
+ * never lengthens, and the output starts no later than the text), so it
+ * stays inside the len + 2 bytes native_decode allocates; bytes written
+ * past the advance are overwritten by what follows. */
 static int put_decoded(char *p, size_t *len, const char *s, size_t n, char sep, int win,
                        size_t *high)
 {
     size_t o = *len;
     int flags = 0;
-    unsigned mask =
-        PATHGATE__PCT_PERCENT | PATHGATE__PCT_HIGH | (sep == '/' ? 0 : PATHGATE__PCT_SLASH);
+    const uint64_t swap = (unsigned char)('/' ^ sep); /* times 0x01 per byte */
     size_t i = 0;
-    if (sep == '/') { /* POSIX: long runs; copy the first one whole */
-        const char *pct = memchr(s, '%', n);
-        i = pct ? (size_t)(pct - s) : n;
-        memcpy(p + o, s, i);
-        o += i;
-    }
     while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (!(pathgate__pct_class[c] & mask)) { /* short runs: no call */
-            p[o++] = (char)c;
-            i++;
-            continue;
-        }
-        if (c == '/') {
-            c = (unsigned char)sep;
-            i++;
-        } else if (c == '%') {
-            c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
-                                hex_digit((unsigned char)s[i + 2]));
-            i += 3;
-            if (c == '/' || (win && c == '\\'))
-                flags |= 1;
-            flags |= c >= 0x80 ? 2 : 0;
+        unsigned char c;
+        if (n - i >= 16) {
+            pathgate__scan m;
+            pathgate__scan16(&m, (const unsigned char *)s + i);
+            uint64_t special = m.pct | m.high;
+            unsigned char blk[16];
+            memcpy(blk, s + i, 16);
+            if (sep != '/')
+                for (uint64_t b = m.slash; b; b &= b - 1)
+                    blk[__builtin_ctzll(b)] = (unsigned char)sep;
+            memcpy(p + o, blk, 16);
+            if (!special) {
+                o += 16;
+                i += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctzll(special);
+            o += k;
+            i += k;
+        } else if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t special = (w & HIGHS) | bytes_eq(w, '%');
+            w ^= (bytes_eq(w, '/') >> 7) * swap; /* '/' -> sep (no-op for '/') */
+            memcpy(p + o, &w, 8);
+            if (!special) {
+                o += 8;
+                i += 8;
+                continue;
+            }
+            unsigned k = first_flagged(special);
+            o += k;
+            i += k;
         } else {
-            i++; /* a raw non-ASCII byte: kept */
+            c = (unsigned char)s[i];
+            if (c != '%' && c < 0x80) {
+                p[o++] = c == '/' ? sep : (char)c;
+                i++;
+                continue;
+            }
         }
-        if (c >= 0x80 && *high == SIZE_MAX)
-            *high = o;
-        p[o++] = (char)c;
+        /* s[i] is '%' or a byte >= 0x80: take it and those that follow
+         * it directly (a non-ASCII character is a run of escapes) */
+        do {
+            c = (unsigned char)s[i];
+            if (c == '%') {
+                c = (unsigned char)(hex_digit((unsigned char)s[i + 1]) << 4 |
+                                    hex_digit((unsigned char)s[i + 2]));
+                i += 3;
+                if (c == '/' || (win && c == '\\'))
+                    flags |= 1;
+                flags |= c >= 0x80 ? 2 : 0;
+            } else {
+                i++; /* a raw non-ASCII byte: kept */
+            }
+            if (c >= 0x80 && *high == SIZE_MAX)
+                *high = o;
+            p[o++] = (char)c;
+        } while (i < n && (s[i] == '%' || (unsigned char)s[i] >= 0x80));
     }
     *len = o;
     return flags;
@@ -502,7 +591,10 @@ static int native_decode(pathgate_buf *out, const pathgate_uri *uri, pathgate_co
         pathgate__free(&uri->alloc, p);
         return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
     }
-    pathgate__buf_adopt(out, &uri->alloc, p, len);
+    /* both callers disposed of out: no second dispose (buf_adopt's) */
+    out->ptr = p;
+    out->len = len;
+    out->alloc = uri->alloc;
     return PATHGATE_OK;
 }
 

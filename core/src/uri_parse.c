@@ -8,6 +8,7 @@
  * ENUL, EUTF8), scheme (ENOTABS, ESCHEME), query/fragment, syntax,
  * credentials, port, host, path. */
 #include <stdalign.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <uriparser/Uri.h>
@@ -18,6 +19,7 @@
 #include "pct.h"
 #include "text.h"
 #include "uri_internal.h"
+#include "uri_scan.h"
 
 /* ------------------------------------------- uriparser's memory manager */
 
@@ -291,6 +293,53 @@ static inline int pct_ok_at(const char *s, size_t n, size_t i)
     return n - i >= 3 && is_hex((unsigned char)s[i + 1]) && is_hex((unsigned char)s[i + 2]);
 }
 
+/* 1 when path[start..end) is a segment the fast path keeps as written:
+ * not empty, not a dot segment (also spelled %2E). */
+static inline int plain_segment(const char *path, size_t start, size_t end)
+{
+    return end != start &&
+           !((path[start] == '.' || path[start] == '%') && dot_segment(path + start, end - start));
+}
+
+/* Scans the path path[0..n) (path[0] == '/', n > 1) 64 bytes at a time:
+ * 1 when every byte is plain, every '%' starts a well-formed escape other
+ * than %00 and every segment is plain; *first is then the first segment's
+ * length. */
+static int plain_path(const char *path, size_t n, size_t *first)
+{
+    size_t start = 1;
+    uint64_t carry = 0; /* escape digits due past the previous 64 bytes */
+    *first = n - 1;
+    for (size_t base = 0; base < n; base += 64) {
+        pathgate__scan m = pathgate__scan64(path, n, base);
+        if (m.bad)
+            return 0;
+        /* each '%' is followed by two hex digits (none exist past the
+         * text's end, so a cut escape fails) and is no %00 */
+        uint64_t digits = m.pct << 1 | m.pct << 2 | carry;
+        if (digits & ~m.hex)
+            return 0;
+        carry = m.pct >> 63 | m.pct >> 62;
+        if (m.pct & m.zero >> 1 & m.zero >> 2)
+            return 0;
+        for (uint64_t edge = m.pct & (uint64_t)3 << 62; edge; edge &= edge - 1) {
+            size_t j = base + (size_t)__builtin_ctzll(edge); /* its digits lie beyond */
+            if (n - j >= 3 && path[j + 1] == '0' && path[j + 2] == '0')
+                return 0;
+        }
+        uint64_t slash = base == 0 ? m.slash & ~(uint64_t)1 : m.slash; /* not the leading '/' */
+        for (; slash; slash &= slash - 1) {
+            size_t j = base + (size_t)__builtin_ctzll(slash);
+            if (!plain_segment(path, start, j))
+                return 0;
+            if (start == 1)
+                *first = j - 1;
+            start = j + 1;
+        }
+    }
+    return !carry && plain_segment(path, start, n); /* the last one (empty after a trailing '/') */
+}
+
 /* The common case, `file:///seg/seg`, `file:/seg/seg` or
  * `file://host/share/seg` whose host is a plain reg-name (RFC 3986
  * unreserved and well-formed %XX: no userinfo, port or IP literal, so
@@ -329,30 +378,10 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
     }
     const char *path = s + p; /* `/...` */
     size_t n = len - p;
-    /* `file:///` alone is plain; otherwise every segment is checked at
-     * the '/' that ends it (the text's end counts as one) */
-    size_t first = n ? n - 1 : 0; /* the first segment's length */
-    for (size_t i = 1, start = 1; n > 1;) {
-        /* segments are short (about 8 bytes): a plain byte loop beats the
-         * 8-byte-chunk span, which rescans the chunk holding the '/' */
-        while (i < n && !(pathgate__pct_class[(unsigned char)path[i]] & PATHGATE__PCT_NOT_PLAIN))
-            i++;
-        unsigned char c = i < n ? (unsigned char)path[i] : '/';
-        if (c == '%') {
-            if (!pct_ok_at(path, n, i) || (path[i + 1] == '0' && path[i + 2] == '0'))
-                return NOT_PLAIN;
-            i += 3;
-            continue;
-        }
-        if (c != '/' || i == start ||
-            ((path[start] == '.' || path[start] == '%') && dot_segment(path + start, i - start)))
-            return NOT_PLAIN;
-        if (start == 1)
-            first = i - 1;
-        if (i == n)
-            break;
-        start = ++i;
-    }
+    /* `file:///` alone is plain; otherwise every segment is checked */
+    size_t first = 0; /* the first segment's length */
+    if (n > 1 && !plain_path(path, n, &first))
+        return NOT_PLAIN;
     /* the host: exactly the full parse's check (localhost drops) */
     if (host_n) {
         int drop;

@@ -606,6 +606,115 @@ static void test_fast_parse_agrees_on_hosts(void **state)
     free(big);
 }
 
+/* The fast parse scans the path 16 and 64 bytes at a time and to_native
+ * decodes 8 at a time: every byte value, and escapes, separators and dot
+ * segments, at every offset around those block edges must give what the
+ * full parse gives; each text sits in a heap buffer of exactly its size
+ * (ASan sees a read past it), and to_native agrees with decoded_path. */
+static void check_block_edges(const char *head, const char *body, size_t body_n)
+{
+    size_t hn = strlen(head), n = hn + body_n;
+    char *text = malloc(n ? n : 1);
+    assert_non_null(text);
+    memcpy(text, head, hn);
+    memcpy(text + hn, body, body_n);
+    pathgate_uri *fast = NULL, *slow = NULL;
+    int rc = pathgate_uri_parse(&fast, text, n, pg_test_alloc(), NULL);
+    int slow_rc = pathgate__uri_parse_ex(&slow, text, n, pg_test_alloc(), NULL, 1);
+    if (rc == 0 && !pathgate_uri_is_opaque(fast)) {
+        pathgate_convention conv = pathgate_uri_convention(fast);
+        pathgate_buf native = PATHGATE_BUF_INIT, dec = PATHGATE_BUF_INIT;
+        int nrc = pathgate_uri_to_native(&native, fast, conv, NULL);
+        assert_int_equal(pathgate_uri_decoded_path(&dec, fast, NULL), 0);
+        size_t host_n = 0;
+        const char *enc = pathgate_uri_encoded_path(fast, NULL);
+        host_n = (size_t)(enc - pathgate_uri_string(fast, NULL)) - 7;
+        if (nrc == 0 && conv == PATHGATE_CONVENTION_POSIX) {
+            assert_int_equal(native.len, dec.len);
+            assert_memory_equal(native.ptr, dec.ptr, dec.len);
+        } else if (nrc == 0 && host_n == 0) { /* `/C:/a` -> `C:\a` */
+            assert_true(native.len == dec.len - 1 || native.len == dec.len);
+            for (size_t k = 1; k < dec.len; k++)
+                assert_int_equal(native.ptr[k - 1], dec.ptr[k] == '/' ? '\\' : dec.ptr[k]);
+        } else if (nrc == 0) { /* `\\host` + the path */
+            assert_int_equal(native.len, 2 + host_n + dec.len);
+            for (size_t k = 0; k < dec.len; k++)
+                assert_int_equal(native.ptr[2 + host_n + k], dec.ptr[k] == '/' ? '\\' : dec.ptr[k]);
+        } else {
+            assert_true(nrc == PATHGATE_ESYNTAX || nrc == PATHGATE_EUTF8);
+        }
+        pathgate_buf_dispose(&native);
+        pathgate_buf_dispose(&dec);
+    }
+    assert_same(rc, fast, slow_rc, slow, text, n); /* frees both */
+    free(text);
+}
+
+/* The same for from_native: the fast path's scan and encoder against the
+ * builder, in an exact heap buffer. */
+static void check_native_block_edges(pathgate_convention conv, const char *head, const char *body,
+                                     size_t body_n)
+{
+    size_t hn = strlen(head), n = hn + body_n;
+    char *text = malloc(n ? n : 1);
+    assert_non_null(text);
+    memcpy(text, head, hn);
+    memcpy(text + hn, body, body_n);
+    pathgate_allocator a;
+    pathgate__alloc_init(&a, pg_test_alloc());
+    pathgate_uri *fast = NULL, *slow = NULL;
+    int rc = pathgate__uri_from_native_ex(&fast, text, n, conv, &a, NULL, 0);
+    int slow_rc = pathgate__uri_from_native_ex(&slow, text, n, conv, &a, NULL, 1);
+    assert_same(rc, fast, slow_rc, slow, text, n); /* frees both */
+    free(text);
+}
+
+static void test_fast_paths_at_block_edges(void **state)
+{
+    (void)state;
+    static const char *heads[] = {"file:///", "file:///C:/", "file://srv/share/"};
+    static const char *pieces[] = {"%41", "%2F", "%2f", "%5C",      "%00", "%C3%A9", "%E6%97%A5",
+                                   "%FF", "%zz", "%4",  "%",        "/",   "//",     ".",
+                                   "..",  "%2E", "a",   "\xc3\xa9", " ",   "|",      "C:"};
+    static const size_t lens[] = {1,  2,  6,  7,  8,  9,  14, 15, 16, 17, 18,  31,  32,  33,
+                                  47, 48, 49, 62, 63, 64, 65, 66, 79, 80, 127, 128, 129, 140};
+    char body[160];
+    for (size_t h = 0; h < sizeof heads / sizeof *heads; h++) {
+        size_t hn = strlen(heads[h]) - 8; /* the path's bytes before the body */
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+            size_t len = lens[li];
+            /* every byte value at every offset near a block edge */
+            for (size_t at = 0; at < len; at++) {
+                size_t pos = hn + 1 + at; /* its offset in the path */
+                if (at > 2 && at + 3 < len && (pos % 16) > 1 && (pos % 16) < 14 && pos % 8 != 7 &&
+                    pos % 8 != 0)
+                    continue;
+                for (int c = 0; c < 256; c++) {
+                    memset(body, 'a', len);
+                    for (size_t k = 5; k < len; k += 6)
+                        body[k] = '/'; /* segments of five */
+                    body[at] = (char)c;
+                    check_block_edges(heads[h], body, len);
+                    if (h == 0)
+                        check_native_block_edges(PATHGATE_CONVENTION_POSIX, "/", body, len);
+                    if (h == 1) {
+                        body[at] = c == '/' ? '\\' : (char)c; /* Windows' own separator too */
+                        check_native_block_edges(PATHGATE_CONVENTION_WINDOWS, "C:\\", body, len);
+                    }
+                }
+            }
+            /* each piece at every offset */
+            for (size_t at = 0; at < len; at++)
+                for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
+                    size_t pn = strlen(pieces[p]);
+                    memset(body, 'b', len);
+                    memcpy(body + at, pieces[p], pn);
+                    check_block_edges(heads[h], body, at + pn > len ? at + pn : len);
+                }
+        }
+    }
+}
+
 /* Every short text over the bytes that steer the root parsers, each in a
  * heap buffer of exactly its size (so that ASan sees any read past it). */
 static void test_short_inputs_in_exact_buffers(void **state)
@@ -987,6 +1096,7 @@ int main(void)
         cmocka_unit_test(test_random_windows_round_trips),
         cmocka_unit_test(test_fast_paths_agree_with_full_paths),
         cmocka_unit_test(test_fast_parse_agrees_on_hosts),
+        cmocka_unit_test(test_fast_paths_at_block_edges),
         cmocka_unit_test(test_short_inputs_in_exact_buffers),
         cmocka_unit_test(test_equal_and_hash_laws),
         cmocka_unit_test(test_derived_uris_use_the_base_allocator),
