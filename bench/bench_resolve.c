@@ -13,6 +13,10 @@
  * Each figure is the best of several timed runs (ns per operation). It
  * prints ratios measured in one run and asserts nothing about time.
  * Usage: bench_resolve [iterations]   (default 200000)
+ *        bench_resolve --profile LIVE [iterations]
+ *   runs only (a), iterations times, with LIVE tokens held: for
+ *   valgrind --tool=callgrind --toggle-collect=case_existing (instructions
+ *   per resolve are stable where wall time is not) or perf.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -70,7 +74,7 @@ static void resolve_release(bctx *c, const char *text, int require_exists, int e
     pathgate_resolution_dispose(&res);
 }
 
-static void case_existing(bctx *c)
+__attribute__((noinline)) static void case_existing(bctx *c)
 {
     resolve_release(c, "root:repo/" EXISTING, 1, 1);
 }
@@ -200,8 +204,46 @@ static void rm_tree(const char *tmp)
     }
 }
 
+/* --profile: LIVE tokens held, then (a) iters times, untimed. */
+static int profile(bctx *c, const char *tmp, size_t live, long iters)
+{
+    pathgate_resolution *held = calloc(live ? live : 1, sizeof *held);
+    if (!held)
+        die("out of memory");
+    pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
+    ro.require_exists = 0;
+    const char *fill = "root:repo/" MISSING;
+    for (size_t i = 0; i < live; i++) {
+        held[i] = (pathgate_resolution)PATHGATE_RESOLUTION_INIT;
+        if (pathgate_resolver_resolve(&held[i], c->r, fill, strlen(fill), &ro, NULL) != 0 ||
+            !held[i].ok)
+            die("fill failed");
+    }
+    for (long i = 0; i < iters; i++)
+        case_existing(c);
+    printf("bench_resolve --profile: %ld resolves with %zu live tokens\n", iters,
+           pathgate_resolver_token_count(c->r) + 0);
+    for (size_t i = 0; i < live; i++)
+        pathgate_resolution_dispose(&held[i]);
+    free(held);
+    pathgate_ref_free(c->probe);
+    pathgate__registry_free(c->reg);
+    close(c->root_fd);
+    pathgate_resolver_free(c->r);
+    rm_tree(tmp);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    long profile_live = -1;
+    if (argc > 2 && strcmp(argv[1], "--profile") == 0) {
+        profile_live = atol(argv[2]);
+        argv += 2;
+        argc -= 2;
+        if (profile_live < 0 || profile_live > LIVE_MANY)
+            die("--profile LIVE: 0 to 1000000");
+    }
     long iters = argc > 1 ? atol(argv[1]) : 200000;
     if (iters < 100)
         iters = 100;
@@ -241,6 +283,9 @@ int main(int argc, char **argv)
     if (pathgate__registry_mint(&c.probe, c.reg, 0, "root:repo/" EXISTING,
                                 strlen("root:repo/" EXISTING)) != 0)
         die("mint failed");
+
+    if (profile_live >= 0)
+        return profile(&c, tmp, (size_t)profile_live, iters);
 
     double floor_ns = time_case(case_floor, &c, iters);
     double a_ns = time_case(case_existing, &c, iters);
