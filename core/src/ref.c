@@ -41,6 +41,22 @@ static int ref_alloc(pathgate_ref **out, const pathgate_allocator *alloc, const 
     return PATHGATE_OK;
 }
 
+/* The canonical lowercase spelling of a UUID (what uuid_unparse_lower
+ * writes), by table: this runs on every mint. */
+static void spell_token(char out[PATHGATE__TOKEN_LEN + 1],
+                        const unsigned char id[PATHGATE__TOKEN_BYTES])
+{
+    static const char hex[] = "0123456789abcdef";
+    char *p = out;
+    for (size_t i = 0; i < PATHGATE__TOKEN_BYTES; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            *p++ = '-';
+        *p++ = hex[id[i] >> 4];
+        *p++ = hex[id[i] & 15];
+    }
+    *p = '\0';
+}
+
 int pathgate__ref_make(pathgate_ref **out, const pathgate_allocator *alloc,
                        const unsigned char id[PATHGATE__TOKEN_BYTES], const char *address,
                        size_t len)
@@ -50,7 +66,7 @@ int pathgate__ref_make(pathgate_ref **out, const pathgate_allocator *alloc,
     if (rc)
         return rc;
     memcpy(ref->id, id, PATHGATE__TOKEN_BYTES);
-    uuid_unparse_lower(ref->id, ref->token);
+    spell_token(ref->token, ref->id);
     *out = ref;
     return PATHGATE_OK;
 }
