@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "alloc.h"
 #include "random.h"
@@ -136,6 +137,24 @@ static void place(slot *slots, size_t mask, uint64_t tag, entry *e)
     slots[i].e = e;
 }
 
+/* A big table is read at random: ask for huge pages (a hint; THP in
+ * madvise mode), so that a mint costs a cache miss but no page walk. */
+static void hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (bytes < 2 * huge)
+        return;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /* Doubles the table when one more token would load it beyond 3/4. Lock held. */
 static int reserve_one(pathgate__registry *reg)
 {
@@ -145,9 +164,11 @@ static int reserve_one(pathgate__registry *reg)
     if (slots > SIZE_MAX / 2 / sizeof(slot))
         return PATHGATE_ENOMEM;
     size_t nslots = slots * 2;
-    slot *ns = pathgate__calloc(&reg->alloc, nslots, sizeof *ns);
+    slot *ns = pathgate__malloc(&reg->alloc, nslots * sizeof *ns);
     if (!ns)
         return PATHGATE_ENOMEM;
+    hint_huge(ns, nslots * sizeof *ns); /* before the pages are first touched */
+    memset(ns, 0, nslots * sizeof *ns);
     for (size_t i = 0; i < slots; i++)
         if (reg->slots[i].e)
             place(ns, nslots - 1, reg->slots[i].tag, reg->slots[i].e);
@@ -184,8 +205,12 @@ static void remove_at(pathgate__registry *reg, size_t i)
 static void prefetch_next(const pathgate__registry *reg)
 {
     unsigned char next[TAG_BYTES];
-    if (pathgate__random_peek(&reg->rnd, next, sizeof next) == 0)
-        __builtin_prefetch(&reg->slots[home_of(tag_of(next), reg->mask)], 1);
+    if (pathgate__random_peek(&reg->rnd, next, sizeof next) == 0) {
+        size_t h = home_of(tag_of(next), reg->mask);
+        __builtin_prefetch(&reg->slots[h], 1);
+        /* the probe run, and a release's backward shift, go on past it */
+        __builtin_prefetch(&reg->slots[(h + 1) & reg->mask], 1);
+    }
 }
 
 int pathgate__registry_mint(pathgate_ref **out, pathgate__registry *reg, size_t base_index,
