@@ -14,6 +14,12 @@
  * prints ratios measured in one run and asserts nothing about time.
  * Usage: bench_resolve [iterations]   (default 200000)
  *        bench_resolve --profile LIVE [iterations]
+ *        bench_resolve --pair REPO GAME MOD REPS ROUNDS ADDRESS...
+ *   the C side of bench/bench_python.py's Python-vs-C row: roots repo and
+ *   game, mod "Some Mod", and what Resolver.resolve does per call there
+ *   (resolve, then free the result; the token stays live), REPS passes
+ *   over the addresses per round on a fresh resolver; prints the best
+ *   round's ns per resolve.
  *   runs only (a), iterations times, with LIVE tokens held: for
  *   valgrind --tool=callgrind --toggle-collect=case_existing (instructions
  *   per resolve are stable where wall time is not) or perf.
@@ -204,6 +210,50 @@ static void rm_tree(const char *tmp)
     }
 }
 
+/* --pair: see the header. */
+static int pair(char **argv, int argc)
+{
+    if (argc < 7)
+        die("--pair REPO GAME MOD REPS ROUNDS ADDRESS...");
+    long reps = atol(argv[4]), rounds = atol(argv[5]);
+    char **addrs = argv + 6;
+    size_t n = (size_t)(argc - 6);
+    if (reps < 1 || rounds < 1)
+        die("--pair: REPS and ROUNDS must be positive");
+    pathgate_base_spec roots[2] = {{"repo", 4, argv[1], strlen(argv[1]), 0},
+                                   {"game", 4, argv[2], strlen(argv[2]), 0}};
+    pathgate_base_spec mods[1] = {{"Some Mod", 8, argv[3], strlen(argv[3]), 0}};
+    double best = 1e300;
+    for (long round = 0; round < rounds; round++) {
+        pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+        o.roots = roots;
+        o.nroots = 2;
+        o.mods = mods;
+        o.nmods = 1;
+        o.max_tokens = (size_t)(10 * reps) * n;
+        pathgate_resolver *r = NULL;
+        pathgate_error err;
+        if (pathgate_resolver_new(&r, &o, &err) != 0)
+            die(err.message);
+        double t0 = now_ns();
+        for (long k = 0; k < reps; k++)
+            for (size_t i = 0; i < n; i++) {
+                pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+                if (pathgate_resolver_resolve(&res, r, addrs[i], strlen(addrs[i]), NULL, NULL) !=
+                        0 ||
+                    !res.ok)
+                    die("--pair: resolve failed");
+                pathgate_resolution_dispose(&res);
+            }
+        double ns = (now_ns() - t0) / (double)(reps * (long)n);
+        if (ns < best)
+            best = ns;
+        pathgate_resolver_free(r);
+    }
+    printf("%.1f\n", best);
+    return 0;
+}
+
 /* --profile: LIVE tokens held, then (a) iters times, untimed. */
 static int profile(bctx *c, const char *tmp, size_t live, long iters)
 {
@@ -236,6 +286,8 @@ static int profile(bctx *c, const char *tmp, size_t live, long iters)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--pair") == 0)
+        return pair(argv + 1, argc - 1);
     long profile_live = -1;
     if (argc > 2 && strcmp(argv[1], "--profile") == 0) {
         profile_live = atol(argv[2]);
@@ -340,7 +392,8 @@ int main(int argc, char **argv)
     printf("%-58s %10.0f %10.2f\n", label, f10_ns, f10_ns / floor_ns);
     snprintf(label, sizeof label, "(f) resolve (a) with %zu live tokens", count1m);
     printf("%-58s %10.0f %10.2f\n", label, f1m_ns, f1m_ns / floor_ns);
-    printf("%-58s %10.0f %10.2f\n", "(c) floor again, after (f)", floor1m_ns, floor1m_ns / floor_ns);
+    printf("%-58s %10.0f %10.2f\n", "(c) floor again, after (f)", floor1m_ns,
+           floor1m_ns / floor_ns);
     printf("\n(a)/(c) = %.2f   (f) 1M/10 = %.2f   filling 1M tokens took %.1f s\n", a_ns / floor_ns,
            f1m_ns / f10_ns, fill_s);
     printf("(e) registry bytes per live token: %.1f (address of %zu bytes, 100000 tokens)\n", bpt,
