@@ -55,6 +55,7 @@ static void spell_token(char out[PATHGATE__TOKEN_LEN + 1],
     static const unsigned char at[PATHGATE__TOKEN_BYTES] = {0,  2,  4,  6,  9,  11, 14, 16,
                                                             19, 21, 24, 26, 28, 30, 32, 34};
     char t[PATHGATE__TOKEN_LEN + 1];
+#pragma GCC unroll 16
     for (size_t i = 0; i < PATHGATE__TOKEN_BYTES; i++)
         memcpy(t + at[i], pairs + 2 * id[i], 2);
     t[8] = t[13] = t[18] = t[23] = '-';
