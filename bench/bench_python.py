@@ -16,6 +16,10 @@ round so machine load hits both alike (best round of each is kept):
   mod live on a modder's machine). pathgate's cost does not depend on where a
   root lives (it opens beneath the root's fd); the reference's does
   (Path.resolve lstat()s every component of the absolute path).
+  Python vs C          the same resolves through Resolver.resolve and
+                       through the C call (build/bench/bench_resolve --pair,
+                       a fresh resolver per round, rounds alternating with
+                       Python's); goal: Python within 1.3x of C
   native->URI->str     str(PathUri.from_native(p)) vs PurePosixPath(p).as_uri()
                        and PureWindowsPath(p).as_uri() (pathgate also
                        normalises dot segments and validates UTF-8)
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import platform
 import sys
 import shutil
@@ -111,6 +116,23 @@ def pair(name, ours, theirs, setup, items, reps, rounds):
     return name, best_ours, best_theirs
 
 
+def python_vs_c(roots, mods, existing, args):
+    """Best-of-rounds seconds per resolve through Python and through C."""
+    exe = Path(args.c_bench)
+    if not exe.is_file():
+        return None
+    cmd = [str(exe), "--pair", str(roots["repo"]), str(roots["game"]),
+           str(mods["Some Mod"]), str(args.reps), "1", *existing]
+    best_py = best_c = float("inf")
+    for _ in range(args.rounds):
+        r = pathgate.Resolver(roots, mods, max_tokens=10 * args.reps * len(existing))
+        best_py = min(best_py, timed(r.resolve, existing, args.reps))
+        del r
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        best_c = min(best_c, float(out.split()[0]) / 1e9)
+    return best_py, best_c
+
+
 def bench_resolve(tree: Path, layout: str, args) -> list:
     roots, mods, existing, missing = make_tree(tree, layout)
 
@@ -129,6 +151,9 @@ def bench_resolve(tree: Path, layout: str, args) -> list:
         a, b = pg.resolve(addr, require_exists=False), ref.resolve(addr, require_exists=False)
         assert a.ok and b.ok and a.exists is False and b.exists is False
 
+    vs_c = python_vs_c(roots, mods, existing, args)
+    if vs_c is not None:
+        PY_VS_C.append((f"resolve, existing file, {layout} roots", *vs_c))
     return [
         pair(f"resolve, existing file, {layout} roots", lambda r: r.resolve,
              lambda r: r.resolve, resolvers, existing, args.reps, args.rounds),
@@ -139,10 +164,15 @@ def bench_resolve(tree: Path, layout: str, args) -> list:
     ]
 
 
+PY_VS_C: list = []
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--reps", type=int, default=100, help="passes over the inputs per round")
+    ap.add_argument("--c-bench", default=str(HERE.parent / "build" / "bench" / "bench_resolve"),
+                    help="bench_resolve binary for the Python-vs-C rows (skipped when absent)")
     ap.add_argument("--tree", default=None,
                     help="where to make the scratch trees (default: the temp directory)")
     args = ap.parse_args()
@@ -176,6 +206,12 @@ def main() -> int:
         ref_name = "reference_resolver" if name.startswith("resolve") else "pathlib"
         print(f"| {name} (vs {ref_name}) | {ours * 1e6:.3f} | {theirs * 1e6:.3f} | "
               f"{theirs / ours:.1f}x |")
+    if PY_VS_C:
+        print()
+        print("| operation | Python call µs/op | C call µs/op | Python / C |")
+        print("|---|---:|---:|---:|")
+        for name, py, c in PY_VS_C:
+            print(f"| {name} | {py * 1e6:.3f} | {c * 1e6:.3f} | {py / c:.2f}x |")
     return 0
 
 

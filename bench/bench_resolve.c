@@ -13,6 +13,16 @@
  * Each figure is the best of several timed runs (ns per operation). It
  * prints ratios measured in one run and asserts nothing about time.
  * Usage: bench_resolve [iterations]   (default 200000)
+ *        bench_resolve --profile LIVE [iterations]
+ *        bench_resolve --pair REPO GAME MOD REPS ROUNDS ADDRESS...
+ *   the C side of bench/bench_python.py's Python-vs-C row: roots repo and
+ *   game, mod "Some Mod", and what Resolver.resolve does per call there
+ *   (resolve, then free the result; the token stays live), REPS passes
+ *   over the addresses per round on a fresh resolver; prints the best
+ *   round's ns per resolve.
+ *   runs only (a), iterations times, with LIVE tokens held: for
+ *   valgrind --tool=callgrind --toggle-collect=case_existing (instructions
+ *   per resolve are stable where wall time is not) or perf.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -70,7 +80,7 @@ static void resolve_release(bctx *c, const char *text, int require_exists, int e
     pathgate_resolution_dispose(&res);
 }
 
-static void case_existing(bctx *c)
+__attribute__((noinline)) static void case_existing(bctx *c)
 {
     resolve_release(c, "root:repo/" EXISTING, 1, 1);
 }
@@ -200,8 +210,92 @@ static void rm_tree(const char *tmp)
     }
 }
 
+/* --pair: see the header. */
+static int pair(char **argv, int argc)
+{
+    if (argc < 7)
+        die("--pair REPO GAME MOD REPS ROUNDS ADDRESS...");
+    long reps = atol(argv[4]), rounds = atol(argv[5]);
+    char **addrs = argv + 6;
+    size_t n = (size_t)(argc - 6);
+    if (reps < 1 || rounds < 1)
+        die("--pair: REPS and ROUNDS must be positive");
+    pathgate_base_spec roots[2] = {{"repo", 4, argv[1], strlen(argv[1]), 0},
+                                   {"game", 4, argv[2], strlen(argv[2]), 0}};
+    pathgate_base_spec mods[1] = {{"Some Mod", 8, argv[3], strlen(argv[3]), 0}};
+    double best = 1e300;
+    for (long round = 0; round < rounds; round++) {
+        pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+        o.roots = roots;
+        o.nroots = 2;
+        o.mods = mods;
+        o.nmods = 1;
+        o.max_tokens = (size_t)(10 * reps) * n;
+        pathgate_resolver *r = NULL;
+        pathgate_error err;
+        if (pathgate_resolver_new(&r, &o, &err) != 0)
+            die(err.message);
+        double t0 = now_ns();
+        for (long k = 0; k < reps; k++)
+            for (size_t i = 0; i < n; i++) {
+                pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+                if (pathgate_resolver_resolve(&res, r, addrs[i], strlen(addrs[i]), NULL, NULL) !=
+                        0 ||
+                    !res.ok)
+                    die("--pair: resolve failed");
+                pathgate_resolution_dispose(&res);
+            }
+        double ns = (now_ns() - t0) / (double)(reps * (long)n);
+        if (ns < best)
+            best = ns;
+        pathgate_resolver_free(r);
+    }
+    printf("%.1f\n", best);
+    return 0;
+}
+
+/* --profile: LIVE tokens held, then (a) iters times, untimed. */
+static int profile(bctx *c, const char *tmp, size_t live, long iters)
+{
+    pathgate_resolution *held = calloc(live ? live : 1, sizeof *held);
+    if (!held)
+        die("out of memory");
+    pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
+    ro.require_exists = 0;
+    const char *fill = "root:repo/" MISSING;
+    for (size_t i = 0; i < live; i++) {
+        held[i] = (pathgate_resolution)PATHGATE_RESOLUTION_INIT;
+        if (pathgate_resolver_resolve(&held[i], c->r, fill, strlen(fill), &ro, NULL) != 0 ||
+            !held[i].ok)
+            die("fill failed");
+    }
+    for (long i = 0; i < iters; i++)
+        case_existing(c);
+    printf("bench_resolve --profile: %ld resolves with %zu live tokens\n", iters,
+           pathgate_resolver_token_count(c->r) + 0);
+    for (size_t i = 0; i < live; i++)
+        pathgate_resolution_dispose(&held[i]);
+    free(held);
+    pathgate_ref_free(c->probe);
+    pathgate__registry_free(c->reg);
+    close(c->root_fd);
+    pathgate_resolver_free(c->r);
+    rm_tree(tmp);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--pair") == 0)
+        return pair(argv + 1, argc - 1);
+    long profile_live = -1;
+    if (argc > 2 && strcmp(argv[1], "--profile") == 0) {
+        profile_live = atol(argv[2]);
+        argv += 2;
+        argc -= 2;
+        if (profile_live < 0 || profile_live > LIVE_MANY)
+            die("--profile LIVE: 0 to 1000000");
+    }
     long iters = argc > 1 ? atol(argv[1]) : 200000;
     if (iters < 100)
         iters = 100;
@@ -242,6 +336,9 @@ int main(int argc, char **argv)
                                 strlen("root:repo/" EXISTING)) != 0)
         die("mint failed");
 
+    if (profile_live >= 0)
+        return profile(&c, tmp, (size_t)profile_live, iters);
+
     double floor_ns = time_case(case_floor, &c, iters);
     double a_ns = time_case(case_existing, &c, iters);
     double b_ns = time_case(case_missing, &c, iters);
@@ -275,6 +372,7 @@ int main(int argc, char **argv)
     }
     double fill_s = (now_ns() - t0) / 1e9;
     double f1m_ns = time_case(case_existing, &c, iters);
+    double floor1m_ns = time_case(case_floor, &c, iters); /* the kernel's part, same moment */
     size_t count1m = pathgate_resolver_token_count(c.r);
 
     const char *address = "root:repo/" EXISTING;
@@ -294,6 +392,8 @@ int main(int argc, char **argv)
     printf("%-58s %10.0f %10.2f\n", label, f10_ns, f10_ns / floor_ns);
     snprintf(label, sizeof label, "(f) resolve (a) with %zu live tokens", count1m);
     printf("%-58s %10.0f %10.2f\n", label, f1m_ns, f1m_ns / floor_ns);
+    printf("%-58s %10.0f %10.2f\n", "(c) floor again, after (f)", floor1m_ns,
+           floor1m_ns / floor_ns);
     printf("\n(a)/(c) = %.2f   (f) 1M/10 = %.2f   filling 1M tokens took %.1f s\n", a_ns / floor_ns,
            f1m_ns / f10_ns, fill_s);
     printf("(e) registry bytes per live token: %.1f (address of %zu bytes, 100000 tokens)\n", bpt,

@@ -2,6 +2,7 @@
  * and formatting. Pure: no system call, no allocation, no state. */
 #include "address.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "text.h"
@@ -44,6 +45,29 @@ static int has_prefix_nocase(const char *s, size_t len, const char *prefix)
         if (c >= 'A' && c <= 'Z')
             c = (unsigned char)(c - 'A' + 'a');
         if (c != (unsigned char)prefix[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when every byte of s is printable ASCII (0x20..0x7E): then it holds no
+ * NUL, no control character and no ill-formed UTF-8. Eight bytes at a
+ * time: the common input takes no per-byte test. */
+static int printable_ascii(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, sizeof w);
+        uint64_t del = w ^ (0x7F * ones);
+        /* a byte >= 0x80, a byte < 0x20, a byte == 0x7F (exact tests) */
+        if ((w & highs) | ((w - 0x20 * ones) & ~w & highs) | ((del - ones) & ~del & highs))
+            return 0;
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x7F)
             return 0;
     }
     return 1;
@@ -175,7 +199,8 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         return PATHGATE_REASON_TOO_LONG;
     if (!text && len)
         return PATHGATE_REASON_SYNTAX;
-    if (len && (memchr(text, '\0', len) || !pathgate__utf8_valid(text, len)))
+    int plain = printable_ascii(text, len); /* checks below that cannot fail */
+    if (len && !plain && (memchr(text, '\0', len) || !pathgate__utf8_valid(text, len)))
         return PATHGATE_REASON_ENCODING;
     while (len && pathgate__is_space((unsigned char)text[0])) {
         text++;
@@ -185,7 +210,7 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         len--;
     if (len == 0)
         return PATHGATE_REASON_SYNTAX;
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; !plain && i < len; i++)
         if (is_control((unsigned char)text[i]))
             return PATHGATE_REASON_SYNTAX;
 
@@ -228,11 +253,40 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
     return PATHGATE_REASON_OK;
 }
 
+/* 1 when s is a normalised <rel> already: non-empty segments split by
+ * single `/`, none `.` or `..`, no `\`, no `/` at either end. */
+static int normalised_rel(const char *s, size_t n)
+{
+    if (n == 0 || memchr(s, '\\', n))
+        return 0;
+    const char *p = s, *end = s + n;
+    for (;;) {
+        const char *q = memchr(p, '/', (size_t)(end - p));
+        size_t seg = (size_t)((q ? q : end) - p);
+        if (seg == 0 || (p[0] == '.' && (seg == 1 || (seg == 2 && p[1] == '.'))))
+            return 0;
+        if (!q)
+            return 1;
+        p = q + 1;
+    }
+}
+
 /* Appends the segments of s (`\` = `/`) to buf at *len, never removing
  * below floor. */
 static pathgate_reason append_segments(char *buf, size_t cap, size_t *len, size_t floor,
                                        const char *s, size_t n)
 {
+    /* the common case, normalised text after one `/`: copied whole */
+    size_t lead = n && s[0] == '/';
+    if (normalised_rel(s + lead, n - lead)) {
+        size_t add = n - lead;
+        if (cap - *len <= add + 1) /* room for `/`, the text and a NUL */
+            return PATHGATE_REASON_TOO_LONG;
+        buf[(*len)++] = '/';
+        memcpy(buf + *len, s + lead, add);
+        *len += add;
+        return PATHGATE_REASON_OK;
+    }
     size_t i = 0;
     while (i < n) {
         while (i < n && (s[i] == '/' || s[i] == '\\'))

@@ -41,6 +41,28 @@ static int ref_alloc(pathgate_ref **out, const pathgate_allocator *alloc, const 
     return PATHGATE_OK;
 }
 
+/* The canonical lowercase spelling of a UUID (what uuid_unparse_lower
+ * writes), two digits per byte by table: this runs on every mint. */
+static void spell_token(char out[PATHGATE__TOKEN_LEN + 1],
+                        const unsigned char id[PATHGATE__TOKEN_BYTES])
+{
+#define PAIRS16(h)                                                                                 \
+    h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
+    static const char pairs[513] = PAIRS16("0") PAIRS16("1") PAIRS16("2") PAIRS16("3") PAIRS16("4")
+        PAIRS16("5") PAIRS16("6") PAIRS16("7") PAIRS16("8") PAIRS16("9") PAIRS16("a") PAIRS16("b")
+            PAIRS16("c") PAIRS16("d") PAIRS16("e") PAIRS16("f");
+#undef PAIRS16
+    static const unsigned char at[PATHGATE__TOKEN_BYTES] = {0,  2,  4,  6,  9,  11, 14, 16,
+                                                            19, 21, 24, 26, 28, 30, 32, 34};
+    char t[PATHGATE__TOKEN_LEN + 1];
+#pragma GCC unroll 16
+    for (size_t i = 0; i < PATHGATE__TOKEN_BYTES; i++)
+        memcpy(t + at[i], pairs + 2 * id[i], 2);
+    t[8] = t[13] = t[18] = t[23] = '-';
+    t[PATHGATE__TOKEN_LEN] = '\0';
+    memcpy(out, t, sizeof t);
+}
+
 int pathgate__ref_make(pathgate_ref **out, const pathgate_allocator *alloc,
                        const unsigned char id[PATHGATE__TOKEN_BYTES], const char *address,
                        size_t len)
@@ -50,7 +72,7 @@ int pathgate__ref_make(pathgate_ref **out, const pathgate_allocator *alloc,
     if (rc)
         return rc;
     memcpy(ref->id, id, PATHGATE__TOKEN_BYTES);
-    uuid_unparse_lower(ref->id, ref->token);
+    spell_token(ref->token, ref->id);
     *out = ref;
     return PATHGATE_OK;
 }

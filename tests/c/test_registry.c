@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include "registry.h"
 #include "ref.h"
@@ -90,6 +91,9 @@ static void assert_uuid4(const pathgate_ref *ref)
     }
     assert_int_equal(t[14], '4');           /* version nibble */
     assert_non_null(strchr("89ab", t[19])); /* RFC 4122 variant */
+    char spelled[37];                       /* the registry's own spelling is libuuid's */
+    uuid_unparse_lower(pathgate__ref_id(ref), spelled);
+    assert_string_equal(t, spelled);
 }
 
 static int cmp_id(const void *a, const void *b)

@@ -305,6 +305,20 @@ static void test_canonical_and_alias_forms(void **state)
     /* `:/` after the name only: here `a:` is a directory name */
     CHECK_RE(f, "mod:Some Mod/a:/b", 0, NULL, OK_("mod:Some Mod/a:/b", NULL, "a:/b", 0));
     CHECK_RE(f, "mod:Some Mod/a:/b", 1, NULL, BAD(NOT_FOUND));
+    /* the fast paths (normalised printable ASCII copied whole) agree with
+     * the segment walk at every edge */
+    CHECK(f, "root:repo/common/", NULL, OK_("root:repo/common", "repo", "common", 1));
+    CHECK(f, "root:repo/common/..", NULL, OK_("root:repo", "repo", "", 1));
+    CHECK(f, "root:repo/common/traits/.", NULL,
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK(f, "root:repo/./common", NULL, OK_("root:repo/common", "repo", "common", 1));
+    CHECK(f, "root:repo/common//traits", NULL,
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK(f, "root:repo/common\\traits", NULL,
+          OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    CHECK_RE(f, "root:repo/.hidden/..x/...", 0, NULL,
+             OK_("root:repo/.hidden/..x/...", "repo", ".hidden/..x/...", 0));
+    CHECK_RE(f, "root:repo/common/.x", 0, NULL, OK_("root:repo/common/.x", "repo", "common/.x", 0));
     end(f);
 }
 
@@ -326,6 +340,19 @@ static void test_unknown_and_malformed(void **state)
     CHECK(f, "root:repo/a\tb", NULL, BAD(SYNTAX));
     CHECK(f, "root:repo/\x1b[31m", NULL, BAD(SYNTAX));
     CHECK(f, "root:repo/\xff", NULL, BAD(ENCODING));
+    /* a bad byte anywhere in an 8-byte word or in the tail */
+    CHECK(f, "root:re\x7fpo/x", NULL, BAD(SYNTAX));
+    CHECK(f,
+          "root:repo/ab\x7f"
+          "cdefgh/x",
+          NULL, BAD(SYNTAX));
+    CHECK(f, "root:repo/abcdefgh\x1f", NULL, BAD(SYNTAX));
+    CHECK(f, "root:repo/abcdefghijklmno\x01p", NULL, BAD(SYNTAX));
+    CHECK(f,
+          "root:repo/abc\x80"
+          "defgh",
+          NULL, BAD(ENCODING));
+    CHECK(f, "root:repo/abcdefgh\xc3", NULL, BAD(ENCODING));
     CHECK(f, "C:\\Windows\\x", NULL, BAD(OUTSIDE_BASES));
     CHECK(f, "\\\\server\\share\\x", NULL, BAD(OUTSIDE_BASES));
     CHECK(f, "common/traits", NULL, BAD(RELATIVE_WITHOUT_BASE));

@@ -116,3 +116,14 @@ int pathgate__random_take(pathgate__random *r, void *out, size_t n)
     pg->avail -= n;
     return PATHGATE_OK;
 }
+
+int pathgate__random_peek(const pathgate__random *r, void *out, size_t n)
+{
+    if (!r->page || n > RANDOM_TAKE_MAX)
+        return -1;
+    const pathgate__random_page *pg = r->page;
+    if (pg->avail < n || pg->avail > r->capacity)
+        return -1;
+    memcpy(out, pg->bytes + (r->capacity - pg->avail), n);
+    return 0;
+}

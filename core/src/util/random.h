@@ -34,6 +34,10 @@ void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *all
 /* Copies n fresh random bytes (n <= 64) to out and wipes them from the
  * pool. 0, or PATHGATE_EIO when the kernel gives no randomness. */
 int pathgate__random_take(pathgate__random *r, void *out, size_t n);
+/* Copies the n bytes (n <= 64) the next take will hand out, without
+ * taking them: 0, or -1 when the next take refills first (nothing copied).
+ * For a prefetch hint only; a fork in between wipes them (see above). */
+int pathgate__random_peek(const pathgate__random *r, void *out, size_t n);
 /* Fills out with n bytes straight from the kernel (getrandom, or
  * /dev/urandom where it does not exist), for callers that need a few bytes
  * rarely and own no pool (temp file names). 0, or PATHGATE_EIO. */
