@@ -291,6 +291,37 @@ static inline int pct_ok_at(const char *s, size_t n, size_t i)
     return n - i >= 3 && is_hex((unsigned char)s[i + 1]) && is_hex((unsigned char)s[i + 2]);
 }
 
+/* The path of a plain URI (`/...`, n bytes): 0 when every segment is
+ * plain (parse_plain's rule), *first set to the first segment's length;
+ * NOT_PLAIN otherwise. `/` alone is plain; every other segment is checked
+ * at the '/' that ends it (the text's end counts as one). */
+static inline int plain_segments(size_t *first, const char *path, size_t n)
+{
+    *first = n ? n - 1 : 0;
+    for (size_t i = 1, start = 1; n > 1;) {
+        /* segments are short (about 8 bytes): a plain byte loop beats the
+         * 8-byte-chunk span, which rescans the chunk holding the '/' */
+        while (i < n && !(pathgate__pct_class[(unsigned char)path[i]] & PATHGATE__PCT_NOT_PLAIN))
+            i++;
+        unsigned char c = i < n ? (unsigned char)path[i] : '/';
+        if (c == '%') {
+            if (!pct_ok_at(path, n, i) || (path[i + 1] == '0' && path[i + 2] == '0'))
+                return NOT_PLAIN;
+            i += 3;
+            continue;
+        }
+        if (c != '/' || i == start ||
+            ((path[start] == '.' || path[start] == '%') && dot_segment(path + start, i - start)))
+            return NOT_PLAIN;
+        if (start == 1)
+            *first = i - 1;
+        if (i == n)
+            break;
+        start = ++i;
+    }
+    return 0;
+}
+
 /* The common case, `file:///seg/seg`, `file:/seg/seg` or
  * `file://host/share/seg` whose host is a plain reg-name (RFC 3986
  * unreserved and well-formed %XX: no userinfo, port or IP literal, so
@@ -329,30 +360,9 @@ static int parse_plain(pathgate_uri **out, const char *s, size_t len,
     }
     const char *path = s + p; /* `/...` */
     size_t n = len - p;
-    /* `file:///` alone is plain; otherwise every segment is checked at
-     * the '/' that ends it (the text's end counts as one) */
-    size_t first = n ? n - 1 : 0; /* the first segment's length */
-    for (size_t i = 1, start = 1; n > 1;) {
-        /* segments are short (about 8 bytes): a plain byte loop beats the
-         * 8-byte-chunk span, which rescans the chunk holding the '/' */
-        while (i < n && !(pathgate__pct_class[(unsigned char)path[i]] & PATHGATE__PCT_NOT_PLAIN))
-            i++;
-        unsigned char c = i < n ? (unsigned char)path[i] : '/';
-        if (c == '%') {
-            if (!pct_ok_at(path, n, i) || (path[i + 1] == '0' && path[i + 2] == '0'))
-                return NOT_PLAIN;
-            i += 3;
-            continue;
-        }
-        if (c != '/' || i == start ||
-            ((path[start] == '.' || path[start] == '%') && dot_segment(path + start, i - start)))
-            return NOT_PLAIN;
-        if (start == 1)
-            first = i - 1;
-        if (i == n)
-            break;
-        start = ++i;
-    }
+    size_t first;
+    if (plain_segments(&first, path, n) != 0)
+        return NOT_PLAIN;
     /* the host: exactly the full parse's check (localhost drops) */
     if (host_n) {
         int drop;
