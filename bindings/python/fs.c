@@ -42,22 +42,21 @@ static int owner_arg(pg_state *st, PyObject *obj, owner *o) {
     return -1;
 }
 
+/* A flag given by keyword: sets flag in o's options when obj is true
+ * (NULL or None: left unset); -1 when its truth cannot be read. */
+static int flag_opt(owner *o, PyObject *obj, unsigned int flag) {
+    int v = obj == NULL || obj == Py_None ? 0 : PyObject_IsTrue(obj);
+    if (v > 0)
+        o->opts.flags |= flag;
+    return v < 0 ? -1 : 0;
+}
+
 /* The scale options given by keyword (NULL or None: the default). */
 static int scale_opts(owner *o, PyObject *regex, PyObject *ignore_case, PyObject *threads,
                       PyObject *max_file_size) {
-    int v;
-    if (regex != NULL && regex != Py_None) {
-        if ((v = PyObject_IsTrue(regex)) < 0)
-            return -1;
-        if (v)
-            o->opts.flags |= PATHGATE_FS_REGEX;
-    }
-    if (ignore_case != NULL && ignore_case != Py_None) {
-        if ((v = PyObject_IsTrue(ignore_case)) < 0)
-            return -1;
-        if (v)
-            o->opts.flags |= PATHGATE_FS_IGNORE_CASE;
-    }
+    if (flag_opt(o, regex, PATHGATE_FS_REGEX) < 0 ||
+        flag_opt(o, ignore_case, PATHGATE_FS_IGNORE_CASE) < 0)
+        return -1;
     if (threads != NULL && threads != Py_None) {
         long t = PyLong_AsLong(threads);
         if (t == -1 && PyErr_Occurred())
@@ -464,16 +463,9 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     int want_info = 0;
     if (a[5] != NULL && (want_info = PyObject_IsTrue(a[5])) < 0)
         return NULL;
-    int metadata = 0;
-    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+    if (flag_opt(&o, a[3], PATHGATE_FS_METADATA) < 0 ||
+        flag_opt(&o, a[6], PATHGATE_FS_GLOB_BASENAME) < 0)
         return NULL;
-    if (metadata)
-        o.opts.flags |= PATHGATE_FS_METADATA;
-    int basename = 0;
-    if (a[6] != NULL && (basename = PyObject_IsTrue(a[6])) < 0)
-        return NULL;
-    if (basename)
-        o.opts.flags |= PATHGATE_FS_GLOB_BASENAME;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;
@@ -850,11 +842,8 @@ static PyObject *fs_glob_iter(PyObject *module, PyObject *const *args, Py_ssize_
     owner o;
     if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, a[4], NULL) < 0)
         return NULL;
-    int metadata = 0;
-    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+    if (flag_opt(&o, a[3], PATHGATE_FS_METADATA) < 0)
         return NULL;
-    if (metadata)
-        o.opts.flags |= PATHGATE_FS_METADATA;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;
