@@ -257,18 +257,35 @@ static int fs_read(lua_State *L)
     return 1;
 }
 
-static int fs_write(lua_State *L)
+/* The per-state scratch buffer, emptied: where an operation answering an
+ * address puts it. */
+static pathgate_buf *scratch_buf(lua_State *L)
+{
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_buf_dispose(buf);
+    return buf;
+}
+
+typedef int (*two_text_fn)(pathgate_buf *, pathgate_resolver *, const char *, size_t, const char *,
+                           size_t, const pathgate_fs_options *, pathgate_error *);
+
+/* r:op(text, text) -> address | nil, message, kind: write and move. */
+static int two_text_op(lua_State *L, two_text_fn fn)
 {
     owner o;
     check_owner(L, &o);
-    size_t len, dlen;
-    const char *path = pg_checktext(L, 2, &len);
-    const char *data = pg_checktext(L, 3, &dlen);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
+    size_t len, len2;
+    const char *text = pg_checktext(L, 2, &len);
+    const char *text2 = pg_checktext(L, 3, &len2);
+    pathgate_buf *buf = scratch_buf(L);
     pathgate_error err = {0, ""};
-    int rc = pathgate_fs_write(buf, o.resolver, path, len, data, dlen, &o.opts, &err);
+    int rc = fn(buf, o.resolver, text, len, text2, len2, &o.opts, &err);
     return pg_bufresult(L, rc, buf, &err);
+}
+
+static int fs_write(lua_State *L)
+{
+    return two_text_op(L, pathgate_fs_write);
 }
 
 static int fs_edit(lua_State *L)
@@ -280,8 +297,7 @@ static int fs_edit(lua_State *L)
     const char *old_s = pg_checktext(L, 3, &olen);
     const char *new_s = pg_checktext(L, 4, &nlen);
     int all = lua_toboolean(L, 5);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
+    pathgate_buf *buf = scratch_buf(L);
     pathgate_error err = {0, ""};
     size_t n = 0;
     int rc = pathgate_fs_edit(buf, &n, o.resolver, path, len, old_s, olen, new_s, nlen, all,
@@ -299,8 +315,7 @@ static int fs_delete(lua_State *L)
     check_owner(L, &o);
     size_t len;
     const char *path = pg_checktext(L, 2, &len);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
+    pathgate_buf *buf = scratch_buf(L);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_delete(buf, o.resolver, path, len, &o.opts, &err);
     return pg_bufresult(L, rc, buf, &err);
@@ -471,8 +486,7 @@ static int fs_mkdir(lua_State *L)
     size_t len;
     const char *path = pg_checktext(L, 2, &len);
     int parents = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
+    pathgate_buf *buf = scratch_buf(L);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_mkdir(buf, o.resolver, path, len, parents, &o.opts, &err);
     return pg_bufresult(L, rc, buf, &err);
@@ -481,16 +495,7 @@ static int fs_mkdir(lua_State *L)
 /* r:move(source, destination) -> destination address | nil, message, kind */
 static int fs_move(lua_State *L)
 {
-    owner o;
-    check_owner(L, &o);
-    size_t slen, dlen;
-    const char *src = pg_checktext(L, 2, &slen);
-    const char *dst = pg_checktext(L, 3, &dlen);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
-    pathgate_error err = {0, ""};
-    int rc = pathgate_fs_move(buf, o.resolver, src, slen, dst, dlen, &o.opts, &err);
-    return pg_bufresult(L, rc, buf, &err);
+    return two_text_op(L, pathgate_fs_move);
 }
 
 /* r:stat(path) -> {path, type, size, mode, modified_at, accessed_at,

@@ -127,6 +127,105 @@ static int limit_arg(PyObject *obj, unsigned long long max, unsigned long long *
     return 0;
 }
 
+/* timeout=: seconds (an int or float, > 0, at most 4e6) as whole
+ * milliseconds, rounded up; None/absent leaves *ms alone. */
+static int timeout_arg(PyObject *obj, unsigned int *ms) {
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    if (PyBool_Check(obj) || !(PyLong_Check(obj) || PyFloat_Check(obj))) {
+        PyErr_SetString(PyExc_TypeError, "timeout must be a number of seconds or None");
+        return -1;
+    }
+    double t = PyFloat_AsDouble(obj);
+    if (t == -1.0 && PyErr_Occurred())
+        return -1;
+    if (!(t > 0) || t > 4.0e6) {
+        PyErr_SetString(PyExc_ValueError, "timeout must be > 0 seconds (at most 4e6)");
+        return -1;
+    }
+    *ms = (unsigned int)ceil(t * 1000.0);
+    return 0;
+}
+
+/* output_cap=: a positive int; None/absent leaves *out alone. */
+static int output_cap_arg(PyObject *obj, size_t *out) {
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    if (PyBool_Check(obj) || !PyLong_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "output_cap must be an int or None");
+        return -1;
+    }
+    long long cap = PyLong_AsLongLong(obj);
+    if (cap == -1 && PyErr_Occurred())
+        return -1;
+    if (cap <= 0 || (unsigned long long)cap > (unsigned long long)(((size_t)-1) / 4)) {
+        PyErr_SetString(PyExc_ValueError, "output_cap must be > 0");
+        return -1;
+    }
+    *out = (size_t)cap;
+    return 0;
+}
+
+/* The keyword arguments of _execute (a[2..16], in the order of its names)
+ * into o. cwd and env point into objects kept alive by *cwd_holder and
+ * *env_holder, and *env is PyMem: the caller releases all three, also on
+ * failure (-1, an exception set). */
+static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **cwd_holder,
+                             PyObject **env_holder, const char ***env) {
+    if (a[2] != NULL && a[2] != Py_None) {
+        Py_ssize_t cwd_len;
+        if (pg_text(a[2], &o->cwd, &cwd_len, cwd_holder, "cwd") < 0)
+            return -1;
+        o->cwd_len = (size_t)cwd_len;
+    }
+    if (timeout_arg(a[3], &o->timeout_ms) < 0 || output_cap_arg(a[4], &o->output_cap) < 0)
+        return -1;
+    int no_landlock = 0;
+    if (flag_arg(a[5], &o->allow_network) < 0 || flag_arg(a[6], &o->allow_unconfined) < 0 ||
+        flag_arg(a[8], &no_landlock) < 0)
+        return -1;
+    if (no_landlock)
+        o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
+    unsigned long long lim[5], cap = 0;
+    if (limit_arg(a[9], 0xFFFFFFFFu, &lim[0], "max_processes") < 0 ||
+        limit_arg(a[10], ~0ull, &lim[1], "max_memory") < 0 ||
+        limit_arg(a[11], 0xFFFFFFFFu, &lim[2], "max_cpu_seconds") < 0 ||
+        limit_arg(a[12], ~0ull, &lim[3], "max_file_size") < 0 ||
+        limit_arg(a[13], ~0ull, &lim[4], "tmp_size") < 0)
+        return -1;
+    o->max_processes = (unsigned int)lim[0];
+    o->max_memory = lim[1];
+    o->max_cpu_seconds = (unsigned int)lim[2];
+    o->max_file_size = lim[3];
+    o->tmp_size = lim[4];
+    int no_ns = 0;
+    if (flag_arg(a[14], &no_ns) < 0)
+        return -1;
+    if (no_ns)
+        o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    int no_idmap = 0;
+    if (flag_arg(a[16], &no_idmap) < 0)
+        return -1;
+    if (no_idmap)
+        o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
+    if (a[15] != NULL && a[15] != Py_None) {
+        long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
+        if (v < 0 || v > 15) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "_test_abi_cap must be an int 0..15");
+            return -1;
+        }
+        cap = (unsigned long long)v;
+        o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
+    }
+    if (a[7] != NULL && a[7] != Py_None) {
+        if (build_env(a[7], env_holder, env) < 0)
+            return -1;
+        o->env = *env;
+    }
+    return 0;
+}
+
 static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
     static const char *const names[] = {NULL,
@@ -168,83 +267,8 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     Py_ssize_t len;
     if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
         return NULL;
-    if (a[2] != NULL && a[2] != Py_None) {
-        Py_ssize_t cwd_len;
-        if (pg_text(a[2], &o.cwd, &cwd_len, &cwd_holder, "cwd") < 0)
-            goto done;
-        o.cwd_len = (size_t)cwd_len;
-    }
-    if (a[3] != NULL && a[3] != Py_None) {
-        if (PyBool_Check(a[3]) || !(PyLong_Check(a[3]) || PyFloat_Check(a[3]))) {
-            PyErr_SetString(PyExc_TypeError, "timeout must be a number of seconds or None");
-            goto done;
-        }
-        double t = PyFloat_AsDouble(a[3]);
-        if (t == -1.0 && PyErr_Occurred())
-            goto done;
-        if (!(t > 0) || t > 4.0e6) {
-            PyErr_SetString(PyExc_ValueError, "timeout must be > 0 seconds (at most 4e6)");
-            goto done;
-        }
-        o.timeout_ms = (unsigned int)ceil(t * 1000.0);
-    }
-    if (a[4] != NULL && a[4] != Py_None) {
-        if (PyBool_Check(a[4]) || !PyLong_Check(a[4])) {
-            PyErr_SetString(PyExc_TypeError, "output_cap must be an int or None");
-            goto done;
-        }
-        long long cap = PyLong_AsLongLong(a[4]);
-        if (cap == -1 && PyErr_Occurred())
-            goto done;
-        if (cap <= 0 || (unsigned long long)cap > (unsigned long long)(((size_t)-1) / 4)) {
-            PyErr_SetString(PyExc_ValueError, "output_cap must be > 0");
-            goto done;
-        }
-        o.output_cap = (size_t)cap;
-    }
-    int no_landlock = 0;
-    if (flag_arg(a[5], &o.allow_network) < 0 || flag_arg(a[6], &o.allow_unconfined) < 0 ||
-        flag_arg(a[8], &no_landlock) < 0)
+    if (exec_options_from(&o, a, &cwd_holder, &env_holder, &env) < 0)
         goto done;
-    if (no_landlock)
-        o.flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
-    unsigned long long lim[5], cap = 0;
-    if (limit_arg(a[9], 0xFFFFFFFFu, &lim[0], "max_processes") < 0 ||
-        limit_arg(a[10], ~0ull, &lim[1], "max_memory") < 0 ||
-        limit_arg(a[11], 0xFFFFFFFFu, &lim[2], "max_cpu_seconds") < 0 ||
-        limit_arg(a[12], ~0ull, &lim[3], "max_file_size") < 0 ||
-        limit_arg(a[13], ~0ull, &lim[4], "tmp_size") < 0)
-        goto done;
-    o.max_processes = (unsigned int)lim[0];
-    o.max_memory = lim[1];
-    o.max_cpu_seconds = (unsigned int)lim[2];
-    o.max_file_size = lim[3];
-    o.tmp_size = lim[4];
-    int no_ns = 0;
-    if (flag_arg(a[14], &no_ns) < 0)
-        goto done;
-    if (no_ns)
-        o.flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
-    int no_idmap = 0;
-    if (flag_arg(a[16], &no_idmap) < 0)
-        goto done;
-    if (no_idmap)
-        o.flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
-    if (a[15] != NULL && a[15] != Py_None) {
-        long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
-        if (v < 0 || v > 15) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "_test_abi_cap must be an int 0..15");
-            goto done;
-        }
-        cap = (unsigned long long)v;
-        o.flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
-    }
-    if (a[7] != NULL && a[7] != Py_None) {
-        if (build_env(a[7], &env_holder, &env) < 0)
-            goto done;
-        o.env = env;
-    }
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;

@@ -42,22 +42,21 @@ static int owner_arg(pg_state *st, PyObject *obj, owner *o) {
     return -1;
 }
 
+/* A flag given by keyword: sets flag in o's options when obj is true
+ * (NULL or None: left unset); -1 when its truth cannot be read. */
+static int flag_opt(owner *o, PyObject *obj, unsigned int flag) {
+    int v = obj == NULL || obj == Py_None ? 0 : PyObject_IsTrue(obj);
+    if (v > 0)
+        o->opts.flags |= flag;
+    return v < 0 ? -1 : 0;
+}
+
 /* The scale options given by keyword (NULL or None: the default). */
 static int scale_opts(owner *o, PyObject *regex, PyObject *ignore_case, PyObject *threads,
                       PyObject *max_file_size) {
-    int v;
-    if (regex != NULL && regex != Py_None) {
-        if ((v = PyObject_IsTrue(regex)) < 0)
-            return -1;
-        if (v)
-            o->opts.flags |= PATHGATE_FS_REGEX;
-    }
-    if (ignore_case != NULL && ignore_case != Py_None) {
-        if ((v = PyObject_IsTrue(ignore_case)) < 0)
-            return -1;
-        if (v)
-            o->opts.flags |= PATHGATE_FS_IGNORE_CASE;
-    }
+    if (flag_opt(o, regex, PATHGATE_FS_REGEX) < 0 ||
+        flag_opt(o, ignore_case, PATHGATE_FS_IGNORE_CASE) < 0)
+        return -1;
     if (threads != NULL && threads != Py_None) {
         long t = PyLong_AsLong(threads);
         if (t == -1 && PyErr_Occurred())
@@ -373,6 +372,46 @@ static PyObject *fs_delete(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 /* ---------------------------------------------------------- grep, glob */
 
+/* The arguments _fs_grep and _fs_grep_iter share, a[0..8]: owner,
+ * pattern, path, glob, max_count, regex, ignore_case, threads,
+ * max_file_size. The texts stay valid until grep_args_release. */
+typedef struct grep_args {
+    owner o;
+    size_t max;
+    const char *pat, *path, *glob;
+    Py_ssize_t plen, len, glen;
+    PyObject *h[3];
+} grep_args;
+
+static void grep_args_release(grep_args *g) {
+    for (int i = 0; i < 3; i++)
+        Py_CLEAR(g->h[i]);
+}
+
+static int grep_args_from(pg_state *st, PyObject *const *a, grep_args *g) {
+    memset(g, 0, sizeof *g);
+    if (owner_arg(st, a[0], &g->o) < 0 || scale_opts(&g->o, a[5], a[6], a[7], a[8]) < 0)
+        return -1;
+    g->max = PATHGATE_FS_NO_LIMIT;
+    if (a[4] != NULL && a[4] != Py_None) {
+        long long v = PyLong_AsLongLong(a[4]);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "max_count must be >= 0");
+            return -1;
+        }
+        g->max = (size_t)v;
+    }
+    if (pg_text(a[1], &g->pat, &g->plen, &g->h[0], "pattern") < 0 ||
+        opt_text(a[2], &g->path, &g->len, &g->h[1], "path") < 0 ||
+        opt_text(a[3], &g->glob, &g->glen, &g->h[2], "glob") < 0) {
+        grep_args_release(g);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
@@ -382,42 +421,19 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyObject *a[10];
     if (pg_bind("_fs_grep", args, nargs, kwnames, names, 10, 5, 2, a) < 0)
         return NULL;
-    owner o;
-    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, a[5], a[6], a[7], a[8]) < 0)
-        return NULL;
     int want_info = 0;
     if (a[9] != NULL && (want_info = PyObject_IsTrue(a[9])) < 0)
         return NULL;
-    size_t max = PATHGATE_FS_NO_LIMIT;
-    if (a[4] != NULL && a[4] != Py_None) {
-        long long v = PyLong_AsLongLong(a[4]);
-        if (v == -1 && PyErr_Occurred())
-            return NULL;
-        if (v < 0) {
-            PyErr_SetString(PyExc_ValueError, "max_count must be >= 0");
-            return NULL;
-        }
-        max = (size_t)v;
-    }
-    const char *pat, *path, *glob;
-    Py_ssize_t plen, len, glen;
-    PyObject *h1 = NULL, *h2 = NULL, *h3 = NULL;
-    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
-        opt_text(a[2], &path, &len, &h2, "path") < 0 ||
-        opt_text(a[3], &glob, &glen, &h3, "glob") < 0) {
-        Py_XDECREF(h1);
-        Py_XDECREF(h2);
+    grep_args g;
+    if (grep_args_from(st, a, &g) < 0)
         return NULL;
-    }
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS rc =
-        pathgate_fs_grep(&m, o.resolver, pat, (size_t)plen, path, (size_t)len, glob, (size_t)glen,
-                         max, &o.opts, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(h1);
-    Py_XDECREF(h2);
-    Py_XDECREF(h3);
+        pathgate_fs_grep(&m, g.o.resolver, g.pat, (size_t)g.plen, g.path, (size_t)g.len, g.glob,
+                         (size_t)g.glen, g.max, &g.o.opts, &err);
+    Py_END_ALLOW_THREADS grep_args_release(&g);
     if (rc < 0)
         return fail(st, rc, &err);
     pg_conv cv;
@@ -464,16 +480,9 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     int want_info = 0;
     if (a[5] != NULL && (want_info = PyObject_IsTrue(a[5])) < 0)
         return NULL;
-    int metadata = 0;
-    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+    if (flag_opt(&o, a[3], PATHGATE_FS_METADATA) < 0 ||
+        flag_opt(&o, a[6], PATHGATE_FS_GLOB_BASENAME) < 0)
         return NULL;
-    if (metadata)
-        o.opts.flags |= PATHGATE_FS_METADATA;
-    int basename = 0;
-    if (a[6] != NULL && (basename = PyObject_IsTrue(a[6])) < 0)
-        return NULL;
-    if (basename)
-        o.opts.flags |= PATHGATE_FS_GLOB_BASENAME;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;
@@ -804,37 +813,15 @@ static PyObject *fs_grep_iter(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *a[9];
     if (pg_bind("_fs_grep_iter", args, nargs, kwnames, names, 9, 5, 2, a) < 0)
         return NULL;
-    owner o;
-    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, a[5], a[6], a[7], a[8]) < 0)
+    grep_args g;
+    if (grep_args_from(st, a, &g) < 0)
         return NULL;
-    size_t max = PATHGATE_FS_NO_LIMIT;
-    if (a[4] != NULL && a[4] != Py_None) {
-        long long v = PyLong_AsLongLong(a[4]);
-        if (v == -1 && PyErr_Occurred())
-            return NULL;
-        if (v < 0) {
-            PyErr_SetString(PyExc_ValueError, "max_count must be >= 0");
-            return NULL;
-        }
-        max = (size_t)v;
-    }
-    const char *pat, *path, *glob;
-    Py_ssize_t plen, len, glen;
-    PyObject *h1 = NULL, *h2 = NULL, *h3 = NULL;
-    if (pg_text(a[1], &pat, &plen, &h1, "pattern") < 0 ||
-        opt_text(a[2], &path, &len, &h2, "path") < 0 ||
-        opt_text(a[3], &glob, &glen, &h3, "glob") < 0) {
-        Py_XDECREF(h1);
-        Py_XDECREF(h2);
-        return NULL;
-    }
     pathgate_fs_iter *it = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate_fs_grep_iter_new(&it, o.resolver, pat, (size_t)plen, path, (size_t)len, glob,
-                                       (size_t)glen, max, &o.opts, &err);
-    Py_XDECREF(h1);
-    Py_XDECREF(h2);
-    Py_XDECREF(h3);
+    int rc =
+        pathgate_fs_grep_iter_new(&it, g.o.resolver, g.pat, (size_t)g.plen, g.path, (size_t)g.len,
+                                  g.glob, (size_t)g.glen, g.max, &g.o.opts, &err);
+    grep_args_release(&g);
     if (rc < 0)
         return fail(st, rc, &err);
     return make_iter(module, a[0], it, 1);
@@ -850,11 +837,8 @@ static PyObject *fs_glob_iter(PyObject *module, PyObject *const *args, Py_ssize_
     owner o;
     if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, a[4], NULL) < 0)
         return NULL;
-    int metadata = 0;
-    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
+    if (flag_opt(&o, a[3], PATHGATE_FS_METADATA) < 0)
         return NULL;
-    if (metadata)
-        o.opts.flags |= PATHGATE_FS_METADATA;
     const char *pat, *path;
     Py_ssize_t plen, len;
     PyObject *h1 = NULL, *h2 = NULL;

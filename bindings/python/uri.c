@@ -180,22 +180,32 @@ static PyObject *uri_join_descendant(PyObject *self, PyObject *arg) {
     return uri_join_with(self, arg, pathgate_uri_join_descendant);
 }
 
-static PyObject *uri_to_native(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames) {
+typedef int (*uri_render_fn)(pathgate_buf *, const pathgate_uri *, pathgate_convention,
+                             pathgate_error *);
+
+/* A method taking one `convention` argument and answering text rendered by
+ * fn: to_native, to_config_path. */
+static PyObject *uri_render_with(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames, const char *method, uri_render_fn fn) {
     static const char *const names[] = {"convention"};
     pg_state *st = pg_state_of(self);
     PyObject *a[1];
-    if (pg_bind("to_native", args, nargs, kwnames, names, 1, 1, 0, a) < 0)
+    if (pg_bind(method, args, nargs, kwnames, names, 1, 1, 0, a) < 0)
         return NULL;
     pathgate_convention conv;
     if (pg_convention_arg(st, a[0], &conv) < 0)
         return NULL;
     pathgate_buf buf = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate_uri_to_native(&buf, PG_URI(self), conv, &err);
+    int rc = fn(&buf, PG_URI(self), conv, &err);
     if (rc < 0)
         return pg_raise(st, st->PathError, rc, &err);
     return pg_buf_to_native(&buf);
+}
+
+static PyObject *uri_to_native(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+    return uri_render_with(self, args, nargs, kwnames, "to_native", pathgate_uri_to_native);
 }
 
 static PyObject *uri_to_host_path(PyObject *self, PyObject *unused) {
@@ -315,20 +325,8 @@ static PyObject *uri_validate_glob_directory(PyObject *self, PyObject *arg) {
 
 static PyObject *uri_to_config_path(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
-    static const char *const names[] = {"convention"};
-    pg_state *st = pg_state_of(self);
-    PyObject *a[1];
-    if (pg_bind("to_config_path", args, nargs, kwnames, names, 1, 1, 0, a) < 0)
-        return NULL;
-    pathgate_convention conv;
-    if (pg_convention_arg(st, a[0], &conv) < 0)
-        return NULL;
-    pathgate_buf buf = PATHGATE_BUF_INIT;
-    pathgate_error err;
-    int rc = pathgate_uri_to_config_path(&buf, PG_URI(self), conv, &err);
-    if (rc < 0)
-        return pg_raise(st, st->PathError, rc, &err);
-    return pg_buf_to_native(&buf);
+    return uri_render_with(self, args, nargs, kwnames, "to_config_path",
+                           pathgate_uri_to_config_path);
 }
 
 /* ------------------------------------------------- module functions */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "pathgate/resolver.h"
+#include "util/text.h"
 
 /* The configured names: each callback returns the index of the name
  * (exact, byte-wise match) or -1. */
@@ -98,5 +99,26 @@ int pathgate__address_key_valid(const char *key, size_t len);
  * control or DEL, and no whitespace at either end (which resolve would
  * strip, so that its canonical address would not round-trip). */
 int pathgate__address_mod_name_valid(const char *name, size_t len);
+
+/* 1 when a file or directory name (len > 0) can stand in a canonical
+ * address that reads back as itself: well-formed UTF-8, no `\` (read as
+ * `/`), no C0 control character or DEL (refused), and no whitespace at
+ * either end (resolve strips it: `x ` would read back as `x`). The walks
+ * of ls, glob and grep list only such names and count the others
+ * (`skipped_names`). Inline: the walks call it for every entry. */
+static inline int pathgate__address_name_listable(const char *name, size_t len)
+{
+    if (pathgate__is_space((unsigned char)name[0]) ||
+        pathgate__is_space((unsigned char)name[len - 1]))
+        return 0;
+    int ascii = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7F || c == '\\')
+            return 0;
+        ascii &= c < 0x80;
+    }
+    return ascii || pathgate__utf8_valid(name, len);
+}
 
 #endif

@@ -84,7 +84,8 @@ int pathgate__exec_idmap_write(pid_t pid, const char *uid_map, const char *gid_m
  * (CLONE_VM: no page-table copy, no copy-on-write faults in a large
  * host), runs with every signal blocked and makes system calls that
  * cannot fail here (so errno, the calling thread's, is never written):
- * waits for EOF on its pipe, then exits. */
+ * closes every descriptor but its pipe's read end, waits for EOF on it,
+ * then exits. */
 typedef struct holder {
     int r, w;
 } holder;
@@ -94,8 +95,16 @@ __attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static 
 {
     const holder *h = p;
     char c;
-    syscall(SYS_close, h->w);
-    syscall(SYS_read, h->r, &c, 1);
+    /* Its descriptor table is a copy of the caller's, taken while other
+     * threads may be making their own holders' pipes: keep only its read
+     * end, or two holders could each hold the other's write end open and
+     * neither would ever see EOF (and a test runner's output pipe would
+     * stay open with them). */
+    int r = h->r;
+    if (r > 0)
+        syscall(SYS_close_range, 0u, (unsigned int)r - 1u, 0u);
+    syscall(SYS_close_range, (unsigned int)r + 1u, ~0u, 0u);
+    syscall(SYS_read, r, &c, 1);
     syscall(SYS_exit_group, 0);
     __builtin_unreachable();
 }

@@ -81,10 +81,8 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
     if (rc < 0)
-        return rc;
-    if ((rc = pathgate__fs_check_writable(&t, err)) < 0)
         return rc;
     if (t.rel_len == 0) /* never the base itself */
         return pathgate__fs_fail(err, PATHGATE_EACCES, &t, PATHGATE__FS_FILE);

@@ -230,6 +230,99 @@ static int hook(const pathgate_fs_options *opts, pathgate_fs_hook_point point)
     return 0;
 }
 
+/* What is at the target's name in dirfd now, and whether a write may
+ * replace it: nothing (0), a symlink the new file replaces (0: unless it
+ * leads to a directory), or a regular file (1, its permission bits in
+ * *mode: never setuid, setgid or sticky, so a write never makes a
+ * privileged file). A directory, anything else, or an I/O error fails
+ * with err filled. */
+static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *name, mode_t *mode,
+                          pathgate_error *err)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
+    if (S_ISDIR(st.st_mode))
+        return pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
+    if (S_ISREG(st.st_mode)) {
+        *mode = st.st_mode & 0777;
+        return 1;
+    }
+    if (!S_ISLNK(st.st_mode))
+        return pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
+    /* replaced by the new file, unless it leads out or to a dir */
+    int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+    if (fd < 0)
+        return fd == -ENOENT ? 0 : pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
+    struct stat ts;
+    int rc = 0;
+    if (fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
+        rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
+    close(fd);
+    return rc;
+}
+
+#define TEMP_NAME_CAP 64
+
+/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
+ * beneath the base beside the target. An fd or -errno. */
+static int create_temp(int dirfd, char tmp[TEMP_NAME_CAP])
+{
+    int fd = -EEXIST;
+    for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
+        unsigned char rnd[8];
+        if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
+            return -EIO;
+        snprintf(tmp, TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0],
+                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0)
+            fd = -errno;
+    }
+    return fd;
+}
+
+/* Fills the temp file fd and closes it: the kept permission bits (mode,
+ * when not NULL), the content, fsync. 0, or a failure with err filled. */
+static int fill_temp(const pathgate__fs_target *t, int fd, const void *content, size_t len,
+                     const mode_t *mode, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    int e = 0;
+    if (mode && fchmod(fd, *mode) < 0)
+        e = -errno;
+    if (!e) {
+        int rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED);
+        if (rc < 0) {
+            close(fd);
+            return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+        }
+        e = write_all(fd, content, len);
+    }
+    if (!e && fsync(fd) < 0)
+        e = -errno;
+    if (close(fd) < 0 && !e)
+        e = -errno;
+    return e ? pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE) : 0;
+}
+
+/* Renames the filled temp file over the name: the commit. 0, or a failure
+ * with err filled (the temp file is the caller's to remove). */
+static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp, const char *name,
+                       const pathgate_fs_options *opts, pathgate_error *err)
+{
+    int rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME);
+    if (rc < 0)
+        return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+    if (renameat(dirfd, tmp, dirfd, name) == 0)
+        return 0;
+    int e = -errno;
+    return e == -EISDIR ? pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE)
+                        : pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
+}
+
+/* The atomic write: inspect the target, create the temp file beside it,
+ * fill it, commit it by rename. On any failure the temp file is removed
+ * and the target is as it was. */
 int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
                               const pathgate_fs_options *opts, pathgate_error *err)
 {
@@ -250,102 +343,27 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
                                        t->address);
         return pathgate__fs_fail_errno(err, dirfd, t, PATHGATE__FS_FILE);
     }
-
     /* where the file lives, checked on the very directory written */
+    mode_t mode = 0;
     int rc = pathgate__fs_check_dir_writable(t, dirfd, err);
+    if (rc >= 0)
+        rc = inspect_target(t, dirfd, name, &mode, err);
     if (rc < 0) {
         close(dirfd);
         return rc;
     }
-    /* what is at the name now */
-    mode_t keep_mode = 0;
-    int replace_mode = 0;
-    struct stat st;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        if (S_ISDIR(st.st_mode))
-            rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
-        else if (S_ISLNK(st.st_mode)) {
-            /* replaced by the new file, unless it leads out or to a dir */
-            int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
-            struct stat ts;
-            if (fd >= 0) {
-                if (fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
-                    rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
-                close(fd);
-            } else if (fd != -ENOENT)
-                rc = pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
-        } else if (!S_ISREG(st.st_mode))
-            rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
-        else {
-            /* the permission bits carry over, never setuid, setgid or
-             * sticky: a write never makes a privileged file */
-            keep_mode = st.st_mode & 0777;
-            replace_mode = 1;
-        }
-    } else if (errno != ENOENT)
-        rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
-    if (rc < 0) {
-        close(dirfd);
-        return rc;
-    }
-
-    /* the temp file, beneath the base, in the target's directory */
-    char tmp[64];
-    int fd = -1;
-    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-        unsigned char rnd[8];
-        if (pathgate__random_bytes(rnd, sizeof rnd) != 0) {
-            fd = -EIO;
-            break;
-        }
-        snprintf(tmp, sizeof tmp, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0], rnd[1],
-                 rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            fd = -errno;
-            if (fd != -EEXIST)
-                break;
-        }
-    }
+    const int keep_mode = rc;
+    char tmp[TEMP_NAME_CAP];
+    int fd = create_temp(dirfd, tmp);
     if (fd < 0) {
         close(dirfd);
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
     }
-    int e = 0;
-    if (replace_mode && fchmod(fd, keep_mode) < 0)
-        e = -errno;
-    if (!e && (rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED)) < 0) {
-        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
-        goto abort;
-    }
-    if (!e)
-        e = write_all(fd, content, len);
-    if (!e && fsync(fd) < 0)
-        e = -errno;
-    if (close(fd) < 0 && !e)
-        e = -errno;
-    fd = -1;
-    if (e) {
-        rc = pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
-        goto abort;
-    }
-    if ((rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME)) < 0) {
-        pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
-        goto abort;
-    }
-    if (renameat(dirfd, tmp, dirfd, name) < 0) {
-        e = -errno;
-        rc = e == -EISDIR ? pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE)
-                          : pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
-        goto abort;
-    }
+    rc = fill_temp(t, fd, content, len, keep_mode ? &mode : NULL, opts, err);
+    if (rc >= 0)
+        rc = commit_temp(t, dirfd, tmp, name, opts, err);
+    if (rc < 0)
+        unlinkat(dirfd, tmp, 0);
     close(dirfd);
-    return PATHGATE_OK;
-
-abort:
-    if (fd >= 0)
-        close(fd);
-    unlinkat(dirfd, tmp, 0);
-    close(dirfd);
-    return rc;
+    return rc < 0 ? rc : PATHGATE_OK;
 }

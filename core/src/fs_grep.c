@@ -502,6 +502,56 @@ static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned i
     return 0;
 }
 
+/* A file operand: searched alone, on this thread. 0 or a failure (err
+ * filled, here or in c->err). */
+static int grep_file(grep_ctx *c, int fd, const struct stat *st, pathgate_error *err)
+{
+    void *s = NULL, *sink = NULL;
+    int rc;
+    c->seq = 1;
+    if ((rc = scratch_new(c, &s)) == 0 && (rc = sink_new(c, &sink)) == 0) {
+        if ((uint64_t)st->st_size > c->size_cap)
+            ((pathgate_fs_matches *)sink)->skipped_large++;
+        else
+            rc = search_fd(c, s, sink, fd, st, c->t->address, c->t->address_len);
+        if (rc >= 0)
+            rc = grep_emit(c, sink);
+    }
+    if (s)
+        scratch_free(c, s);
+    if (sink)
+        sink_free(c, sink);
+    if (rc == 1)
+        rc = 0;
+    if (rc < 0 && !c->err_set)
+        pathgate__error_set(err, rc, NULL);
+    return rc;
+}
+
+/* A directory operand: walked (fs_walk_plan.c), each file searched by
+ * grep_visit, the walk's counts copied to the result. */
+static int grep_tree(grep_ctx *c, const pathgate__glob *g, unsigned int threads,
+                     pathgate_error *err)
+{
+    pathgate__walk w;
+    memset(&w, 0, sizeof w);
+    w.t = c->t;
+    w.glob = g;
+    w.threads = threads;
+    w.ctx = c;
+    w.scratch_new = scratch_new;
+    w.scratch_free = scratch_free;
+    w.sink_new = sink_new;
+    w.sink_free = sink_free;
+    w.visit = grep_visit;
+    w.emit = grep_emit;
+    int rc = pathgate__fs_walk(&w, err);
+    c->out->truncated |= w.stats.truncated;
+    c->out->unreadable_dirs = w.stats.unreadable_dirs;
+    c->out->skipped_names = w.stats.skipped_names;
+    return rc;
+}
+
 static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
                     size_t pattern_len, const char *address, size_t address_len, const char *glob,
                     size_t glob_len, size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
@@ -563,25 +613,8 @@ static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const
         goto done;
     }
     if (S_ISREG(st.st_mode)) {
-        void *s = NULL, *sink = NULL;
-        c.seq = 1;
-        if ((rc = scratch_new(&c, &s)) == 0 && (rc = sink_new(&c, &sink)) == 0) {
-            if ((uint64_t)st.st_size > c.size_cap)
-                ((pathgate_fs_matches *)sink)->skipped_large++;
-            else
-                rc = search_fd(&c, s, sink, fd, &st, t.address, t.address_len);
-            if (rc >= 0)
-                rc = grep_emit(&c, sink);
-        }
-        if (s)
-            scratch_free(&c, s);
-        if (sink)
-            sink_free(&c, sink);
+        rc = grep_file(&c, fd, &st, err);
         close(fd);
-        if (rc == 1)
-            rc = 0;
-        if (rc < 0 && !c.err_set)
-            pathgate__error_set(err, rc, NULL);
         goto done;
     }
     close(fd);
@@ -589,22 +622,7 @@ static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const
         rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, &t, PATHGATE__FS_FILE);
         goto done;
     }
-    pathgate__walk w;
-    memset(&w, 0, sizeof w);
-    w.t = &t;
-    w.glob = g;
-    w.threads = threads;
-    w.ctx = &c;
-    w.scratch_new = scratch_new;
-    w.scratch_free = scratch_free;
-    w.sink_new = sink_new;
-    w.sink_free = sink_free;
-    w.visit = grep_visit;
-    w.emit = grep_emit;
-    rc = pathgate__fs_walk(&w, err);
-    out->truncated |= w.stats.truncated;
-    out->unreadable_dirs = w.stats.unreadable_dirs;
-    out->skipped_names = w.stats.skipped_names;
+    rc = grep_tree(&c, g, threads, err);
 
 done:
     if (rc < 0 && c.err_set && err)

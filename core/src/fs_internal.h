@@ -57,6 +57,12 @@ int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
                            const pathgate_fs_options *opts, const char *text, size_t len,
                            pathgate_error *err);
 
+/* pathgate__fs_target_of then pathgate__fs_check_writable: the prologue
+ * of every operation that changes its operand. */
+int pathgate__fs_target_for_write(pathgate__fs_target *t, pathgate_resolver *resolver,
+                                  const pathgate_fs_options *opts, const char *text, size_t len,
+                                  pathgate_error *err);
+
 /* contain_open of t's rel (or of rel_override when not NULL) with t's
  * containment flags: the fd or -errno. */
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);

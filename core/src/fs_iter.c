@@ -48,25 +48,6 @@ struct pathgate_fs_iter {
     size_t pos;
 };
 
-static int enqueue(pathgate_fs_iter *it, batch *b)
-{
-    pthread_mutex_lock(&it->mu);
-    while (it->queued >= QUEUE_MAX && !it->stop)
-        pthread_cond_wait(&it->cv, &it->mu);
-    int stop = it->stop;
-    if (!stop) {
-        if (it->tail)
-            it->tail->next = b;
-        else
-            it->head = b;
-        it->tail = b;
-        it->queued++;
-        pthread_cond_broadcast(&it->cv);
-    }
-    pthread_mutex_unlock(&it->mu);
-    return stop;
-}
-
 static void batch_free(pathgate_fs_iter *it, batch *b)
 {
     pathgate_fs_matches_dispose(&b->m);
@@ -84,6 +65,29 @@ static batch *batch_new(pathgate_fs_iter *it)
     return b;
 }
 
+/* Queues b for the consumer (waiting while the queue is full); when the
+ * consumer has stopped, frees b instead and returns 1 (the walk ends). */
+static int enqueue(pathgate_fs_iter *it, batch *b)
+{
+    pthread_mutex_lock(&it->mu);
+    while (it->queued >= QUEUE_MAX && !it->stop)
+        pthread_cond_wait(&it->cv, &it->mu);
+    int stop = it->stop;
+    if (!stop) {
+        if (it->tail)
+            it->tail->next = b;
+        else
+            it->head = b;
+        it->tail = b;
+        it->queued++;
+        pthread_cond_broadcast(&it->cv);
+    }
+    pthread_mutex_unlock(&it->mu);
+    if (stop)
+        batch_free(it, b);
+    return stop;
+}
+
 static int on_matches(const pathgate_fs_match *items, size_t count, void *ctx)
 {
     pathgate_fs_iter *it = ctx;
@@ -98,10 +102,7 @@ static int on_matches(const pathgate_fs_match *items, size_t count, void *ctx)
             batch_free(it, b);
             return 1;
         }
-    int stop = enqueue(it, b);
-    if (stop)
-        batch_free(it, b);
-    return stop;
+    return enqueue(it, b);
 }
 
 static int on_infos(const pathgate_fs_info *items, size_t count, void *ctx)
@@ -122,10 +123,7 @@ static int on_infos(const pathgate_fs_info *items, size_t count, void *ctx)
             return 1;
         }
     }
-    int stop = enqueue(it, b);
-    if (stop)
-        batch_free(it, b);
-    return stop;
+    return enqueue(it, b);
 }
 
 static void *producer(void *p)

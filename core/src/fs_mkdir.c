@@ -65,10 +65,8 @@ int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver, const cha
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
     if (rc < 0)
-        return rc;
-    if ((rc = pathgate__fs_check_writable(&t, err)) < 0)
         return rc;
     char rel[PATHGATE_PATH_MAX + 1];
     if (t.rel_len >= sizeof rel)

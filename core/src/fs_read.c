@@ -185,6 +185,77 @@ static int scan_fd(scan *sc, int *partial, const pathgate_allocator *a, int fd, 
     return rc;
 }
 
+/* Scans fd for the window (scan_fd); a file that is not text is read
+ * again whole, as base64, if it fits the cap. 0 or a PATHGATE_ code. */
+static int read_scan(scan *sc, int *partial, pathgate_fs_read_result *out,
+                     const pathgate_allocator *a, int fd, const struct stat *st)
+{
+    int rc = scan_fd(sc, partial, a, fd, st->st_size > 0 ? (uint64_t)st->st_size : 0);
+    if (rc != 0 || !sc->not_text)
+        return rc;
+    pathgate__free(a, sc->out.ptr);
+    sc->out.ptr = NULL;
+    char *data = NULL;
+    size_t n = 0;
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return PATHGATE_EIO;
+    rc = pathgate__fs_slurp(&data, &n, a, fd, st, sc->cap);
+    if (rc == 0) {
+        rc = pathgate__fs_base64(&out->content, a, data, n);
+        pathgate__free(a, data);
+        out->encoding = PATHGATE_FS_BASE64;
+        out->not_text = sc->not_text;
+    }
+    return rc;
+}
+
+/* The text answer from a scan: the empty-file reminder, or the window of
+ * lines and where it stands in the file. sc->out moves into out; on a
+ * failure out is disposed of and err filled. */
+static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_t offset,
+                     const struct stat *st, const pathgate_allocator *a, pathgate_error *err)
+{
+    if (!partial && !sc->nonblank) {
+        pathgate__free(a, sc->out.ptr);
+        if (pathgate__buf_set(&out->content, a, PATHGATE_FS_EMPTY_REMINDER,
+                              sizeof PATHGATE_FS_EMPTY_REMINDER - 1) < 0) {
+            pathgate_fs_read_result_dispose(out);
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        }
+        out->empty = 1;
+        return PATHGATE_OK;
+    }
+    /* lines: every '\n', and a last line without one */
+    uint64_t total = sc->line + (!partial && sc->bytes && !sc->last_nl);
+    if (!partial && sc->offset >= total) {
+        pathgate__free(a, sc->out.ptr);
+        pathgate_fs_read_result_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ERANGE,
+                                   "Line offset %lld exceeds file length (%llu lines)",
+                                   (long long)offset, (unsigned long long)total);
+    }
+    if (!sc->out.ptr && !(sc->out.ptr = pathgate__malloc(a, 1))) {
+        pathgate_fs_read_result_dispose(out);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    sc->out.ptr[sc->out.len] = '\0';
+    window_finish(&sc->out);
+    pathgate__buf_adopt(&out->content, a, sc->out.ptr, sc->out.len);
+    uint64_t end = sc->end;
+    if (partial)
+        total = end; /* lines counted so far: the window's end */
+    if (end > total)
+        end = total;
+    out->has_window = 1;
+    out->partial = partial;
+    out->total_lines = total;
+    out->start_line = sc->offset + 1;
+    out->end_line = end;
+    out->has_next = partial ? sc->after || sc->bytes < (uint64_t)st->st_size : end < total;
+    out->next_offset = end;
+    return PATHGATE_OK;
+}
+
 int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, const char *address,
                      size_t len, int64_t offset, int64_t limit, const pathgate_fs_options *opts,
                      pathgate_error *err)
@@ -222,24 +293,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
         sc.end = UINT64_MAX;
     sc.cap = cap;
     int partial = 0;
-    rc = scan_fd(&sc, &partial, a, fd, st.st_size > 0 ? (uint64_t)st.st_size : 0);
-    if (rc == 0 && sc.not_text) {
-        /* the whole file as base64, if it fits the cap */
-        pathgate__free(a, sc.out.ptr);
-        sc.out.ptr = NULL;
-        char *data = NULL;
-        size_t n = 0;
-        if (lseek(fd, 0, SEEK_SET) < 0)
-            rc = PATHGATE_EIO;
-        else
-            rc = pathgate__fs_slurp(&data, &n, a, fd, &st, cap);
-        if (rc == 0) {
-            rc = pathgate__fs_base64(&out->content, a, data, n);
-            pathgate__free(a, data);
-            out->encoding = PATHGATE_FS_BASE64;
-            out->not_text = sc.not_text;
-        }
-    }
+    rc = read_scan(&sc, &partial, out, a, fd, &st);
     close(fd);
     if (rc < 0) {
         pathgate__free(a, sc.out.ptr);
@@ -258,45 +312,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
     pathgate__fs_format_time(out->modified_at, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     if (out->encoding == PATHGATE_FS_BASE64)
         return PATHGATE_OK;
-    if (!partial && !sc.nonblank) {
-        pathgate__free(a, sc.out.ptr);
-        if (pathgate__buf_set(&out->content, a, PATHGATE_FS_EMPTY_REMINDER,
-                              sizeof PATHGATE_FS_EMPTY_REMINDER - 1) < 0) {
-            pathgate_fs_read_result_dispose(out);
-            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        }
-        out->empty = 1;
-        return PATHGATE_OK;
-    }
-    /* lines: every '\n', and a last line without one */
-    uint64_t total = sc.line + (!partial && sc.bytes && !sc.last_nl);
-    if (!partial && sc.offset >= total) {
-        pathgate__free(a, sc.out.ptr);
-        pathgate_fs_read_result_dispose(out);
-        return pathgate__error_set(err, PATHGATE_ERANGE,
-                                   "Line offset %lld exceeds file length (%llu lines)",
-                                   (long long)offset, (unsigned long long)total);
-    }
-    if (!sc.out.ptr && !(sc.out.ptr = pathgate__malloc(a, 1))) {
-        pathgate_fs_read_result_dispose(out);
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    }
-    sc.out.ptr[sc.out.len] = '\0';
-    window_finish(&sc.out);
-    pathgate__buf_adopt(&out->content, a, sc.out.ptr, sc.out.len);
-    uint64_t end = sc.end;
-    if (partial)
-        total = end; /* lines counted so far: the window's end */
-    if (end > total)
-        end = total;
-    out->has_window = 1;
-    out->partial = partial;
-    out->total_lines = total;
-    out->start_line = sc.offset + 1;
-    out->end_line = end;
-    out->has_next = partial ? sc.after || sc.bytes < (uint64_t)st.st_size : end < total;
-    out->next_offset = end;
-    return PATHGATE_OK;
+    return read_text(out, &sc, partial, offset, &st, a, err);
 }
 
 int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,

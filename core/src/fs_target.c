@@ -163,3 +163,11 @@ int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
         return PATHGATE_EINVAL;
     return pathgate__fs_resolve(t, r, opts, text, len, err);
 }
+
+int pathgate__fs_target_for_write(pathgate__fs_target *t, pathgate_resolver *resolver,
+                                  const pathgate_fs_options *opts, const char *text, size_t len,
+                                  pathgate_error *err)
+{
+    int rc = pathgate__fs_target_of(t, resolver, opts, text, len, err);
+    return rc < 0 ? rc : pathgate__fs_check_writable(t, err);
+}

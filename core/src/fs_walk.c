@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
@@ -65,20 +66,6 @@ static int ent_cmp(const void *pa, const void *pb)
         if (ka < 0)
             return 0;
     }
-}
-
-/* A name that a canonical address can spell: UTF-8, no `\`, no control
- * character. Anything else has no address: it is counted, not reported. */
-static int addressable(const char *name, size_t len)
-{
-    int ascii = 1;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (c < 0x20 || c == 0x7F || c == '\\')
-            return 0;
-        ascii &= c < 0x80;
-    }
-    return ascii || pathgate__utf8_valid(name, len);
 }
 
 /* openat of a directory below dirfd, never through a symlink; waits out a
@@ -131,7 +118,7 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
         size_t len = strlen(name);
         if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
             continue;
-        if (!addressable(name, len)) {
+        if (!pathgate__address_name_listable(name, len)) {
             stats->skipped_names++;
             continue;
         }

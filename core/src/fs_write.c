@@ -58,10 +58,8 @@ int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver 
     if (!address || (!old_text && old_len) || (!new_text && new_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
     if (rc < 0)
-        return rc;
-    if ((rc = pathgate__fs_check_writable(&t, err)) < 0)
         return rc;
     if (old_len == 0)
         return pathgate__error_set(err, PATHGATE_EEDIT, "old_string must not be empty");

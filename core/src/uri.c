@@ -236,6 +236,20 @@ int pathgate_uri_parent(pathgate_uri **out, const pathgate_uri *uri, pathgate_er
     return PATHGATE_OK;
 }
 
+/* Hands decoded path text p[0..len) (NUL-terminated, from uri's
+ * allocator) to out; a Windows URI's text must be UTF-8 (p is freed and
+ * EUTF8 returned otherwise). */
+static int adopt_path_text(pathgate_buf *out, const pathgate_uri *uri, char *p, size_t len,
+                           pathgate_error *err)
+{
+    if (is_windows(uri) && !pathgate__utf8_valid(p, len)) {
+        pathgate__free(&uri->alloc, p);
+        return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
+    }
+    pathgate__buf_adopt(out, &uri->alloc, p, len);
+    return PATHGATE_OK;
+}
+
 /* Decodes s[0..n) into a fresh buffer; under Windows the result must be
  * UTF-8 (the OS holds UTF-16). */
 static int decode_to_buf(pathgate_buf *out, const pathgate_uri *uri, const char *s, size_t n,
@@ -246,12 +260,7 @@ static int decode_to_buf(pathgate_buf *out, const pathgate_uri *uri, const char 
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     size_t len = pathgate__pct_decode(p, s, n);
     p[len] = '\0';
-    if (is_windows(uri) && !pathgate__utf8_valid(p, len)) {
-        pathgate__free(&uri->alloc, p);
-        return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
-    }
-    pathgate__buf_adopt(out, &uri->alloc, p, len);
-    return PATHGATE_OK;
+    return adopt_path_text(out, uri, p, len, err);
 }
 
 int pathgate_uri_basename(pathgate_buf *out, const pathgate_uri *uri, pathgate_error *err)
@@ -308,12 +317,7 @@ int pathgate_uri_relative_to(pathgate_buf *out, const pathgate_uri *uri, const p
         len += pathgate__pct_decode(p + len, seg, n);
     }
     p[len] = '\0';
-    if (is_windows(uri) && !pathgate__utf8_valid(p, len)) {
-        pathgate__free(&uri->alloc, p);
-        return pathgate__error_set(err, PATHGATE_EUTF8, "Windows path text is not valid UTF-8");
-    }
-    pathgate__buf_adopt(out, &uri->alloc, p, len);
-    return PATHGATE_OK;
+    return adopt_path_text(out, uri, p, len, err);
 }
 
 /* -------------------------------------------- Codex's further operations */

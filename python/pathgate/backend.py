@@ -185,8 +185,9 @@ def _walk_notice(info: Mapping[str, Any]) -> str | None:
     """What a walk left out, in words (None when nothing was)."""
     parts = []
     if info.get("skipped_names"):
-        parts.append(f"{info['skipped_names']} entries whose names are not UTF-8 or hold a "
-                     "backslash or control character were skipped")
+        parts.append(f"{info['skipped_names']} entries whose names are not UTF-8, hold a "
+                     "backslash or control character, or begin or end with whitespace "
+                     "were skipped")
     if info.get("unreadable_dirs"):
         parts.append(f"{info['unreadable_dirs']} directories could not be read")
     if info.get("unreadable_files"):

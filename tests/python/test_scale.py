@@ -151,6 +151,32 @@ def test_skipped_names_and_not_text_are_said(tmp_path):
     assert backend.read("root:r/ok.txt").notice is None
 
 
+def test_space_edged_names_are_skipped_and_said(tmp_path):
+    # resolve strips whitespace around its input, so `x ` would be shown as
+    # an address naming `x`: the walks skip such names and say so
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "x").write_text("needle plain\n")
+    (root / "x ").write_text("needle trailing\n")
+    (root / " y.txt").write_text("needle leading\n")
+    (root / "d ").mkdir()
+    (root / "d " / "z.txt").write_text("needle below\n")
+    resolver = pathgate.Resolver(roots={"r": str(root)})
+    backend = Backend(resolver)
+    ls, glob, grep = backend.ls("root:r"), backend.glob("**"), backend.grep("needle")
+    assert [e["path"] for e in ls.entries] == ["root:r/x"]
+    assert [e["path"] for e in glob.matches] == ["root:r/x"]
+    assert [m["path"] for m in grep.matches] == ["root:r/x"]
+    for res in (ls, glob, grep):
+        assert res.incomplete is True
+        # `x `, ` y.txt` and `d ` (not entered: z.txt is not counted)
+        assert res.notice.startswith("3 entries whose names are not UTF-8")
+        assert "begin or end with whitespace" in res.notice
+    assert _core._fs_grep(resolver, "needle", None, None, None, info=True)[-1]["skipped_names"] == 3
+    # every address shown reads back as the same file
+    assert backend.read("root:r/x").file_data["content"] == "needle plain"
+
+
 def _rss_kib(key):
     with open("/proc/self/status") as f:
         for line in f:

@@ -159,8 +159,9 @@ typedef struct pathgate_fs_list {
      * counts below is nonzero or truncated is set. */
     int incomplete;
     size_t unreadable_dirs; /* directories that could not be opened or read */
-    size_t skipped_names;   /* entries whose names no address can spell (not
-                               UTF-8, or holding `\` or a control character) */
+    size_t skipped_names;   /* entries whose names no address can spell and
+                               read back (not UTF-8, holding `\` or a control
+                               character, or with whitespace at either end) */
     /* private */
     size_t cap;
     void *arena;
