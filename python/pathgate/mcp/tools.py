@@ -22,7 +22,7 @@ from typing import Any
 from .. import Backend, Error, Resolver, Session, _core
 from .protocol import INVALID_PARAMS, Request, RpcError
 
-__all__ = ["ConnectionTools", "Tool", "build_tools"]
+__all__ = ["QUICK_TOOLS", "ConnectionTools", "Tool", "build_tools", "quick_predicate", "tool_handlers"]
 
 PATHS = (
     " Paths: a canonical address (root:<key>/<path> or mod:<Name>/<path>), a file:// URI or "
@@ -81,45 +81,72 @@ def _write(idempotent: bool, destructive: bool) -> dict[str, Any]:
 
 def _check(tool: Tool, args: dict[str, Any]) -> None:
     """The subset of JSON Schema the tools use: required, string, integer,
-    number, boolean, enum, array of those or of objects."""
-    schema = tool.input_schema
-    for name in schema.get("required", ()):
-        if name not in args:
-            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool.name}: missing '{name}'")
-    for name, sub in schema.get("properties", {}).items():
-        if name in args:
-            _check_value(tool.name, name, args[name], sub)
+    number, boolean, enum, minimum, array of those or of objects."""
+    _validator(tool.name, tool.input_schema)(args)
 
 
-def _check_value(tool: str, where: str, v: Any, s: dict[str, Any]) -> None:
+_TYPES: dict[str, _abc.Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool)
+    or isinstance(v, float) and v.is_integer(),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _validator(tool: str, schema: dict[str, Any]) -> _abc.Callable[[dict[str, Any]], None]:
+    """A function checking a tool's arguments against its input schema,
+    built once per tool (RpcError -32602 naming what is wrong)."""
+    required = tuple(schema.get("required", ()))
+    props = [(name, _value_check(tool, name, sub)) for name, sub in schema.get("properties", {}).items()]
+
+    def check(args: dict[str, Any]) -> None:
+        for name in required:
+            if name not in args:
+                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: missing '{name}'")
+        for name, check_value in props:
+            if name in args:
+                check_value(args[name], name)
+
+    return check
+
+
+def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any, str], None]:
+    """A checker of one value against schema s; its second argument names
+    the value in the message ('edits[2].oldText')."""
     t = s.get("type")
-    ok = {
-        "string": lambda: isinstance(v, str),
-        "integer": lambda: isinstance(v, int) and not isinstance(v, bool)
-        or isinstance(v, float) and v.is_integer(),
-        "number": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "boolean": lambda: isinstance(v, bool),
-        "array": lambda: isinstance(v, list),
-        "object": lambda: isinstance(v, dict),
-    }.get(t if isinstance(t, str) else "", lambda: True)()
-    if not ok:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
-    if "enum" in s and v not in s["enum"]:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {s['enum']}")
-    if "minimum" in s and v < s["minimum"]:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {s['minimum']}")
-    if t == "array":
-        if len(v) < s.get("minItems", 0):
-            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
-        for i, item in enumerate(v):
-            _check_value(tool, f"{where}[{i}]", item, s.get("items", {}))
-    if t == "object":
-        for name in s.get("required", ()):
-            if name not in v:
-                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}.{name}' is missing")
-        for name, sub in s.get("properties", {}).items():
-            if name in v:
-                _check_value(tool, f"{where}.{name}", v[name], sub)
+    ok = _TYPES.get(t if isinstance(t, str) else "", lambda v: True)
+    enum = s.get("enum")
+    minimum = s.get("minimum")
+    items = _value_check(tool, where, s.get("items", {})) if t == "array" else None
+    min_items = s.get("minItems", 0)
+    required = tuple(s.get("required", ())) if t == "object" else ()
+    props = [(name, _value_check(tool, name, sub)) for name, sub in s.get("properties", {}).items()] \
+        if t == "object" else []
+
+    def check(v: Any, where: str) -> None:
+        if not ok(v):
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
+        if enum is not None and v not in enum:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {enum}")
+        if minimum is not None and v < minimum:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {minimum}")
+        if items is not None:
+            if len(v) < min_items:
+                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
+            for i, item in enumerate(v):
+                items(item, f"{where}[{i}]")
+        if props or required:
+            for name in required:
+                if name not in v:
+                    raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}.{name}' is missing")
+            for name, sub in props:
+                if name in v:
+                    sub(v[name], f"{where}.{name}")
+
+    return check
 
 
 # ------------------------------------------------------------------ helpers
@@ -165,6 +192,7 @@ class ConnectionTools:
         self.session = Session(resolver)
         self.backend = Backend(self.session)
         self.allow_execute = allow_execute
+        self._allowed = tuple([f"root:{k}" for k in resolver.roots] + [f"mod:{m}" for m in resolver.mods])
 
     def _fail(self, exc: Error) -> ToolError:
         return ToolError(str(exc))
@@ -177,12 +205,12 @@ class ConnectionTools:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
         try:
             if tail is not None:
-                text = self.backend.tail(a["path"], _int(tail))
+                data = _core._fs_tail(self.session, a["path"], _int(tail))
             else:
-                text = self.backend.head(a["path"], None if head is None else _int(head))
+                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))
         except Error as e:
             raise self._fail(e) from None
-        return _text(text)
+        return _text(data.decode("utf-8", "replace"))
 
     def read_media_file(self, a: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -257,13 +285,22 @@ class ConnectionTools:
         return r.entries or []  # type: ignore[return-value]
 
     def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
-        entries = [
-            {"name": e["path"].rstrip("/").rpartition("/")[2], "path": e["path"],
-             "type": "directory" if e["is_dir"] else "file"}
-            for e in self._ls(a["path"])
-        ]
-        text = "\n".join(("[DIR] " if e["type"] == "directory" else "[FILE] ") + e["name"] for e in entries)
-        return _text(text, entries=entries)
+        try:  # names and kinds only: no stat per entry
+            listing = _core._fs_ls(self.session, a["path"], metadata=False)
+        except Error as e:
+            raise self._fail(e) from None
+        entries, lines = [], []
+        for e in listing:
+            path = e["path"]
+            if e["is_dir"]:
+                name = path[path.rindex("/", 0, len(path) - 1) + 1:-1]
+                entries.append({"name": name, "path": path, "type": "directory"})
+                lines.append("[DIR] " + name)
+            else:
+                name = path[path.rindex("/") + 1:]
+                entries.append({"name": name, "path": path, "type": "file"})
+                lines.append("[FILE] " + name)
+        return _text("\n".join(lines), entries=entries)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> dict[str, Any]:
         entries = self._ls(a["path"])
@@ -301,10 +338,10 @@ class ConnectionTools:
         return _text(json.dumps(root, indent=2, ensure_ascii=False))
 
     def search_files(self, a: dict[str, Any]) -> dict[str, Any]:
-        r = self.backend.glob(a["pattern"], a["path"])
-        if r.error:
-            raise ToolError(r.error)
-        matches = [m["path"] for m in r.matches or []]
+        try:
+            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]
+        except Error as e:
+            raise self._fail(e) from None
         excludes = a.get("excludePatterns") or []
         if excludes and matches:
             try:
@@ -318,7 +355,7 @@ class ConnectionTools:
 
     def get_file_info(self, a: dict[str, Any]) -> dict[str, Any]:
         try:
-            st = self.backend.stat(a["path"])
+            st = _core._fs_stat(self.session, a["path"])
         except Error as e:
             raise self._fail(e) from None
         info = {
@@ -330,12 +367,14 @@ class ConnectionTools:
             "isFile": st["type"] == "file",
             "permissions": format(st["mode"] & 0o777, "03o"),
         }
-        text = "\n".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in info.items())
+        text = (f"size: {info['size']}\ncreated: {info['created']}\nmodified: {info['modified']}\n"
+                f"accessed: {info['accessed']}\nisDirectory: {'true' if info['isDirectory'] else 'false'}\n"
+                f"isFile: {'true' if info['isFile'] else 'false'}\npermissions: {info['permissions']}")
         return _text(text, path=st["path"], **info)
 
     def list_allowed_directories(self, a: dict[str, Any]) -> dict[str, Any]:
-        dirs = [f"root:{k}" for k in self.resolver.roots] + [f"mod:{m}" for m in self.resolver.mods]
-        return _text("Allowed directories:\n" + "\n".join(dirs), directories=dirs)
+        dirs = self._allowed  # a resolver's roots and mods never change
+        return _text("Allowed directories:\n" + "\n".join(dirs), directories=list(dirs))
 
     # ------------------------------------------------------ pathgate's own
 
@@ -520,9 +559,35 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
     return tools
 
 
+# Tools whose work is one lookup, one file read or one directory listing,
+# with nothing to wait for: the reading thread answers them itself when no
+# other input is waiting (see protocol.Connection.serve). Writes (which may
+# sync), moves (which may copy), walks, multi-file reads and execute are
+# handed to a thread of their own.
+QUICK_TOOLS = frozenset((
+    "read_text_file", "read_file", "list_directory", "list_directory_with_sizes", "get_file_info",
+    "list_allowed_directories", "resolve", "cwd_get", "cwd_push", "cwd_pop",
+))
+
+
+def quick_predicate(tools: list[Tool]) -> _abc.Callable[[str, dict[str, Any]], bool]:
+    """The Connection's `quick` predicate: ping, initialize, tools/list and
+    calls of the QUICK_TOOLS among `tools`."""
+    quick_tools = QUICK_TOOLS & {t.name for t in tools}
+    protocol = frozenset(("ping", "initialize", "tools/list"))
+
+    def quick(method: str, params: dict[str, Any]) -> bool:
+        if method == "tools/call":
+            name = params.get("name")
+            return isinstance(name, str) and name in quick_tools
+        return method in protocol
+
+    return quick
+
+
 def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
     """The tools/list and tools/call handlers of one connection."""
-    by_name = {t.name: t for t in tools}
+    by_name = {t.name: (t.run, _validator(t.name, t.input_schema)) for t in tools}
     listing = {"tools": [t.listing() for t in tools]}
 
     def tools_list(params: dict[str, Any], req: Request) -> dict[str, Any]:
@@ -532,17 +597,18 @@ def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
-        tool = by_name.get(name)
-        if tool is None:
+        found = by_name.get(name)
+        if found is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        run, check = found
         args = params.get("arguments")
         if args is None:
             args = {}
         if not isinstance(args, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
-        _check(tool, args)
+        check(args)
         try:
-            return tool.run(state, args)
+            return run(state, args)
         except ToolError as e:
             return {"content": [{"type": "text", "text": str(e)}], "isError": True}
         except (Error, ValueError) as e:  # a core refusal not caught above: its message
