@@ -43,7 +43,10 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "json_str",
+    "json_text",
     "Connection",
+    "Encoded",
     "Request",
     "RpcError",
 ]
@@ -86,12 +89,35 @@ class Request:
         self.cancelled = False
 
 
-Handler = _abc.Callable[[dict[str, Any], Request], dict[str, Any]]
+class Encoded:
+    """A result already in JSON text (a handler may answer one instead of a
+    dict, e.g. to write a long text it holds twice only once encoded)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json_text: str) -> None:
+        self.json = json_text
+
+
+Handler = _abc.Callable[[dict[str, Any], Request], "dict[str, Any] | Encoded"]
 Quick = _abc.Callable[[str, dict[str, Any]], bool]
 
 # One encoder for every answer (json.dumps with options builds one per call).
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
+_decode = json.JSONDecoder().decode
+_str_ascii = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_str_utf8 = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def json_text(value: Any) -> str:
+    """A value as compact JSON text (what the answers' encoder writes)."""
+    return _encode(value)
+
+
+def json_str(text: str) -> str:
+    """A string as JSON text, quoted (what the answers' encoder writes)."""
+    return _str_ascii(text) if text.isascii() else _str_utf8(text)
 
 
 def _only_ping(method: str, params: dict[str, Any]) -> bool:
@@ -207,6 +233,18 @@ class Connection:
             data = (_encode(message) + "\n").encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: JSON's \u escapes carry it
             data = (_encode_ascii(message) + "\n").encode("ascii")
+        self._write(data)
+
+    def _send_encoded(self, id: str | int, result: str) -> None:
+        rid = str(id) if type(id) is int else _encode(id)
+        text = '{"jsonrpc":"2.0","id":' + rid + ',"result":' + result + "}\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: JSON's \u escapes carry it
+            data = (_encode_ascii(json.loads(text)) + "\n").encode("ascii")
+        self._write(data)
+
+    def _write(self, data: bytes) -> None:
         with self._write_lock:
             fd = self._wfd
             if fd is None:
@@ -315,7 +353,7 @@ class Connection:
         if not line:
             return None
         try:
-            msg = json.loads(line)
+            msg = _decode(line.decode("utf-8"))  # str: no encoding detection
         except (ValueError, UnicodeDecodeError, RecursionError):  # also nesting too deep
             self._send_error(None, PARSE_ERROR, "Parse error")
             return None
@@ -386,8 +424,11 @@ class Connection:
                 return
             if not req.cancelled:
                 try:
-                    self._send({"jsonrpc": "2.0", "id": req.id, "result": result})
-                except (TypeError, ValueError):  # a result JSON cannot carry: a bug
+                    if isinstance(result, Encoded):
+                        self._send_encoded(req.id, result.json)
+                    else:
+                        self._send({"jsonrpc": "2.0", "id": req.id, "result": result})
+                except (TypeError, ValueError, RecursionError):  # a result JSON cannot carry: a bug
                     log.exception("unserialisable result of %s", req.method)
                     self._send_error(req.id, INTERNAL_ERROR, "Internal error")
         except OSError:
@@ -397,7 +438,7 @@ class Connection:
                 if self._inflight.get(req.id) is req:
                     del self._inflight[req.id]
 
-    def _dispatch(self, req: Request) -> dict[str, Any]:
+    def _dispatch(self, req: Request) -> dict[str, Any] | Encoded:
         if req.method == "initialize":
             return self._initialize(req.params)
         if req.method == "ping":

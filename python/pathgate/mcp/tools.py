@@ -16,11 +16,13 @@ from __future__ import annotations
 import base64
 import json
 import collections.abc as _abc
+import typing as _t
 import dataclasses as _dc
 from typing import Any
 
 from .. import Backend, Error, Resolver, Session, _core
-from .protocol import INVALID_PARAMS, Request, RpcError
+from .protocol import INVALID_PARAMS, Encoded, Request, RpcError, json_str, json_text
+from .protocol import _str_ascii
 
 __all__ = ["QUICK_TOOLS", "ConnectionTools", "Tool", "build_tools", "quick_predicate", "tool_handlers"]
 
@@ -34,6 +36,10 @@ _STR = {"type": "string"}
 _TEXT_OUT = {"type": "object", "properties": {"content": _STR}, "required": ["content"]}
 
 
+# What a tool answers: a result dict, or one already encoded.
+Result = _t.Union[dict[str, Any], Encoded]
+
+
 class ToolError(Exception):
     """A failure shown to the agent as an isError result."""
 
@@ -45,7 +51,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     annotations: dict[str, Any]
-    run: _abc.Callable[[ConnectionTools, dict[str, Any]], dict[str, Any]]
+    run: _abc.Callable[[ConnectionTools, dict[str, Any]], Result]
     output_schema: dict[str, Any] | None = _dc.field(default_factory=lambda: _TEXT_OUT)
 
     def listing(self) -> dict[str, Any]:
@@ -152,9 +158,16 @@ def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any
 # ------------------------------------------------------------------ helpers
 
 
-def _text(text: str, **structured: Any) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}],
-            "structuredContent": {"content": text, **structured}}
+def _text(text: str, _json: str = "", **structured: Any) -> Encoded:
+    """A text result: the text as content and as structuredContent.content
+    (encoded once), with the other structured fields; `_json` adds fields
+    already encoded ('"name":value,...')."""
+    t = json_str(text)
+    more = json_text(structured)[1:-1] if structured else ""
+    if _json:
+        more = _json + ("," + more if more else "")
+    return Encoded('{"content":[{"type":"text","text":' + t + '}],"structuredContent":{"content":'
+                   + t + ("," + more if more else "") + "}}")
 
 
 def _name(address: str) -> str:
@@ -199,20 +212,20 @@ class ConnectionTools:
 
     # -------------------------------------------------------- reading
 
-    def read_text_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_text_file(self, a: dict[str, Any]) -> Result:
         head, tail = a.get("head"), a.get("tail")
         if head is not None and tail is not None:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
         try:
             if tail is not None:
-                data = _core._fs_tail(self.session, a["path"], _int(tail))
+                data = _core._fs_tail(self.session, a["path"], _int(tail))  # type: ignore[attr-defined]
             else:
-                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))
+                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
         return _text(data.decode("utf-8", "replace"))
 
-    def read_media_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_media_file(self, a: dict[str, Any]) -> Result:
         try:
             st = self.backend.stat(a["path"])
             data: bytes = _core._fs_head(self.session, st["path"], None)  # type: ignore[attr-defined]
@@ -228,7 +241,7 @@ class ConnectionTools:
             item = {"type": "resource", "resource": {"uri": address, "mimeType": mime, "blob": b64}}
         return {"content": [item], "structuredContent": {"content": [item]}}
 
-    def read_multiple_files(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_multiple_files(self, a: dict[str, Any]) -> Result:
         parts, files = [], []
         for i, p in enumerate(a["paths"]):
             try:
@@ -243,13 +256,13 @@ class ConnectionTools:
 
     # -------------------------------------------------------- writing
 
-    def write_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def write_file(self, a: dict[str, Any]) -> Result:
         r = self.backend.write(a["path"], a["content"])
         if r.error:
             raise ToolError(r.error)
         return _text(f"Successfully wrote to {r.path}", path=r.path)
 
-    def edit_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def edit_file(self, a: dict[str, Any]) -> Result:
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
         try:
             address, diff = self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)))
@@ -261,14 +274,14 @@ class ConnectionTools:
         fence = "`" * ticks
         return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
 
-    def create_directory(self, a: dict[str, Any]) -> dict[str, Any]:
+    def create_directory(self, a: dict[str, Any]) -> Result:
         try:
             address = self.backend.mkdir(a["path"], parents=True)
         except Error as e:
             raise self._fail(e) from None
         return _text(f"Successfully created directory {address}", path=address)
 
-    def move_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def move_file(self, a: dict[str, Any]) -> Result:
         try:
             source = self.backend.stat(a["source"])["path"]
             dest = self.backend.move(source, a["destination"])
@@ -284,25 +297,31 @@ class ConnectionTools:
             raise ToolError(r.error)
         return r.entries or []  # type: ignore[return-value]
 
-    def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
+    def list_directory(self, a: dict[str, Any]) -> Result:
         try:  # names and kinds only: no stat per entry
-            listing = _core._fs_ls(self.session, a["path"], metadata=False)
+            listing = _core._fs_ls(self.session, a["path"], metadata=False)  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
+        # entries [{name, path, type}] written as JSON here: the encoder
+        # takes longer over many small dicts than over the listing
         entries, lines = [], []
-        for e in listing:
-            path = e["path"]
-            if e["is_dir"]:
+        for item in listing:
+            path = item["path"]
+            if item["is_dir"]:
                 name = path[path.rindex("/", 0, len(path) - 1) + 1:-1]
-                entries.append({"name": name, "path": path, "type": "directory"})
                 lines.append("[DIR] " + name)
+                kind = '"directory"}'
             else:
                 name = path[path.rindex("/") + 1:]
-                entries.append({"name": name, "path": path, "type": "file"})
                 lines.append("[FILE] " + name)
-        return _text("\n".join(lines), entries=entries)
+                kind = '"file"}'
+            if path.isascii():
+                entries.append('{"name":' + _str_ascii(name) + ',"path":' + _str_ascii(path) + ',"type":' + kind)
+            else:
+                entries.append('{"name":' + json_str(name) + ',"path":' + json_str(path) + ',"type":' + kind)
+        return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]")
 
-    def list_directory_with_sizes(self, a: dict[str, Any]) -> dict[str, Any]:
+    def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
         entries = self._ls(a["path"])
         if a.get("sortBy", "name") == "size":
             entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else e.get("size", 0)))
@@ -320,7 +339,7 @@ class ConnectionTools:
              "type": "directory" if e["is_dir"] else "file",
              "size": 0 if e["is_dir"] else e.get("size", 0)} for e in entries])
 
-    def directory_tree(self, a: dict[str, Any]) -> dict[str, Any]:
+    def directory_tree(self, a: dict[str, Any]) -> Result:
         try:
             st = self.backend.stat(a["path"])
             entries, _ = self.backend.tree(st["path"], a.get("excludePatterns") or ())
@@ -337,9 +356,9 @@ class ConnectionTools:
             dirs.get(parent, root).append(node)
         return _text(json.dumps(root, indent=2, ensure_ascii=False))
 
-    def search_files(self, a: dict[str, Any]) -> dict[str, Any]:
+    def search_files(self, a: dict[str, Any]) -> Result:
         try:
-            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]
+            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
         excludes = a.get("excludePatterns") or []
@@ -353,39 +372,38 @@ class ConnectionTools:
             matches = [m for m in matches if m in allowed]
         return _text("\n".join(matches) if matches else "No matches found", matches=matches)
 
-    def get_file_info(self, a: dict[str, Any]) -> dict[str, Any]:
+    def get_file_info(self, a: dict[str, Any]) -> Result:
         try:
-            st = _core._fs_stat(self.session, a["path"])
+            st = _core._fs_stat(self.session, a["path"])  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
-        info = {
-            "size": st["size"],
-            "created": st["created_at"] or "",
-            "modified": st["modified_at"],
-            "accessed": st["accessed_at"],
-            "isDirectory": st["type"] == "directory",
-            "isFile": st["type"] == "file",
-            "permissions": format(st["mode"] & 0o777, "03o"),
-        }
-        text = (f"size: {info['size']}\ncreated: {info['created']}\nmodified: {info['modified']}\n"
-                f"accessed: {info['accessed']}\nisDirectory: {'true' if info['isDirectory'] else 'false'}\n"
-                f"isFile: {'true' if info['isFile'] else 'false'}\npermissions: {info['permissions']}")
-        return _text(text, path=st["path"], **info)
+        # the text and the structured fields written here: one stat, no
+        # intermediate dicts
+        size, created, mode = st["size"], st.get("created_at") or "", st["mode"]
+        modified, accessed = st["modified_at"], st["accessed_at"]
+        is_dir = "true" if st["type"] == "directory" else "false"
+        is_file = "true" if st["type"] == "file" else "false"
+        permissions = format(mode & 0o777, "03o")
+        text = (f"size: {size}\ncreated: {created}\nmodified: {modified}\naccessed: {accessed}\n"
+                f"isDirectory: {is_dir}\nisFile: {is_file}\npermissions: {permissions}")
+        return _text(text, f'"path":{json_str(st["path"])},"size":{size},"created":"{created}",'
+                           f'"modified":"{modified}","accessed":"{accessed}","isDirectory":{is_dir},'
+                           f'"isFile":{is_file},"permissions":"{permissions}"')
 
-    def list_allowed_directories(self, a: dict[str, Any]) -> dict[str, Any]:
+    def list_allowed_directories(self, a: dict[str, Any]) -> Result:
         dirs = self._allowed  # a resolver's roots and mods never change
         return _text("Allowed directories:\n" + "\n".join(dirs), directories=list(dirs))
 
     # ------------------------------------------------------ pathgate's own
 
-    def resolve(self, a: dict[str, Any]) -> dict[str, Any]:
+    def resolve(self, a: dict[str, Any]) -> Result:
         res = self.session.resolve(a["path"], require_exists=bool(a.get("require_exists", True)))
         if not res.ok or res.ref is None:
             raise ToolError(res.error_message or "Invalid path / not found")
         address = str(res.ref)
         return _text(address, address=address, exists=bool(res.exists), token=res.ref.token)
 
-    def grep(self, a: dict[str, Any]) -> dict[str, Any]:
+    def grep(self, a: dict[str, Any]) -> Result:
         mc = a.get("max_count")
         r = self.backend.grep(a["pattern"], a.get("path"), a.get("glob"),
                               max_count=None if mc is None else _int(mc))
@@ -399,12 +417,12 @@ class ConnectionTools:
             lines.append(f"(stopped after {len(matches)} matches)")
         return _text("\n".join(lines), matches=[dict(m) for m in matches], truncated=r.truncated)
 
-    def cwd_get(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_get(self, a: dict[str, Any]) -> Result:
         s = self.session.get()
         return _text(f"cwd: {s.cwd}\nhome: {s.home}\ndepth: {s.depth}",
                      cwd=s.cwd, home=s.home, depth=s.depth)
 
-    def cwd_push(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_push(self, a: dict[str, Any]) -> Result:
         try:
             msg = self.session.push(a["path"])
         except Error as e:
@@ -412,7 +430,7 @@ class ConnectionTools:
         s = self.session.get()
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
-    def cwd_pop(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_pop(self, a: dict[str, Any]) -> Result:
         try:
             msg = self.session.pop()
         except Error as e:
@@ -420,7 +438,7 @@ class ConnectionTools:
         s = self.session.get()
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
-    def execute(self, a: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, a: dict[str, Any]) -> Result:
         t = a.get("timeout")
         r = self.backend.execute(a["command"], timeout=None if t is None else _int(t))
         if r.exit_code is None:
@@ -593,7 +611,7 @@ def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
     def tools_list(params: dict[str, Any], req: Request) -> dict[str, Any]:
         return listing
 
-    def tools_call(params: dict[str, Any], req: Request) -> dict[str, Any]:
+    def tools_call(params: dict[str, Any], req: Request) -> Result:
         name = params.get("name")
         if not isinstance(name, str):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
