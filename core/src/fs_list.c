@@ -111,8 +111,12 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
     out->unreadable_dirs = w.stats.unreadable_dirs;
     out->skipped_names = w.stats.skipped_names;
     out->incomplete = out->unreadable_dirs || out->skipped_names;
-    /* a symlink to a directory sorted by its bare name: put it in place */
-    if (out->count > 1)
+    /* the walk sorts by name; a directory's address gains a '/' that can
+     * move it ("a/" after "a.txt"): sort again only when that happened */
+    size_t i = 1;
+    while (i < out->count && info_cmp(&out->items[i - 1], &out->items[i]) <= 0)
+        i++;
+    if (i < out->count)
         qsort(out->items, out->count, sizeof *out->items, info_cmp);
     return PATHGATE_OK;
 }

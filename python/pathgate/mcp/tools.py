@@ -303,22 +303,29 @@ class ConnectionTools:
         except Error as e:
             raise self._fail(e) from None
         # entries [{name, path, type}] written as JSON here: the encoder
-        # takes longer over many small dicts than over the listing
+        # takes longer over many small dicts than over the listing. Every
+        # entry is <directory address>/<name>[/]; names never hold '\\' or
+        # control characters (the core skips those), so a listing without
+        # '"' needs no escaping at all.
+        if not listing:
+            return _text("", '"entries":[]')
+        first = listing[0]["path"]
+        start = first.rindex("/", 0, len(first) - 1) + 1
+        prefix_json = json_str(first[:start])[1:-1]
         entries, lines = [], []
         for item in listing:
             path = item["path"]
             if item["is_dir"]:
-                name = path[path.rindex("/", 0, len(path) - 1) + 1:-1]
+                name = path[start:-1]
                 lines.append("[DIR] " + name)
-                kind = '"directory"}'
+                tail = '/","type":"directory"}'
             else:
-                name = path[path.rindex("/") + 1:]
+                name = path[start:]
                 lines.append("[FILE] " + name)
-                kind = '"file"}'
-            if path.isascii():
-                entries.append('{"name":' + _str_ascii(name) + ',"path":' + _str_ascii(path) + ',"type":' + kind)
-            else:
-                entries.append('{"name":' + json_str(name) + ',"path":' + json_str(path) + ',"type":' + kind)
+                tail = '","type":"file"}'
+            if '"' in name:
+                name = json_str(name)[1:-1]
+            entries.append('{"name":"' + name + '","path":"' + prefix_json + name + tail)
         return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]")
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
