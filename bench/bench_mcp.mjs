@@ -141,6 +141,7 @@ for (const r of Object.values(raw)) {
 }
 const rawOps = {
   ping: (r) => r.send("ping", {}),
+  list_allowed_directories: (r) => r.send("tools/call", { name: "list_allowed_directories", arguments: {} }),
   read_text_file: (r, s) => r.send("tools/call", { name: "read_text_file", arguments: { path: s.file } }),
   list_directory: (r, s) => r.send("tools/call", { name: "list_directory", arguments: { path: s.dir } }),
   get_file_info: (r, s) => r.send("tools/call", { name: "get_file_info", arguments: { path: s.file } }),

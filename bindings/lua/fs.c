@@ -2,7 +2,8 @@
  * fs.c - the file operations of docs/spec.md section 7 as methods of Resolver
  * and Session objects (a Session resolves relative paths against its cwd):
  *
- *   obj:ls(path)                              -> { {path=, is_dir=, size=, modified_at=}, ... }
+ *   obj:ls(path [, metadata])                 -> { {path=, is_dir=[, size=, modified_at=]}, ... }
+ *                                                (metadata false: no size/modified_at, no stat)
  *   obj:read(path [, offset [, limit]])       -> {path=, content=, encoding=, total_lines=,
  *                                                 start_line=, end_line=, next_offset=,
  *                                                 empty=, no_lines_requested=, modified_at=}
@@ -203,6 +204,8 @@ static int fs_ls(lua_State *L)
     check_owner(L, &o);
     size_t len;
     const char *path = opt_text(L, 2, &len);
+    if (!lua_isnoneornil(L, 3) && !lua_toboolean(L, 3))
+        o.opts.flags |= PATHGATE_FS_NO_METADATA; /* names and kinds only */
     holder *h = new_holder(L, H_LIST);
     pathgate_error err = {0, ""};
     int rc = pathgate_fs_ls(&h->u.list, o.resolver, path, len, &o.opts, &err);

@@ -2,7 +2,7 @@
  * fs.c - the file operations of docs/spec.md section 7 as private functions
  * of pathgate._core, used by pathgate.backend.Backend:
  *
- *   _fs_ls(owner, path)                       -> list[dict]
+ *   _fs_ls(owner, path, *, info=False, metadata=True) -> list[dict]
  *   _fs_read(owner, path, offset, limit)      -> dict
  *   _fs_write(owner, path, content)           -> str (address)
  *   _fs_edit(owner, path, old, new, all)      -> (str, int)
@@ -177,18 +177,24 @@ static PyObject *with_info(pathgate_fs_list *l, int want_info) {
 static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "info"};
-    PyObject *a[3];
-    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 3, 2, 1, a) < 0)
+    static const char *const names[] = {NULL, "path", "info", "metadata"};
+    PyObject *a[4];
+    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 4, 2, 1, a) < 0)
         return NULL;
-    int want_info = 0;
+    int want_info = 0, metadata = 1;
     if (a[2] != NULL && (want_info = PyObject_IsTrue(a[2])) < 0)
+        return NULL;
+    if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
         return NULL;
     owner o;
     const char *path;
     Py_ssize_t len;
     PyObject *holder;
-    if (owner_arg(st, a[0], &o) < 0 || opt_text(a[1], &path, &len, &holder, "path") < 0)
+    if (owner_arg(st, a[0], &o) < 0)
+        return NULL;
+    if (!metadata)
+        o.opts.flags |= PATHGATE_FS_NO_METADATA;
+    if (opt_text(a[1], &path, &len, &holder, "path") < 0)
         return NULL;
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
@@ -864,7 +870,8 @@ static PyObject *fs_glob_iter(PyObject *module, PyObject *const *args, Py_ssize_
     { "_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc) }
 
 static PyMethodDef fs_methods[] = {
-    PG_FS_METH(ls, "_fs_ls(owner, path) -> list of FileInfo dicts"),
+    PG_FS_METH(ls, "_fs_ls(owner, path, *, info=False, metadata=True) -> list of FileInfo "
+                   "dicts (metadata=False: path and is_dir only, no stat per entry)"),
     PG_FS_METH(read, "_fs_read(owner, path, offset=0, limit=2000) -> dict"),
     PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
     PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),

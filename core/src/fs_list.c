@@ -13,6 +13,7 @@ typedef struct ls_ctx {
     pathgate_fs_list *out;
     char *name; /* scratch: path + '/' */
     size_t cap;
+    int metadata; /* stat each entry (else trust the directory entry's type) */
 } ls_ctx;
 
 static int ls_sink_new(void *p, void **sink)
@@ -40,17 +41,19 @@ static int ls_visit(void *p, void *scratch, void *sink, const pathgate__walk_fil
     (void)scratch;
     (void)sink;
     struct stat st;
+    const struct stat *meta = c->metadata ? &st : NULL;
     int is_dir = f->is_dir;
-    if (f->is_link)
+    if (f->is_link) {
         st = f->st;
-    else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return 0; /* gone since the listing */
-    else if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
-        return 0; /* replaced by something else */
-    else
+    } else if (c->metadata) {
+        if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            return 0; /* gone since the listing */
+        if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+            return 0; /* replaced by something else */
         is_dir = S_ISDIR(st.st_mode);
+    } /* else the directory entry's type stands (a regular file or a directory) */
     if (!is_dir)
-        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, &st);
+        return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, meta);
     /* a directory's address ends in '/' */
     if (f->path_len + 2 > c->cap) {
         size_t cap = f->path_len + 64;
@@ -62,7 +65,7 @@ static int ls_visit(void *p, void *scratch, void *sink, const pathgate__walk_fil
     }
     memcpy(c->name, f->path, f->path_len);
     c->name[f->path_len] = '/';
-    return pathgate__fs_list_push(c->out, c->name, f->path_len + 1, 1, &st);
+    return pathgate__fs_list_push(c->out, c->name, f->path_len + 1, 1, meta);
 }
 
 static int info_cmp(const void *pa, const void *pb)
@@ -86,7 +89,7 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
     if (rc < 0)
         return rc;
     out->alloc = *t.alloc;
-    ls_ctx c = {out, NULL, 0};
+    ls_ctx c = {out, NULL, 0, !(opts && (opts->flags & PATHGATE_FS_NO_METADATA))};
     pathgate__walk w;
     memset(&w, 0, sizeof w);
     w.t = &t;
@@ -108,8 +111,12 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
     out->unreadable_dirs = w.stats.unreadable_dirs;
     out->skipped_names = w.stats.skipped_names;
     out->incomplete = out->unreadable_dirs || out->skipped_names;
-    /* a symlink to a directory sorted by its bare name: put it in place */
-    if (out->count > 1)
+    /* the walk sorts by name; a directory's address gains a '/' that can
+     * move it ("a/" after "a.txt"): sort again only when that happened */
+    size_t i = 1;
+    while (i < out->count && info_cmp(&out->items[i - 1], &out->items[i]) <= 0)
+        i++;
+    if (i < out->count)
         qsort(out->items, out->count, sizeof *out->items, info_cmp);
     return PATHGATE_OK;
 }

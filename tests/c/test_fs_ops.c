@@ -86,6 +86,33 @@ static void test_ls_lists_sorted_with_metadata(void **state)
     pathgate_fs_list_dispose(&l);
 }
 
+/* PATHGATE_FS_NO_METADATA: the same entries, kinds from the directory
+ * entries, no size or time; outward and dangling links still skipped. */
+static void test_ls_no_metadata(void **state)
+{
+    fx *f = *state;
+    pathgate_fs_list full = PATHGATE_FS_LIST_INIT, bare = PATHGATE_FS_LIST_INIT;
+    pathgate_error err;
+    pathgate_fs_options o = PATHGATE_FS_OPTIONS_INIT;
+    o.flags = PATHGATE_FS_NO_METADATA;
+    assert_int_equal(pathgate_fs_ls(&full, f->r, PG_S("root:repo"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_ls(&bare, f->r, PG_S("root:repo"), &o, &err), 0);
+    assert_int_equal(bare.count, full.count);
+    for (size_t i = 0; i < bare.count; i++) {
+        assert_string_equal(bare.items[i].path, full.items[i].path);
+        assert_int_equal(bare.items[i].is_dir, full.items[i].is_dir);
+        assert_false(bare.items[i].has_metadata);
+        assert_true(full.items[i].has_metadata);
+        assert_int_equal(bare.items[i].size, 0);
+        assert_string_equal(bare.items[i].modified_at, "");
+    }
+    pathgate_fs_list_dispose(&full);
+    pathgate_fs_list_dispose(&bare);
+    assert_int_equal(pathgate_fs_ls(&bare, f->r, PG_S("root:repo/link_out_dir"), &o, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_string_equal(err.message, "Invalid path / not found");
+}
+
 static void test_ls_errors(void **state)
 {
     fx *f = *state;
@@ -828,6 +855,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TESTS(test_ls_lists_sorted_with_metadata),
+        FX_TESTS(test_ls_no_metadata),
         FX_TESTS(test_ls_errors),
         FX_TESTS(test_session_relative_input),
         FX_TESTS(test_read_windows),

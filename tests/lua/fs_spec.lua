@@ -78,6 +78,15 @@ describe("file operations", function()
     refused("not_found", "Directory 'root:repo/nope' not found", r:ls("root:repo/nope"))
     refused("not_a_directory", "'root:repo/a.txt' is not a directory", r:ls("root:repo/a.txt"))
     refused("invalid_path", INVALID, r:ls("root:repo/link_out_dir"))
+    -- metadata false: the same entries and kinds, no size or time
+    local bare = assert(r:ls("root:repo", false))
+    assert.are.same(paths(list), paths(bare))
+    for i, e in ipairs(bare) do
+      assert.are.equal(list[i].is_dir, e.is_dir)
+      assert.is_nil(e.size)
+      assert.is_nil(e.modified_at)
+    end
+    assert.are.equal(17, assert(r:ls("root:repo", true))[2].size)
     refused("invalid_path", INVALID, r:ls(t.outside))
   end)
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -288,3 +289,163 @@ def test_resolve_fills_the_registry_then_answers_the_capacity_message(tree):
     assert pathgate.CAPACITY_MESSAGE == "Visibility registry capacity exceeded \u2014 restart server"
     assert a[4]["result"]["content"][0]["text"] == "readme\n"
     assert a[5]["result"]["content"][0]["text"] == pathgate.CAPACITY_MESSAGE
+
+
+# ------------------------------------------------- the quick path and framing
+
+
+class QuickPipe(Pipe):
+    """A Pipe whose Connection answers `quick` methods on the reading thread."""
+
+    def __init__(self, handlers, quick, workers=4):
+        r, w = os.pipe()
+        self.w = os.fdopen(w, "wb", buffering=0)
+        self.out = []
+        self.cond = threading.Condition()
+        pipe = self
+
+        class Out(io.RawIOBase):
+            def writable(self):
+                return True
+
+            def write(self, b):
+                with pipe.cond:
+                    pipe.out.extend(json.loads(l) for l in bytes(b).splitlines())
+                    pipe.cond.notify_all()
+                return len(b)
+
+        self.conn = Connection(os.fdopen(r, "rb"), Out(), handlers, server_info={},
+                               capabilities={}, workers=workers, quick=quick)
+        self.t = threading.Thread(target=self.conn.serve)
+        self.t.start()
+
+    def call(self, msg):
+        self.send(msg)
+        self.wait_for(lambda out: any(x.get("id") == msg["id"] for x in out))
+
+
+def test_sequential_quick_requests_stay_on_the_reading_thread():
+    names = []
+
+    def who(params, r):
+        names.append(threading.current_thread().name)
+        return {}
+
+    p = QuickPipe({"who": who, "slow_who": who}, lambda m, params: m == "who")
+    for i in range(20):
+        p.call(req(i, "who"))
+    assert len(names) == 20 and len(set(names)) == 1  # no hand-over between them
+    for i in range(20, 30):  # not quick: handed on, so the reading moves to another thread
+        p.call(req(i, "slow_who"))
+    p.close()
+    assert len(set(names[20:])) > 1
+
+
+def test_a_quick_request_with_input_waiting_is_handed_on():
+    """A quick request is answered inline only when nothing else is waiting:
+    here the second message arrives in the same write, so the blocking
+    "quick" handler must not hold up the ping behind it."""
+    release = threading.Event()
+
+    def block(params, r):
+        release.wait(10)
+        return {"released": True}
+
+    p = QuickPipe({"block": block}, lambda m, params: True)
+    p.w.write((json.dumps(req(1, "block")) + "\n" + json.dumps(req(2, "ping")) + "\n").encode())
+    p.wait_for(lambda out: any(x.get("id") == 2 for x in out))
+    assert not any(x.get("id") == 1 for x in p.out)
+    release.set()
+    p.wait_for(lambda out: any(x.get("id") == 1 for x in out))
+    p.close()
+
+
+def test_descriptor_framing_split_lines_overlong_and_no_final_newline(monkeypatch):
+    from pathgate.mcp import protocol
+
+    monkeypatch.setattr(protocol, "MAX_LINE", 200)
+    p = QuickPipe({}, lambda m, params: True)
+    line = json.dumps(req(1, "ping")).encode() + b"\n"
+    p.w.write(line[:7])  # a message in pieces is answered once complete
+    time.sleep(0.05)
+    assert p.out == []
+    p.w.write(line[7:] + b"\r\n")
+    p.wait_for(lambda out: len(out) == 1)
+    # an overlong line, across several reads, is skipped and answered -32700
+    p.w.write(b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + b"x" * 300)
+    time.sleep(0.05)
+    p.w.write(b"x" * 300 + b'"}}\n' + json.dumps(req(3, "ping")).encode() + b"\n")
+    p.wait_for(lambda out: len(out) == 3)
+    p.w.write(json.dumps(req(4, "ping")).encode())  # the last line needs no newline
+    p.close()
+    assert [x.get("id") for x in p.out] == [1, None, 3, 4]
+    assert p.out[1]["error"]["code"] == PARSE_ERROR
+
+
+def test_encoded_results_and_lone_surrogates():
+    from pathgate.mcp.protocol import Encoded, json_str
+
+    assert json_str('a"b\\c\n\u00e9') == json.dumps('a"b\\c\n\u00e9', ensure_ascii=False)
+    assert json_str("plain") == '"plain"'
+    a = by_id(run([req(1, "enc"), req(2, "sur"), req(3, "enc_sur"), req("s", "enc")], {
+        "enc": lambda params, r: Encoded('{"t":' + json_str("\u00e9\"") + "}"),
+        "sur": lambda params, r: {"t": "\ud800"},
+        "enc_sur": lambda params, r: Encoded('{"t":' + json_str("x\ud800") + "}"),
+    }, workers=1))
+    assert a[1]["result"] == {"t": "\u00e9\""} and a["s"]["result"] == {"t": "\u00e9\""}
+    assert a[2]["result"] == {"t": "\ud800"}
+    assert a[3]["result"] == {"t": "x\ud800"}
+
+
+def test_compiled_argument_checks():
+    from pathgate.mcp.tools import _validator
+
+    check = _validator("t", {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string"}, "n": {"type": "integer", "minimum": 0},
+        "mode": {"type": "string", "enum": ["a", "b"]},
+        "edits": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["oldText"], "properties": {"oldText": {"type": "string"}}}}}})
+    check({"path": "x", "n": 2.0, "mode": "a", "edits": [{"oldText": "o"}]})
+    for args, msg in [({}, "missing 'path'"), ({"path": 1}, "'path' must be string"),
+                      ({"path": "x", "n": True}, "'n' must be integer"),
+                      ({"path": "x", "n": -1}, "'n' must be >= 0"),
+                      ({"path": "x", "mode": "c"}, "'mode' must be one of"),
+                      ({"path": "x", "edits": []}, "'edits' must not be empty"),
+                      ({"path": "x", "edits": [{}]}, "'edits[0].oldText' is missing"),
+                      ({"path": "x", "edits": [{"oldText": 3}]}, "'edits[0].oldText' must be string")]:
+        with pytest.raises(RpcError) as e:
+            check(args)
+        assert e.value.code == INVALID_PARAMS and msg in e.value.message, (args, e.value.message)
+
+
+def test_list_directory_and_file_info_answers(resolver, tree):
+    d = tree["repo"] / "odd"
+    (d / "a").mkdir(parents=True)
+    for name in ("a.txt", "a-b", 'q"uote', "\u00fcn\u00ef.txt"):
+        (d / name).write_text("12345")
+    os.chmod(d / "a.txt", 0o640)
+    lines = [tool_call(1, "list_directory", {"path": "root:repo/odd"}),
+             tool_call(2, "get_file_info", {"path": "root:repo/odd/a.txt"}),
+             tool_call(3, "get_file_info", {"path": "root:repo/odd/a"}),
+             tool_call(4, "list_directory", {"path": "root:repo/odd/a"})]
+    out = io.BytesIO()
+    make_connection(resolver, io.BytesIO(b"".join(json.dumps(l).encode() + b"\n" for l in lines)),
+                    out, workers=1).serve()
+    a = by_id([json.loads(l) for l in out.getvalue().splitlines()])
+    names = ["a-b", "a.txt", "a", 'q"uote', "\u00fcn\u00ef.txt"]  # by address: "a/" after "a.txt"
+    kinds = ["file", "file", "directory", "file", "file"]
+    s = a[1]["result"]["structuredContent"]
+    assert s["entries"] == [{"name": n, "path": "root:repo/odd/" + n + ("/" if k == "directory" else ""),
+                             "type": k} for n, k in zip(names, kinds)]
+    assert s["content"] == a[1]["result"]["content"][0]["text"] == "\n".join(
+        ("[DIR] " if k == "directory" else "[FILE] ") + n for n, k in zip(names, kinds))
+    info = a[2]["result"]["structuredContent"]
+    st = os.stat(d / "a.txt")
+    assert info["path"] == "root:repo/odd/a.txt"
+    assert (info["size"], info["isFile"], info["isDirectory"], info["permissions"]) == (5, True, False, "640")
+    assert info["modified"].endswith("+00:00") and info["accessed"].endswith("+00:00")
+    assert "\nisFile: true\npermissions: 640" in info["content"]
+    assert info["content"].startswith("size: 5\ncreated: ")
+    assert int(st.st_mtime) == int(__import__("datetime").datetime.fromisoformat(info["modified"]).timestamp())
+    assert a[3]["result"]["structuredContent"]["isDirectory"] is True
+    assert a[4]["result"]["structuredContent"] == {"content": "", "entries": []}

@@ -118,6 +118,10 @@ typedef struct pathgate_fs_options {
  * `top.py` only). Without the flag, leading `/` are ignored and a pattern
  * without `/` is `**` + `/` + pattern. */
 #define PATHGATE_FS_GLOB_BASENAME 0x8u
+/* ls: names and kinds only, from the directory entries: no fstatat per
+ * entry, has_metadata 0 (a symlink is still opened beneath the base to
+ * check where it leads). For callers that need no size or time. */
+#define PATHGATE_FS_NO_METADATA 0x10u
 
 /* grep: the pattern is a PCRE2 regular expression (UTF mode), not a
  * literal. */
@@ -142,8 +146,9 @@ typedef struct pathgate_fs_info {
     const char *path; /* canonical address; a directory's ends in '/' */
     size_t path_len;
     int is_dir;
-    int has_metadata; /* size, mtime and modified_at are set (always for ls;
-                         for glob with PATHGATE_FS_METADATA) */
+    int has_metadata; /* size, mtime and modified_at are set (for ls unless
+                         PATHGATE_FS_NO_METADATA; for glob with
+                         PATHGATE_FS_METADATA) */
     uint64_t size;    /* bytes; 0 for a directory */
     int64_t mtime_sec;
     long mtime_nsec;
@@ -300,7 +305,9 @@ PATHGATE_EXTERN const char *pathgate_fs_operation_error(int code);
 
 /* Direct children of a directory, sorted by path: regular files and
  * directories only (a symlink is listed, under its own name, when it
- * resolves inside the base to one of those; otherwise skipped). */
+ * resolves inside the base to one of those; otherwise skipped). Each entry
+ * has its size and modification time unless opts->flags has
+ * PATHGATE_FS_NO_METADATA. */
 PATHGATE_EXTERN int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver,
                                    const char *address, size_t len, const pathgate_fs_options *opts,
                                    pathgate_error *err);

@@ -16,7 +16,7 @@ import typing as _t
 from typing import Any
 
 from .protocol import Connection
-from .tools import ConnectionTools, build_tools, tool_handlers
+from .tools import ConnectionTools, build_tools, quick_predicate, tool_handlers
 
 __all__ = ["make_connection", "serve_command"]
 
@@ -41,6 +41,7 @@ def make_connection(resolver: Any, rfile: _t.IO[bytes], wfile: _t.IO[bytes], *,
         capabilities={"tools": {"listChanged": False}},
         instructions=INSTRUCTIONS,
         workers=workers,
+        quick=quick_predicate(tools),
     )
 
 

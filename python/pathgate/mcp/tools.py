@@ -16,13 +16,15 @@ from __future__ import annotations
 import base64
 import json
 import collections.abc as _abc
+import typing as _t
 import dataclasses as _dc
 from typing import Any
 
 from .. import Backend, Error, Resolver, Session, _core
-from .protocol import INVALID_PARAMS, Request, RpcError
+from .protocol import INVALID_PARAMS, Encoded, Request, RpcError, json_str, json_text
+from .protocol import _str_ascii
 
-__all__ = ["ConnectionTools", "Tool", "build_tools"]
+__all__ = ["QUICK_TOOLS", "ConnectionTools", "Tool", "build_tools", "quick_predicate", "tool_handlers"]
 
 PATHS = (
     " Paths: a canonical address (root:<key>/<path> or mod:<Name>/<path>), a file:// URI or "
@@ -32,6 +34,10 @@ PATHS = (
 
 _STR = {"type": "string"}
 _TEXT_OUT = {"type": "object", "properties": {"content": _STR}, "required": ["content"]}
+
+
+# What a tool answers: a result dict, or one already encoded.
+Result = _t.Union[dict[str, Any], Encoded]
 
 
 class ToolError(Exception):
@@ -45,7 +51,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     annotations: dict[str, Any]
-    run: _abc.Callable[[ConnectionTools, dict[str, Any]], dict[str, Any]]
+    run: _abc.Callable[[ConnectionTools, dict[str, Any]], Result]
     output_schema: dict[str, Any] | None = _dc.field(default_factory=lambda: _TEXT_OUT)
 
     def listing(self) -> dict[str, Any]:
@@ -81,53 +87,87 @@ def _write(idempotent: bool, destructive: bool) -> dict[str, Any]:
 
 def _check(tool: Tool, args: dict[str, Any]) -> None:
     """The subset of JSON Schema the tools use: required, string, integer,
-    number, boolean, enum, array of those or of objects."""
-    schema = tool.input_schema
-    for name in schema.get("required", ()):
-        if name not in args:
-            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool.name}: missing '{name}'")
-    for name, sub in schema.get("properties", {}).items():
-        if name in args:
-            _check_value(tool.name, name, args[name], sub)
+    number, boolean, enum, minimum, array of those or of objects."""
+    _validator(tool.name, tool.input_schema)(args)
 
 
-def _check_value(tool: str, where: str, v: Any, s: dict[str, Any]) -> None:
+_TYPES: dict[str, _abc.Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool)
+    or isinstance(v, float) and v.is_integer(),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _validator(tool: str, schema: dict[str, Any]) -> _abc.Callable[[dict[str, Any]], None]:
+    """A function checking a tool's arguments against its input schema,
+    built once per tool (RpcError -32602 naming what is wrong)."""
+    required = tuple(schema.get("required", ()))
+    props = [(name, _value_check(tool, name, sub)) for name, sub in schema.get("properties", {}).items()]
+
+    def check(args: dict[str, Any]) -> None:
+        for name in required:
+            if name not in args:
+                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: missing '{name}'")
+        for name, check_value in props:
+            if name in args:
+                check_value(args[name], name)
+
+    return check
+
+
+def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any, str], None]:
+    """A checker of one value against schema s; its second argument names
+    the value in the message ('edits[2].oldText')."""
     t = s.get("type")
-    ok = {
-        "string": lambda: isinstance(v, str),
-        "integer": lambda: isinstance(v, int) and not isinstance(v, bool)
-        or isinstance(v, float) and v.is_integer(),
-        "number": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "boolean": lambda: isinstance(v, bool),
-        "array": lambda: isinstance(v, list),
-        "object": lambda: isinstance(v, dict),
-    }.get(t if isinstance(t, str) else "", lambda: True)()
-    if not ok:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
-    if "enum" in s and v not in s["enum"]:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {s['enum']}")
-    if "minimum" in s and v < s["minimum"]:
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {s['minimum']}")
-    if t == "array":
-        if len(v) < s.get("minItems", 0):
-            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
-        for i, item in enumerate(v):
-            _check_value(tool, f"{where}[{i}]", item, s.get("items", {}))
-    if t == "object":
-        for name in s.get("required", ()):
-            if name not in v:
-                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}.{name}' is missing")
-        for name, sub in s.get("properties", {}).items():
-            if name in v:
-                _check_value(tool, f"{where}.{name}", v[name], sub)
+    ok = _TYPES.get(t if isinstance(t, str) else "", lambda v: True)
+    enum = s.get("enum")
+    minimum = s.get("minimum")
+    items = _value_check(tool, where, s.get("items", {})) if t == "array" else None
+    min_items = s.get("minItems", 0)
+    required = tuple(s.get("required", ())) if t == "object" else ()
+    props = [(name, _value_check(tool, name, sub)) for name, sub in s.get("properties", {}).items()] \
+        if t == "object" else []
+
+    def check(v: Any, where: str) -> None:
+        if not ok(v):
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be {t}")
+        if enum is not None and v not in enum:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {enum}")
+        if minimum is not None and v < minimum:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {minimum}")
+        if items is not None:
+            if len(v) < min_items:
+                raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
+            for i, item in enumerate(v):
+                items(item, f"{where}[{i}]")
+        if props or required:
+            for name in required:
+                if name not in v:
+                    raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}.{name}' is missing")
+            for name, sub in props:
+                if name in v:
+                    sub(v[name], f"{where}.{name}")
+
+    return check
 
 
 # ------------------------------------------------------------------ helpers
 
 
-def _text(text: str, **structured: Any) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}],
-            "structuredContent": {"content": text, **structured}}
+def _text(text: str, _json: str = "", **structured: Any) -> Encoded:
+    """A text result: the text as content and as structuredContent.content
+    (encoded once), with the other structured fields; `_json` adds fields
+    already encoded ('"name":value,...')."""
+    t = json_str(text)
+    more = json_text(structured)[1:-1] if structured else ""
+    if _json:
+        more = _json + ("," + more if more else "")
+    return Encoded('{"content":[{"type":"text","text":' + t + '}],"structuredContent":{"content":'
+                   + t + ("," + more if more else "") + "}}")
 
 
 def _name(address: str) -> str:
@@ -165,26 +205,27 @@ class ConnectionTools:
         self.session = Session(resolver)
         self.backend = Backend(self.session)
         self.allow_execute = allow_execute
+        self._allowed = tuple([f"root:{k}" for k in resolver.roots] + [f"mod:{m}" for m in resolver.mods])
 
     def _fail(self, exc: Error) -> ToolError:
         return ToolError(str(exc))
 
     # -------------------------------------------------------- reading
 
-    def read_text_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_text_file(self, a: dict[str, Any]) -> Result:
         head, tail = a.get("head"), a.get("tail")
         if head is not None and tail is not None:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
         try:
             if tail is not None:
-                text = self.backend.tail(a["path"], _int(tail))
+                data = _core._fs_tail(self.session, a["path"], _int(tail))  # type: ignore[attr-defined]
             else:
-                text = self.backend.head(a["path"], None if head is None else _int(head))
+                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
-        return _text(text)
+        return _text(data.decode("utf-8", "replace"))
 
-    def read_media_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_media_file(self, a: dict[str, Any]) -> Result:
         try:
             st = self.backend.stat(a["path"])
             data: bytes = _core._fs_head(self.session, st["path"], None)  # type: ignore[attr-defined]
@@ -200,7 +241,7 @@ class ConnectionTools:
             item = {"type": "resource", "resource": {"uri": address, "mimeType": mime, "blob": b64}}
         return {"content": [item], "structuredContent": {"content": [item]}}
 
-    def read_multiple_files(self, a: dict[str, Any]) -> dict[str, Any]:
+    def read_multiple_files(self, a: dict[str, Any]) -> Result:
         parts, files = [], []
         for i, p in enumerate(a["paths"]):
             try:
@@ -215,13 +256,13 @@ class ConnectionTools:
 
     # -------------------------------------------------------- writing
 
-    def write_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def write_file(self, a: dict[str, Any]) -> Result:
         r = self.backend.write(a["path"], a["content"])
         if r.error:
             raise ToolError(r.error)
         return _text(f"Successfully wrote to {r.path}", path=r.path)
 
-    def edit_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def edit_file(self, a: dict[str, Any]) -> Result:
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
         try:
             address, diff = self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)))
@@ -233,14 +274,14 @@ class ConnectionTools:
         fence = "`" * ticks
         return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
 
-    def create_directory(self, a: dict[str, Any]) -> dict[str, Any]:
+    def create_directory(self, a: dict[str, Any]) -> Result:
         try:
             address = self.backend.mkdir(a["path"], parents=True)
         except Error as e:
             raise self._fail(e) from None
         return _text(f"Successfully created directory {address}", path=address)
 
-    def move_file(self, a: dict[str, Any]) -> dict[str, Any]:
+    def move_file(self, a: dict[str, Any]) -> Result:
         try:
             source = self.backend.stat(a["source"])["path"]
             dest = self.backend.move(source, a["destination"])
@@ -256,16 +297,38 @@ class ConnectionTools:
             raise ToolError(r.error)
         return r.entries or []  # type: ignore[return-value]
 
-    def list_directory(self, a: dict[str, Any]) -> dict[str, Any]:
-        entries = [
-            {"name": e["path"].rstrip("/").rpartition("/")[2], "path": e["path"],
-             "type": "directory" if e["is_dir"] else "file"}
-            for e in self._ls(a["path"])
-        ]
-        text = "\n".join(("[DIR] " if e["type"] == "directory" else "[FILE] ") + e["name"] for e in entries)
-        return _text(text, entries=entries)
+    def list_directory(self, a: dict[str, Any]) -> Result:
+        try:  # names and kinds only: no stat per entry
+            listing = _core._fs_ls(self.session, a["path"], metadata=False)  # type: ignore[attr-defined]
+        except Error as e:
+            raise self._fail(e) from None
+        # entries [{name, path, type}] written as JSON here: the encoder
+        # takes longer over many small dicts than over the listing. Every
+        # entry is <directory address>/<name>[/]; names never hold '\\' or
+        # control characters (the core skips those), so a listing without
+        # '"' needs no escaping at all.
+        if not listing:
+            return _text("", '"entries":[]')
+        first = listing[0]["path"]
+        start = first.rindex("/", 0, len(first) - 1) + 1
+        prefix_json = json_str(first[:start])[1:-1]
+        entries, lines = [], []
+        for item in listing:
+            path = item["path"]
+            if item["is_dir"]:
+                name = path[start:-1]
+                lines.append("[DIR] " + name)
+                tail = '/","type":"directory"}'
+            else:
+                name = path[start:]
+                lines.append("[FILE] " + name)
+                tail = '","type":"file"}'
+            if '"' in name:
+                name = json_str(name)[1:-1]
+            entries.append('{"name":"' + name + '","path":"' + prefix_json + name + tail)
+        return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]")
 
-    def list_directory_with_sizes(self, a: dict[str, Any]) -> dict[str, Any]:
+    def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
         entries = self._ls(a["path"])
         if a.get("sortBy", "name") == "size":
             entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else e.get("size", 0)))
@@ -283,7 +346,7 @@ class ConnectionTools:
              "type": "directory" if e["is_dir"] else "file",
              "size": 0 if e["is_dir"] else e.get("size", 0)} for e in entries])
 
-    def directory_tree(self, a: dict[str, Any]) -> dict[str, Any]:
+    def directory_tree(self, a: dict[str, Any]) -> Result:
         try:
             st = self.backend.stat(a["path"])
             entries, _ = self.backend.tree(st["path"], a.get("excludePatterns") or ())
@@ -300,11 +363,11 @@ class ConnectionTools:
             dirs.get(parent, root).append(node)
         return _text(json.dumps(root, indent=2, ensure_ascii=False))
 
-    def search_files(self, a: dict[str, Any]) -> dict[str, Any]:
-        r = self.backend.glob(a["pattern"], a["path"])
-        if r.error:
-            raise ToolError(r.error)
-        matches = [m["path"] for m in r.matches or []]
+    def search_files(self, a: dict[str, Any]) -> Result:
+        try:
+            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]  # type: ignore[attr-defined]
+        except Error as e:
+            raise self._fail(e) from None
         excludes = a.get("excludePatterns") or []
         if excludes and matches:
             try:
@@ -316,37 +379,38 @@ class ConnectionTools:
             matches = [m for m in matches if m in allowed]
         return _text("\n".join(matches) if matches else "No matches found", matches=matches)
 
-    def get_file_info(self, a: dict[str, Any]) -> dict[str, Any]:
+    def get_file_info(self, a: dict[str, Any]) -> Result:
         try:
-            st = self.backend.stat(a["path"])
+            st = _core._fs_stat(self.session, a["path"])  # type: ignore[attr-defined]
         except Error as e:
             raise self._fail(e) from None
-        info = {
-            "size": st["size"],
-            "created": st["created_at"] or "",
-            "modified": st["modified_at"],
-            "accessed": st["accessed_at"],
-            "isDirectory": st["type"] == "directory",
-            "isFile": st["type"] == "file",
-            "permissions": format(st["mode"] & 0o777, "03o"),
-        }
-        text = "\n".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in info.items())
-        return _text(text, path=st["path"], **info)
+        # the text and the structured fields written here: one stat, no
+        # intermediate dicts
+        size, created, mode = st["size"], st.get("created_at") or "", st["mode"]
+        modified, accessed = st["modified_at"], st["accessed_at"]
+        is_dir = "true" if st["type"] == "directory" else "false"
+        is_file = "true" if st["type"] == "file" else "false"
+        permissions = format(mode & 0o777, "03o")
+        text = (f"size: {size}\ncreated: {created}\nmodified: {modified}\naccessed: {accessed}\n"
+                f"isDirectory: {is_dir}\nisFile: {is_file}\npermissions: {permissions}")
+        return _text(text, f'"path":{json_str(st["path"])},"size":{size},"created":"{created}",'
+                           f'"modified":"{modified}","accessed":"{accessed}","isDirectory":{is_dir},'
+                           f'"isFile":{is_file},"permissions":"{permissions}"')
 
-    def list_allowed_directories(self, a: dict[str, Any]) -> dict[str, Any]:
-        dirs = [f"root:{k}" for k in self.resolver.roots] + [f"mod:{m}" for m in self.resolver.mods]
-        return _text("Allowed directories:\n" + "\n".join(dirs), directories=dirs)
+    def list_allowed_directories(self, a: dict[str, Any]) -> Result:
+        dirs = self._allowed  # a resolver's roots and mods never change
+        return _text("Allowed directories:\n" + "\n".join(dirs), directories=list(dirs))
 
     # ------------------------------------------------------ pathgate's own
 
-    def resolve(self, a: dict[str, Any]) -> dict[str, Any]:
+    def resolve(self, a: dict[str, Any]) -> Result:
         res = self.session.resolve(a["path"], require_exists=bool(a.get("require_exists", True)))
         if not res.ok or res.ref is None:
             raise ToolError(res.error_message or "Invalid path / not found")
         address = str(res.ref)
         return _text(address, address=address, exists=bool(res.exists), token=res.ref.token)
 
-    def grep(self, a: dict[str, Any]) -> dict[str, Any]:
+    def grep(self, a: dict[str, Any]) -> Result:
         mc = a.get("max_count")
         r = self.backend.grep(a["pattern"], a.get("path"), a.get("glob"),
                               max_count=None if mc is None else _int(mc))
@@ -360,12 +424,12 @@ class ConnectionTools:
             lines.append(f"(stopped after {len(matches)} matches)")
         return _text("\n".join(lines), matches=[dict(m) for m in matches], truncated=r.truncated)
 
-    def cwd_get(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_get(self, a: dict[str, Any]) -> Result:
         s = self.session.get()
         return _text(f"cwd: {s.cwd}\nhome: {s.home}\ndepth: {s.depth}",
                      cwd=s.cwd, home=s.home, depth=s.depth)
 
-    def cwd_push(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_push(self, a: dict[str, Any]) -> Result:
         try:
             msg = self.session.push(a["path"])
         except Error as e:
@@ -373,7 +437,7 @@ class ConnectionTools:
         s = self.session.get()
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
-    def cwd_pop(self, a: dict[str, Any]) -> dict[str, Any]:
+    def cwd_pop(self, a: dict[str, Any]) -> Result:
         try:
             msg = self.session.pop()
         except Error as e:
@@ -381,7 +445,7 @@ class ConnectionTools:
         s = self.session.get()
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
-    def execute(self, a: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, a: dict[str, Any]) -> Result:
         t = a.get("timeout")
         r = self.backend.execute(a["command"], timeout=None if t is None else _int(t))
         if r.exit_code is None:
@@ -520,29 +584,56 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
     return tools
 
 
+# Tools whose work is one lookup, one file read or one directory listing,
+# with nothing to wait for: the reading thread answers them itself when no
+# other input is waiting (see protocol.Connection.serve). Writes (which may
+# sync), moves (which may copy), walks, multi-file reads and execute are
+# handed to a thread of their own.
+QUICK_TOOLS = frozenset((
+    "read_text_file", "read_file", "list_directory", "list_directory_with_sizes", "get_file_info",
+    "list_allowed_directories", "resolve", "cwd_get", "cwd_push", "cwd_pop",
+))
+
+
+def quick_predicate(tools: list[Tool]) -> _abc.Callable[[str, dict[str, Any]], bool]:
+    """The Connection's `quick` predicate: ping, initialize, tools/list and
+    calls of the QUICK_TOOLS among `tools`."""
+    quick_tools = QUICK_TOOLS & {t.name for t in tools}
+    protocol = frozenset(("ping", "initialize", "tools/list"))
+
+    def quick(method: str, params: dict[str, Any]) -> bool:
+        if method == "tools/call":
+            name = params.get("name")
+            return isinstance(name, str) and name in quick_tools
+        return method in protocol
+
+    return quick
+
+
 def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
     """The tools/list and tools/call handlers of one connection."""
-    by_name = {t.name: t for t in tools}
+    by_name = {t.name: (t.run, _validator(t.name, t.input_schema)) for t in tools}
     listing = {"tools": [t.listing() for t in tools]}
 
     def tools_list(params: dict[str, Any], req: Request) -> dict[str, Any]:
         return listing
 
-    def tools_call(params: dict[str, Any], req: Request) -> dict[str, Any]:
+    def tools_call(params: dict[str, Any], req: Request) -> Result:
         name = params.get("name")
         if not isinstance(name, str):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
-        tool = by_name.get(name)
-        if tool is None:
+        found = by_name.get(name)
+        if found is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        run, check = found
         args = params.get("arguments")
         if args is None:
             args = {}
         if not isinstance(args, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
-        _check(tool, args)
+        check(args)
         try:
-            return tool.run(state, args)
+            return run(state, args)
         except ToolError as e:
             return {"content": [{"type": "text", "text": str(e)}], "isError": True}
         except (Error, ValueError) as e:  # a core refusal not caught above: its message
