@@ -145,7 +145,7 @@ static void push_list(lua_State *L, const pathgate_fs_list *l)
 
 /* Result holders as userdata with __gc, so that a raise while converting
  * (memory) frees the core result. */
-typedef enum holder_kind { H_LIST, H_MATCHES, H_READ, H_BLOBS } holder_kind;
+typedef enum holder_kind { H_LIST, H_MATCHES, H_READ, H_BLOBS, H_STAT, H_BUFS } holder_kind;
 
 typedef struct holder {
     holder_kind kind;
@@ -154,6 +154,10 @@ typedef struct holder {
         pathgate_fs_matches matches;
         pathgate_fs_read_result read;
         pathgate_fs_blobs blobs;
+        pathgate_fs_stat_result stat;
+        struct {
+            pathgate_buf a, b;
+        } bufs;
     } u;
 } holder;
 
@@ -171,6 +175,13 @@ static void holder_dispose(holder *h)
         break;
     case H_BLOBS:
         pathgate_fs_blobs_dispose(&h->u.blobs);
+        break;
+    case H_STAT:
+        pathgate_fs_stat_result_dispose(&h->u.stat);
+        break;
+    case H_BUFS:
+        pathgate_buf_dispose(&h->u.bufs.a);
+        pathgate_buf_dispose(&h->u.bufs.b);
         break;
     }
 }
@@ -450,36 +461,8 @@ static int fs_download(lua_State *L)
 
 /* ------------------------------------------------------------------
  * The operations of the MCP server (docs/mcp.md): mkdir, move, stat,
- * multi_edit, head, tail, tree. Core results live in a userdata with __gc
- * (pathgate.fs.mcp) while they are converted, so a raise leaks nothing. */
-
-typedef struct mcp_hold {
-    pathgate_buf a, b;
-    pathgate_fs_stat_result st;
-    pathgate_fs_list list;
-} mcp_hold;
-
-static int mcp_hold_gc(lua_State *L)
-{
-    mcp_hold *h = (mcp_hold *)lua_touserdata(L, 1);
-    pathgate_buf_dispose(&h->a);
-    pathgate_buf_dispose(&h->b);
-    pathgate_fs_stat_result_dispose(&h->st);
-    pathgate_fs_list_dispose(&h->list);
-    return 0;
-}
-
-static mcp_hold *new_mcp_hold(lua_State *L)
-{
-    mcp_hold *h = (mcp_hold *)lua_newuserdatauv(L, sizeof *h, 0);
-    memset(h, 0, sizeof *h);
-    if (luaL_newmetatable(L, "pathgate.fs.mcp")) {
-        lua_pushcfunction(L, mcp_hold_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    return h;
-}
+ * multi_edit, head, tail, tree. Core results live in a holder while they
+ * are converted, as above. */
 
 /* r:mkdir(path [, parents = true]) -> address | nil, message, kind */
 static int fs_mkdir(lua_State *L)
@@ -509,12 +492,12 @@ static int fs_stat(lua_State *L)
     check_owner(L, &o);
     size_t len;
     const char *path = pg_checktext(L, 2, &len);
-    mcp_hold *h = new_mcp_hold(L);
+    holder *h = new_holder(L, H_STAT);
     pathgate_error err = {0, ""};
-    int rc = pathgate_fs_stat(&h->st, o.resolver, path, len, &o.opts, &err);
+    int rc = pathgate_fs_stat(&h->u.stat, o.resolver, path, len, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    const pathgate_fs_stat_result *r = &h->st;
+    const pathgate_fs_stat_result *r = &h->u.stat;
     lua_createtable(L, 0, PG_FIELD_COUNT(PG_STAT_FIELDS));
     PG_STAT_FIELDS(PG_LUA_FIELD, r)
     return 1;
@@ -552,14 +535,14 @@ static int fs_multi_edit(lua_State *L)
         op->replace_all = lua_toboolean(L, -1);
         lua_settop(L, ops_idx);
     }
-    mcp_hold *h = new_mcp_hold(L);
+    holder *h = new_holder(L, H_BUFS);
     pathgate_error err = {0, ""};
-    int rc =
-        pathgate_fs_edits(&h->a, &h->b, o.resolver, path, len, ops, (size_t)n, dry, &o.opts, &err);
+    int rc = pathgate_fs_edits(&h->u.bufs.a, &h->u.bufs.b, o.resolver, path, len, ops, (size_t)n,
+                               dry, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    lua_pushlstring(L, h->a.ptr, h->a.len);
-    lua_pushlstring(L, h->b.ptr ? h->b.ptr : "", h->b.len);
+    lua_pushlstring(L, h->u.bufs.a.ptr, h->u.bufs.a.len);
+    lua_pushlstring(L, h->u.bufs.b.ptr ? h->u.bufs.b.ptr : "", h->u.bufs.b.len);
     return 2;
 }
 
@@ -575,13 +558,14 @@ static int head_tail(lua_State *L, int tail)
         luaL_argcheck(L, v >= 0, 3, "must not be negative");
         lines = (size_t)v;
     }
-    mcp_hold *h = new_mcp_hold(L);
+    holder *h = new_holder(L, H_BUFS);
+    pathgate_buf *out = &h->u.bufs.a;
     pathgate_error err = {0, ""};
-    int rc = tail ? pathgate_fs_tail(&h->a, o.resolver, path, len, lines, &o.opts, &err)
-                  : pathgate_fs_head(&h->a, o.resolver, path, len, lines, &o.opts, &err);
+    int rc = tail ? pathgate_fs_tail(out, o.resolver, path, len, lines, &o.opts, &err)
+                  : pathgate_fs_head(out, o.resolver, path, len, lines, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    lua_pushlstring(L, h->a.ptr ? h->a.ptr : "", h->a.len);
+    lua_pushlstring(L, out->ptr ? out->ptr : "", out->len);
     return 1;
 }
 
@@ -618,13 +602,13 @@ static int fs_tree(lua_State *L)
         ex[i - 1] = lua_tolstring(L, -1, &exl[i - 1]); /* referenced by the table */
         lua_pop(L, 1);
     }
-    mcp_hold *h = new_mcp_hold(L);
+    holder *h = new_holder(L, H_LIST);
     pathgate_error err = {0, ""};
-    int rc = pathgate_fs_tree(&h->list, o.resolver, path, len, ex, exl, (size_t)n, &o.opts, &err);
+    int rc = pathgate_fs_tree(&h->u.list, o.resolver, path, len, ex, exl, (size_t)n, &o.opts, &err);
     if (rc < 0)
         return pg_fail(L, rc, &err);
-    push_list(L, &h->list);
-    lua_pushboolean(L, h->list.truncated);
+    push_list(L, &h->u.list);
+    lua_pushboolean(L, h->u.list.truncated);
     return 2;
 }
 
