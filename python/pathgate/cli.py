@@ -252,10 +252,13 @@ def check_config_not_writable(cfg: Config) -> None:
                         f"mark the {kind} read-only (--read-only {name}) or use another directory")
 
 
-def make_resolver(args: argparse.Namespace) -> Any:
+def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
+    """The resolver of cfg (default: load_config(args)), after the checks
+    every configuration gets."""
     from . import Error, Resolver
 
-    cfg = load_config(args)
+    if cfg is None:
+        cfg = load_config(args)
     where = f"config {cfg.file}: " if cfg.file is not None else ""
     # The operator's own directories may be named here (never to an agent).
     for kind, bases in (("root", cfg.roots), ("mod", cfg.mods)):

@@ -54,8 +54,9 @@ def serve_command(args: argparse.Namespace) -> int:
                         format="pathgate mcp: %(levelname)s %(message)s")
     # The command's one configuration path: the same sources, the same
     # refusal of a configuration writable through its own sandbox.
-    resolver = make_resolver(args)
-    allow_execute = bool(getattr(args, "allow_execute", False)) or load_config(args).allow_execute
+    cfg = load_config(args)
+    resolver = make_resolver(args, cfg)
+    allow_execute = bool(getattr(args, "allow_execute", False)) or cfg.allow_execute
     # stdout carries protocol messages only: keep the real one for them and
     # point fd 1 (and sys.stdout) at stderr for anything else
     sys.stdout.flush()
