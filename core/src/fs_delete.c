@@ -81,7 +81,7 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, "delete", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     if (t.rel_len == 0) /* never the base itself */

@@ -213,8 +213,9 @@ int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver 
         if ((!edits[i].old_text && edits[i].old_len) || (!edits[i].new_text && edits[i].new_len))
             return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = dry_run ? pathgate__fs_target_of(&t, resolver, opts, address, len, err)
-                     : pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = dry_run
+                 ? pathgate__fs_target_of(&t, "edits", resolver, opts, address, len, err)
+                 : pathgate__fs_target_for_write(&t, "edits", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     struct stat st;

@@ -88,7 +88,7 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err);
+    int rc = pathgate__fs_target_of(&t, "glob", resolver, opts, address, address_len, err);
     if (rc < 0)
         return rc;
     pathgate__glob *g = NULL;
@@ -121,7 +121,10 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
     out->truncated = w.stats.truncated;
     out->unreadable_dirs = w.stats.unreadable_dirs;
     out->skipped_names = w.stats.skipped_names;
-    out->incomplete = out->truncated || out->unreadable_dirs || out->skipped_names;
+    out->skipped_denied = w.stats.skipped_denied;
+    out->incomplete =
+        out->truncated || out->unreadable_dirs || out->skipped_names || out->skipped_denied;
+    pathgate__fs_audit_hidden(&t, out->skipped_denied);
     return PATHGATE_OK;
 }
 

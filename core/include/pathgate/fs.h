@@ -171,14 +171,14 @@ typedef struct pathgate_fs_list {
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
+    /* entries the host's policy hides (deny_read, pathgate/policy.h); also
+     * makes incomplete */
+    size_t skipped_denied;
 } pathgate_fs_list;
 
 #define PATHGATE_FS_LIST_INIT                                                                      \
     {                                                                                              \
-        NULL, 0, 0, 0, 0, 0, 0, NULL,                                                              \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+        NULL, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}, 0                                  \
     }
 /* Frees and resets. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
@@ -209,14 +209,14 @@ typedef struct pathgate_fs_matches {
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
+    /* entries the host's policy hides (deny_read, pathgate/policy.h); also
+     * makes incomplete */
+    size_t skipped_denied;
 } pathgate_fs_matches;
 
 #define PATHGATE_FS_MATCHES_INIT                                                                   \
     {                                                                                              \
-        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL,                                                     \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}, 0                         \
     }
 PATHGATE_EXTERN void pathgate_fs_matches_dispose(pathgate_fs_matches *matches);
 
