@@ -55,6 +55,7 @@ int pathgate__ruleset_applies(const pathgate__ruleset *rs, size_t base);
 typedef struct pathgate__ppath {
     /* the folded form deny rules see */
     uint16_t nfold;
+    uint64_t first_bits, last_bits; /* of the first and last byte of each name */
     uint16_t fold_off[PATHGATE__PPATH_MAX_SEGS];
     uint16_t fold_len[PATHGATE__PPATH_MAX_SEGS];
     char fold[PATHGATE_PATH_MAX + 1];

@@ -27,8 +27,11 @@
 #include "policy_internal.h"
 #include "text.h"
 
-enum { SEG_LIT = 1, SEG_STAR, SEG_GLOB, SEG_GLOBSTAR };
-enum { SHAPE_GENERAL = 0, SHAPE_ANY_LIT };
+/* A segment: a literal, `*`, `*literal`, `literal*`, another glob of one
+ * name, or `**`. */
+enum { SEG_LIT = 1, SEG_STAR, SEG_SUFFIX, SEG_PREFIX, SEG_GLOB, SEG_GLOBSTAR };
+/* ANY: `**` then one segment (a name at any depth): one test per name. */
+enum { SHAPE_GENERAL = 0, SHAPE_ANY };
 
 typedef struct pseg {
     uint8_t kind;
@@ -43,7 +46,12 @@ typedef struct prule {
     uint8_t tree;       /* a trailing `/`: what is below too (exceptions) */
     uint8_t shape;
     uint32_t entry; /* the entry it came from */
+    /* a deny rule matches only a path with a name that begins and ends
+     * with these bytes (BYTE_BIT): a test that skips most rules at once */
+    uint64_t need_first, need_last;
 } prule;
+
+#define BYTE_BIT(c) ((uint64_t)1 << ((unsigned char)(c)&63))
 
 struct pathgate__ruleset {
     pathgate_allocator alloc;
@@ -124,22 +132,42 @@ int pathgate__ppath_init(pathgate__ppath *p, const char *rel, size_t len)
     p->raw_len = len;
     p->raw_split = 0;
     p->nfold = 0;
+    p->first_bits = p->last_bits = 0;
     if (len > PATHGATE_PATH_MAX)
         return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t e = i;
-        while (e < len && rel[e] != '/')
-            e++;
-        if (e > i) {
-            size_t n = fold_text(p->fold + o, rel + i, e - i);
-            n = trim_name(p->fold + o, n);
-            p->fold_off[p->nfold] = (uint16_t)o;
+    /* name by name: fold each byte (ASCII the common case), trim the end */
+    const unsigned char *u = (const unsigned char *)rel, *end = u + len;
+    char *out = p->fold;
+    while (u < end) {
+        const unsigned char *slash = memchr(u, '/', (size_t)(end - u));
+        const unsigned char *stop = slash ? slash : end;
+        char *start = out;
+        for (; u < stop; u++) {
+            unsigned char c = *u;
+            if (c >= 0x80)
+                break;
+            *out++ = (char)((unsigned)(c - 'A') < 26u ? c + 32 : c);
+        }
+        while (u < stop) { /* the rest of a name holding non-ASCII */
+            unsigned char c = *u;
+            size_t n;
+            char f = c < 0x80 ? 0 : fold_special(u, (size_t)(stop - u), &n);
+            if (c < 0x80)
+                *out++ = (char)((unsigned)(c - 'A') < 26u ? c + 32 : c);
+            else
+                *out++ = f ? f : (char)c;
+            u += f ? n : 1;
+        }
+        size_t n = trim_name(start, (size_t)(out - start));
+        if (n) {
+            p->fold_off[p->nfold] = (uint16_t)(start - p->fold);
             p->fold_len[p->nfold] = (uint16_t)n;
             p->nfold++;
-            o += n;
+            p->first_bits |= BYTE_BIT(start[0]);
+            p->last_bits |= BYTE_BIT(start[n - 1]);
         }
-        i = e + 1;
+        out = start + n;
+        u = stop + 1;
     }
     return 0;
 }
@@ -260,6 +288,26 @@ static int name_match(const char *pat, size_t plen, const char *name, size_t nle
     return p == plen;
 }
 
+/* One name against one compiled segment (not `**`). */
+static inline int seg_match(const pseg *s, const char *pat, const char *name, size_t nlen,
+                            int dotrule)
+{
+    switch (s->kind) {
+    case SEG_LIT: /* the ends first: most names differ there */
+        return nlen == s->len && name[0] == pat[0] && name[nlen - 1] == pat[nlen - 1] &&
+               memcmp(name, pat, nlen) == 0;
+    case SEG_STAR:
+        return !(dotrule && name[0] == '.');
+    case SEG_SUFFIX:
+        return nlen >= s->len && name[nlen - 1] == pat[s->len - 1] &&
+               !(dotrule && name[0] == '.') && memcmp(name + nlen - s->len, pat, s->len) == 0;
+    case SEG_PREFIX:
+        return nlen >= s->len && name[0] == pat[0] && memcmp(name, pat, s->len) == 0;
+    default:
+        return name_match(pat, s->len, name, nlen, dotrule);
+    }
+}
+
 /* ---------------------------------------------------------- one rule */
 
 typedef struct view {
@@ -296,29 +344,53 @@ static int match_from(const pathgate__ruleset *rs, const prule *r, size_t i, con
         }
         if (j == v->n)
             return mode == M_PARTIAL;
-        const char *name = v->text + v->off[j];
-        size_t nlen = v->len[j];
-        const char *pat = rs->text + s->off;
-        int ok;
-        switch (s->kind) {
-        case SEG_LIT:
-            ok = nlen == s->len && memcmp(name, pat, nlen) == 0;
-            break;
-        case SEG_STAR:
-            ok = !(dotrule && name[0] == '.');
-            break;
-        default:
-            ok = name_match(pat, s->len, name, nlen, dotrule);
-            break;
-        }
-        if (!ok)
+        if (!seg_match(s, rs->text + s->off, v->text + v->off[j], v->len[j], dotrule))
             return 0;
         i++;
         j++;
     }
 }
 
-static int rule_applies(const pathgate__ruleset *rs, const prule *r, pathgate__ppath *p, int mode)
+/* `**` then one segment, for a deny rule: some name of the path matches
+ * it. One loop per kind, the cheapest byte compared first. */
+static int any_name(const pathgate__ruleset *rs, const pseg *s, const view *v)
+{
+    const char *pat = rs->text + s->off;
+    size_t L = s->len;
+    switch (s->kind) {
+    case SEG_LIT:
+        for (size_t j = 0; j < v->n; j++) {
+            const char *name = v->text + v->off[j];
+            if (v->len[j] == L && name[0] == pat[0] && name[L - 1] == pat[L - 1] &&
+                memcmp(name, pat, L) == 0)
+                return 1;
+        }
+        return 0;
+    case SEG_SUFFIX:
+        for (size_t j = 0; j < v->n; j++) {
+            const char *name = v->text + v->off[j];
+            size_t n = v->len[j];
+            if (n >= L && name[n - 1] == pat[L - 1] && memcmp(name + n - L, pat, L) == 0)
+                return 1;
+        }
+        return 0;
+    case SEG_PREFIX:
+        for (size_t j = 0; j < v->n; j++) {
+            const char *name = v->text + v->off[j];
+            if (v->len[j] >= L && name[0] == pat[0] && memcmp(name, pat, L) == 0)
+                return 1;
+        }
+        return 0;
+    default:
+        for (size_t j = 0; j < v->n; j++)
+            if (seg_match(s, pat, v->text + v->off[j], v->len[j], 0))
+                return 1;
+        return 0;
+    }
+}
+
+static inline int rule_applies(const pathgate__ruleset *rs, const prule *r, pathgate__ppath *p,
+                               int mode)
 {
     if (r->allow) {
         ppath_split_raw(p);
@@ -326,14 +398,8 @@ static int rule_applies(const pathgate__ruleset *rs, const prule *r, pathgate__p
         return match_from(rs, r, 0, &v, 0, r->tree ? M_PREFIX : M_EXACT, 1);
     }
     view v = {p->fold, p->fold_off, p->fold_len, p->nfold};
-    if (r->shape == SHAPE_ANY_LIT && mode == M_PREFIX) {
-        const pseg *s = &rs->segs[r->seg + 1];
-        const char *lit = rs->text + s->off;
-        for (size_t j = 0; j < v.n; j++)
-            if (v.len[j] == s->len && memcmp(v.text + v.off[j], lit, s->len) == 0)
-                return 1;
-        return 0;
-    }
+    if (r->shape == SHAPE_ANY && mode == M_PREFIX)
+        return any_name(rs, &rs->segs[r->seg + 1], &v);
     return match_from(rs, r, 0, &v, 0, mode, 0);
 }
 
@@ -344,6 +410,9 @@ int pathgate__ruleset_match(const pathgate__ruleset *rs, size_t base, pathgate__
         const prule *r = &rs->rules[k];
         if (r->base >= 0 && (size_t)r->base != base)
             continue;
+        if (!r->allow && ((p->first_bits & r->need_first) != r->need_first ||
+                          (p->last_bits & r->need_last) != r->need_last))
+            continue; /* no name of the path can match its first segment */
         if (!rule_applies(rs, r, p, M_PREFIX))
             continue;
         if (r->allow)
@@ -541,6 +610,19 @@ static int add_rule(compiler *c, const char *s, size_t len, long base, int allow
             if (kind == SEG_LIT)
                 n = trim_name(seg, n);
         }
+        if (kind == SEG_GLOB && n > 1) { /* `*literal` and `literal*`: a comparison */
+            int plain = 1;
+            for (size_t k = 1; k + 1 < n && plain; k++)
+                plain = !strchr("*?[\\", seg[k]);
+            if (plain && seg[0] == '*' && !strchr("*?[\\", seg[n - 1])) {
+                kind = SEG_SUFFIX;
+                seg++;
+                n--;
+            } else if (plain && seg[n - 1] == '*' && !strchr("*?[\\", seg[0])) {
+                kind = SEG_PREFIX;
+                n--;
+            }
+        }
         if (rs->nsegs + 2 > rs->scap) {
             pseg *ns = pathgate__grow(c->a, rs->segs, &rs->scap, sizeof *ns, 16);
             if (!ns)
@@ -585,9 +667,20 @@ static int add_rule(compiler *c, const char *s, size_t len, long base, int allow
     r->tree = (uint8_t)tree;
     r->entry = (uint32_t)entry;
     r->shape = SHAPE_GENERAL;
-    if (!allow && nseg == 2 && rs->segs[first].kind == SEG_GLOBSTAR &&
-        rs->segs[first + 1].kind == SEG_LIT)
-        r->shape = SHAPE_ANY_LIT;
+    if (!allow && nseg == 2 && rs->segs[first].kind == SEG_GLOBSTAR)
+        r->shape = SHAPE_ANY;
+    r->need_first = r->need_last = 0;
+    for (size_t k = first; k < first + nseg && !allow; k++) {
+        const pseg *ps = &rs->segs[k];
+        const char *t = rs->text + ps->off;
+        if (ps->kind == SEG_GLOBSTAR)
+            continue;
+        if (ps->kind == SEG_LIT || ps->kind == SEG_PREFIX)
+            r->need_first = BYTE_BIT(t[0]);
+        if (ps->kind == SEG_LIT || ps->kind == SEG_SUFFIX)
+            r->need_last = BYTE_BIT(t[ps->len - 1]);
+        break; /* the first segment that is not ** must match some name */
+    }
     return 0;
 }
 

@@ -294,7 +294,7 @@ PATHGATE_EXTERN void pathgate_fs_blobs_dispose(pathgate_fs_blobs *blobs);
 
 /*
  * The deepagents FileOperationError of a per-item code: "file_not_found"
- * (ENOTFOUND), "permission_denied" (EACCES), "is_directory" (EISDIR),
+ * (ENOTFOUND), "permission_denied" (EACCES, EPOLICY), "is_directory" (EISDIR),
  * "invalid_path" (everything else); NULL for 0.
  */
 PATHGATE_EXTERN const char *pathgate_fs_operation_error(int code);
