@@ -103,9 +103,9 @@ static void opts_table(lua_State *L, int idx, owner *o)
 /* Pushes {incomplete=, unreadable_dirs=, ...}: what a walk left out. */
 static void push_info(lua_State *L, int incomplete, int truncated, size_t unreadable_dirs,
                       size_t unreadable_files, size_t skipped_names, size_t skipped_large,
-                      size_t files_scanned)
+                      size_t files_scanned, size_t skipped_denied)
 {
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     lua_pushboolean(L, incomplete);
     lua_setfield(L, -2, "incomplete");
     lua_pushboolean(L, truncated);
@@ -113,11 +113,9 @@ static void push_info(lua_State *L, int incomplete, int truncated, size_t unread
     const struct {
         const char *name;
         size_t n;
-    } counts[] = {{"unreadable_dirs", unreadable_dirs},
-                  {"unreadable_files", unreadable_files},
-                  {"skipped_names", skipped_names},
-                  {"skipped_large", skipped_large},
-                  {"files_scanned", files_scanned}};
+    } counts[] = {{"unreadable_dirs", unreadable_dirs}, {"unreadable_files", unreadable_files},
+                  {"skipped_names", skipped_names},     {"skipped_large", skipped_large},
+                  {"files_scanned", files_scanned},     {"skipped_denied", skipped_denied}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         lua_pushinteger(L, (lua_Integer)counts[i].n);
         lua_setfield(L, -2, counts[i].name);
@@ -126,7 +124,8 @@ static void push_info(lua_State *L, int incomplete, int truncated, size_t unread
 
 static void push_list_info(lua_State *L, const pathgate_fs_list *l)
 {
-    push_info(L, l->incomplete, l->truncated, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+    push_info(L, l->incomplete, l->truncated, l->unreadable_dirs, 0, l->skipped_names, 0, 0,
+              l->skipped_denied);
 }
 
 /* Pushes the entries of l as an array of FileInfo tables and disposes l.
@@ -366,7 +365,7 @@ static int fs_grep(lua_State *L)
     }
     lua_pushboolean(L, m->truncated);
     push_info(L, m->incomplete, 0, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
-              m->skipped_large, m->files_scanned);
+              m->skipped_large, m->files_scanned, m->skipped_denied);
     holder_dispose(h);
     return 3;
 }

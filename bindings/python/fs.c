@@ -83,17 +83,20 @@ static int scale_opts(owner *o, PyObject *regex, PyObject *ignore_case, PyObject
 
 /* {"incomplete": bool, "unreadable_dirs": int, ...} of a walk. */
 static PyObject *walk_info(int incomplete, size_t unreadable_dirs, size_t unreadable_files,
-                           size_t skipped_names, size_t skipped_large, size_t files_scanned) {
+                           size_t skipped_names, size_t skipped_large, size_t files_scanned,
+                           size_t skipped_denied) {
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
-    PyObject *v[6] = {PyBool_FromLong(incomplete),         PyLong_FromSize_t(unreadable_dirs),
+    PyObject *v[7] = {PyBool_FromLong(incomplete),         PyLong_FromSize_t(unreadable_dirs),
                       PyLong_FromSize_t(unreadable_files), PyLong_FromSize_t(skipped_names),
-                      PyLong_FromSize_t(skipped_large),    PyLong_FromSize_t(files_scanned)};
-    static const char *const keys[6] = {"incomplete",    "unreadable_dirs", "unreadable_files",
-                                        "skipped_names", "skipped_large",   "files_scanned"};
+                      PyLong_FromSize_t(skipped_large),    PyLong_FromSize_t(files_scanned),
+                      PyLong_FromSize_t(skipped_denied)};
+    static const char *const keys[7] = {"incomplete",    "unreadable_dirs", "unreadable_files",
+                                        "skipped_names", "skipped_large",   "files_scanned",
+                                        "skipped_denied"};
     int bad = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         if (v[i] == NULL || PyDict_SetItemString(d, keys[i], v[i]) < 0)
             bad = 1;
         Py_XDECREF(v[i]);
@@ -150,8 +153,9 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
 
 /* The list, or (list, info) when asked for (disposes l). */
 static PyObject *with_info(pathgate_fs_list *l, int want_info) {
-    PyObject *info =
-        want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0) : NULL;
+    PyObject *info = want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names,
+                                           0, 0, l->skipped_denied)
+                               : NULL;
     if (want_info && info == NULL) {
         pathgate_fs_list_dispose(l);
         return NULL;
@@ -456,9 +460,10 @@ static PyObject *fs_grep(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     pg_conv_dispose(&cv);
     int truncated = m.truncated;
-    PyObject *info = want_info ? walk_info(m.incomplete, m.unreadable_dirs, m.unreadable_files,
-                                           m.skipped_names, m.skipped_large, m.files_scanned)
-                               : NULL;
+    PyObject *info =
+        want_info ? walk_info(m.incomplete, m.unreadable_dirs, m.unreadable_files, m.skipped_names,
+                              m.skipped_large, m.files_scanned, m.skipped_denied)
+                  : NULL;
     pathgate_fs_matches_dispose(&m);
     if (list == NULL || (want_info && info == NULL)) {
         Py_XDECREF(list);
@@ -746,11 +751,12 @@ static PyObject *iter_summary(PyObject *obj, PyObject *unused) {
     if (self->is_grep) {
         const pathgate_fs_matches *m = pathgate_fs_iter_grep_summary(self->it);
         d = walk_info(m->incomplete, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
-                      m->skipped_large, m->files_scanned);
+                      m->skipped_large, m->files_scanned, m->skipped_denied);
         truncated = m->truncated;
     } else {
         const pathgate_fs_list *l = pathgate_fs_iter_glob_summary(self->it);
-        d = walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+        d = walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0,
+                      l->skipped_denied);
         truncated = l->truncated;
     }
     if (d != NULL && PyDict_SetItemString(d, "truncated", truncated ? Py_True : Py_False) < 0)

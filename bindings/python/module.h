@@ -102,6 +102,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD pathgate_resolver *resolver;
+    struct pg_audit *audit; /* the audit callable (policy.h), or NULL */
 } pg_resolver_object;
 
 typedef struct {

@@ -238,10 +238,16 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
                             pathgate__fs_noun noun)
 {
     int code = neg_errno == -ENOTDIR ? PATHGATE_ENOTFOUND : pathgate__errno_to_code(neg_errno);
-    if (t && (neg_errno == -PATHGATE__POLICY_ENOREAD || neg_errno == -PATHGATE__POLICY_ENOWRITE))
-        /* what a symlink led to (pathgate__fs_open) */
-        pathgate__fs_audit(
-            t, "denied", neg_errno == -PATHGATE__POLICY_ENOREAD ? "deny_read" : "deny_write", NULL);
+    if (t && (neg_errno == -PATHGATE__POLICY_ENOREAD || neg_errno == -PATHGATE__POLICY_ENOWRITE) &&
+        !t->quiet && pathgate__audit_enabled(t->r)) {
+        /* what a symlink led to (pathgate__fs_open): the rule, again */
+        pathgate_policy_verdict v = {0, NULL, NULL};
+        char real[PATHGATE_PATH_MAX + 1];
+        if (pathgate__policy_real_rel(real, sizeof real, t->r, t->base, t->rel) == 0)
+            pathgate__policy_verdict(&v, t->r, t->base, real, strlen(real), t->access);
+        pathgate__fs_audit(t, "denied",
+                           neg_errno == -PATHGATE__POLICY_ENOREAD ? "deny_read" : "deny_write", &v);
+    }
     if (code == PATHGATE_EIO) {
         const char *a = t ? t->address : "";
         const char *why = strerrordesc_np(-neg_errno);

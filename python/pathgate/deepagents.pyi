@@ -49,6 +49,7 @@ class PathgateBackend(_DeepagentsBase):
         home: str | None = None,
         glob_timeout: float = 5.0,
         max_file_size_mb: int = 10,
+        permissions: Iterable[Any] | None = None,
         **execute_options: Any,
     ) -> None: ...
     @property
