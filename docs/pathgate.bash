@@ -6,19 +6,20 @@ _pathgate() {
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     local commands="resolve uri native ls read grep glob write edit delete execute mcp"
-    local global_opts="-h --help --root --mod --read-only --config --cwd --max-tokens --json --version"
+    local global_opts="-h --help --root --mod --read-only --deny-read --deny-write --preset --audit-log --config --cwd --max-tokens --json --version"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --base|--config|--convention|--cwd|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) ((i++)) ;;
+            --audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--preset|--read-only|--root|--timeout) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     case "$prev" in
         --convention) COMPREPLY=($(compgen -W "posix windows" -- "$cur")); return ;;
+        --preset) COMPREPLY=($(compgen -W "vcs secrets agent-config" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --base|--cwd|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) return ;;
+        --audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+import collections.abc as _abc
+from typing import Any as _Any
 
 __all__ = ["policy_lists"]
 
@@ -48,20 +48,40 @@ def _first_glob(text: str) -> int:
     return m.start() if m else len(text)
 
 
-def _spelling_matches(pattern: str, spelling: str) -> bool:
-    try:
-        from wcmatch import glob as wcglob  # what deepagents matches with
+def _braces(pattern: str) -> list[str]:
+    """The alternatives of `{a,b}` groups (deepagents' BRACE flag)."""
+    depth, start = 0, -1
+    for i, c in enumerate(pattern):
+        if c == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                inner, parts, level, last = pattern[start + 1:i], [], 0, 0
+                for k, d in enumerate(inner):
+                    level += (d == "{") - (d == "}")
+                    if d == "," and level == 0:
+                        parts.append(inner[last:k])
+                        last = k + 1
+                parts.append(inner[last:])
+                if len(parts) > 1:
+                    return [x for p in parts for x in _braces(pattern[:start] + p + pattern[i + 1:])]
+    return [pattern]
 
-        return bool(wcglob.globmatch(spelling, pattern, flags=wcglob.BRACE))
-    except ImportError:  # pragma: no cover - deepagents brings wcmatch
-        return fnmatch.fnmatchcase(spelling, pattern)
+
+def _spelling_matches(pattern: str, spelling: str) -> bool:
+    """Whether a first-name glob of a permission matches a base's spelling
+    (``root:docs``), as deepagents' matcher would."""
+    return any(fnmatch.fnmatchcase(spelling, p) for p in _braces(pattern))
 
 
 def _scoped(base: str, rest: str) -> str:
     return f"{base}/{rest}" if rest else base
 
 
-def _translate(path: str, home: str, bases: Sequence[tuple[str, str]], deny: bool) -> list[str]:
+def _translate(path: str, home: str, bases: _abc.Sequence[tuple[str, str]], deny: bool) -> list[str]:
     """The pathgate patterns (base-prefixed, or global) one permission path
     stands for. bases: (host directory, address) of every base."""
     if not isinstance(path, str) or not path.startswith("/"):
@@ -87,8 +107,8 @@ def _translate(path: str, home: str, bases: Sequence[tuple[str, str]], deny: boo
     return out
 
 
-def policy_lists(rules: Iterable[Any], *, home: str,
-                 bases: Sequence[tuple[str, str]]) -> tuple[list[str], list[str], list[str]]:
+def policy_lists(rules: _abc.Iterable[_Any], *, home: str,
+                 bases: _abc.Sequence[tuple[str, str]]) -> tuple[list[str], list[str], list[str]]:
     """(deny_read, deny_write, interrupting) for ``Resolver.restrict`` from
     deepagents' rules; ``interrupting`` lists the paths of ``interrupt``
     rules, enforced as denials. ``home`` is the address the agent's ``/``
