@@ -230,7 +230,9 @@ int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *e
 /* ...and after them: what a directory holds. */
 int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err)
 {
-    if (!t->policy)
+    /* only a delete or a move takes what is below with it (a write, edit
+     * or upload of a directory fails as one; mkdir makes it empty) */
+    if (!t->policy || !t->op || (strcmp(t->op, "delete") != 0 && strcmp(t->op, "move") != 0))
         return PATHGATE_OK;
     first_hit h;
     memset(&h, 0, sizeof h);
