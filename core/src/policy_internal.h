@@ -191,6 +191,16 @@ int pathgate__policy_scan(const pathgate_resolver *r, size_t base, const char *r
                           size_t alt_base, const char *alt_rel, unsigned int access,
                           pathgate__scan_fn fn, void *ctx);
 
+/*
+ * What a command's view must mask or mount read-only when it starts:
+ * every entry of base i that the policy denies (fn's `denied`:
+ * DENY_READ = mask it, DENY_WRITE = mount it read-only), a denied
+ * directory reported whole and not entered, symlinks reported as the
+ * entries they are (never followed). The scan above, over the whole base.
+ */
+int pathgate__policy_enumerate(const pathgate_resolver *r, size_t base, pathgate__scan_fn fn,
+                               void *ctx);
+
 /* -------------------------------------------------------------- audit */
 
 /* One event to emit (what the emitter cannot find itself). */

@@ -171,3 +171,12 @@ int pathgate__policy_scan(const pathgate_resolver *r, size_t base, const char *r
     pathgate__free(a, s);
     return rc;
 }
+
+int pathgate__policy_enumerate(const pathgate_resolver *r, size_t base, pathgate__scan_fn fn,
+                               void *ctx)
+{
+    if (!pathgate__policy_active(pathgate__policy_of(r), base))
+        return 0;
+    return pathgate__policy_scan(r, base, "", pathgate__resolver_base_fd(r, base), 0, NULL,
+                                 PATHGATE__ACCESS_WRITE, fn, ctx);
+}

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy_internal.h"
 #include "support.h"
 
 /* ------------------------------------------------------------ events */
@@ -898,6 +899,51 @@ static void test_older_options_and_doors(void **state)
     assert_null(pathgate_policy_preset_rule(NULL, 0, &d));
 }
 
+/* The enumeration the command view will mask and mount from. */
+typedef struct found {
+    char list[2048];
+} found;
+
+static int collect(void *ctx, const char *sub, size_t sub_len, int is_dir, unsigned int denied,
+                   const pathgate_policy_verdict *v)
+{
+    found *fd = ctx;
+    char line[600];
+    snprintf(line, sizeof line, "%s%.*s%s %s|", denied & PATHGATE_POLICY_DENY_READ ? "R " : "W ",
+             (int)sub_len, sub, is_dir ? "/" : "", v->rule);
+    strncat(fd->list, line, sizeof fd->list - strlen(fd->list) - 1);
+    return 0;
+}
+
+static void test_enumerate_for_the_command_view(void **state)
+{
+    fixture *f = *state;
+    pathgate_resolver *r = make(f);
+    found fd;
+    fd.list[0] = '\0';
+    assert_int_equal(pathgate__policy_enumerate(r, 0, collect, &fd), 0);
+    /* hidden: masked; protected: mounted read-only; nothing below either */
+    const char *expect[] = {"R .env **/.env|",
+                            "R app/.env **/.env|",
+                            "W .git/config **/.git/config|",
+                            "W .git/hooks/ **/.git/hooks/|",
+                            "W .gitmodules .gitmodules|",
+                            "R secrets/ secrets/|",
+                            "R vendor/mod/private.txt root:repo/vendor/mod/private.txt|",
+                            "R vendor/mod/inner.txt mod:M/inner.txt|"};
+    for (size_t i = 0; i < sizeof expect / sizeof *expect; i++)
+        if (!strstr(fd.list, expect[i]))
+            fail_msg("missing '%s' in '%s'", expect[i], fd.list);
+    assert_null(strstr(fd.list, "pre-commit")); /* inside a reported directory */
+    assert_null(strstr(fd.list, "innocent"));   /* a link is its name, not its target */
+    assert_null(strstr(fd.list, "main.txt"));
+    fd.list[0] = '\0';
+    assert_int_equal(pathgate__policy_enumerate(r, 1, collect, &fd), 0); /* mod:M */
+    assert_non_null(strstr(fd.list, "R private.txt"));
+    assert_non_null(strstr(fd.list, "R inner.txt"));
+    pathgate_resolver_free(r);
+}
+
 /* Allocation failures anywhere in building a policy, restricting it and
  * judging under it leave nothing behind and fail with ENOMEM only. */
 typedef struct chaos {
@@ -964,6 +1010,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sessions_and_relative_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_refuse_until_they_apply_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_older_options_and_doors, setup, teardown),
+        BOTH(test_enumerate_for_the_command_view),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
