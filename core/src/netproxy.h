@@ -85,7 +85,8 @@ typedef struct pathgate__net_event {
     const char *address;   /* "host:port" as the command named it (IPv6 in
                               brackets, names lower-cased), or NULL */
     const char *ip;        /* the address connected to; for "private_address"
-                              the refused one; else NULL */
+                              and "host_address" the refused one (for the
+                              operator: the command is not told); else NULL */
     const char *outcome;   /* "allowed", "denied" (the allowlist), "invalid"
                               (a malformed or unsupported request) or
                               "failed" (allowed, but not reached) */
@@ -93,11 +94,13 @@ typedef struct pathgate__net_event {
     const char *rule;      /* the allow_domains entry that matched, or NULL */
 } pathgate__net_event;
 
-/* The reasons: "not_listed" and "private_address" (denied);
- * "bad_request", "bad_host", "header_too_large", "timeout" (the request
- * did not arrive in time) and "unsupported" (invalid); "resolve_failed",
- * "connect_failed", "connect_timeout" and "too_many_connections" (failed);
- * "peer" (denied: the socket's peer is not the expected uid). */
+/* The reasons: "not_listed", "private_address" (a name resolved to an
+ * internal address that is not listed), "host_address" (to an address of
+ * one of this host's interfaces that is not listed) and "peer" (the
+ * socket's peer is not the expected uid): denied. "bad_request",
+ * "bad_host", "header_too_large", "timeout" (the request did not arrive in
+ * time) and "unsupported": invalid. "resolve_failed", "connect_failed",
+ * "connect_timeout" and "too_many_connections": failed. */
 
 typedef void (*pathgate__net_audit_fn)(const pathgate__net_event *event, void *ctx);
 

@@ -262,9 +262,11 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
                 continue;
             active++;
             for (int s = 0; s < 2; s++) {
-                fds[n].fd = p->fd[s];
                 fds[n].events = (short)((!p->eof[s] && !p->len[s] ? POLLIN : 0) |
                                         (p->len[1 - s] ? POLLOUT : 0));
+                /* nothing asked of it now: left out (a POLLHUP would
+                 * wake the loop for nothing; queued data stays) */
+                fds[n].fd = fds[n].events ? p->fd[s] : -1;
                 fds[n].revents = 0;
                 owner[n++] = i;
             }

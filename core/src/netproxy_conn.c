@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -201,6 +202,22 @@ static size_t addrs_clean(pathgate__net_addr *a, size_t n)
     return k;
 }
 
+/* 1 when a is assigned to one of this host's interfaces (list: getifaddrs). */
+static int host_address(const struct ifaddrs *list, const pathgate__net_addr *a)
+{
+    for (const struct ifaddrs *i = list; i; i = i->ifa_next) {
+        const struct sockaddr *sa = i->ifa_addr;
+        if (!sa || sa->sa_family != a->family)
+            continue;
+        const void *b = a->family == AF_INET
+                            ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                            : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (memcmp(b, a->bytes, a->family == AF_INET ? 4 : 16) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ connecting */
 
 /* One non-blocking connect to a, bounded by deadline. 0 (c->up set),
@@ -276,14 +293,28 @@ enum np_verdict pathgate__np_connect(np_conn *c, np_target *t)
             return NP_RESOLVE_FAILED;
         }
         /* Every address the name has now must be one the command may
-         * reach: an internal one that is not listed refuses the name. */
-        for (size_t i = 0; i < n; i++) {
-            if (pathgate__net_addr_is_internal(&addrs[i]) &&
-                !pathgate__np_allow_match(px->allow, NULL, &addrs[i], t->port)) {
+         * reach: an internal one, or one of this host's own (a service
+         * bound to 0.0.0.0 answers there as on loopback), that is not
+         * listed refuses the name. */
+        struct ifaddrs *ifa = NULL;
+        if (getifaddrs(&ifa) != 0)
+            ifa = NULL;
+        const char *why = NULL;
+        for (size_t i = 0; i < n && !why; i++) {
+            if (pathgate__np_allow_match(px->allow, NULL, &addrs[i], t->port))
+                continue;
+            if (pathgate__net_addr_is_internal(&addrs[i]))
+                why = "private_address";
+            else if (host_address(ifa, &addrs[i]))
+                why = "host_address";
+            if (why)
                 pathgate__np_addr_text(t->ip, sizeof t->ip, &addrs[i]);
-                pathgate__np_audit(c, t, "denied", "private_address");
-                return NP_PRIVATE;
-            }
+        }
+        if (ifa)
+            freeifaddrs(ifa);
+        if (why) {
+            pathgate__np_audit(c, t, "denied", why);
+            return NP_PRIVATE;
         }
     }
     /* Only the addresses just checked are tried: no second resolution. */
@@ -368,10 +399,13 @@ void pathgate__np_relay(np_conn *c, const char *first, size_t n1, const char *th
     flow f[2] = {{c->fd, c->up, bufs, 0, 0, 0, 0}, {c->up, c->fd, bufs + NP_RELAY_BUF, 0, 0, 0, 0}};
     while (!(f[0].shut && f[1].shut)) {
         struct pollfd p[3];
-        p[0].fd = c->fd;
-        p[1].fd = c->up;
         p[0].events = (short)((!f[0].eof && !f[0].len ? POLLIN : 0) | (f[1].len ? POLLOUT : 0));
         p[1].events = (short)((!f[1].eof && !f[1].len ? POLLIN : 0) | (f[0].len ? POLLOUT : 0));
+        /* A side nothing is asked of now is left out: its POLLHUP (both
+         * directions shut, unread data perhaps still queued) would wake
+         * the loop for nothing while the other side is not writable. */
+        p[0].fd = p[0].events ? c->fd : -1;
+        p[1].fd = p[1].events ? c->up : -1;
         p[2].fd = px->stop_r;
         p[2].events = POLLIN;
         p[0].revents = p[1].revents = p[2].revents = 0;

@@ -53,10 +53,12 @@ static void refused(np_conn *c, const np_target *t, enum np_verdict v)
         respond(c, 403, "Forbidden", body);
         break;
     case NP_PRIVATE:
+        /* which address is the operator's business (the event), not the
+         * command's */
         snprintf(body, sizeof body,
-                 "pathgate: %s resolves to an internal address (%s) that allow_domains does "
-                 "not list\n",
-                 t->address, t->ip);
+                 "pathgate: %s resolves to an internal address that allow_domains does not "
+                 "list\n",
+                 t->address);
         respond(c, 403, "Forbidden", body);
         break;
     case NP_RESOLVE_FAILED:

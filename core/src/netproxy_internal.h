@@ -122,7 +122,7 @@ int pathgate__np_target_set(np_target *t, const char *operation, const char *hos
 enum np_verdict {
     NP_ALLOWED = 0,    /* c->up is connected */
     NP_NOT_LISTED,     /* denied: no entry allows it */
-    NP_PRIVATE,        /* denied: an internal address that is not listed */
+    NP_PRIVATE,        /* denied: an internal or host address that is not listed */
     NP_RESOLVE_FAILED, /* failed: the name has no address */
     NP_REFUSED,        /* failed: every address refused the connection */
     NP_UNREACHABLE,    /* failed: no route, or another error */

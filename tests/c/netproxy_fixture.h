@@ -45,7 +45,22 @@ typedef struct np_server {
     int connections; /* atomic */
 } np_server;
 
-static void *np_server_main(void *p)
+static inline int np_server_send_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Answers each request with its head as the body; a request whose
+ * method is MIRROR gets a bare 200 and then every byte it sends after
+ * its head, back, until it shuts down its side. */
+static inline void *np_server_main(void *p)
 {
     np_server *s = p;
     for (;;) {
@@ -73,6 +88,25 @@ static void *np_server_main(void *p)
             if (strstr(head, "\r\n\r\n"))
                 break;
         }
+        char *end = strstr(head, "\r\n\r\n");
+        if (strncmp(head, "MIRROR ", 7) == 0 && end) {
+            /* every byte after the head comes back, until EOF */
+            static const char ok[] = "HTTP/1.0 200 OK\r\n\r\n";
+            send(c, ok, sizeof ok - 1, MSG_NOSIGNAL);
+            size_t extra = len - (size_t)(end + 4 - head);
+            if (extra)
+                send(c, end + 4, extra, MSG_NOSIGNAL);
+            /* longer than a client waits: only the client's EOF ends it */
+            struct timeval tv10 = {10, 0};
+            setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv10, sizeof tv10);
+            char chunk[65536];
+            ssize_t got;
+            while ((got = recv(c, chunk, sizeof chunk, 0)) > 0)
+                if (np_server_send_all(c, chunk, (size_t)got) != 0)
+                    break;
+            close(c);
+            continue;
+        }
         char resp[256];
         int n =
             snprintf(resp, sizeof resp,
@@ -84,8 +118,16 @@ static void *np_server_main(void *p)
     return NULL;
 }
 
-/* Starts a server on 127.0.0.1 (AF_INET) or ::1 (AF_INET6); 0 or -1. */
-static int np_server_start(np_server *s, int family)
+/* Starts a server on 127.0.0.1 (AF_INET) or ::1 (AF_INET6), or on the
+ * address `at` (NULL: loopback); 0 or -1. */
+static inline int np_server_start_at(np_server *s, int family, const char *at);
+
+static inline int np_server_start(np_server *s, int family)
+{
+    return np_server_start_at(s, family, NULL);
+}
+
+static inline int np_server_start_at(np_server *s, int family, const char *at)
 {
     memset(s, 0, sizeof *s);
     s->family = family;
@@ -99,11 +141,15 @@ static int np_server_start(np_server *s, int family)
         struct sockaddr_in *a = (struct sockaddr_in *)&ss;
         a->sin_family = AF_INET;
         a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (at && inet_pton(AF_INET, at, &a->sin_addr) != 1)
+            return -1;
         sl = sizeof *a;
     } else {
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
         a->sin6_family = AF_INET6;
         a->sin6_addr = in6addr_loopback;
+        if (at && inet_pton(AF_INET6, at, &a->sin6_addr) != 1)
+            return -1;
         sl = sizeof *a;
     }
     if (bind(s->fd, (struct sockaddr *)&ss, sl) < 0 || listen(s->fd, 64) < 0 ||
@@ -120,7 +166,7 @@ static int np_server_start(np_server *s, int family)
     return 0;
 }
 
-static void np_server_stop(np_server *s)
+static inline void np_server_stop(np_server *s)
 {
     close(s->stop_pipe[1]);
     pthread_join(s->thread, NULL);
@@ -128,7 +174,7 @@ static void np_server_stop(np_server *s)
     close(s->fd);
 }
 
-static int np_server_connections(np_server *s)
+static inline int np_server_connections(np_server *s)
 {
     return __atomic_load_n(&s->connections, __ATOMIC_SEQ_CST);
 }
@@ -146,7 +192,7 @@ typedef struct np_names {
     int calls; /* atomic */
 } np_names;
 
-static void np_names_add(np_names *t, const char *name, const char *a0, const char *a1)
+static inline void np_names_add(np_names *t, const char *name, const char *a0, const char *a1)
 {
     t->entry[t->n].name = name;
     t->entry[t->n].addrs[0] = a0;
@@ -154,7 +200,7 @@ static void np_names_add(np_names *t, const char *name, const char *a0, const ch
     t->n++;
 }
 
-static int np_names_resolve(pathgate__net_addr *out, size_t max, const char *host, void *ctx)
+static inline int np_names_resolve(pathgate__net_addr *out, size_t max, const char *host, void *ctx)
 {
     np_names *t = ctx;
     __atomic_add_fetch(&t->calls, 1, __ATOMIC_SEQ_CST);
@@ -191,14 +237,14 @@ typedef struct np_events {
     size_t n;
 } np_events;
 
-static void np_events_init(np_events *e)
+static inline void np_events_init(np_events *e)
 {
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);
 }
 
-static void np_events_destroy(np_events *e)
+static inline void np_events_destroy(np_events *e)
 {
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cond);
@@ -212,7 +258,7 @@ static void np_events_destroy(np_events *e)
         }                                                                                          \
     } while (0)
 
-static void np_events_cb(const pathgate__net_event *ev, void *ctx)
+static inline void np_events_cb(const pathgate__net_event *ev, void *ctx)
 {
     np_events *e = ctx;
     pthread_mutex_lock(&e->lock);
@@ -236,7 +282,7 @@ static void np_events_cb(const pathgate__net_event *ev, void *ctx)
 }
 
 /* Waits (up to 5 s) until there are at least n events; returns how many. */
-static size_t np_events_wait(np_events *e, size_t n)
+static inline size_t np_events_wait(np_events *e, size_t n)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -249,7 +295,7 @@ static size_t np_events_wait(np_events *e, size_t n)
     return got;
 }
 
-static size_t np_events_count(np_events *e)
+static inline size_t np_events_count(np_events *e)
 {
     pthread_mutex_lock(&e->lock);
     size_t n = e->n;
@@ -260,7 +306,7 @@ static size_t np_events_count(np_events *e)
 /* ------------------------------------------------------------ clients */
 
 /* A connection to the proxy's socket with a 5 s receive timeout, or -1. */
-static int np_dial(const char *path)
+static inline int np_dial(const char *path)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa;
@@ -277,7 +323,7 @@ static int np_dial(const char *path)
     return fd;
 }
 
-static int np_send_all(int fd, const void *data, size_t len)
+static inline int np_send_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len) {
@@ -290,13 +336,13 @@ static int np_send_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-static int np_send_str(int fd, const char *s)
+static inline int np_send_str(int fd, const char *s)
 {
     return np_send_all(fd, s, strlen(s));
 }
 
 /* Reads until EOF, an error or the receive timeout; NUL-terminates. */
-static size_t np_read_all(int fd, char *buf, size_t cap)
+static inline size_t np_read_all(int fd, char *buf, size_t cap)
 {
     size_t len = 0;
     while (len + 1 < cap) {
@@ -310,7 +356,7 @@ static size_t np_read_all(int fd, char *buf, size_t cap)
 }
 
 /* Reads exactly n bytes (or fewer at EOF / timeout); returns the count. */
-static size_t np_read_n(int fd, void *buf, size_t n)
+static inline size_t np_read_n(int fd, void *buf, size_t n)
 {
     size_t len = 0;
     while (len < n) {
@@ -323,7 +369,7 @@ static size_t np_read_n(int fd, void *buf, size_t n)
 }
 
 /* Reads an HTTP response head (up to the blank line) into buf. */
-static size_t np_read_head(int fd, char *buf, size_t cap)
+static inline size_t np_read_head(int fd, char *buf, size_t cap)
 {
     size_t len = 0;
     while (len + 1 < cap) {
@@ -337,6 +383,65 @@ static size_t np_read_head(int fd, char *buf, size_t cap)
     }
     buf[len] = '\0';
     return len;
+}
+
+/* Sends size bytes of a pattern through fd while reading them back
+ * (fd must already be past any response head); shuts down the write side
+ * at the end and reads to EOF. 0 when every byte came back in order,
+ * else -1 with why[] saying what happened. */
+static char np_mirror_why[128];
+
+static inline int np_mirror_fail(const char *what, size_t sent, size_t got)
+{
+    snprintf(np_mirror_why, sizeof np_mirror_why, "%s (sent %zu, got %zu, errno %d)", what, sent,
+             got, errno);
+    return -1;
+}
+
+static inline int np_mirror(int fd, size_t size)
+{
+    size_t sent = 0, got = 0;
+    char out[8192], in[8192];
+    int shut = 0;
+    while (got < size) {
+        struct pollfd p = {fd, (short)(POLLIN | (sent < size ? POLLOUT : 0)), 0};
+        int pr = poll(&p, 1, 5000);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            return np_mirror_fail("poll timed out", sent, got);
+        if ((p.revents & POLLOUT) && sent < size) {
+            size_t n = size - sent < sizeof out ? size - sent : sizeof out;
+            for (size_t i = 0; i < n; i++)
+                out[i] = (char)((sent + i) * 7 + ((sent + i) >> 13));
+            ssize_t w = send(fd, out, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w < 0 && errno != EAGAIN && errno != EINTR)
+                return np_mirror_fail("send", sent, got);
+            if (w > 0)
+                sent += (size_t)w;
+        }
+        if (sent == size && !shut) {
+            shutdown(fd, SHUT_WR);
+            shut = 1;
+        }
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t r = recv(fd, in, sizeof in, MSG_DONTWAIT);
+            if (r == 0)
+                return np_mirror_fail("early EOF", sent, got);
+            if (r < 0 && errno != EAGAIN && errno != EINTR)
+                return np_mirror_fail("recv", sent, got);
+            for (ssize_t i = 0; i < r; i++)
+                if (in[i] != (char)((got + (size_t)i) * 7 + ((got + (size_t)i) >> 13)))
+                    return np_mirror_fail("wrong byte", sent, got + (size_t)i);
+            if (r > 0)
+                got += (size_t)r;
+        }
+    }
+    if (!shut)
+        shutdown(fd, SHUT_WR);
+    char tail[16];
+    ssize_t r = recv(fd, tail, sizeof tail, 0);
+    return r == 0 ? 0 : np_mirror_fail("no EOF at the end", sent, got);
 }
 
 #endif

@@ -596,7 +596,38 @@ static void test_socks5_ip_literals_listed(void **state)
     assert_int_equal(__atomic_load_n(&f->names.calls, __ATOMIC_SEQ_CST), 0);
 }
 
-/* Expects a 403 for an HTTP request and the denial event. */
+static void test_tunnels_carry_bytes_both_ways(void **state)
+{
+    fx *f = *state;
+    char req[256], buf[4096];
+    /* CONNECT: 4 MiB each way, the client's EOF passed on, the server's
+     * EOF passed back */
+    int fd = dial(f);
+    snprintf(req, sizeof req, "CONNECT allowed.test:%u HTTP/1.1\r\n\r\n", f->web.port);
+    assert_int_equal(np_send_str(fd, req), 0);
+    np_read_head(fd, buf, sizeof buf);
+    assert_string_equal(buf, "HTTP/1.1 200 Connection established\r\n\r\n");
+    assert_int_equal(np_send_str(fd, "MIRROR / HTTP/1.0\r\n\r\n"), 0);
+    np_read_head(fd, buf, sizeof buf);
+    assert_string_equal(buf, "HTTP/1.0 200 OK\r\n\r\n");
+    if (np_mirror(fd, 4u << 20) != 0)
+        fail_msg("CONNECT mirror: %s", np_mirror_why);
+    close(fd);
+    /* SOCKS5 */
+    unsigned char sreq[300];
+    fd = dial(f);
+    assert_int_equal(socks5(fd, sreq, socks_domain(sreq, "allowed.test", f->web.port)), 0);
+    assert_int_equal(np_send_str(fd, "MIRROR / HTTP/1.0\r\n\r\n"), 0);
+    np_read_head(fd, buf, sizeof buf);
+    assert_string_equal(buf, "HTTP/1.0 200 OK\r\n\r\n");
+    if (np_mirror(fd, 1u << 20) != 0)
+        fail_msg("SOCKS5 mirror: %s", np_mirror_why);
+    close(fd);
+    expect_event(f, 1, "socks5", NULL, "allowed", NULL);
+}
+
+/* Expects a 403 for an HTTP request and the denial event; the response
+ * names the address asked for and never what it resolved to. */
 static void http_denied(fx *f, const char *req, size_t event, const char *op, const char *address,
                         const char *reason)
 {
@@ -608,7 +639,9 @@ static void http_denied(fx *f, const char *req, size_t event, const char *op, co
     if (strncmp(buf, "HTTP/1.1 403 Forbidden\r\n", 24) != 0)
         fail_msg("%s: got %s", req, buf);
     assert_non_null(strstr(buf, address));
-    expect_event(f, event, op, address, "denied", reason);
+    const np_event_copy *e = expect_event(f, event, op, address, "denied", reason);
+    if (e->has_ip && !strstr(address, e->ip) && strstr(buf, e->ip))
+        fail_msg("the response tells the command the refused address: %s", buf);
 }
 
 static void test_denied_other_names(void **state)
@@ -1113,6 +1146,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_forward_with_body_and_no_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_socks5_domain_allowed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_socks5_ip_literals_listed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tunnels_carry_bytes_both_ways, setup, teardown),
         cmocka_unit_test_setup_teardown(test_denied_other_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_denied_unlisted_ip_literals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_denied_names_resolving_to_internal_addresses, setup,
