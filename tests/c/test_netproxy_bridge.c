@@ -5,7 +5,8 @@
  * process (as pathgate's init would run it, sharing the child's memory);
  * the child then acts as the command: through the bridge it reaches the
  * allowed name by CONNECT, plain HTTP and SOCKS5, is refused another,
- * carries a few MiB both ways, and finds no route out on its own. The
+ * carries a few MiB both ways, and finds no route out on its own; curl and
+ * Python's urllib, given the command's proxy environment, do the same. The
  * proxy runs in the test process; its audit events are checked there. */
 #define _GNU_SOURCE
 #include "support.h"
@@ -76,6 +77,45 @@ static int tcp_dial(int family, const char *ip, unsigned int port, int *err)
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;
+}
+
+/* The command's environment: the proxy's variables and a PATH. */
+static char *const *proxy_env(void)
+{
+    static char *env[16];
+    int n = 0;
+    for (; pathgate__netproxy_env[n] && n < 14; n++)
+        env[n] = (char *)pathgate__netproxy_env[n];
+    env[n++] = (char *)"PATH=/usr/bin:/bin";
+    env[n] = NULL;
+    return env;
+}
+
+/* Runs argv with env, its stdout and stderr into out; the exit status
+ * (128 + N for signal N, -1 when it could not run). */
+static int run_tool(char *const argv[], char *const env[], char *out, size_t cap)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        execve(argv[0], argv, env);
+        _exit(127);
+    }
+    close(pfd[1]);
+    size_t len = 0;
+    ssize_t n;
+    while (len + 1 < cap && (n = read(pfd[0], out + len, cap - 1 - len)) > 0)
+        len += (size_t)n;
+    out[len] = '\0';
+    close(pfd[0]);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* The command's side, in the new network namespace. Never returns. */
@@ -205,6 +245,59 @@ static void child(int plan_fd)
     CHECK(81, np_read_all(fd, buf, sizeof buf) == 0, "got %s", buf);
     close(fd);
 
+    /* 9. real clients, told where the proxy is by the command's
+     * environment (pathgate__netproxy_env) or given it explicitly */
+    char url[128], body[128], out[8192];
+    char *const *env = proxy_env();
+    struct {
+        const char *tool, *path, *opt1, *opt2;
+        int allowed;
+    } runs[] = {
+        {"curl", "/env", NULL, NULL, 1},                            /* http_proxy */
+        {"curl", "/tunnel", "-p", "-xhttp://127.0.0.1:3128", 1},    /* CONNECT */
+        {"curl", "/socks4", "-xsocks5h://127.0.0.1:3128", NULL, 1}, /* SOCKS5 by name */
+        {"curl", "/socks6", "-xsocks5h://[::1]:3128", NULL, 1},     /* ... over [::1] */
+        {"python", "/py", NULL, NULL, 1},                           /* urllib, http_proxy */
+        {"curl", "/no", NULL, NULL, 0},                             /* refused: plain */
+        {"curl", "/no", "-p", "-xhttp://127.0.0.1:3128", 0},        /* CONNECT */
+        {"curl", "/no", "-xsocks5h://127.0.0.1:3128", NULL, 0},     /* SOCKS5 */
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        snprintf(url, sizeof url, "http://%s:%u%s", runs[i].allowed ? "allowed.test" : "other.test",
+                 p.web_port, runs[i].path);
+        char *argv[12];
+        int k = 0;
+        char code[256];
+        if (!strcmp(runs[i].tool, "curl")) {
+            argv[k++] = (char *)"/usr/bin/curl";
+            argv[k++] = (char *)"-sSf";
+            argv[k++] = (char *)"--max-time";
+            argv[k++] = (char *)"20";
+            if (runs[i].opt1)
+                argv[k++] = (char *)runs[i].opt1;
+            if (runs[i].opt2)
+                argv[k++] = (char *)runs[i].opt2;
+            argv[k++] = url;
+        } else {
+            snprintf(code, sizeof code,
+                     "import sys, urllib.request; "
+                     "sys.stdout.write(urllib.request.urlopen('%s', timeout=20).read().decode())",
+                     url);
+            argv[k++] = (char *)"/usr/bin/python3";
+            argv[k++] = (char *)"-c";
+            argv[k++] = code;
+        }
+        argv[k] = NULL;
+        int status = run_tool(argv, env, out, sizeof out);
+        snprintf(body, sizeof body, "GET %s HTTP/1.1\r\n", runs[i].path);
+        if (runs[i].allowed)
+            CHECK(100 + (int)i, status == 0 && strstr(out, body), "%s %s: status %d, %s",
+                  runs[i].tool, runs[i].path, status, out);
+        else
+            CHECK(100 + (int)i, status != 0 && !strstr(out, "GET /no"), "%s refused: status %d, %s",
+                  runs[i].tool, status, out);
+    }
+
     kill(bridge, SIGKILL);
     kill(bridge2, SIGKILL);
     int st;
@@ -286,9 +379,9 @@ static void test_bridge_in_own_network_namespace(void **state)
                  st, msg);
     }
     /* the proxy saw: CONNECT, plain HTTP, SOCKS5, the refusal, the mirror
-     * tunnel, eight plain requests; nothing else (the direct attempts
-     * never reached it) */
-    size_t want = 1 + 1 + 1 + 1 + 1 + 8;
+     * tunnel, eight plain requests, five tool runs allowed and three
+     * refused; nothing else (the direct attempts never reached it) */
+    size_t want = 1 + 1 + 1 + 1 + 1 + 8 + 5 + 3;
     assert_int_equal(np_events_wait(&events, want), want);
     usleep(100000);
     assert_int_equal(np_events_count(&events), want);
@@ -301,8 +394,8 @@ static void test_bridge_in_own_network_namespace(void **state)
                  strstr(events.ev[i].address, "other.test:"))
             denied++;
     }
-    assert_int_equal(allowed, want - 1);
-    assert_int_equal(denied, 1);
+    assert_int_equal(allowed, want - 4);
+    assert_int_equal(denied, 4);
     pathgate__netproxy_stop(px);
     pathgate__netproxy_allow_free(allow);
     np_server_stop(&web);
