@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "netproxy.h"
@@ -252,6 +253,7 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
     for (int i = 0; i < PATHGATE__NETPROXY_BRIDGE_MAX; i++)
         pairs[i].fd[0] = pairs[i].fd[1] = -1;
     int listeners[2] = {b->listen4, b->listen6};
+    int paused = 0;
     struct pollfd fds[2 + 2 * PATHGATE__NETPROXY_BRIDGE_MAX];
     int owner[2 + 2 * PATHGATE__NETPROXY_BRIDGE_MAX];
     for (;;) {
@@ -272,7 +274,7 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
             }
         }
         int first_listener = n;
-        if (active < PATHGATE__NETPROXY_BRIDGE_MAX) {
+        if (active < PATHGATE__NETPROXY_BRIDGE_MAX && !paused) {
             for (int l = 0; l < 2; l++) {
                 if (listeners[l] < 0)
                     continue;
@@ -282,7 +284,11 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
                 owner[n++] = -1;
             }
         }
-        long r = SYS(SYS_ppoll, fds, n, 0, 0, 0);
+        /* after a failed accept (out of descriptors): 50 ms without
+         * accepting, so a listener that stays readable is no busy loop */
+        struct timespec pause_ts = {0, 50 * 1000 * 1000};
+        long r = SYS(SYS_ppoll, fds, n, paused ? &pause_ts : 0, 0, 0);
+        paused = 0;
         if (r == -EINTR)
             continue;
         if (r < 0)
@@ -305,6 +311,8 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
             long conn = SYS(SYS_accept4, fds[k].fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (conn >= 0)
                 active += join(b, pairs, mem, conn);
+            else if (conn != -EAGAIN && conn != -EINTR && conn != -ECONNABORTED)
+                paused = 1;
         }
     }
 }
