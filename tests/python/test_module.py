@@ -9,6 +9,7 @@ import inspect
 import os
 import pathlib
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -32,7 +33,12 @@ def _child_env():
 
 def test_stable_abi_build():
     assert _core.__file__.endswith("_core.abi3.so")
-    assert pathgate.__version__ == "0.1.0"
+    # The version's one spelling is common.h; the module reports exactly it.
+    source = pathlib.Path(os.environ.get("PATHGATE_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+    header = (source / "core" / "include" / "pathgate" / "common.h").read_text()
+    parts = [re.search(rf"^#define PATHGATE_VERSION_{p} (\d+)$", header, re.M) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert all(parts)
+    assert pathgate.__version__ == ".".join(m.group(1) for m in parts if m)
 
 
 def test_exception_hierarchy():
