@@ -184,8 +184,9 @@ class PathMap:
 
     Built from what pathgate reports, never assumed: ``view_root`` is what
     ``pwd -P`` prints inside the root (today ``/root:work``; the view may
-    spell it otherwise), ``HOME`` and ``TMPDIR`` are what the view's
-    environment says. Each view path has a twin outside: the outside copy
+    spell it otherwise; ``pwd -L``, the ``PWD`` pathgate gives the command,
+    is added as a second spelling where it differs), ``HOME`` and
+    ``TMPDIR`` are what the view's environment says. Each view path has a twin outside: the outside copy
     of the tree, or a fresh directory for a path the view keeps elsewhere
     (a private ``/tmp``), removed by :meth:`close`. Inside, the view paths and the host path of the
     inside copy become placeholders (``<ROOT>``, ``<HOME>``, ``<TMP>``);
@@ -217,9 +218,12 @@ class PathMap:
         for twin in self.twins:
             shutil.rmtree(twin, ignore_errors=True)
 
-    def add(self, placeholder: str, view_path: str) -> None:
+    def add(self, placeholder: str, view_path: str, outside: str | None = None) -> None:
+        """Names ``view_path`` ``placeholder``; its twin is ``outside`` (by
+        default found or made by :meth:`outside_path`)."""
         if view_path and all(view_path != view for _, view, _ in self.entries):
-            self.entries.append((placeholder, view_path, self.outside_path(view_path)))
+            twin = outside if outside is not None else self.outside_path(view_path)
+            self.entries.append((placeholder, view_path, twin))
 
     def translate(self, value: str) -> str:
         """A value of the view's environment, its view paths made outside ones."""
@@ -245,18 +249,22 @@ def _setup_env(scratch: Path) -> dict[str, str]:
             "npm_config_audit": "false"}
 
 
-def _probe(inside: PythonInside | CInside) -> tuple[str, dict[str, str]]:
-    """The view's spelling of the root and the command's environment."""
-    res = inside.run("pwd -P && env -0")
-    if res.exit_code != 0 or "\n" not in res.output:
-        raise WorkloadError(f"the probe `pwd -P && env -0` failed inside: {res}")
-    pwd, _, rest = res.output.partition("\n")
+PROBE = "pwd -P && pwd -L && env -0"
+
+
+def _probe(inside: PythonInside | CInside) -> tuple[str, str, dict[str, str]]:
+    """The view's spelling of the root (physical, and the logical one the
+    command is given as PWD, if it differs) and the command's environment."""
+    res = inside.run(PROBE)
+    if res.exit_code != 0 or res.output.count("\n") < 2:
+        raise WorkloadError(f"the probe `{PROBE}` failed inside: {res}")
+    pwd, logical, rest = res.output.split("\n", 2)
     env = {}
     for entry in rest.split("\0"):
         if "=" in entry:
             key, _, value = entry.partition("=")
             env[key] = value
-    return pwd, env
+    return pwd, logical, env
 
 
 def _describe(side: str, r: Result) -> str:
@@ -298,8 +306,9 @@ def run_workload(workload: Workload, scratch: Path, api: str = "py",
     else:
         raise ValueError(api)
 
-    view_root, view_env = _probe(inside)
+    view_root, logical_root, view_env = _probe(inside)
     paths = PathMap(host_in, host_out, view_root)
+    paths.add("<ROOT>", logical_root, str(host_out))
     try:
         _compare(workload, api, inside, paths, view_env)
     finally:

@@ -82,11 +82,14 @@ def test_path_map_derives_outside_twins(tmp_path):
     paths.add("<HOME>", "/tmp")
     paths.add("<TMP>", "/tmp")  # the same directory: one twin
     paths.add("<CACHE>", "/view/work/.cache")  # inside the root: inside its twin
+    paths.add("<ROOT>", "/alias/work", str(host_out))  # a second spelling of the root
     home = paths.outside_path("/tmp")
     assert Path(home).is_dir() and Path(home).parent == tmp_path
     assert paths.outside_path("/view/work/.cache") == f"{host_out}/.cache"
     assert paths.translate("/view/work/bin:/tmp:/usr/bin") == f"{host_out}/bin:{home}:/usr/bin"
-    assert paths.inside(f"/tmp/a {host_in}/b /view/work/.cache/c") == "<HOME>/a <ROOT>/b <CACHE>/c"
+    assert paths.inside(f"/tmp/a {host_in}/b /view/work/.cache/c /alias/work/d") == (
+        "<HOME>/a <ROOT>/b <CACHE>/c <ROOT>/d")
+    assert paths.translate("/alias/work/x") == f"{host_out}/x"
     assert paths.outside(f"{home}/a {host_out}/b") == "<HOME>/a <ROOT>/b"
     paths.close()
     assert not Path(home).exists()
