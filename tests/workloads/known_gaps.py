@@ -36,6 +36,10 @@ KNOWN_VIEW_GAPS: dict[str, str] = {
         "the root is mounted at /root:work and `:` cannot appear in PATH: `Error: Refusing to "
         "create a venv in /root:work/proj/.venv because it contains the PATH separator :.`, "
         "exit 1"),
+    "python_venv_pip": (
+        "the root is mounted at /root:work and `:` cannot appear in PATH: `Error: Refusing to "
+        "create a venv in /root:work/proj/.venv because it contains the PATH separator :.`, "
+        "exit 1"),
     "python_process_pool_forkserver": _AF_UNIX + " in forkserver.ensure_running, exit 1",
     "python_mp_manager": _AF_UNIX + " in the SyncManager's Listener, then EOFError in the "
                          "parent, exit 1",
@@ -56,9 +60,10 @@ KNOWN_VIEW_GAPS: dict[str, str] = {
     "identity_id": (
         _PASSWD + ": `id` prints `uid=0 gid=0 groups=0` (root caller; `uid=65534 gid=65534 "
         "groups=65534` for nobody) without names, `id -un` fails with `id: cannot find name for "
-        "user ID 0`, exit 1"),
+        "user ID 0` (65534), exit 1"),
     "identity_whoami": (
-        _PASSWD + ": `whoami: cannot find name for user ID 0: Permission denied`, exit 1; "
+        _PASSWD + ": `whoami: cannot find name for user ID 0: Permission denied` (ID 65534 "
+        "for nobody), exit 1; "
         "`getent passwd $(id -u)` and `getent hosts localhost` exit 2 (/etc/hosts unreadable "
         "too)"),
 }

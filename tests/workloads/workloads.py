@@ -126,6 +126,19 @@ def _python_project(root: Path, _env: Mapping[str, str]) -> None:
     })
 
 
+def _python_package(root: Path, env: Mapping[str, str]) -> None:
+    _python_project(root, env)
+    _write(root, {
+        "proj/pyproject.toml": "[build-system]\nrequires = [\"setuptools\"]\n"
+                               "build-backend = \"setuptools.build_meta\"\n\n[project]\n"
+                               "name = \"calc\"\nversion = \"0.1\"\n\n[project.scripts]\n"
+                               "calc-add = \"calc.cli:main\"\n\n[tool.setuptools]\n"
+                               "packages = [\"calc\"]\n",
+        "proj/calc/cli.py": "import sys\n\nfrom calc import add\n\n\ndef main():\n"
+                            "    print(add(*map(int, sys.argv[1:3])))\n",
+    })
+
+
 def _python_scripts(root: Path, _env: Mapping[str, str]) -> None:
     _write(root, {
         "pool.py": """\
@@ -224,6 +237,21 @@ PYTHON = [
                  " && python -m pytest -q -p no:cacheprovider tests", volatile=(PYTEST_TIME,)),
             Step("cd proj && .venv/bin/python -m pytest -q -p no:cacheprovider failing",
                  expect=1, volatile=(PYTEST_TIME,)),
+        )),
+    Workload(
+        "python_venv_pip", "python", "a venv with pip inside the root, `pip install -e .` "
+        "(offline, no build isolation), its console script on the activated PATH, pytest",
+        tools=("python3",), setup=_python_package,
+        steps=(
+            Step("cd proj && /usr/bin/python3 -m venv --system-site-packages .venv"
+                 " && .venv/bin/python -m pip --version"),
+            Step("cd proj && .venv/bin/python -m pip install -q --disable-pip-version-check"
+                 " --no-index --no-build-isolation -e . && .venv/bin/python -m pip show calc"
+                 " --disable-pip-version-check"),
+            Step("cd proj && . .venv/bin/activate && calc-add 40 2 && command -v calc-add"
+                 " && head -n 1 .venv/bin/calc-add && cd / && python -c 'import calc; "
+                 "print(calc.__file__)' && cd - >/dev/null && python -m pytest -q"
+                 " -p no:cacheprovider tests", volatile=(PYTEST_TIME,)),
         )),
     Workload(
         "python_process_pool", "python", "concurrent.futures.ProcessPoolExecutor (fork and "
