@@ -11,7 +11,7 @@
  *
  * The audit function gets one table per decision: time (seconds, float),
  * door, operation, role, address, outcome, reason, rule, source, count,
- * host_path (the operator's: never show it to an agent). It runs on a
+ * host_path and ip (the operator's: never show them to an agent). It runs on a
  * Lua thread of its own (made with the resolver), inside lua_pcall, so
  * whatever it does (an error, a yield) never crosses the core: an error is
  * reported with lua_warning and otherwise ignored. The core calls it on
@@ -73,7 +73,7 @@ static int audit_body(lua_State *T)
     const pathgate_audit_event *e = lua_touserdata(T, 1);
     const struct pg_lua_audit *a = lua_touserdata(T, 2);
     lua_rawgeti(T, LUA_REGISTRYINDEX, a->fn_ref);
-    lua_createtable(T, 0, 11);
+    lua_createtable(T, 0, 12);
     lua_pushnumber(T, (lua_Number)e->time_sec + (lua_Number)e->time_nsec / 1e9);
     lua_setfield(T, -2, "time");
     set_string(T, "door", e->door);
@@ -87,6 +87,7 @@ static int audit_body(lua_State *T)
     lua_pushinteger(T, (lua_Integer)e->count);
     lua_setfield(T, -2, "count");
     set_string(T, "host_path", e->host_path);
+    set_string(T, "ip", e->ip);
     lua_call(T, 1, 0);
     return 0;
 }

@@ -134,7 +134,7 @@ static int set_str(PyObject *d, const char *key, const char *value) {
 }
 
 /* {"time": float, "door", "operation", "role", "address", "outcome",
- * "reason", "rule", "source", "count": int, "host_path"} */
+ * "reason", "rule", "source", "count": int, "host_path", "ip"} */
 static PyObject *event_dict(const pathgate_audit_event *e) {
     PyObject *d = PyDict_New();
     if (d == NULL)
@@ -146,7 +146,7 @@ static PyObject *event_dict(const pathgate_audit_event *e) {
               set_str(d, "role", e->role) < 0 || set_str(d, "address", e->address) < 0 ||
               set_str(d, "outcome", e->outcome) < 0 || set_str(d, "reason", e->reason) < 0 ||
               set_str(d, "rule", e->rule) < 0 || set_str(d, "source", e->source) < 0 ||
-              PyDict_SetItemString(d, "count", c) < 0;
+              PyDict_SetItemString(d, "count", c) < 0 || set_str(d, "ip", e->ip) < 0;
     /* the operator's host path, as a host path is decoded everywhere */
     if (!bad) {
         PyObject *h =

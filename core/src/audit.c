@@ -35,6 +35,7 @@ void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec 
     ev.rule = rec->rule;
     ev.source = rec->source;
     ev.count = rec->count;
+    ev.ip = rec->ip;
     /* the host path, for the operator: the base's real path and the rel */
     char host[2 * PATHGATE_PATH_MAX + 2];
     if (rec->has_base && rec->rel) {

@@ -146,6 +146,11 @@ static int resolve_text(pathgate__fs_target *t, pathgate_resolver *r,
             return rc;
         ro.base = cwd.ptr;
         ro.base_len = cwd.len;
+    } else {
+        /* without a session, as a session at its start: relative text is
+         * relative to the first base (docs/fs.md, "Relative paths") */
+        ro.base = pathgate__resolver_base_address(r, 0);
+        ro.base_len = strlen(ro.base);
     }
     rc = pathgate__resolver_resolve_quiet(&res, r, text, len, &ro, err);
     if (rc >= 0 && !res.ok)

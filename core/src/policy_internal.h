@@ -216,6 +216,7 @@ typedef struct pathgate__audit_rec {
     const char *rule;
     const char *source;
     uint64_t count;
+    const char *ip; /* a network decision's address (operator only) */
 } pathgate__audit_rec;
 
 /* 1 when the resolver has an audit callback. */

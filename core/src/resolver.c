@@ -691,9 +691,17 @@ static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *t
                      : check_exists(&exists, r, &loc, require_exists);
     if (reason != PATHGATE_REASON_OK) {
         if (reason == PATHGATE_REASON_DENIED && !quiet && r->audit) {
-            pathgate__audit_rec rec = {
-                "resolve", NULL,        1,      loc.base, loc.addr, loc.addr + loc.rel_off,
-                "denied",  "deny_read", v.rule, v.source, 0};
+            pathgate__audit_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.operation = "resolve";
+            rec.has_base = 1;
+            rec.base = loc.base;
+            rec.address = loc.addr;
+            rec.rel = loc.addr + loc.rel_off;
+            rec.outcome = "denied";
+            rec.reason = "deny_read";
+            rec.rule = v.rule;
+            rec.source = v.source;
             pathgate__audit_emit(r, &rec);
         }
         fail(out, reason);

@@ -203,3 +203,74 @@ def _fs_glob_iter(
     metadata: bool = False,
     threads: int | None = None,
 ) -> _FsIter: ...
+
+# The file operations under pathgate.Backend (bindings/python/fs.c,
+# exec.c): private, typed so that backend.py and sandbox.py type-check.
+_Owner = Resolver | Session
+
+def _fs_ls(
+    owner: _Owner, /, path: str | None = None, *, info: bool = False, metadata: bool = True
+) -> Any: ...
+def _fs_read(
+    owner: _Owner, /, path: str, offset: int = 0, limit: int = 2000, *,
+    max_file_size: int | None = None,
+) -> dict[str, Any]: ...
+def _fs_write(owner: _Owner, /, path: str, content: str | bytes) -> str: ...
+def _fs_edit(
+    owner: _Owner, /, path: str, old: str, new: str, replace_all: bool = False
+) -> tuple[str, int]: ...
+def _fs_delete(owner: _Owner, /, path: str) -> str: ...
+def _fs_grep(
+    owner: _Owner,
+    /,
+    pattern: str,
+    path: str | None = None,
+    glob: str | None = None,
+    max_count: int | None = None,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    threads: int | None = None,
+    max_file_size: int | None = None,
+    info: bool = False,
+) -> Any: ...
+def _fs_glob(
+    owner: _Owner,
+    /,
+    pattern: str,
+    path: str | None = None,
+    *,
+    metadata: bool = False,
+    threads: int | None = None,
+    info: bool = False,
+    basename: bool = False,
+) -> Any: ...
+def _fs_upload(owner: _Owner, /, files: Iterable[tuple[str, str | bytes]]) -> list[str | None]: ...
+def _fs_download(
+    owner: _Owner, /, paths: Iterable[str], *, max_file_size: int | None = None
+) -> list[tuple[bytes | None, str | None]]: ...
+def _fs_mkdir(owner: _Owner, /, path: str, parents: bool = False) -> str: ...
+def _fs_move(owner: _Owner, /, source: str, destination: str) -> str: ...
+def _fs_stat(owner: _Owner, /, path: str) -> dict[str, Any]: ...
+def _fs_edits(
+    owner: _Owner, /, path: str, edits: Iterable[tuple[str, str] | tuple[str, str, bool]],
+    dry_run: bool = False,
+) -> tuple[str, str]: ...
+def _fs_head(owner: _Owner, /, path: str, lines: int | None = None) -> bytes: ...
+def _fs_tail(owner: _Owner, /, path: str, lines: int | None = None) -> bytes: ...
+def _fs_tree(
+    owner: _Owner, /, path: str, excludes: Iterable[str] = ()
+) -> tuple[list[dict[str, Any]], bool]: ...
+def _execute(
+    target: _Owner,
+    command: str,
+    /,
+    *,
+    cwd: str | None = None,
+    timeout: float | None = None,
+    output_cap: int | None = None,
+    allow_network: bool = False,
+    allow_unconfined: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> tuple[str, int | None, bool, bool, int, int]: ...
+def _landlock_abi() -> int: ...

@@ -62,8 +62,9 @@ typedef struct pathgate_audit_event {
     const char *operation; /* "read", "write", "ls", "grep", "move", "resolve", ... */
     const char *role;      /* "source" / "destination" of a move, else NULL */
     const char *address;   /* canonical address; NULL when the text named none */
-    const char *outcome;   /* "allowed", "denied", "invalid" (no such address) or
-                              "hidden" (entries a listing left out; see count) */
+    const char *outcome;   /* "allowed", "denied", "invalid" (no such address),
+                              "hidden" (entries a listing left out; see count), or
+                              (network decisions) "failed" */
     const char *reason;    /* NULL when allowed; "deny_read", "deny_write",
                               "read_only", or the resolution reason ("syntax",
                               "escapes_root", ...) */
@@ -73,12 +74,15 @@ typedef struct pathgate_audit_event {
                               given to restrict; NULL */
     uint64_t count;        /* "hidden": how many entries; else 0 */
     const char *host_path; /* OPERATOR ONLY: the host path of address, or NULL */
+    const char *ip;        /* OPERATOR ONLY: for a network decision, the address
+                              connected to (or refused); else NULL */
 } pathgate_audit_event;
 
 #define PATHGATE_AUDIT_EVENT_VERSION 1
 
 /* Called once per decision, on the thread that made the call being judged
- * (for the pull iterators of fs.h: the thread calling next). A resolver
+ * (for the pull iterators of fs.h: the thread calling next; for the
+ * network decisions of a command, a thread of its proxy). A resolver
  * shared between threads calls it from each of them: it must be
  * thread-safe then. It must not call back into the resolver. */
 typedef void (*pathgate_audit_fn)(const pathgate_audit_event *event, void *ctx);
