@@ -198,6 +198,24 @@ static int make_diff(pathgate_buf *d, const pathgate_allocator *a, const char *a
     return PATHGATE_OK;
 }
 
+/* s with every "\n" written "\r\n" (allocated); NULL on ENOMEM. */
+static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len, size_t *out_len)
+{
+    size_t n = pathgate__fs_count_newlines(s, len);
+    char *buf = pathgate__malloc(a, len + n + 1);
+    if (!buf)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\n')
+            buf[k++] = '\r';
+        buf[k++] = s[i];
+    }
+    buf[k] = '\0';
+    *out_len = k;
+    return buf;
+}
+
 int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
                       const char *address, size_t len, const pathgate_fs_edit_op *edits,
                       size_t count, int dry_run, const pathgate_fs_options *opts,
@@ -229,32 +247,58 @@ int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver 
         return pathgate__fs_fail_large(err, &t, pathgate__fs_max_file(opts));
     if (rc < 0)
         return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
-    char *cur = orig;
-    size_t cur_len = orig_len;
+    const int lenient = opts && (opts->flags & PATHGATE_FS_EDIT_LENIENT);
+    const char *first_nl = memchr(orig, '\n', orig_len);
+    const int crlf = lenient && first_nl && first_nl > orig && first_nl[-1] == '\r';
+    char *base = orig; /* what the edits apply to: LF line breaks when lenient */
+    size_t base_len = orig_len;
+    if (lenient && !(base = pathgate__fs_crlf_to_lf(t.alloc, orig, orig_len, &base_len))) {
+        pathgate__free(t.alloc, orig);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    char *cur = base;
+    size_t cur_len = base_len;
     for (size_t i = 0; i < count && rc == 0; i++) {
         char *next = NULL;
         size_t next_len = 0, n = 0;
-        rc = pathgate__fs_replace(&next, &next_len, &n, t.alloc, cur, cur_len, edits[i].old_text,
-                                  edits[i].old_len, edits[i].new_text, edits[i].new_len,
-                                  edits[i].replace_all, err);
+        if (lenient)
+            rc = pathgate__fs_replace_lenient(&next, &next_len, t.alloc, cur, cur_len,
+                                              edits[i].old_text, edits[i].old_len,
+                                              edits[i].new_text, edits[i].new_len, err);
+        else
+            rc = pathgate__fs_replace(&next, &next_len, &n, t.alloc, cur, cur_len,
+                                      edits[i].old_text, edits[i].old_len, edits[i].new_text,
+                                      edits[i].new_len, edits[i].replace_all, err);
         if (rc == 0) {
-            if (cur != orig)
+            if (cur != base)
                 pathgate__free(t.alloc, cur);
             cur = next;
             cur_len = next_len;
         }
     }
     if (rc == 0 && diff) {
-        rc = make_diff(diff, t.alloc, t.address, orig, orig_len, cur, cur_len);
+        rc = make_diff(diff, t.alloc, t.address, base, base_len, cur, cur_len);
         if (rc < 0)
             pathgate__error_set(err, rc, NULL);
+    }
+    if (rc == 0 && crlf) { /* written with the file's CRLF */
+        char *w = to_crlf_all(t.alloc, cur, cur_len, &cur_len);
+        if (!w)
+            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        if (cur != base)
+            pathgate__free(t.alloc, cur);
+        cur = w ? w : base;
+        if (!w)
+            cur_len = base_len;
     }
     if (rc == 0 && !dry_run)
         rc = pathgate__fs_replace_file(&t, cur, cur_len, opts, err);
     if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    if (cur != orig)
+    if (cur != base)
         pathgate__free(t.alloc, cur);
+    if (base != orig)
+        pathgate__free(t.alloc, base);
     pathgate__free(t.alloc, orig);
     if (rc < 0 && diff)
         pathgate_buf_dispose(diff);

@@ -146,6 +146,19 @@ int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
                          const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                          int replace_all, pathgate_error *err);
 
+/* The edit of PATHGATE_FS_EDIT_LENIENT (fs_edit_lenient.c): old and new
+ * (CRLF read as LF) against content (LF line breaks): the first exact
+ * occurrence, else the first run of lines equal once trimmed, re-indented.
+ * PATHGATE_EEDIT ("Could not find exact match for edit:\n<old>"),
+ * ENOMEM. */
+int pathgate__fs_replace_lenient(char **result, size_t *result_len, const pathgate_allocator *a,
+                                 const char *content, size_t len, const char *old_text,
+                                 size_t old_len, const char *new_text, size_t new_len,
+                                 pathgate_error *err);
+/* s with every "\r\n" written "\n" (allocated with a); NULL on ENOMEM. */
+char *pathgate__fs_crlf_to_lf(const pathgate_allocator *a, const char *s, size_t len,
+                              size_t *out_len);
+
 /* Shortest quote of user text that fits in `room` bytes: copies at most
  * room bytes (cut on a UTF-8 boundary, ending "...") into out (room + 1
  * bytes). Returns its length. */

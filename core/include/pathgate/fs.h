@@ -536,6 +536,15 @@ PATHGATE_EXTERN int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff,
                                       pathgate_resolver *resolver, const char *address, size_t len,
                                       const pathgate_fs_edit_op *edits, size_t count, int dry_run,
                                       const pathgate_fs_options *opts, pathgate_error *err);
+/* opts->flags of pathgate_fs_edits: the matching of the reference MCP
+ * filesystem server's edit_file (docs/mcp.md): the file's line breaks and
+ * each edit's text read as LF; each edit replaces the first exact
+ * occurrence of old_text, or else the first run of lines equal to its lines
+ * once whitespace at both ends is ignored, newText re-indented to the
+ * file's indentation; replace_all is not used. PATHGATE_EEDIT "Could not
+ * find exact match for edit:\n<old_text>". A file whose first line ends in
+ * CRLF is written with CRLF line breaks. */
+#define PATHGATE_FS_EDIT_LENIENT 0x2000u
 
 /*
  * The first (head) or last (tail) `lines` lines of a regular file, bytes as
