@@ -39,6 +39,7 @@ typedef enum pg_kind {
     PG_PATHS,   /* a list of paths: v.items (no data), v.n */
     PG_ITEMS,   /* a list of (path, content) pairs: v.items, v.codes, v.n */
     PG_EDITS,   /* a list of (old, new[, replace_all]): v.edits, v.n */
+    PG_INTS,    /* a list of integers: v.ints, v.n (Lua: the caller's own binding reads it) */
     /* options of the core call */
     PG_FLAG,      /* true: opts.flags |= aux */
     PG_NOFLAG,    /* false: opts.flags |= aux (absent: true) */
@@ -84,6 +85,7 @@ typedef struct pg_val {
     pathgate_fs_item *items;
     int *codes;
     pathgate_fs_edit_op *edits;
+    int64_t *ints;
 } pg_val;
 
 /* The holder of one call's converted arguments. */
@@ -111,7 +113,8 @@ static inline int pg_is_option(const pg_arg *arg)
 
 static inline int pg_is_list(pg_kind kind)
 {
-    return kind == PG_TEXTS || kind == PG_PATHS || kind == PG_ITEMS || kind == PG_EDITS;
+    return kind == PG_TEXTS || kind == PG_PATHS || kind == PG_ITEMS || kind == PG_EDITS ||
+           kind == PG_INTS;
 }
 
 /* Empties a and gives every argument of spec its default. */

@@ -178,7 +178,8 @@ PG_OP(stat, stat, PG_R_STAT,
 PG_OP(edits, multi_edit, PG_R_ADDR_DIFF,
       pathgate_fs_edits(&r->buf, &r->buf2, a->resolver, PG_TXT(a, 0), a->v[1].edits, a->v[1].n,
                         (int)a->v[2].i, &a->opts, &a->err),
-      PG_PATH, {"edits", PG_EDITS, PG_POS | PG_REQ, 0}, {"dry_run", PG_BOOL, PG_POS, 0})
+      PG_PATH, {"edits", PG_EDITS, PG_POS | PG_REQ, 0}, {"dry_run", PG_BOOL, PG_POS, 0},
+      {"lenient", PG_FLAG, 0, PATHGATE_FS_EDIT_LENIENT})
 
 PG_OP(head, head, PG_R_BYTES,
       pathgate_fs_head(&r->buf, a->resolver, PG_TXT(a, 0), a->v[1].n, &a->opts, &a->err), PG_PATH,

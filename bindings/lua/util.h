@@ -156,7 +156,8 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
  * classes they add methods to. Adding a part: write its pg_open_<name>
  * and list it here.
  */
-#define PG_MODULE_PARTS(X) X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(exec)
+#define PG_MODULE_PARTS(X)                                                                         \
+    X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(exec) X(edit_tools)
 #define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
 PG_MODULE_PARTS(PG_X_DECLARE)
 #undef PG_X_DECLARE

@@ -46,7 +46,8 @@
     X(resolver)                                                                                    \
     X(session)                                                                                     \
     X(fs)                                                                                          \
-    X(exec)
+    X(exec)                                                                                        \
+    X(edit_tools)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */

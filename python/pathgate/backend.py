@@ -24,7 +24,7 @@ import binascii
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from . import _core
@@ -44,7 +44,9 @@ __all__ = [
     "GrepMatch",
     "GrepResult",
     "LsResult",
+    "PatchResult",
     "ReadResult",
+    "TextEditorResult",
     "WriteResult",
     "convert_file_data",
     "resolved",
@@ -181,6 +183,32 @@ class FileDownloadResponse:
     error: FileOperationError | str | None = None
 
 
+@dataclass
+class PatchResult:
+    """What ``apply_patch`` answers: ``error`` None and ``output``, Codex's
+    summary (``Success. Updated the following files:`` and ``A``/``M``/``D``
+    lines naming canonical addresses), or ``error`` (Codex's message, paths
+    written as addresses) and ``kind``. ``files`` lists the changes as
+    ``{"change": "A"|"M"|"D", "path": address, "from": address or None}``
+    (``from``: a move's source); after a failure with ``atomic=False``, the
+    ones applied before it."""
+
+    error: str | None = None
+    kind: str | None = None
+    output: str = ""
+    files: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class TextEditorResult:
+    """What ``text_editor`` answers: the tool's text in ``output``, or its
+    error text in ``error`` (with ``kind``, the core's error name)."""
+
+    output: str | None = None
+    error: str | None = None
+    kind: str | None = None
+
+
 def _walk_notice(info: Mapping[str, Any]) -> str | None:
     """What a walk left out, in words (None when nothing was)."""
     parts = []
@@ -307,7 +335,7 @@ class Backend(SandboxMixin):
     ``permission_denied``, ``edit_failed``, ``out_of_range``, ...), so that
     a program can tell failures apart without parsing text."""
 
-    __slots__ = ("_owner", "_glob_metadata")
+    __slots__ = ("_owner", "_glob_metadata", "_editor")
 
     def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None:
         """``glob_metadata=True`` adds ``size`` and ``modified_at`` to every
@@ -317,6 +345,7 @@ class Backend(SandboxMixin):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
         self._glob_metadata = bool(glob_metadata)
+        self._editor: Any = None  # the text editor's undo history, made on first use
 
     @property
     def resolver(self) -> Resolver:
@@ -555,3 +584,49 @@ class Backend(SandboxMixin):
         """Every directory and file below path, depth first (directories end
         in '/'), without entries matching an exclude glob; and truncated."""
         return _core._fs_tree(self._owner, path, list(exclude))  # type: ignore[no-any-return]
+
+    # --------------------------------------- the edit tools models use
+    # apply_patch (Codex's format, docs/patch.md) and the text editor tool
+    # (Anthropic's, docs/editor.md): failures are results, as above.
+
+    _EDITOR_ARGUMENTS = frozenset((
+        "file_text", "old_str", "new_str", "insert_line", "view_range", "max_characters", "tool",
+    ))
+
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """Applies a patch in Codex's ``*** Begin Patch`` format. Every path is
+        resolved (and checked writable) before anything is written; with
+        ``atomic`` (the default) every file changes or none does, otherwise
+        the hunks apply one by one as Codex applies them."""
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)  # type: ignore[attr-defined]
+        return PatchResult(error=error, kind=kind, output=output or "", files=files)
+
+    def text_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        """Runs a command of the text editor tool (``view``, ``create``,
+        ``str_replace``, ``insert``, ``undo_edit``) with its arguments
+        (``file_text``, ``old_str``, ``new_str``, ``insert_line``,
+        ``view_range``, ``max_characters``; ``tool``:
+        ``"str_replace_based_edit_tool"`` (default) or ``"str_replace_editor"``,
+        which has ``undo_edit``). Answers as Anthropic's reference
+        implementation does, addresses in place of paths; the undo history
+        belongs to this backend."""
+        unknown = set(arguments) - self._EDITOR_ARGUMENTS
+        if unknown:
+            raise TypeError(f"text_editor() got unexpected arguments: {', '.join(sorted(unknown))}")
+        if self._editor is None:
+            self._editor = _core._Editor()  # type: ignore[attr-defined]
+        view_range = arguments.pop("view_range", None)
+        if view_range:  # the reference's own test: a list of two integers
+            ok = isinstance(view_range, (list, tuple)) and all(isinstance(v, int) for v in view_range)
+            if ok:
+                arguments["view_range"] = list(view_range)
+            else:
+                arguments["view_range_invalid"] = True
+        kind, error, output = self._editor.run(self._owner, command, path_text(path), **arguments)
+        return TextEditorResult(output=output, error=error, kind=kind)
+
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
+
+    async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        return await asyncio.to_thread(self.text_editor, command, path, **arguments)

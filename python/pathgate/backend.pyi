@@ -3,7 +3,7 @@
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ._core import Resolver, Session, VisibilityRef, VisibilityResolution
@@ -22,7 +22,9 @@ __all__ = [
     "GrepMatch",
     "GrepResult",
     "LsResult",
+    "PatchResult",
     "ReadResult",
+    "TextEditorResult",
     "WriteResult",
     "convert_file_data",
     "resolved",
@@ -113,6 +115,19 @@ class GlobResult:
     notice: str | None = None
 
 @dataclass
+class PatchResult:
+    error: str | None = None
+    kind: str | None = None
+    output: str = ""
+    files: list[dict[str, Any]] = field(default_factory=list)
+
+@dataclass
+class TextEditorResult:
+    output: str | None = None
+    error: str | None = None
+    kind: str | None = None
+
+@dataclass
 class FileUploadResponse:
     path: str
     error: FileOperationError | str | None = None
@@ -197,3 +212,7 @@ class Backend(SandboxMixin):
     def head(self, file_path: str, lines: int | None = None) -> str: ...
     def tail(self, file_path: str, lines: int) -> str: ...
     def tree(self, path: str, exclude: Iterable[str] = ()) -> tuple[list[FileInfo], bool]: ...
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult: ...
+    def text_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult: ...
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult: ...
+    async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult: ...
