@@ -36,10 +36,18 @@ typedef struct entry {
     const char *cur; /* content when exists and loaded */
     size_t cur_len;
     int loaded;
-    char *owned; /* what cur points into, when allocated here */
-    int dirty;   /* changed since the last commit */
+    char *owned; /* what cur points into, when computed here */
+    /* the file as read from disk (an Update File hunk): its content and
+     * identity, to put it back by content should a later commit fail */
+    char *orig;
+    size_t orig_len;
+    struct stat orig_st;
+    int dirty; /* changed since the last commit */
     /* staging and commit */
     int staged, tmp_live, had, committed, bak_by_rename;
+    int swapped;   /* committed by RENAME_EXCHANGE: the original is at tmp */
+    int overwrite; /* committed by renaming over the original, which orig
+                      holds */
     mode_t mode;
     int has_mode;
     char tmp[NAME_CAP], bak[NAME_CAP];
@@ -67,6 +75,16 @@ typedef struct apply {
     size_t nch;
     char **made; /* addresses of the directories created */
     size_t nmade, madecap;
+    /* parent directories kept open (O_PATH) between the steps, by address */
+    struct dircache {
+        char *key;
+        size_t len;
+        int fd;
+    } * dirs;
+    size_t ndirs, nslots_dirs;
+    /* temp and backup names: one random prefix, then a counter */
+    char name_prefix[24];
+    unsigned long name_count;
     /* one directory per filesystem staged on, for its syncfs */
     int devfd[8];
     dev_t dev[8];
@@ -340,7 +358,9 @@ static int load(apply *ap, entry *x)
         return fail(ap, PATHGATE_EUTF8, READ_UPDATE " %s: stream did not contain valid UTF-8",
                     x->addr);
     }
-    x->owned = data;
+    x->orig = data;
+    x->orig_len = n;
+    x->orig_st = st;
     x->cur = data;
     x->cur_len = n;
     x->loaded = x->known = x->exists = 1;
@@ -407,13 +427,18 @@ static int compute(apply *ap, size_t i)
 
 /* ------------------------------------------------- staging and commit */
 
-static int random_name(char out[NAME_CAP], const char *suffix)
+/* A fresh name for a temp file or a backup: ".pathgate-<random>-<n>.<suffix>",
+ * the random part drawn once per run (again with `fresh`, after a clash). */
+static int fresh_name(apply *ap, char out[NAME_CAP], const char *suffix, int fresh)
 {
-    unsigned char rnd[8];
-    if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
-        return -EIO;
-    snprintf(out, NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.%s", rnd[0], rnd[1], rnd[2],
-             rnd[3], rnd[4], rnd[5], rnd[6], rnd[7], suffix);
+    if (fresh || !ap->name_prefix[0]) {
+        unsigned char rnd[8];
+        if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
+            return -EIO;
+        snprintf(ap->name_prefix, sizeof ap->name_prefix, "%02x%02x%02x%02x%02x%02x%02x%02x",
+                 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    }
+    snprintf(out, NAME_CAP, ".pathgate-%s-%lu.%s", ap->name_prefix, ap->name_count++, suffix);
     return 0;
 }
 
@@ -486,6 +511,65 @@ static int open_parent(apply *ap, int create)
     return prev;
 }
 
+/* The parent directory of ap->t, kept open for the steps that follow
+ * (at most DIR_CACHE of them; past that *owned says the caller closes
+ * it). -errno on failure. */
+#define DIR_CACHE 256
+
+static int parent_fd(apply *ap, int create, int *owned)
+{
+    const pathgate__fs_target *t = ap->t;
+    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    size_t klen = slash ? (size_t)(slash - t->address) : t->prefix_len;
+    *owned = 1;
+    size_t k = 0;
+    if (ap->nslots_dirs) {
+        k = hash(t->address, klen) & (ap->nslots_dirs - 1);
+        for (; ap->dirs[k].key; k = (k + 1) & (ap->nslots_dirs - 1))
+            if (ap->dirs[k].len == klen && !memcmp(ap->dirs[k].key, t->address, klen)) {
+                *owned = 0;
+                return ap->dirs[k].fd;
+            }
+    }
+    int fd = open_parent(ap, create);
+    if (fd < 0 || ap->ndirs >= DIR_CACHE)
+        return fd;
+    if (!ap->nslots_dirs) {
+        ap->dirs = pathgate__calloc(ap->a, 2 * DIR_CACHE, sizeof *ap->dirs);
+        if (!ap->dirs)
+            return fd;
+        ap->nslots_dirs = 2 * DIR_CACHE;
+        k = hash(t->address, klen) & (ap->nslots_dirs - 1);
+    }
+    char *key = pathgate__strndup(ap->a, t->address, klen);
+    if (!key)
+        return fd;
+    ap->dirs[k].key = key;
+    ap->dirs[k].len = klen;
+    ap->dirs[k].fd = fd;
+    ap->ndirs++;
+    *owned = 0;
+    return fd;
+}
+
+static void put_fd(int fd, int owned)
+{
+    if (owned && fd >= 0)
+        close(fd);
+}
+
+static void forget_dirs(apply *ap)
+{
+    for (size_t i = 0; i < ap->nslots_dirs; i++)
+        if (ap->dirs[i].key) {
+            close(ap->dirs[i].fd);
+            pathgate__free(ap->a, ap->dirs[i].key);
+        }
+    pathgate__free(ap->a, ap->dirs);
+    ap->dirs = NULL;
+    ap->ndirs = ap->nslots_dirs = 0;
+}
+
 static const char *name_of(const pathgate__fs_target *t)
 {
     const char *slash = memrchr(t->rel, '/', t->rel_len);
@@ -549,7 +633,8 @@ static int stage(apply *ap, entry *x)
     if (t->rel_len == 0)
         return fail(ap, PATHGATE_EISDIR, "%s %s",
                     x->exists ? "Failed to write file" : "Failed to delete file", x->addr);
-    int dirfd = open_parent(ap, x->exists);
+    int owned;
+    int dirfd = parent_fd(ap, x->exists, &owned);
     if (dirfd < 0) {
         if (!x->exists && (dirfd == -ENOENT || dirfd == -ENOTDIR))
             return 0; /* nothing there to delete */
@@ -563,7 +648,7 @@ static int stage(apply *ap, entry *x)
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate__fs_check_dir_writable(t, dirfd, &err);
     if (rc < 0) {
-        close(dirfd);
+        put_fd(dirfd, owned);
         return fail(ap, rc, "%s", err.message);
     }
     const char *name = name_of(t);
@@ -580,35 +665,42 @@ static int stage(apply *ap, entry *x)
                 close(fd);
         }
         if (dir) {
-            close(dirfd);
+            put_fd(dirfd, owned);
             return fail(ap, PATHGATE_EISDIR, "%s %s",
                         x->exists ? "Failed to write file" : "Failed to delete file", x->addr);
         }
         x->had = 1;
+        /* still the file read (same inode, size and time): committed by
+         * renaming over it, put back by content should a later step fail */
+        x->overwrite = x->exists && x->orig && S_ISREG(st.st_mode) &&
+                       st.st_ino == x->orig_st.st_ino && st.st_dev == x->orig_st.st_dev &&
+                       st.st_size == x->orig_st.st_size &&
+                       st.st_mtim.tv_sec == x->orig_st.st_mtim.tv_sec &&
+                       st.st_mtim.tv_nsec == x->orig_st.st_mtim.tv_nsec;
         if (S_ISREG(st.st_mode) && !x->has_mode) {
             x->mode = st.st_mode & 0777;
             x->has_mode = 1;
         }
     } else if (errno != ENOENT) {
         rc = -errno;
-        close(dirfd);
+        put_fd(dirfd, owned);
         return fail_write(ap, x, rc, x->exists ? "Failed to write file" : "Failed to delete file");
     }
     if (!x->exists) {
-        close(dirfd);
+        put_fd(dirfd, owned);
         x->staged = x->had; /* nothing to do when nothing is there */
         return 0;
     }
     int fd = -EEXIST;
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
-        if ((fd = random_name(x->tmp, "tmp")) < 0)
+        if ((fd = fresh_name(ap, x->tmp, "tmp", attempt > 0)) < 0)
             break;
         fd = openat(dirfd, x->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0)
             fd = -errno;
     }
     if (fd < 0) {
-        close(dirfd);
+        put_fd(dirfd, owned);
         return fail_write(ap, x, fd, "Failed to write file");
     }
     x->staged = x->tmp_live = 1;
@@ -618,11 +710,11 @@ static int stage(apply *ap, entry *x)
         e = -errno;
     if (hrc == 0 && !e)
         e = write_all(fd, x->cur, x->cur_len);
-    if (hrc == 0 && !e)
+    if (hrc == 0 && !e && ap->opts && (ap->opts->flags & PATHGATE_FS_PATCH_SYNC))
         e = note_device(ap, fd, dirfd);
     if (close(fd) < 0 && !e)
         e = -errno;
-    close(dirfd);
+    put_fd(dirfd, owned);
     if (hrc < 0)
         return fail(ap, hrc, "Failed to write file %s", x->addr);
     if (e < 0)
@@ -644,29 +736,45 @@ static int sync_staged(apply *ap, int sync)
     return rc;
 }
 
-/* Commits one staged entry: its temp file renamed over the name (a hard
- * link to what it replaces kept as the backup), or, to delete, the name
- * renamed to the backup. */
+/* Commits one staged entry. A file that replaces one swaps places with it
+ * (RENAME_EXCHANGE: the original is then at the temp name, the backup);
+ * where that is not supported, a hard link to the original is the backup
+ * (or, without hard links, the original is moved aside) and the temp file
+ * is renamed over it. A new file is renamed into place, never over one
+ * that appeared meanwhile; a file to delete is renamed to the backup. */
 static int commit(apply *ap, entry *x)
 {
     if (target(ap, x) < 0)
         return ap->code;
-    int dirfd = open_parent(ap, 0);
+    const char *what = x->exists ? "Failed to write file" : "Failed to delete file";
+    int owned;
+    int dirfd = parent_fd(ap, 0, &owned);
     if (dirfd < 0)
-        return fail_write(ap, x, dirfd,
-                          x->exists ? "Failed to write file" : "Failed to delete file");
+        return fail_write(ap, x, dirfd, what);
     const char *name = name_of(ap->t);
     int hrc = hook(ap, PATHGATE_FS_HOOK_BEFORE_RENAME);
     if (hrc < 0) {
-        close(dirfd);
-        return fail(ap, hrc, "%s %s", x->exists ? "Failed to write file" : "Failed to delete file",
-                    x->addr);
+        put_fd(dirfd, owned);
+        return fail(ap, hrc, "%s %s", what, x->addr);
     }
     int rc = 0;
+    if (x->overwrite) {
+        rc = renameat(dirfd, x->tmp, dirfd, name) < 0 ? -errno : 0;
+        if (rc == 0)
+            x->tmp_live = 0;
+        goto done;
+    }
+    if (x->had && x->exists) {
+        rc = renameat2(dirfd, x->tmp, dirfd, name, RENAME_EXCHANGE) < 0 ? -errno : 0;
+        if (rc == 0) {
+            x->swapped = 1;
+            goto done;
+        }
+    }
     if (x->had) {
         rc = -EEXIST;
         for (int attempt = 0; attempt < 16 && rc == -EEXIST; attempt++) {
-            if ((rc = random_name(x->bak, "bak")) < 0)
+            if ((rc = fresh_name(ap, x->bak, "bak", attempt > 0)) < 0)
                 break;
             if (x->exists) {
                 rc = linkat(dirfd, name, dirfd, x->bak, 0) < 0 ? -errno : 0;
@@ -688,14 +796,36 @@ static int commit(apply *ap, entry *x)
             renameat(dirfd, x->bak, dirfd, name);
         if (rc < 0 && x->had && !x->bak_by_rename)
             unlinkat(dirfd, x->bak, 0);
+        if (rc == 0)
+            x->tmp_live = 0;
     }
-    close(dirfd);
+done:
+    put_fd(dirfd, owned);
     if (rc < 0)
-        return fail_write(ap, x, rc, x->exists ? "Failed to write file" : "Failed to delete file");
-    if (x->exists)
-        x->tmp_live = 0;
+        return fail_write(ap, x, rc, what);
     x->committed = 1;
     return 0;
+}
+
+/* Writes x's original content (and permission bits) back over name. */
+static void put_back(apply *ap, entry *x, int dirfd, const char *name)
+{
+    char tmp[NAME_CAP];
+    int fd = -EEXIST;
+    for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
+        if (fresh_name(ap, tmp, "tmp", attempt > 0) < 0)
+            return;
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0)
+            fd = -errno;
+    }
+    if (fd < 0)
+        return;
+    int ok = fchmod(fd, x->orig_st.st_mode & 0777) == 0 && write_all(fd, x->orig, x->orig_len) == 0;
+    if (close(fd) < 0)
+        ok = 0;
+    if (!ok || renameat(dirfd, tmp, dirfd, name) < 0)
+        unlinkat(dirfd, tmp, 0);
 }
 
 /* Undoes a committed entry (best effort: the tree is as it was). */
@@ -704,42 +834,50 @@ static void undo(apply *ap, entry *x)
     pathgate_error err = PATHGATE_ERROR_INIT;
     if (pathgate__fs_resolve(ap->t, ap->r, ap->opts, x->addr, x->addr_len, &err) < 0)
         return;
-    int dirfd = open_parent(ap, 0);
+    int owned;
+    int dirfd = parent_fd(ap, 0, &owned);
     if (dirfd < 0)
         return;
     const char *name = name_of(ap->t);
-    if (x->had)
+    if (x->overwrite) /* the original back, by content */
+        put_back(ap, x, dirfd, name);
+    else if (x->swapped) /* the original back; the new content at the temp name */
+        renameat2(dirfd, x->tmp, dirfd, name, RENAME_EXCHANGE);
+    else if (x->had)
         renameat(dirfd, x->bak, dirfd, name);
     else if (x->exists)
         unlinkat(dirfd, name, 0);
-    close(dirfd);
-    x->committed = 0;
-    x->had = 0; /* the backup is gone */
+    put_fd(dirfd, owned);
+    x->committed = x->swapped = x->overwrite = 0;
+    x->had = 0; /* no backup left */
 }
 
 /* After a commit or a rollback: temp files and backups removed, the
  * staging state cleared. */
-static void finish(apply *ap, entry *x, int keep_backup)
+static void finish(apply *ap, entry *x)
 {
     pathgate_error err = PATHGATE_ERROR_INIT;
     if (x->staged &&
         pathgate__fs_resolve(ap->t, ap->r, ap->opts, x->addr, x->addr_len, &err) == 0) {
-        int dirfd = open_parent(ap, 0);
+        int owned;
+        int dirfd = parent_fd(ap, 0, &owned);
         if (dirfd >= 0) {
-            if (x->tmp_live)
+            if (x->tmp_live) /* the temp file, or (swapped) the original */
                 unlinkat(dirfd, x->tmp, 0);
-            if (x->committed && x->had && !keep_backup)
+            if (x->committed && x->had && !x->swapped && !x->overwrite)
                 unlinkat(dirfd, x->bak, 0);
-            close(dirfd);
+            put_fd(dirfd, owned);
         }
     }
-    x->staged = x->tmp_live = x->committed = x->had = x->bak_by_rename = 0;
+    x->staged = x->tmp_live = x->committed = x->had = x->bak_by_rename = x->swapped = 0;
+    x->overwrite = 0;
     x->dirty = 0;
 }
 
 /* Removes the directories this run created (deepest first, empty only). */
 static void unmake(apply *ap)
 {
+    forget_dirs(ap); /* fds of directories about to go */
     while (ap->nmade) {
         char *a = ap->made[--ap->nmade];
         pathgate_error err = PATHGATE_ERROR_INIT;
@@ -768,7 +906,7 @@ static int flush(apply *ap)
     for (size_t i = 0; rc == 0 && i < ap->ne; i++)
         if (ap->e[i].dirty)
             rc = stage(ap, &ap->e[i]);
-    if (rc < 0)
+    if (rc < 0 || !(ap->opts && (ap->opts->flags & PATHGATE_FS_PATCH_SYNC)))
         sync_staged(ap, 0); /* only closes */
     else
         rc = sync_staged(ap, 1);
@@ -781,13 +919,13 @@ static int flush(apply *ap)
                 undo(ap, &ap->e[i]);
         for (size_t i = 0; i < ap->ne; i++)
             if (ap->e[i].dirty)
-                finish(ap, &ap->e[i], 0);
+                finish(ap, &ap->e[i]);
         unmake(ap);
         return rc;
     }
     for (size_t i = 0; i < ap->ne; i++)
         if (ap->e[i].dirty)
-            finish(ap, &ap->e[i], 0);
+            finish(ap, &ap->e[i]);
     forget_made(ap);
     return 0;
 }
@@ -865,9 +1003,11 @@ void pathgate_fs_patch_result_dispose(pathgate_fs_patch_result *res)
 static void apply_free(apply *ap)
 {
     sync_staged(ap, 0); /* closes what a failure left open */
+    forget_dirs(ap);
     for (size_t i = 0; i < ap->ne; i++) {
         pathgate__free(ap->a, ap->e[i].addr);
         pathgate__free(ap->a, ap->e[i].owned);
+        pathgate__free(ap->a, ap->e[i].orig);
     }
     forget_made(ap);
     pathgate__free(ap->a, ap->made);

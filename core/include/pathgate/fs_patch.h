@@ -25,7 +25,9 @@
  * directories created), then committed by rename, keeping a hard link to
  * each file it replaces or deletes; any failure renames those back,
  * removes the temp files, the new files and the directories it created,
- * so the tree is as it was. With PATHGATE_FS_PATCH_FILE_BY_FILE the hunks
+ * so the tree is as it was (a guard against failures while it runs, not
+ * against a crash: see PATHGATE_FS_PATCH_SYNC for durability). With
+ * PATHGATE_FS_PATCH_FILE_BY_FILE the hunks
  * are applied one at a time (each one atomically), as Codex does: a
  * failing hunk leaves the ones before it applied.
  */
@@ -41,6 +43,10 @@ extern "C" {
 
 /* opts->flags: apply hunk by hunk, as Codex does (its scenario 015). */
 #define PATHGATE_FS_PATCH_FILE_BY_FILE 0x1000u
+/* opts->flags: flush the staged files to disk (one syncfs per filesystem)
+ * before the first rename. Without it apply_patch, like Codex and GNU
+ * patch, leaves flushing to the kernel. */
+#define PATHGATE_FS_PATCH_SYNC 0x4000u
 
 /* What a hunk did, as Codex's summary letters it. */
 typedef enum pathgate_fs_patch_change {
