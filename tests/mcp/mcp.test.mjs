@@ -379,13 +379,14 @@ test("attack matrix: nothing outside is read, changed or named", async () => {
     await attack(p, "cwd_push", { path: p });
     await call(c1, "cwd_pop", {});
     const patch = (body) => ({ input: `*** Begin Patch\n${body}\n*** End Patch` });
-    await attack(p, "apply_patch", patch(`*** Update File: ${p}\n@@\n-SECRET needle\n+PWNED`));
+    // (the texts below are the patch's own: an answer may quote them)
+    await attack(p, "apply_patch", patch(`*** Update File: ${p}\n@@\n-x\n+PWNED`));
     await attack(p, "apply_patch", patch(`*** Delete File: ${p}`));
     await attack(p, "apply_patch", patch(`*** Add File: ${p}\n+PWNED`));
     await attack(p, "apply_patch", patch(`*** Update File: nofinal.txt\n*** Move to: ${p}\n@@\n+x`));
     for (const tool of ["str_replace_based_edit_tool", "str_replace_editor"]) {
       await attack(p, tool, { command: "view", path: p });
-      await attack(p, tool, { command: "str_replace", path: p, old_str: "SECRET", new_str: "PWNED" });
+      await attack(p, tool, { command: "str_replace", path: p, old_str: "x", new_str: "PWNED" });
       await attack(p, tool, { command: "insert", path: p, insert_line: 0, new_str: "PWNED" });
       await attack(p, tool, { command: "create", path: p, file_text: "PWNED" });
     }
