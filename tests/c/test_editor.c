@@ -138,9 +138,10 @@ static size_t run_all(unsigned int flags)
     assert_true(n > 0);
     size_t cases = 0, failed = 0;
     for (int i = 0; i < n; i++) {
-        if (names[i]->d_name[0] != '.') {
-            char sub[2048];
-            snprintf(sub, sizeof sub, "%s/%s", dir, names[i]->d_name);
+        char sub[2048];
+        snprintf(sub, sizeof sub, "%s/%s", dir, names[i]->d_name);
+        struct stat st;
+        if (names[i]->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
             cases++;
             failed += (size_t)run_case(sub, flags);
         }

@@ -54,7 +54,7 @@ end
 
 local function case_dirs(group)
   local dirs = {}
-  for _, name in ipairs(lines_of("ls -1 " .. H.sh_quote(DATA .. "/" .. group))) do
+  for _, name in ipairs(lines_of("cd " .. H.sh_quote(DATA .. "/" .. group) .. " && find . -mindepth 1 -maxdepth 1 -type d -printf '%P\\n' | LC_ALL=C sort")) do
     dirs[#dirs + 1] = DATA .. "/" .. group .. "/" .. name
   end
   return dirs
