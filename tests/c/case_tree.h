@@ -150,7 +150,8 @@ CT_FN char *snapshot(const char *root)
 {
     strlist l = {NULL, 0, 0};
     snapshot_into(&l, root, "");
-    qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_str);
     size_t total = 1;
     for (size_t i = 0; i < l.n; i++)
         total += strlen(l.v[i]) + 1;
