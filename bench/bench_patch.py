@@ -2,6 +2,10 @@
 """Benchmark of pathgate's apply_patch against GNU patch, in one run.
 
     python3 bench/bench_patch.py [--files 200] [--hunks 10] [--lines 300] [--rounds 7]
+                                 [--dir DIR]
+
+(--dir: where the trees are made, default the system's temp directory; on
+this machine /tmp is ext4 and /dev/shm tmpfs.)
 
 A tree of --files files (--lines lines each, in 20 directories) and the same
 change written twice: as a Codex patch (one `*** Update File:` per file,
@@ -119,13 +123,14 @@ def main() -> int:
     ap.add_argument("--hunks", type=int, default=10)
     ap.add_argument("--lines", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--dir", help="where to make the trees (default: the temp directory)")
     args = ap.parse_args()
     gnu = shutil.which("patch")
     if gnu is None:
         print("GNU patch is not installed")
         return 1
     env = dict(os.environ, PYTHONPATH=PYPATH)
-    with tempfile.TemporaryDirectory(prefix="pathgate-bench-patch-") as t:
+    with tempfile.TemporaryDirectory(prefix="pathgate-bench-patch-", dir=args.dir) as t:
         tmp = pathlib.Path(t)
         base, codex, diff = make(tmp / "good", args.files, args.hunks, args.lines, broken=False)
         (tmp / "patch.txt").write_text(codex)
@@ -133,7 +138,9 @@ def main() -> int:
         nhunks = codex.count("\n@@\n")
         print(f"{args.files} files of {args.lines} lines, {nhunks} hunks; Codex patch "
               f"{len(codex) / 1024:.0f} KiB, unified diff {len(diff) / 1024:.0f} KiB")
-        print(f"GNU {subprocess.run([gnu, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
+        fstype = subprocess.run(["stat", "-f", "-c", "%T", t], capture_output=True, text=True).stdout.strip()
+        print(f"GNU {subprocess.run([gnu, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}; "
+              f"trees on {fstype}")
         native = BUILD / "bench" / "bench_patch"
         names = ["GNU patch"] + (["pathgate (C)"] if native.exists() else []) + \
             ["pathgate call", "pathgate apply-patch"]
