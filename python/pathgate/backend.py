@@ -345,7 +345,7 @@ class Backend(SandboxMixin):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
         self._glob_metadata = bool(glob_metadata)
-        self._editor: Any = None  # the text editor's undo history, made on first use
+        self._editor: Any = _core._Editor()  # type: ignore[attr-defined]  # the text editor's undo history
 
     @property
     def resolver(self) -> Resolver:
@@ -613,8 +613,6 @@ class Backend(SandboxMixin):
         unknown = set(arguments) - self._EDITOR_ARGUMENTS
         if unknown:
             raise TypeError(f"text_editor() got unexpected arguments: {', '.join(sorted(unknown))}")
-        if self._editor is None:
-            self._editor = _core._Editor()  # type: ignore[attr-defined]
         view_range = arguments.pop("view_range", None)
         if view_range:  # the reference's own test: a list of two integers
             ok = isinstance(view_range, (list, tuple)) and all(isinstance(v, int) for v in view_range)
