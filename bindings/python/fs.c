@@ -313,9 +313,12 @@ static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_it
 static PyMethodDef fs_methods[] = {
     PG_FS_METH(ls, "_fs_ls(owner, path=None, *, metadata=True, info=False) -> list of FileInfo "
                    "dicts, or (list, info) (metadata=False: path and is_dir only, no stat)"),
-    PG_FS_METH(read, "_fs_read(owner, path, offset=0, limit=2000, *, max_file_size=None) -> dict"),
+    PG_FS_METH(read, "_fs_read(owner, path, offset=0, limit=2000, *, max_file_size=None, "
+                     "keep_crlf=False) -> dict"),
+    PG_FS_METH(read_bytes, "_fs_read_bytes(owner, path, *, max_file_size=None) -> bytes"),
     PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
-    PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
+    PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False, *, dry_run=False) -> "
+                     "(address, count)"),
     PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
     PG_FS_METH(grep,
                "_fs_grep(owner, pattern, path=None, glob=None, max_count=None, *, regex=False, "

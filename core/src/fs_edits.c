@@ -200,9 +200,9 @@ static int make_diff(pathgate_buf *d, const pathgate_allocator *a, const char *a
 
 int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
                       const char *address, size_t len, const pathgate_fs_edit_op *edits,
-                      size_t count, int dry_run, const pathgate_fs_options *opts,
-                      pathgate_error *err)
+                      size_t count, const pathgate_fs_options *opts, pathgate_error *err)
 {
+    const int dry_run = opts && (opts->flags & PATHGATE_FS_DRY_RUN);
     if (path)
         pathgate_buf_dispose(path);
     if (diff)
