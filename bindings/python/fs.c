@@ -86,8 +86,8 @@ static PyObject *op_error(int code) {
     return e ? PyUnicode_FromString(e) : Py_NewRef(Py_None);
 }
 
-/* A list of n converted items; item(i) gives a new reference or NULL. */
-#define PG_LIST_OF(n, item)                                                                        \
+/* Returns a list of n converted items; item(i) gives a new reference or NULL. */
+#define PG_RETURN_LIST(n, item)                                                                    \
     do {                                                                                           \
         PyObject *l_ = PyList_New((Py_ssize_t)(n));                                                \
         for (size_t i = 0; l_ != NULL && i < (n); i++) {                                           \
@@ -144,9 +144,9 @@ static PyObject *result(PyObject *module, pg_args *h, pg_result_kind kind, pg_re
     case PG_R_STAT:
         return record(PG_NAMES(stat_names), NULL, &r->stat);
     case PG_R_CODES:
-        PG_LIST_OF(a->v[0].n, op_error(a->v[0].codes[i]));
+        PG_RETURN_LIST(a->v[0].n, op_error(a->v[0].codes[i]));
     case PG_R_BLOBS:
-        PG_LIST_OF(r->blobs.count, blob(&r->blobs.items[i]));
+        PG_RETURN_LIST(r->blobs.count, blob(&r->blobs.items[i]));
     default: { /* the iterators */
         pathgate_fs_iter *it = r->iter;
         r->iter = NULL;
