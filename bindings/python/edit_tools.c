@@ -139,14 +139,15 @@ static PyObject *editor_run(PyObject *obj, PyTypeObject *defining, PyObject *con
 
 static PyMethodDef editor_methods[] = {
     {"run", (PyCFunction)(void (*)(void))editor_run, METH_METHOD | METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("run(owner, command, path, *, tool=None, file_text=None, old_str=None, "
+     PyDoc_STR("run($self, owner, /, command, path, *, tool=None, file_text=None, old_str=None, "
                "new_str=None, insert_line=None, max_characters=None, view_range=None, "
-               "view_range_invalid=False) -> (kind, error, output)")},
+               "view_range_invalid=False)\n--\n\n(kind, error, output).")},
     {NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot editor_slots[] = {
-    {Py_tp_doc, "The text editor tool's undo history (one per session; internal)."},
+    {Py_tp_doc,
+     "_Editor()\n--\n\nThe text editor tool's undo history (one per session; internal)."},
     {Py_tp_new, editor_new},
     {Py_tp_dealloc, editor_dealloc},
     {Py_tp_methods, editor_methods},
@@ -162,7 +163,8 @@ static PyType_Spec editor_spec_type = {
 
 static PyMethodDef edit_tools_methods[] = {
     {"_fs_apply_patch", PG_METH(apply_patch), METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("_fs_apply_patch(owner, patch, *, atomic=True) -> (kind, error, output, files)")},
+     PyDoc_STR("_fs_apply_patch($module, owner, /, patch, *, atomic=True)\n--\n\n"
+               "(kind, error, output, files).")},
     {NULL, NULL, 0, NULL},
 };
 

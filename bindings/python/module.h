@@ -96,6 +96,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD PyObject *ref; /* VisibilityRef or None */
     PyObject *root_category;     /* str or None */
+    PyObject *mod_name;          /* str or None */
     PyObject *relative_path;     /* str or None */
     PyObject *exists;            /* bool, or None on failure */
     PyObject *error_message;     /* str or None */

@@ -608,7 +608,7 @@ static int str_replace(cmd *c)
             p = nl + 1;
         }
         pathgate__sb_puts(&c->msg, "]. Please ensure it is unique");
-        rc = fail_built(c, PATHGATE_EEDIT);
+        rc = fail_built(c, PATHGATE_EAMBIGUOUS);
         goto done;
     }
     size_t s = (size_t)((const char *)memmem(E, e.len, O, old.len) - E), end = s + old.len;

@@ -218,9 +218,9 @@ static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len,
 
 int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
                       const char *address, size_t len, const pathgate_fs_edit_op *edits,
-                      size_t count, int dry_run, const pathgate_fs_options *opts,
-                      pathgate_error *err)
+                      size_t count, const pathgate_fs_options *opts, pathgate_error *err)
 {
+    const int dry_run = opts && (opts->flags & PATHGATE_FS_DRY_RUN);
     if (path)
         pathgate_buf_dispose(path);
     if (diff)

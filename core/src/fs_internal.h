@@ -139,7 +139,7 @@ int pathgate__fs_base64(pathgate_buf *out, const pathgate_allocator *a, const vo
  * The edit of content: replaces old by new (every occurrence when
  * replace_all, else old must occur once), with the CRLF reading of fs.h.
  * *result gets the new content (allocated with a), *count the occurrences.
- * PATHGATE_EEDIT with the deepagents message, ENOMEM.
+ * PATHGATE_EEDIT or PATHGATE_EAMBIGUOUS with the messages of fs.h, ENOMEM.
  */
 int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
                          const pathgate_allocator *a, const char *content, size_t len,
@@ -166,10 +166,15 @@ size_t pathgate__fs_quote(char *out, size_t room, const char *s, size_t len);
 
 /* --------------------------------------------------------------- files */
 
-/* The version-2 options with their defaults applied (opts may be NULL). */
+/* The options with their defaults applied (opts may be NULL). */
 uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts);
-uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts);
-unsigned int pathgate__fs_threads(const pathgate_fs_options *opts);
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_search_options *opts);
+unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts);
+/* 0, or PATHGATE_EINVAL with the message when opts (may be NULL) has a
+ * version this library does not know. */
+int pathgate__fs_search_check(const pathgate_fs_search_options *opts, pathgate_error *err);
+/* The options every operation has, of search options (may be NULL). */
+#define PATHGATE__FS_OF(search) ((search) ? &(search)->fs : NULL)
 
 /* PATHGATE_ETOOLARGE with "File '<address>' is larger than the N-byte
  * size cap": the message of every size cap. */

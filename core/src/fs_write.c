@@ -47,21 +47,23 @@ int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver, const cha
 }
 
 int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver *resolver,
-                     const char *address, size_t len, const char *old_text, size_t old_len,
-                     const char *new_text, size_t new_len, int replace_all,
+                     const char *address, size_t len, const pathgate_fs_edit_op *edit,
                      const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (path)
         pathgate_buf_dispose(path);
     if (occurrences)
         *occurrences = 0;
-    if (!address || (!old_text && old_len) || (!new_text && new_len))
+    if (!address || !edit || (!edit->old_text && edit->old_len) ||
+        (!edit->new_text && edit->new_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    const int dry_run = opts && (opts->flags & PATHGATE_FS_DRY_RUN);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = dry_run ? pathgate__fs_target_of(&t, resolver, opts, address, len, err)
+                     : pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
-    if (old_len == 0)
+    if (edit->old_len == 0)
         return pathgate__error_set(err, PATHGATE_EEDIT, "old_string must not be empty");
     struct stat st;
     int fd = pathgate__fs_open_regular(&t, &st, err);
@@ -77,12 +79,13 @@ int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver 
         return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
     char *edited = NULL;
     size_t edited_len = 0, count = 0;
-    rc = pathgate__fs_replace(&edited, &edited_len, &count, t.alloc, data, n, old_text, old_len,
-                              new_text, new_len, replace_all, err);
+    rc = pathgate__fs_replace(&edited, &edited_len, &count, t.alloc, data, n, edit->old_text,
+                              edit->old_len, edit->new_text, edit->new_len, edit->replace_all, err);
     pathgate__free(t.alloc, data);
     if (rc < 0)
         return rc;
-    rc = pathgate__fs_replace_file(&t, edited, edited_len, opts, err);
+    if (!dry_run)
+        rc = pathgate__fs_replace_file(&t, edited, edited_len, opts, err);
     pathgate__free(t.alloc, edited);
     if (rc < 0)
         return rc;

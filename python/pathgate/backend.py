@@ -345,7 +345,7 @@ class Backend(SandboxMixin):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
         self._glob_metadata = bool(glob_metadata)
-        self._editor: Any = _core._Editor()  # type: ignore[attr-defined]  # the text editor's undo history
+        self._editor = _core._Editor()  # the text editor's undo history
 
     @property
     def resolver(self) -> Resolver:
@@ -598,7 +598,7 @@ class Backend(SandboxMixin):
         resolved (and checked writable) before anything is written; with
         ``atomic`` (the default) every file changes or none does, otherwise
         the hunks apply one by one as Codex applies them."""
-        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)  # type: ignore[attr-defined]
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)
         return PatchResult(error=error, kind=kind, output=output or "", files=files)
 
     def text_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:

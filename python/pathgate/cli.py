@@ -422,16 +422,19 @@ def make_backend(args: argparse.Namespace) -> Any:
     return Backend(make_session(args))
 
 
-def _cli_message(text: str) -> str:
-    # The core speaks to agents calling Backend.edit(replace_all=...); a
-    # command-line user has a flag instead.
-    return text.replace("Use replace_all=True", "Use --replace-all")
+def _cli_message(text: str, kind: str | None) -> str:
+    # The core names the problem; the advice is the front end's (a
+    # command-line user has a flag).
+    if kind == "edit_ambiguous":
+        return (f"{text} Use --replace-all to replace all instances, or provide a more specific "
+                "string with surrounding context.")
+    return text
 
 
 def _check(result: Any) -> Any:
     error = _get(result, "error")
     if error:
-        raise Failed(_cli_message(str(error)), _get(result, "kind"))
+        raise Failed(_cli_message(str(error), _get(result, "kind")), _get(result, "kind"))
     return result
 
 

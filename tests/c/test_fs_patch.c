@@ -544,6 +544,45 @@ static void test_large_patch_failing_last_hunk(void **state)
     world_free(&w);
 }
 
+/* ------------------------------------------------ edits, lenient matching */
+
+/* PATHGATE_FS_EDIT_LENIENT (MCP edit_file's matching): exact first, else
+ * lines equal once trimmed, re-indented; a CRLF file keeps CRLF; without
+ * the flag the edit is exact. */
+static void test_edits_lenient(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, 0);
+    char p[2048];
+    snprintf(p, sizeof p, "%s/p.py", w.t);
+    const char *text = "def f():\r\n    if x:\r\n        return 1\r\n";
+    spit(p, text, strlen(text));
+    pathgate_fs_edit_op op = {PG_S("if x:\n    return 1"), PG_S("if y:\n    return 2"), 0};
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    pathgate_buf addr = PATHGATE_BUF_INIT, diff = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_fs_edits(&addr, &diff, w.r, PG_S("root:t/p.py"), &op, 1, NULL, &err),
+                     PATHGATE_EEDIT);
+    pathgate_fs_options opts = PATHGATE_FS_OPTIONS_INIT;
+    opts.flags = PATHGATE_FS_EDIT_LENIENT;
+    assert_int_equal(pathgate_fs_edits(&addr, &diff, w.r, PG_S("root:t/p.py"), &op, 1, &opts, &err),
+                     0);
+    assert_string_equal(addr.ptr, "root:t/p.py");
+    assert_non_null(strstr(diff.ptr, "\n+    if y:\n+    return 2\n"));
+    char *got = slurp(p, NULL);
+    assert_string_equal(got, "def f():\r\n    if y:\r\n    return 2\r\n");
+    free(got);
+    /* not found: the reference's message */
+    pathgate_fs_edit_op miss = {PG_S("zzz"), PG_S("y"), 0};
+    assert_int_equal(
+        pathgate_fs_edits(&addr, &diff, w.r, PG_S("root:t/p.py"), &miss, 1, &opts, &err),
+        PATHGATE_EEDIT);
+    assert_string_equal(err.message, "Could not find exact match for edit:\nzzz");
+    pathgate_buf_dispose(&addr);
+    pathgate_buf_dispose(&diff);
+    world_free(&w);
+}
+
 /* ------------------------------------------------------------ misuse */
 
 static void test_misuse(void **state)
@@ -598,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_seek),
         cmocka_unit_test(test_rollback_every_step),
         cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_edits_lenient),
         cmocka_unit_test(test_large_patch_failing_last_hunk),
         cmocka_unit_test(test_misuse),
     };

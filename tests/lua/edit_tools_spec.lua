@@ -124,6 +124,21 @@ describe("apply_patch", function()
     assert.are.equal("Success. Updated the following files:\nA root:t/z\n", r2.output)
     H.rmtree(w.top)
   end)
+
+  it("has multi_edit's lenient option (MCP edit_file's matching), exact without it", function()
+    local w = world()
+    H.write(w.t .. "/p.py", "def f():\n    if x:\n        return 1\n")
+    local edits = { { "if x:\n    return 1", "if y:\n    return 2" } }
+    local v, msg = w.s:multi_edit("p.py", edits)
+    assert.is_nil(v)
+    assert.is_truthy(msg:find("String not found in file", 1, true))
+    local address = w.s:multi_edit("p.py", edits, false, { lenient = true })
+    assert.are.equal("root:t/p.py", address)
+    -- the first new line takes the file's indentation, the next ones theirs
+    -- relative to the old text's line at the same index
+    assert.are.equal("def f():\n    if y:\n    return 2\n", read(w.t .. "/p.py"))
+    H.rmtree(w.top)
+  end)
 end)
 
 describe("text_editor", function()

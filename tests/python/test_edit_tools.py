@@ -269,6 +269,21 @@ def test_mcp_edit_file_matches_as_the_reference_server(tmp_path):
     assert a[3]["result"]["content"][0]["text"] == "Could not find exact match for edit:\nzzz"
 
 
+
+def test_core_edits_lenient_option_and_default(tmp_path):
+    """The matching of edit_file is an option of the core's edits
+    (lenient=True); without it the edits keep their exact semantics."""
+    w = World(tmp_path)
+    (w.t / "p.py").write_text("def f():\n    if x:\n        return 1\n")
+    edits = [("if x:\n    return 1", "if y:\n    return 2")]
+    with pytest.raises(pathgate.Error):
+        pathgate._core._fs_edits(w.session, "p.py", edits)
+    address, diff = pathgate._core._fs_edits(w.session, "p.py", edits, True, lenient=True)
+    assert address == "root:t/p.py" and "+    if y:" in diff
+    assert (w.t / "p.py").read_text() == "def f():\n    if x:\n        return 1\n"  # dry run
+    pathgate._core._fs_edits(w.session, "p.py", edits, lenient=True)
+    assert (w.t / "p.py").read_text() == "def f():\n    if y:\n    return 2\n"
+
 # ------------------------------------------------------------ the command
 
 

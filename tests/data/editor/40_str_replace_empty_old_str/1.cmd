@@ -1,3 +1,3 @@
 command: str_replace
 path: root:t/s.txt
-kind: edit_failed
+kind: edit_ambiguous
