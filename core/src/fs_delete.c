@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "contain.h"
 #include "error.h"
 #include "fs_internal.h"
 
@@ -107,12 +108,10 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
         rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
     } else if (S_ISLNK(st.st_mode)) {
         /* the link itself goes, but not one that leads out: that address
-         * is invalid, as the resolver says */
-        int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
-        if (fd >= 0)
-            close(fd);
-        if (fd < 0 && fd != -ENOENT)
-            rc = pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
+         * is invalid, as the resolver says (a loop or a dangling link
+         * inside is an entry like any other) */
+        if (pathgate__contain_probe(t.base_fd, t.rel, t.force_fallback) == -EXDEV)
+            rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
         else if (unlinkat(dirfd, name, 0) < 0)
             rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
     } else if (S_ISDIR(st.st_mode)) {
