@@ -339,6 +339,13 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(head, "_fs_head(owner, path, lines=None) -> bytes (None: all)"),
     PG_FS_METH(tail, "_fs_tail(owner, path, lines=None) -> bytes"),
     PG_FS_METH(tree, "_fs_tree(owner, path, excludes=()) -> (list of FileInfo dicts, truncated)"),
+    PG_FS_METH(copy, "_fs_copy(owner, source, destination, *, replace=False) -> address"),
+    PG_FS_METH(link, "_fs_link(owner, source, destination) -> address (a hard link)"),
+    PG_FS_METH(symlink, "_fs_symlink(owner, target, path) -> address"),
+    PG_FS_METH(readlink, "_fs_readlink(owner, path) -> the target text"),
+    PG_FS_METH(chmod, "_fs_chmod(owner, path, mode) -> address"),
+    PG_FS_METH(remove_tree, "_fs_remove_tree(owner, path) -> address"),
+    PG_FS_METH(lstat, "_fs_lstat(owner, path) -> dict (a symlink not followed)"),
     {NULL, NULL, 0, NULL},
 };
 
