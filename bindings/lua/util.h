@@ -156,7 +156,8 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
  * classes they add methods to. Adding a part: write its pg_open_<name>
  * and list it here.
  */
-#define PG_MODULE_PARTS(X) X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(exec)
+#define PG_MODULE_PARTS(X)                                                                         \
+    X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(handle) X(walk) X(toolkit) X(exec)
 #define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
 PG_MODULE_PARTS(PG_X_DECLARE)
 #undef PG_X_DECLARE
@@ -165,6 +166,9 @@ PG_MODULE_PARTS(PG_X_DECLARE)
  * against spec and converts them into a (args.c, ../arg_spec.h); raises on
  * misuse. */
 void pg_args_check(lua_State *L, pg_argv *a, pg_spec spec);
+/* The owner (self at 1) only, into a emptied: for methods that check their
+ * other arguments themselves (handle.c, walk.c, toolkit.c). */
+void pg_args_owner(lua_State *L, pg_argv *a);
 
 /* Shared by the parts. */
 pathgate_uri *pg_checkuri(lua_State *L, int arg);
