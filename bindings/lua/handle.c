@@ -169,54 +169,23 @@ static int h_open(lua_State *L)
     return open_handle(L, path, len, mode);
 }
 
-/* The step of lines: the file's read with the formats (upvalues 2..),
- * closing the file at the end as io.lines does. */
-static int lines_step(lua_State *L)
-{
-    pg_stream *p = (pg_stream *)lua_touserdata(L, lua_upvalueindex(1));
-    if (p->s.closef == NULL)
-        return luaL_error(L, "file is already closed");
-    int n = (int)lua_tointeger(L, lua_upvalueindex(2));
-    lua_settop(L, 0);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_getfield(L, -1, "read"); /* the file method, from its metatable */
-    lua_insert(L, 1);
-    for (int i = 0; i < n; i++)
-        lua_pushvalue(L, lua_upvalueindex(3 + i));
-    lua_call(L, 1 + n, LUA_MULTRET);
-    if (lua_isnil(L, 1)) {
-        if (lua_gettop(L) > 1 && !lua_isnil(L, 2))
-            return luaL_error(L, "%s", lua_tostring(L, 2)); /* a read error */
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_getfield(L, -1, "close");
-        lua_insert(L, -2);
-        lua_call(L, 1, 0);
-        return 0;
-    }
-    return lua_gettop(L);
-}
-
 /* obj:lines(path, ...): opens path for reading (a failure raises, as
- * io.lines does) and returns the iterator, nil, nil and the file (to be
- * closed by a generic for). */
+ * io.lines does) and returns the file's own lines iterator (liolib's, with
+ * the formats), nil, nil and the file, which a generic for closes when the
+ * loop ends; an iterator used by hand leaves it to the collector. */
 static int h_lines(lua_State *L)
 {
     size_t len;
     const char *path = pg_checktext(L, 2, &len);
-    int nfmt = lua_gettop(L) - 2;
-    luaL_argcheck(L, nfmt <= 250, 3, "too many arguments");
     int top = lua_gettop(L);
     if (open_handle(L, path, len, "r") != 1)
         return luaL_error(L, "%s", lua_tostring(L, -2));
     int file = lua_gettop(L);
+    lua_getfield(L, file, "lines"); /* the file method, from its metatable */
     lua_pushvalue(L, file);
-    lua_pushinteger(L, nfmt > 0 ? nfmt : 1);
-    if (nfmt > 0)
-        for (int i = 3; i <= top; i++)
-            lua_pushvalue(L, i);
-    else
-        lua_pushliteral(L, "l");
-    lua_pushcclosure(L, lines_step, 2 + (nfmt > 0 ? nfmt : 1));
+    for (int i = 3; i <= top; i++)
+        lua_pushvalue(L, i);
+    lua_call(L, 1 + (top - 2), 1);
     lua_pushnil(L);
     lua_pushnil(L);
     lua_pushvalue(L, file);
