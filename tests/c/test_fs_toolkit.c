@@ -16,6 +16,19 @@ static void expect_err(int rc, const pathgate_error *err, int code, const char *
         assert_string_equal(err->message, msg);
 }
 
+/* Asserts dir/rel holds exactly expected (and frees what fx_get made). */
+static void expect_file(const char *dir, const char *rel, const char *expected)
+{
+    char *got = fx_get(dir, rel, NULL);
+    if (!got)
+        fail_msg("%s: missing", rel);
+    int same = strcmp(got, expected) == 0;
+    if (!same)
+        print_error("%s: '%s', expected '%s'\n", rel, got, expected);
+    free(got);
+    assert_true(same);
+}
+
 static char *read_fd(int fd)
 {
     static char buf[65536];
@@ -106,7 +119,7 @@ static void test_open_write(void **state)
     assert_int_equal(write(fd, "made", 4), 4);
     close(fd);
     umask(old);
-    assert_string_equal(fx_get(f->repo, "new.txt", NULL), "made");
+    expect_file(f->repo, "new.txt", "made");
     struct stat st;
     char p[1100];
     fx_path(p, sizeof p, f->repo, "new.txt");
@@ -123,7 +136,7 @@ static void test_open_write(void **state)
                      0);
     assert_int_equal(write(fd, "+more", 5), 5);
     close(fd);
-    assert_string_equal(fx_get(f->repo, "new.txt", NULL), "made+more");
+    expect_file(f->repo, "new.txt", "made+more");
     assert_int_equal(
         pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/new.txt"), R | W | T, 0, NULL, &err), 0);
     assert_int_equal(write(fd, "t", 1), 1);
@@ -149,7 +162,7 @@ static void test_open_write(void **state)
     rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/abs_out"), W | T, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
     assert_false(fx_exists(f->outside, "newfile"));
-    assert_string_equal(fx_get(f->outside, "secret.txt", NULL), "SECRET needle\n");
+    expect_file(f->outside, "secret.txt", "SECRET needle\n");
     /* FIFO, directory, the base, bad mode */
     rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/fifo"), W, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTREG, "'root:repo/fifo' is not a regular file");
@@ -216,7 +229,7 @@ static void test_open_write_read_only_inside(void **state)
             expect_err(rc, &err, PATHGATE_EACCES, NULL);
         }
     }
-    assert_string_equal(fx_get(f->repo, "game/g.txt", NULL), "game file\n");
+    expect_file(f->repo, "game/g.txt", "game file\n");
     /* removing the directory that holds the read-only mod is refused */
     int rc = pathgate_fs_remove_tree(NULL, NULL, r, PG_S("root:repo/game"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
@@ -257,10 +270,10 @@ static void test_atomic(void **state)
                      0);
     assert_string_equal(path.ptr, "root:repo/a.txt");
     assert_int_equal(write(fd, "new\n", 4), 4);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "alpha\nbeta\ngamma\n");
+    expect_file(f->repo, "a.txt", "alpha\nbeta\ngamma\n");
     assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
     close(fd);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "new\n");
+    expect_file(f->repo, "a.txt", "new\n");
     struct stat st;
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0604);
@@ -271,7 +284,7 @@ static void test_atomic(void **state)
     assert_int_equal(write(fd, "lost", 4), 4);
     close(fd);
     pathgate_fs_atomic_abort(a);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "new\n");
+    expect_file(f->repo, "a.txt", "new\n");
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S(".pathgate-*"), PG_S("root:repo"), NULL, &err),
                      0);
@@ -285,7 +298,7 @@ static void test_atomic(void **state)
     assert_int_equal(write(fd, "more\n", 5), 5); /* O_APPEND: at the end anyway */
     assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
     close(fd);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "new\nmore\n");
+    expect_file(f->repo, "a.txt", "new\nmore\n");
     /* "r+": the old content, positioned at 0; the file must exist */
     assert_int_equal(
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/a.txt"), R | W, NULL, &err),
@@ -294,7 +307,7 @@ static void test_atomic(void **state)
     assert_int_equal(pwrite(fd, "NEW", 3, 0), 3);
     assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
     close(fd);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "NEW\nmore\n");
+    expect_file(f->repo, "a.txt", "NEW\nmore\n");
     int rc =
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/none"), R | W, NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "File 'root:repo/none' not found");
@@ -312,7 +325,7 @@ static void test_atomic(void **state)
     rc = pathgate_fs_atomic_commit(a, fd, &err);
     close(fd);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:repo/x.txt' already exists");
-    assert_string_equal(fx_get(f->repo, "x.txt", NULL), "first");
+    expect_file(f->repo, "x.txt", "first");
     /* a directory put at the name meanwhile */
     assert_int_equal(
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/d2"), W | C | T, NULL, &err),
@@ -322,7 +335,7 @@ static void test_atomic(void **state)
     rc = pathgate_fs_atomic_commit(a, fd, &err);
     close(fd);
     assert_true(rc == PATHGATE_EISDIR || rc == PATHGATE_EEXIST);
-    assert_string_equal(fx_get(f->repo, "d2/keep", NULL), "k");
+    expect_file(f->repo, "d2/keep", "k");
     /* through a symlink inside: the file it leads to is replaced, the link stays */
     assert_int_equal(
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/link_in"), W | T, NULL, &err),
@@ -330,7 +343,7 @@ static void test_atomic(void **state)
     assert_int_equal(write(fd, "via link", 8), 8);
     assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
     close(fd);
-    assert_string_equal(fx_get(f->repo, "a.txt", NULL), "via link");
+    expect_file(f->repo, "a.txt", "via link");
     assert_int_equal(lstat(p, &st), 0);
     char lp[1100];
     fx_path(lp, sizeof lp, f->repo, "link_in");
@@ -351,7 +364,7 @@ static void test_atomic(void **state)
     expect_err(rc, &err, PATHGATE_EISDIR, NULL);
     rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/a.txt"), R, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVAL, NULL);
-    assert_string_equal(fx_get(f->outside, "secret.txt", NULL), "SECRET needle\n");
+    expect_file(f->outside, "secret.txt", "SECRET needle\n");
     assert_int_equal(pathgate_fs_atomic_commit(NULL, -1, &err), PATHGATE_EINVAL);
     pathgate_fs_atomic_abort(NULL);
     pathgate_buf_dispose(&path);
@@ -606,7 +619,7 @@ static void test_copy(void **state)
                                       PG_S("mod:My Mod/common/f.txt"), 0, NULL, &err),
                      0);
     assert_string_equal(path.ptr, "mod:My Mod/common/f.txt");
-    assert_string_equal(fx_get(f->mod, "common/f.txt", NULL), "read only\n");
+    expect_file(f->mod, "common/f.txt", "read only\n");
     struct stat st;
     fx_path(p, sizeof p, f->mod, "common/f.txt");
     assert_int_equal(stat(p, &st), 0);
@@ -633,7 +646,7 @@ static void test_copy(void **state)
     assert_int_equal(pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_in"),
                                       PG_S("root:repo/c.txt"), 0, NULL, &err),
                      0);
-    assert_string_equal(fx_get(f->repo, "c.txt", NULL), "alpha\nbeta\ngamma\n");
+    expect_file(f->repo, "c.txt", "alpha\nbeta\ngamma\n");
     /* refusals */
     rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/o"), 0, NULL,
                           &err);
