@@ -1,8 +1,8 @@
 -- bench_handles.lua DIR ROUNDS - the Lua half of bench/bench_handles.py:
 -- io.open(path, "rb"):read("a") against r:open(address, "rb"):read("a")
 -- on DIR/big.txt (and :lines() over it), the candidates alternating round
--- by round, best round compared. Prints a table and "RATIO name value"
--- lines for the driver. Asserts nothing about time.
+-- by round, best round compared. Prints a table and "RATIO name best
+-- median" lines for the driver. Asserts nothing about time.
 local pathgate = require "pathgate"
 
 local dir, rounds = arg[1], tonumber(arg[2] or "7")
@@ -34,7 +34,7 @@ local function compare(label, base_name, base, pg_name, pg)
                                                               bm * 1e3))
   print(("%-24s %-28s best %9.1f ms  median %9.1f ms   ratio %.3fx   (%d counted)"):format(
     "", pg_name, pb * 1e3, pm * 1e3, pb / bb, nb))
-  return pb / bb
+  return pb / bb, pm / bm
 end
 
 local function io_read()
@@ -65,6 +65,7 @@ end
 
 io_read()
 print(("# lua: %s, best of %d rounds (CPU time)"):format("io.open vs r:open", rounds))
-print("RATIO lua_read_rb " ..
-      compare("lua open+read('a')", "io.open()", io_read, "r:open()", pg_read))
-print("RATIO lua_lines " .. compare("lua lines", "io.lines()", io_lines, "r:lines()", pg_lines))
+print(("RATIO lua_read_rb %f %f"):format(
+  compare("lua open+read('a')", "io.open()", io_read, "r:open()", pg_read)))
+print(("RATIO lua_lines %f %f"):format(
+  compare("lua lines", "io.lines()", io_lines, "r:lines()", pg_lines)))
