@@ -128,8 +128,8 @@ static int scan_region(scan *sc, const pathgate_allocator *a, const char *s, siz
 }
 
 /* The window's raw bytes as read shows them: "\r\n" -> "\n", no final
- * terminator. */
-static void window_finish(pathgate_buf *b)
+ * terminator. 1 when there was one. */
+static int window_finish(pathgate_buf *b)
 {
     char *s = b->ptr;
     size_t n = 0;
@@ -138,10 +138,11 @@ static void window_finish(pathgate_buf *b)
             continue;
         s[n++] = s[i];
     }
-    if (n && s[n - 1] == '\n')
-        n--;
+    int ended = n && s[n - 1] == '\n';
+    n -= (size_t)ended;
     s[n] = '\0';
     b->len = n;
+    return ended;
 }
 
 /*
@@ -239,7 +240,7 @@ static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     sc->out.ptr[sc->out.len] = '\0';
-    window_finish(&sc->out);
+    out->final_newline = window_finish(&sc->out);
     pathgate__buf_adopt(&out->content, a, sc->out.ptr, sc->out.len);
     uint64_t end = sc->end;
     if (partial)

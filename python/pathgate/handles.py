@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import errno
 import io
-import os
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from . import _core
-from ._core import Error, Resolver, Session, VisibilityRef
+from ._core import Error, Resolver, Session
 
-__all__ = ["DirEntry", "PathResult", "ReadlinkResult", "ScandirIterator", "StatResult", "open"]
+if TYPE_CHECKING:  # backend.py imports this module
+    from .backend import Backend, PathArg
+
+__all__ = ["DirEntry", "PathResult", "ReadlinkResult", "ScandirIterator", "open"]
 
 
 @dataclass
@@ -44,35 +46,26 @@ class PathResult:
 
 @dataclass
 class ReadlinkResult:
+    """readlink's answer: the link's address as given and its target text."""
+
     error: str | None = None
     path: str | None = None
     target: str | None = None
     kind: str | None = None
 
 
-@dataclass
-class StatResult:
-    """lstat's answer: ``info`` is the dict of ``Backend.stat`` (type
-    ``"symlink"`` for a link, its size the target's length)."""
+def _text(path: PathArg) -> str:
+    """backend.path_text, a failed resolution raised as the OSError open
+    raises for an invalid path."""
+    from .backend import path_text  # imported late: backend.py imports this module
 
-    error: str | None = None
-    path: str | None = None
-    info: dict[str, Any] | None = None
-    kind: str | None = None
-
-
-def _text(path: Any) -> Any:
-    if isinstance(path, VisibilityRef):
-        return path.session_abs
-    if isinstance(path, os.PathLike):
-        text = os.fspath(path)
-        if not isinstance(text, str):
-            raise TypeError("a path must be str, os.PathLike[str] or VisibilityRef, not bytes")
-        return text
-    return path
+    try:
+        return path_text(path)
+    except Error as exc:
+        raise os_error(exc, None) from None
 
 
-def _owner(owner: Any) -> Resolver | Session:
+def _owner(owner: Resolver | Session | Backend) -> Resolver | Session:
     owner = getattr(owner, "_owner", owner)  # a Backend stands for its resolver or session
     if not isinstance(owner, (Resolver, Session)):
         raise TypeError("open() needs a pathgate.Resolver, Session or Backend")
@@ -91,7 +84,7 @@ _OS_ERRORS: dict[str, tuple[int, type[OSError]]] = {
 }
 
 
-def os_error(exc: Error, path: Any) -> OSError:
+def os_error(exc: Error, path: object) -> OSError:
     """The OSError of a pathgate failure: its errno class, pathgate's own
     message (no host path), the caller's text as filename, and .kind."""
     code, cls = _OS_ERRORS.get(exc.kind or "", (errno.EIO, OSError))
@@ -126,11 +119,11 @@ class _AtomicFileIO(io.FileIO):
     """The temp file of a write handle: close() commits it (fsync, then the
     rename over the target); a discarded one is removed instead."""
 
-    def __init__(self, fd: int, mode: str, atomic: Any, address: str) -> None:
+    def __init__(self, fd: int, mode: str, atomic: _core._Atomic, address: str) -> None:
         super().__init__(fd, mode, closefd=True)
-        self._atomic = atomic
+        self._atomic: _core._Atomic | None = atomic
         self._discard = False
-        self.name = address  # type: ignore[misc]
+        self.name = address
 
     def close(self) -> None:
         if self.closed:
@@ -203,21 +196,26 @@ class _Atomic:
                 pass
 
 
-class _AtomicTextIOWrapper(_Atomic, io.TextIOWrapper):
+# typeshed spells io's classes as both io.IOBase and typing.IO, whose
+# method signatures differ; mypy compares the two only in a class with
+# several bases, as these are (hence the ignores).
+
+
+class _AtomicTextIOWrapper(_Atomic, io.TextIOWrapper):  # type: ignore[misc]
     pass
 
 
-class _AtomicBufferedWriter(_Atomic, io.BufferedWriter):
+class _AtomicBufferedWriter(_Atomic, io.BufferedWriter):  # type: ignore[misc]
     pass
 
 
-class _AtomicBufferedRandom(_Atomic, io.BufferedRandom):
+class _AtomicBufferedRandom(_Atomic, io.BufferedRandom):  # type: ignore[misc]
     pass
 
 
 def open(  # noqa: A001 - the file API's own name
-    owner: Any,
-    path: Any,
+    owner: Resolver | Session | Backend,
+    path: PathArg,
     mode: str = "r",
     encoding: str | None = None,
     newline: str | None = None,
@@ -225,8 +223,8 @@ def open(  # noqa: A001 - the file API's own name
     errors: str | None = None,
     buffering: int = -1,
 ) -> IO[Any]:
-    """Opens path (any text the resolver accepts, an ``os.PathLike`` or a
-    ``VisibilityRef``) beneath its base, as builtin ``open`` does; owner is
+    """Opens path (any text the resolver accepts, an ``os.PathLike``, a
+    ``VisibilityRef`` or a ``VisibilityResolution``) beneath its base, as builtin ``open`` does; owner is
     a Resolver, Session or Backend. Text mode defaults to UTF-8. Writing
     modes write a temp file that replaces the target atomically on
     ``close()`` (``a`` and ``+`` modes start from a copy of the old
@@ -252,7 +250,7 @@ def open(  # noqa: A001 - the file API's own name
     size = io.DEFAULT_BUFFER_SIZE if buffering in (-1, 1) else buffering
     if not writing:
         raw = io.FileIO(fd, "r", closefd=True)
-        raw.name = address  # type: ignore[misc]
+        raw.name = address
         if buffering == 0:
             return raw
         buffered = io.BufferedReader(raw, size)
@@ -308,7 +306,7 @@ class DirEntry:
         return self.kind == "symlink"
 
     def _target_kind(self) -> str | None:
-        return _core._fs_exists(self._owner, self.path)  # type: ignore[no-any-return]
+        return _core._fs_exists(self._owner, self.path)
 
     def is_dir(self, *, follow_symlinks: bool = True) -> bool:
         if self.kind == "symlink" and follow_symlinks:
@@ -321,7 +319,8 @@ class DirEntry:
         return self.kind == "file"
 
     def stat(self, *, follow_symlinks: bool = True) -> dict[str, Any]:
-        """The stat dict of Backend.stat (cached); raises pathgate.Error."""
+        """The core's stat record as a dict (the fields of StatResult:
+        path, type, size, mode, the times), cached; raises pathgate.Error."""
         if follow_symlinks not in self._stat:
             fn = _core._fs_stat if follow_symlinks else _core._fs_lstat
             self._stat[follow_symlinks] = fn(self._owner, self.path)
@@ -336,7 +335,7 @@ class ScandirIterator:
     """The iterator of ``Backend.scandir``: entries in name order; usable as
     a context manager (``close()`` closes the directory)."""
 
-    def __init__(self, owner: Resolver | Session, it: Any) -> None:
+    def __init__(self, owner: Resolver | Session, it: _core._Scandir) -> None:
         self._owner = owner
         self._it = it
 
@@ -362,7 +361,7 @@ class ScandirIterator:
         self.close()
 
 
-def scandir(owner: Resolver | Session, path: Any) -> ScandirIterator:
+def scandir(owner: Resolver | Session, path: PathArg) -> ScandirIterator:
     text = _text(path)
     try:
         return ScandirIterator(owner, _core._fs_scandir(owner, text))
@@ -370,15 +369,15 @@ def scandir(owner: Resolver | Session, path: Any) -> ScandirIterator:
         raise os_error(exc, text) from None
 
 
-def _walk_steps(it: Any) -> Iterator[tuple[str, list[str], list[str]]]:
+def _walk_steps(it: _core._Walk) -> Iterator[tuple[str, list[str], list[str]]]:
     try:
         yield from it
     finally:
         it.close()
 
 
-def walk(owner: Resolver | Session, top: Any, topdown: bool) -> Iterator[tuple[str, list[str],
-                                                                                list[str]]]:
+def walk(owner: Resolver | Session, top: PathArg,
+         topdown: bool) -> Iterator[tuple[str, list[str], list[str]]]:
     text = _text(top)
     try:
         it = _core._fs_walk(owner, text, not topdown)

@@ -115,10 +115,11 @@ def call(fn):
     return True, r
 
 
-def stat_text(info):
-    if info["type"] == "symlink":
+def stat_text(st):
+    """The Go table's stat result text of a StatResult."""
+    if st.type == "symlink":
         return "symlink"
-    return f"{info['type']} {info['size']}"
+    return f"{st.type} {st.size}"
 
 
 def run_op(b, op, name):
@@ -149,11 +150,10 @@ def run_op(b, op, name):
         return call(lambda: b.remove_tree(name))
     if op == "stat":
         ok, r = call(lambda: b.stat(name))
-        info = r if isinstance(r, dict) else getattr(r, "info", None) or vars(r) if ok else None
-        return ok, stat_text(info) if ok else None
+        return ok, stat_text(r) if ok else None
     if op == "lstat":
         ok, r = call(lambda: b.lstat(name))
-        return ok, stat_text(r.info) if ok else None
+        return ok, stat_text(r) if ok else None
     if op == "readlink":
         ok, r = call(lambda: b.readlink(name))
         return ok, r.target if ok else None

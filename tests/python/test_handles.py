@@ -309,7 +309,10 @@ def test_chmod_utime_lstat_remove_tree(backend, tree):
     assert backend.utime("root:repo/escape/secret.txt").kind == "invalid_path"
 
     r = backend.lstat("root:repo/inner")
-    assert r.error is None and r.info["type"] == "symlink" and r.path == "root:repo/inner"
+    assert isinstance(r, pathgate.StatResult) and type(r) is type(backend.stat("root:repo/inner"))
+    assert r.error is None and r.type == "symlink" and r.path == "root:repo/inner"
+    assert r.size == len(os.readlink(tree["repo"] / "inner")) and r.mode is not None
+    assert backend.stat("root:repo/inner").type == "directory"  # stat follows it
     assert backend.lstat("root:repo/escape").kind == "invalid_path"
 
     assert backend.remove_tree("root:repo/common").error is None
@@ -348,3 +351,4 @@ def test_session_relative_paths(resolver, tree):
     assert [d for d, _, _ in b.walk()] == ["root:repo/common", "root:repo/common/traits"]
     assert [e.name for e in b.scandir()] == ["traits"]
     assert b.exists("traits") and not b.exists("../../x")
+
