@@ -923,9 +923,13 @@ class Backend(SandboxMixin):
         return _core._fs_exists(self._owner, path_text(path)) is not None
 
     def isdir(self, path: PathArg) -> bool:
+        """Whether path names a directory (symlinks followed inside the
+        base); False for anything else, never raises for a path."""
         return _core._fs_exists(self._owner, path_text(path)) == "directory"
 
     def isfile(self, path: PathArg) -> bool:
+        """Whether path names a regular file (symlinks followed inside the
+        base); False for anything else, never raises for a path."""
         return _core._fs_exists(self._owner, path_text(path)) == "file"
 
     def _path_result(self, fn: Any, *args: Any, **kwargs: Any) -> PathResult:
