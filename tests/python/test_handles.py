@@ -352,3 +352,27 @@ def test_session_relative_paths(resolver, tree):
     assert [e.name for e in b.scandir()] == ["traits"]
     assert b.exists("traits") and not b.exists("../../x")
 
+
+def test_bare_resolver_defaults_to_the_first_base(resolver, tree):
+    """Without a Session, relative text (and scandir/walk's default ".")
+    names the first base, as in every other operation (docs/fs.md)."""
+    b = pathgate.Backend(resolver)
+    assert [d for d, _, _ in b.walk()][:2] == ["root:repo", "root:repo/common"]
+    assert next(iter(b.walk())) == ("root:repo", ["common", "docs", "inner"], ["README.md"])
+    names = [e.name for e in b.scandir()]
+    assert names == sorted(os.listdir(tree["repo"]))
+    assert [e.path for e in b.scandir("common")] == ["root:repo/common/traits"]
+    with b.open("README.md") as f:
+        assert f.read() == "readme\n"
+    with pathgate.open(resolver, "common/traits/00_traits.txt") as f:
+        assert f.read() == "traits\n"
+    assert b.isfile("README.md") and b.isdir(".") and not b.exists("x.txt")
+    assert b.lstat("inner").type == "symlink" and b.stat("inner").type == "directory"
+    # a resolver with mods only: the first mod
+    mods_only = pathgate.Backend(pathgate.Resolver(mods={"Some Mod": tree["mod"]}))
+    assert next(iter(mods_only.walk()))[:2] == ("mod:Some Mod", ["common"])
+    assert [e.path for e in mods_only.scandir()] == ["mod:Some Mod/common"]
+    # nothing above the base: ".." from it is refused, not the parent directory
+    with pytest.raises(FileNotFoundError) as info:
+        list(b.scandir(".."))
+    assert info.value.kind == "invalid_path"
