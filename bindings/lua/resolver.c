@@ -346,7 +346,7 @@ static int resolver_new(lua_State *L)
     opts.mods = mods;
     opts.read_only = read_only_names(L, &opts.nread_only);
 
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
     int rc = pathgate_resolver_new(&r->ptr, &opts, &err);
     return pg_commit(L, rc, &err);
@@ -359,7 +359,7 @@ static int resolver_resolve(lua_State *L)
     const char *text = pg_checktext(L, 2, &len);
     pathgate_resolve_options opts;
     pg_resolve_options(L, 3, &opts, 1);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pg_resolution_begin(L);
     int rc = pathgate_resolver_resolve(&res, r->ptr, text, len, &opts, &err);
@@ -371,7 +371,7 @@ static int resolver_host_path(lua_State *L)
     pg_resolver *r = pg_checkresolver(L, 1);
     pathgate_ref *ref = pg_checkref(L, 2);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_resolver_host_path(buf, r->ptr, ref, &err), buf, &err);
 }

@@ -275,12 +275,13 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     int rc;
     if (is_session) {
         pathgate_session *s = ((pg_session_object *)target)->session;
-        Py_BEGIN_ALLOW_THREADS rc =
-            pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     } else {
         pathgate_resolver *r = ((pg_resolver_object *)target)->resolver;
-        Py_BEGIN_ALLOW_THREADS rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc < 0) {
@@ -304,8 +305,10 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     int abi;
-    Py_BEGIN_ALLOW_THREADS abi = pathgate_exec_landlock_abi();
-    Py_END_ALLOW_THREADS return PyLong_FromLong(abi);
+    Py_BEGIN_ALLOW_THREADS
+    abi = pathgate_exec_landlock_abi();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(abi);
 }
 
 static PyMethodDef exec_methods[] = {

@@ -325,8 +325,10 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pathgate_resolver *resolver = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = pathgate_resolver_new(&resolver, &opts, &err);
-    Py_END_ALLOW_THREADS if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_new(&resolver, &opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
         pg_raise(st, st->Error, rc, &err);
         goto done;
     }
@@ -395,9 +397,10 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc =
-        pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(base_holder);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(base_holder);
     Py_XDECREF(text_holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);

@@ -262,20 +262,16 @@ static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *n
     return rc;
 }
 
-#define TEMP_NAME_CAP 64
-
-/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
- * beneath the base beside the target. An fd or -errno. */
-static int create_temp(int dirfd, char tmp[TEMP_NAME_CAP])
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access)
 {
     int fd = -EEXIST;
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
         unsigned char rnd[8];
         if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
             return -EIO;
-        snprintf(tmp, TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0],
-                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        snprintf(tmp, PATHGATE__FS_TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
+                 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+        fd = openat(dirfd, tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0)
             fd = -errno;
     }
@@ -381,8 +377,8 @@ int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *conte
         return rc;
     }
     const int keep_mode = rc;
-    char tmp[TEMP_NAME_CAP];
-    int fd = create_temp(dirfd, tmp);
+    char tmp[PATHGATE__FS_TEMP_NAME_CAP];
+    int fd = pathgate__fs_create_temp(dirfd, tmp, O_WRONLY);
     if (fd < 0) {
         close(dirfd);
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);

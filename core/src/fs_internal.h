@@ -176,6 +176,14 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
                        const struct stat *st, uint64_t cap);
 
+/* Room for a temp file's name ".pathgate-<16 hex>.tmp" and a NUL. */
+#define PATHGATE__FS_TEMP_NAME_CAP 64
+
+/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
+ * O_CREAT|O_EXCL|O_NOFOLLOW with access (O_WRONLY or O_RDWR), mode 0666
+ * less the umask: the fd or -errno. */
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access);
+
 /*
  * The atomic write of fs.h: content to t's target. Creates missing parents
  * when `make_parents`. A negative pathgate code with the message set.
@@ -224,6 +232,17 @@ int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *er
 /* The same for an entry of the directory open as dirfd beneath t's base
  * (the very directory an operation is about to change). */
 int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pathgate_error *err);
+
+/* Empties the directory dirfd (an O_RDONLY fd the caller owns) through
+ * descriptors, never following a symlink; depth counts the levels above.
+ * 0 or -errno. */
+int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth);
+
+/* Fills out (path, type, size, mode, times) from a statx of the entry at
+ * address; 0 or PATHGATE_ENOMEM. */
+struct statx;
+int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
+                           const char *address, size_t len, const struct statx *sx);
 
 /* ---------------------------------------------------------------- walk */
 

@@ -25,6 +25,7 @@ from ._core import (
     __version__,
 )
 from .backend import *  # noqa: E402,F401,F403 - Backend and the deepagents result types
+from .handles import open  # noqa: E402,A001 - pathgate.open (not in __all__: never shadows builtins.open)
 from .sandbox import *  # noqa: E402,F401,F403 - ExecuteResponse, execute, landlock_abi
 
 __all__ = [
@@ -67,6 +68,10 @@ __all__ = [
     "WriteResult",
     "convert_file_data",
     "resolved",
+    "DirEntry",
+    "PathResult",
+    "ReadlinkResult",
+    "ScandirIterator",
     "ExecuteResponse",
     "SandboxMixin",
     "execute",

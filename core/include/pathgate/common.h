@@ -82,7 +82,8 @@ extern "C" {
     X(EUNSUPPORTED, -34, "unsupported", "not supported on this system")                            \
     X(ETIMEOUT, -35, "timeout", "timed out")                                                       \
     X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")                          \
-    X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")
+    X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")                       \
+    X(ENOTLINK, -38, "not_a_symlink", "not a symbolic link")
 
 typedef enum pathgate_errno {
     PATHGATE_OK = 0,

@@ -488,7 +488,8 @@ PATHGATE_EXTERN int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *reso
 typedef enum pathgate_fs_type {
     PATHGATE_FS_TYPE_FILE = 1,
     PATHGATE_FS_TYPE_DIRECTORY = 2,
-    PATHGATE_FS_TYPE_OTHER = 3 /* FIFO, socket, device */
+    PATHGATE_FS_TYPE_OTHER = 3,  /* FIFO, socket, device */
+    PATHGATE_FS_TYPE_SYMLINK = 4 /* the entry itself (lstat, scandir) */
 } pathgate_fs_type;
 
 /* What stat answers. Times are ISO 8601 UTC like modified_at. */

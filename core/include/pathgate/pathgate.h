@@ -35,6 +35,7 @@
 #include "resolver.h"
 #include "session.h"
 #include "fs.h"
+#include "fs_toolkit.h"
 #include "exec.h"
 
 #endif /* PATHGATE_H */
