@@ -198,11 +198,14 @@ PG_OP(tree, tree, PG_R_TREE,
                        &a->opts, &a->err),
       PG_PATH, {"excludes", PG_TEXTS, PG_POS, 0})
 
+#include "fs_toolkit_ops.h" /* copy, link, symlink, readlink, chmod, remove_tree, lstat */
+
 /* Every operation: X(name) for each language's functions (Python:
  * _fs_<name>; Lua: pg_op_<name>.lua_name). */
 /* clang-format off */
 #define PG_FS_OPS(X) X(ls) X(read) X(read_bytes) X(write) X(edit) X(delete) X(grep) X(glob) X(grep_iter) \
-    X(glob_iter) X(upload) X(download) X(mkdir) X(move) X(stat) X(edits) X(head) X(tail) X(tree)
+    X(glob_iter) X(upload) X(download) X(mkdir) X(move) X(stat) X(edits) X(head) X(tail) X(tree) \
+    PG_FS_TOOLKIT_OPS(X)
 /* clang-format on */
 
 #endif

@@ -176,6 +176,13 @@ static void options(lua_State *L, pg_argv *a, pg_spec spec, int t)
     }
 }
 
+void pg_args_owner(lua_State *L, pg_argv *a)
+{
+    pg_spec none = {NULL, 0};
+    pg_argv_init(a, none);
+    owner(L, a);
+}
+
 void pg_args_check(lua_State *L, pg_argv *a, pg_spec spec)
 {
     pg_argv_init(a, spec);

@@ -157,7 +157,17 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
  * and list it here.
  */
 #define PG_MODULE_PARTS(X)                                                                         \
-    X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(exec) X(edit_tools)
+    X(uri)                                                                                         \
+    X(legacy)                                                                                      \
+    X(ref)                                                                                         \
+    X(resolver)                                                                                    \
+    X(session)                                                                                     \
+    X(fs)                                                                                          \
+    X(handle)                                                                                      \
+    X(walk)                                                                                        \
+    X(toolkit)                                                                                     \
+    X(exec)                                                                                        \
+    X(edit_tools)
 #define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
 PG_MODULE_PARTS(PG_X_DECLARE)
 #undef PG_X_DECLARE
@@ -166,6 +176,9 @@ PG_MODULE_PARTS(PG_X_DECLARE)
  * against spec and converts them into a (args.c, ../arg_spec.h); raises on
  * misuse. */
 void pg_args_check(lua_State *L, pg_argv *a, pg_spec spec);
+/* The owner (self at 1) only, into a emptied: for methods that check their
+ * other arguments themselves (handle.c, walk.c, toolkit.c). */
+void pg_args_owner(lua_State *L, pg_argv *a);
 
 /* Shared by the parts. */
 pathgate_uri *pg_checkuri(lua_State *L, int arg);

@@ -349,6 +349,13 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(head, "path, lines=None", "The first lines' bytes (None: all)."),
     PG_FS_METH(tail, "path, lines=None", "The last lines' bytes (None: all)."),
     PG_FS_METH(tree, "path, excludes=()", "(FileInfo dicts, truncated)."),
+    PG_FS_METH(copy, "source, destination, *, replace=False", "The destination address."),
+    PG_FS_METH(link, "source, destination", "The address of the new hard link."),
+    PG_FS_METH(symlink, "target, path", "The address of the symbolic link."),
+    PG_FS_METH(readlink, "path", "The link's target text."),
+    PG_FS_METH(chmod, "path, mode", "The address changed."),
+    PG_FS_METH(remove_tree, "path", "The address removed."),
+    PG_FS_METH(lstat, "path", "The stat dict (a symbolic link not followed)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -46,6 +46,9 @@
     X(resolver)                                                                                    \
     X(session)                                                                                     \
     X(fs)                                                                                          \
+    X(handle)                                                                                      \
+    X(toolkit)                                                                                     \
+    X(walk)                                                                                        \
     X(exec)                                                                                        \
     X(edit_tools)
 

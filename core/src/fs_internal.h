@@ -194,12 +194,53 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
                        const struct stat *st, uint64_t cap);
 
+/* Room for a temp file's name ".pathgate-<16 hex>.tmp" and a NUL. */
+#define PATHGATE__FS_TEMP_NAME_CAP 64
+
+/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
+ * O_CREAT|O_EXCL|O_NOFOLLOW with access (O_WRONLY or O_RDWR), mode 0666
+ * less the umask: the fd or -errno. */
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access);
+
 /*
  * The atomic write of fs.h: content to t's target. Creates missing parents
  * when `make_parents`. A negative pathgate code with the message set.
  */
 int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
                               const pathgate_fs_options *opts, pathgate_error *err);
+
+/* What an edit read: the file open as fd, and its fstat when it was read. */
+typedef struct pathgate__fs_guard {
+    int fd;
+    struct stat st;
+} pathgate__fs_guard;
+
+/* pathgate__fs_replace_file_if's answer when the guarded file changed
+ * before the commit: nothing was written (no message set). */
+#define PATHGATE__FS_CHANGED 1
+
+/* pathgate__fs_replace_file, committed only while the file g describes is
+ * unchanged and still the one the name leads to, checked just before the
+ * rename (g NULL: always). 0, PATHGATE__FS_CHANGED, or a negative code. */
+int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
+                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate_error *err);
+
+/*
+ * The one edit of a file (pathgate_fs_edit is one op, pathgate_fs_edits
+ * many): the ops applied in order, each to the result of the one before,
+ * all or nothing. Unless PATHGATE_FS_DRY_RUN is in opts->flags, the edit
+ * holds the edit lock of the
+ * file's directory (every edit takes it, so edits in one directory, by any
+ * thread or process, run one after another), and the file is replaced
+ * atomically only when it is still what was read; when anyone changed it
+ * meanwhile, the edit starts over on the new content. diff and occurrences
+ * are optional.
+ */
+int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occurrences,
+                           pathgate_resolver *resolver, const char *address, size_t len,
+                           const pathgate_fs_edit_op *ops, size_t count,
+                           const pathgate_fs_options *opts, pathgate_error *err);
 
 /* PATHGATE_EACCES with the message when t's entry may not be written:
  * its base is read-only, the directory it lives in (its deepest existing
@@ -210,6 +251,17 @@ int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *er
 /* The same for an entry of the directory open as dirfd beneath t's base
  * (the very directory an operation is about to change). */
 int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pathgate_error *err);
+
+/* Empties the directory dirfd (an O_RDONLY fd the caller owns) through
+ * descriptors, never following a symlink; depth counts the levels above.
+ * 0 or -errno. */
+int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth);
+
+/* Fills out (path, type, size, mode, times) from a statx of the entry at
+ * address; 0 or PATHGATE_ENOMEM. */
+struct statx;
+int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
+                           const char *address, size_t len, const struct statx *sx);
 
 /* ---------------------------------------------------------------- walk */
 

@@ -583,8 +583,9 @@ static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, con
         return PATHGATE_REASON_ESCAPES_ROOT;
     case ENOTDIR:
         return PATHGATE_REASON_NOT_A_DIRECTORY;
-    case ELOOP: /* a link loop (or more than 40 links): nothing to find */
-        return PATHGATE_REASON_NOT_FOUND;
+    case ELOOP: /* a link loop (or more than 40 links): nothing to find,
+                   but no escape either: the name itself may be acted on */
+        return require_exists ? PATHGATE_REASON_NOT_FOUND : PATHGATE_REASON_OK;
     case ENAMETOOLONG:
         return PATHGATE_REASON_TOO_LONG;
     default:
