@@ -347,10 +347,12 @@ static void test_misuse(void **state)
         pathgate_editor_run(&res, NULL, w.r, PG_S("view"), "root:t/a\0b", 10, NULL, NULL, &err), 0);
     assert_int_equal(res.code, PATHGATE_EINVALIDPATH);
     assert_string_equal(res.error.ptr, "Invalid path / not found");
-    /* relative without a session: no address */
+    /* relative without a session: the first base (docs/fs.md, "Relative paths") */
     assert_int_equal(
         pathgate_editor_run(&res, NULL, w.r, PG_S("view"), PG_S("x.txt"), NULL, NULL, &err), 0);
-    assert_int_equal(res.code, PATHGATE_EINVALIDPATH);
+    assert_int_equal(res.code, PATHGATE_ENOTFOUND);
+    assert_string_equal(res.error.ptr,
+                        "The path root:t/x.txt does not exist. Please provide a valid path.");
     pathgate_editor_result_dispose(&res);
     pathgate_editor_result_dispose(NULL);
     pathgate_editor_free(NULL);

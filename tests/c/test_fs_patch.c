@@ -614,14 +614,19 @@ static void test_misuse(void **state)
     assert_int_equal(len, 4);
     assert_memory_equal(data, "a\0b\n", 4);
     free(data);
-    /* a relative path without a session: no address */
+    /* a relative path without a session: the first base (docs/fs.md, "Relative paths") */
     assert_int_equal(pathgate_fs_apply_patch(&res, w.r,
                                              PG_S("*** Begin Patch\n*** Add File: "
                                                   "y\n+y\n*** End Patch"),
                                              NULL, &err),
                      0);
-    assert_int_equal(res.code, PATHGATE_EINVALIDPATH);
-    assert_string_equal(res.error.ptr, "Invalid path / not found");
+    assert_int_equal(res.code, 0);
+    assert_string_equal(res.output.ptr, "Success. Updated the following files:\nA root:t/y\n");
+    snprintf(p, sizeof p, "%s/y", w.t);
+    data = slurp(p, &len);
+    assert_int_equal(len, 2);
+    assert_memory_equal(data, "y\n", 2);
+    free(data);
     pathgate_fs_patch_result_dispose(&res);
     pathgate_fs_patch_result_dispose(NULL);
     world_free(&w);
