@@ -637,7 +637,9 @@ class Backend(SandboxMixin):
         line endings. The file is replaced atomically, and never over a
         change someone made while the edit ran (the edit starts over on the
         new content; docs/fs.md). Fails with ``edit_failed`` (not found,
-        ambiguous, empty ``old_string``), ``not_found``,
+        empty ``old_string``), ``edit_ambiguous`` (more than one occurrence
+        without ``replace_all``: "String '<old>' appears N times in file."),
+        ``not_found``,
         ``permission_denied``, ``timeout`` (the file kept changing),
         ``invalid_path``."""
         try:
