@@ -158,8 +158,9 @@ typedef struct cmd {
     const pathgate_allocator *a;
     pathgate__fs_target t;
     const char *addr;
-    int code;
+    int code; /* PATHGATE__FS_CHANGED: the file changed under an edit */
     pathgate__sb out, msg;
+    pathgate__fs_guard read; /* the file as read_text read it (fd -1: none) */
 } cmd;
 
 static int failf(cmd *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -186,11 +187,20 @@ static int fail_built(cmd *c, int code)
     return c->code = code;
 }
 
+static void forget_read(cmd *c)
+{
+    if (c->read.fd >= 0)
+        close(c->read.fd);
+    c->read.fd = -1;
+}
+
 /* The file's bytes (*raw) and its text as Python reads it (*text:
- * universal newlines), both allocated. */
+ * universal newlines), both allocated. The file stays open in c->read, so
+ * that write_bytes commits only over what was read. */
 static int read_text(cmd *c, char **raw, size_t *raw_len, char **text, size_t *text_len)
 {
     *raw = *text = NULL;
+    forget_read(c);
     pathgate_error err = PATHGATE_ERROR_INIT;
     struct stat st;
     int fd = pathgate__fs_open_regular(&c->t, &st, &err);
@@ -198,7 +208,8 @@ static int read_text(cmd *c, char **raw, size_t *raw_len, char **text, size_t *t
         return failf(c, fd, "Ran into %s while trying to read %s", err.message, c->addr);
     uint64_t cap = pathgate__fs_max_file(c->opts);
     int rc = pathgate__fs_slurp(raw, raw_len, c->a, fd, &st, cap);
-    close(fd);
+    c->read.fd = fd;
+    c->read.st = st;
     if (rc == PATHGATE_ETOOLARGE) {
         pathgate__fs_fail_large(&err, &c->t, cap);
         return failf(c, rc, "Ran into %s while trying to read %s", err.message, c->addr);
@@ -228,14 +239,17 @@ static int read_text(cmd *c, char **raw, size_t *raw_len, char **text, size_t *t
     return 0;
 }
 
-/* Writes data atomically (missing parents created). */
+/* Writes data atomically (missing parents created); after read_text, only
+ * while the file is still what it read (else PATHGATE__FS_CHANGED, nothing
+ * written: the edit starts over, see edit_locked). */
 static int write_bytes(cmd *c, const char *data, size_t len)
 {
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate__fs_check_writable(&c->t, &err);
     if (rc >= 0)
-        rc = pathgate__fs_replace_file(&c->t, data, len, c->opts, &err);
-    if (rc == PATHGATE_ENOMEM)
+        rc = pathgate__fs_replace_file_if(&c->t, data, len, c->read.fd >= 0 ? &c->read : NULL,
+                                          c->opts, &err);
+    if (rc == PATHGATE__FS_CHANGED || rc == PATHGATE_ENOMEM)
         return c->code = rc;
     if (rc < 0)
         return failf(c, rc, "Ran into %s while trying to write to %s", err.message, c->addr);
@@ -632,7 +646,7 @@ static int str_replace(cmd *c)
         rc = c->code = PATHGATE_ENOMEM;
         goto done;
     }
-    if (write_bytes(c, out.p ? out.p : "", out.len) < 0) {
+    if (write_bytes(c, out.p ? out.p : "", out.len) != 0) {
         rc = c->code;
         goto done;
     }
@@ -719,7 +733,7 @@ static int insert(cmd *c)
         rc = c->code = PATHGATE_ENOMEM;
         goto done;
     }
-    if (write_bytes(c, out.p ? out.p : "", out.len) < 0) {
+    if (write_bytes(c, out.p ? out.p : "", out.len) != 0) {
         rc = c->code;
         goto done;
     }
@@ -767,7 +781,7 @@ static int undo_edit(cmd *c)
     size_t len = 0;
     if (!history_pop(c->ed, c->t.address, c->t.address_len, &data, &len))
         return failf(c, PATHGATE_EEDIT, "No edit history found for %s.", c->addr);
-    if (write_bytes(c, data, len) < 0) {
+    if (write_bytes(c, data, len) != 0) {
         history_unpop(c->ed, c->t.address, c->t.address_len, data, len);
         return c->code;
     }
@@ -785,6 +799,37 @@ static int undo_edit(cmd *c)
 }
 
 /* ------------------------------------------------------------- the run */
+
+/* str_replace or insert as every edit of a file runs (docs/fs.md, "An edit
+ * never overwrites a change made while it runs"): under the edit lock of
+ * the file's directory, committed only over the content it read, started
+ * over when anyone changed the file meanwhile. */
+static void edit_locked(cmd *c, int (*command)(cmd *))
+{
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int lock = pathgate__fs_edit_lock(&c->t, &err);
+    if (lock < -1) {
+        failf(c, lock, "Ran into %s while trying to write to %s", err.message, c->addr);
+        return;
+    }
+    for (int attempt = 1;; attempt++) {
+        command(c);
+        forget_read(c);
+        if (c->code != PATHGATE__FS_CHANGED)
+            break;
+        c->code = 0;
+        pathgate__sb_free(&c->out);
+        pathgate__sb_free(&c->msg);
+        if (attempt == PATHGATE__FS_EDIT_ATTEMPTS) {
+            pathgate__fs_edit_gave_up(&c->t, &err);
+            failf(c, PATHGATE_ETIMEOUT, "Ran into %s while trying to write to %s", err.message,
+                  c->addr);
+            break;
+        }
+    }
+    if (lock >= 0)
+        close(lock); /* and with it the lock */
+}
 
 typedef enum kind { NONE, FILE_, DIR_ } kind;
 
@@ -852,6 +897,7 @@ int pathgate_editor_run(pathgate_editor_result *out, pathgate_editor *editor,
     c->opts = opts;
     c->a = pathgate__resolver_allocator(r);
     c->out.a = c->msg.a = c->a;
+    c->read.fd = -1;
     pathgate_error perr = PATHGATE_ERROR_INIT;
     int rc = pathgate__fs_resolve(&c->t, r, opts, path ? path : "", path_len, &perr);
     kind k = NONE;
@@ -883,9 +929,9 @@ int pathgate_editor_run(pathgate_editor_result *out, pathgate_editor *editor,
     } else if (create_cmd) {
         create(c);
     } else if (is(command, command_len, "str_replace")) {
-        str_replace(c);
+        edit_locked(c, str_replace);
     } else if (is(command, command_len, "insert")) {
-        insert(c);
+        edit_locked(c, insert);
     } else if (is(command, command_len, "undo_edit") && args->tool == PATHGATE_EDITOR_20250124) {
         undo_edit(c);
     } else {
@@ -908,6 +954,7 @@ int pathgate_editor_run(pathgate_editor_result *out, pathgate_editor *editor,
     } else {
         rc = pathgate__sb_to_buf(&c->out, &out->output);
     }
+    forget_read(c);
     pathgate__sb_free(&c->out);
     pathgate__sb_free(&c->msg);
     pathgate__free(c->a, c);

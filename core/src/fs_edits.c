@@ -223,9 +223,8 @@ static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len,
 }
 
 /* How long an edit waits for other edits in the same directory (the
- * lock), and how often it starts over when others keep changing the file. */
+ * lock); how often it starts over is PATHGATE__FS_EDIT_ATTEMPTS. */
 #define LOCK_WAIT_NS (10LL * 1000000000LL)
-#define EDIT_ATTEMPTS 16
 
 /*
  * The edit lock: flock LOCK_EX on the directory holding the file's name, the
@@ -235,7 +234,8 @@ static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len,
  * another. Polled, so that a lock held forever by another program cannot
  * hang an edit: the directory fd (close it to unlock), -1 when there is no
  * lock to take (the directory cannot be opened: the edit then reports why;
- * or the file system has no flock), or PATHGATE_ETIMEOUT (< -1).
+ * or the file system has no flock), or PATHGATE_ETIMEOUT (< -1) with err
+ * filled.
  */
 static int lock_dir_of(const pathgate__fs_target *t)
 {
@@ -267,6 +267,24 @@ static int lock_dir_of(const pathgate__fs_target *t)
         waited += step;
         step = step * 2 > 20000000 ? 20000000 : step * 2;
     }
+}
+
+int pathgate__fs_edit_lock(const pathgate__fs_target *t, pathgate_error *err)
+{
+    int lock = lock_dir_of(t);
+    if (lock < -1)
+        return pathgate__error_set(err, lock,
+                                   "'%s' is being edited by another program (the lock was still "
+                                   "held after 10 s); nothing was changed",
+                                   t->address);
+    return lock;
+}
+
+int pathgate__fs_edit_gave_up(const pathgate__fs_target *t, pathgate_error *err)
+{
+    return pathgate__error_set(err, PATHGATE_ETIMEOUT,
+                               "'%s' kept changing while it was being edited; nothing was changed",
+                               t->address);
 }
 
 /* One attempt: reads the file, applies the ops, commits (unless dry_run)
@@ -379,21 +397,15 @@ int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occur
     for (size_t i = 0; i < count && !lenient; i++) /* lenient: "" is the file's start */
         if (ops[i].old_len == 0)
             return pathgate__error_set(err, PATHGATE_EEDIT, "old_string must not be empty");
-    int lock = dry_run ? -1 : lock_dir_of(&t);
+    int lock = dry_run ? -1 : pathgate__fs_edit_lock(&t, err);
     if (lock < -1)
-        return pathgate__error_set(err, lock,
-                                   "'%s' is being edited by another program (the lock was still "
-                                   "held after 10 s); nothing was changed",
-                                   t.address);
+        return lock;
     for (int attempt = 1;; attempt++) {
         rc = edit_once(diff, occurrences, &t, ops, count, dry_run, opts, err);
         if (rc != PATHGATE__FS_CHANGED)
             break;
-        if (attempt == EDIT_ATTEMPTS) {
-            rc = pathgate__error_set(err, PATHGATE_ETIMEOUT,
-                                     "'%s' kept changing while it was being edited; nothing was "
-                                     "changed",
-                                     t.address);
+        if (attempt == PATHGATE__FS_EDIT_ATTEMPTS) {
+            rc = pathgate__fs_edit_gave_up(&t, err);
             break;
         }
     }

@@ -242,6 +242,15 @@ int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occur
                            const pathgate_fs_edit_op *ops, size_t count,
                            const pathgate_fs_options *opts, pathgate_error *err);
 
+/* The pieces of that edit for the other read-modify-write of a file (the
+ * text editor's str_replace and insert, editor.c): the edit lock of t's
+ * directory (the fd to close, -1 when there is none to take, or
+ * PATHGATE_ETIMEOUT with err filled after 10 s), how many times an edit
+ * starts over, and the failure once it gives up (PATHGATE_ETIMEOUT). */
+int pathgate__fs_edit_lock(const pathgate__fs_target *t, pathgate_error *err);
+#define PATHGATE__FS_EDIT_ATTEMPTS 16
+int pathgate__fs_edit_gave_up(const pathgate__fs_target *t, pathgate_error *err);
+
 /* PATHGATE_EACCES with the message when t's entry may not be written:
  * its base is read-only, the directory it lives in (its deepest existing
  * parent) lies inside a read-only base, or it is a directory that holds a
