@@ -39,13 +39,15 @@ typedef enum pg_kind {
     PG_PATHS,   /* a list of paths: v.items (no data), v.n */
     PG_ITEMS,   /* a list of (path, content) pairs: v.items, v.codes, v.n */
     PG_EDITS,   /* a list of (old, new[, replace_all]): v.edits, v.n */
+    PG_INTS,    /* a list of integers: v.ints, v.n (Lua: the caller's own binding reads it) */
     /* options of the core call */
     PG_FLAG,      /* true: opts.flags |= aux */
     PG_NOFLAG,    /* false: opts.flags |= aux (absent: true) */
-    PG_GLOB,      /* a->glob (absent: NULL) */
-    PG_MAX_COUNT, /* a->max_count >= 0 (absent: PATHGATE_FS_NO_LIMIT) */
-    PG_THREADS,   /* opts.threads, 0..1024 */
-    PG_FILE_SIZE, /* opts.max_file_size and grep_max_file_size, > 0 */
+    PG_SFLAG,     /* true: search.flags |= aux */
+    PG_GLOB,      /* search.glob (absent: NULL) */
+    PG_MAX_COUNT, /* search.max_count >= 0 (absent: PATHGATE_FS_NO_LIMIT) */
+    PG_THREADS,   /* search.threads, 0..1024 */
+    PG_FILE_SIZE, /* opts.max_file_size and search.max_file_size, > 0 */
     PG_INFO       /* a->want_info: Python answers a walk's info too */
 } pg_kind;
 
@@ -84,15 +86,15 @@ typedef struct pg_val {
     pathgate_fs_item *items;
     int *codes;
     pathgate_fs_edit_op *edits;
+    int64_t *ints;
 } pg_val;
 
 /* The holder of one call's converted arguments. */
 typedef struct pg_argv {
     pathgate_resolver *resolver; /* NULL when opts.session is set */
     pathgate_fs_options opts;
-    const char *glob;
-    size_t glob_len;
-    size_t max_count;
+    pathgate_fs_search_options search; /* its fs part: see pg_search */
+    pathgate_fs_edit_op edit;          /* see pg_edit */
     int want_info;
     pg_val v[PG_ARGS_MAX];
     pathgate_error err;
@@ -100,6 +102,21 @@ typedef struct pg_argv {
 
 /* a->v[i]'s text as the core's (text, len) pair. */
 #define PG_TXT(a, i) (a)->v[i].s, (a)->v[i].len
+
+/* The search options, with the options every operation has. */
+static inline const pathgate_fs_search_options *pg_search(pg_argv *a)
+{
+    a->search.fs = a->opts;
+    return &a->search;
+}
+
+/* The edit of a->v[i] (old), v[i + 1] (new) and v[i + 2] (replace_all). */
+static inline const pathgate_fs_edit_op *pg_edit(pg_argv *a, size_t i)
+{
+    pathgate_fs_edit_op op = {PG_TXT(a, i), PG_TXT(a, i + 1), (int)a->v[i + 2].i};
+    a->edit = op;
+    return &a->edit;
+}
 
 /* Lists the texts of a list kind hold (a bound against hostile input). */
 #define PG_LIST_MAX 1000000
@@ -111,16 +128,18 @@ static inline int pg_is_option(const pg_arg *arg)
 
 static inline int pg_is_list(pg_kind kind)
 {
-    return kind == PG_TEXTS || kind == PG_PATHS || kind == PG_ITEMS || kind == PG_EDITS;
+    return kind == PG_TEXTS || kind == PG_PATHS || kind == PG_ITEMS || kind == PG_EDITS ||
+           kind == PG_INTS;
 }
 
 /* Empties a and gives every argument of spec its default. */
 static inline void pg_argv_init(pg_argv *a, pg_spec spec)
 {
     pathgate_fs_options init = PATHGATE_FS_OPTIONS_INIT;
+    pathgate_fs_search_options search = PATHGATE_FS_SEARCH_OPTIONS_INIT;
     memset(a, 0, sizeof *a);
     a->opts = init;
-    a->max_count = PATHGATE_FS_NO_LIMIT;
+    a->search = search;
     for (size_t i = 0; i < spec.n; i++) {
         a->v[i].i = spec.args[i].aux;
         a->v[i].n = pg_is_list(spec.args[i].kind) ? 0 : PATHGATE_FS_NO_LIMIT;
@@ -140,22 +159,26 @@ static inline const char *pg_argv_number(pg_argv *a, const pg_arg *spec, size_t 
     case PG_MAX_COUNT:
         if (v < 0)
             return "must be >= 0";
-        *(arg->kind == PG_COUNT ? &a->v[i].n : &a->max_count) = (size_t)v;
+        *(arg->kind == PG_COUNT ? &a->v[i].n : &a->search.max_count) = (size_t)v;
         return NULL;
     case PG_THREADS:
         if (v < 0 || v > 1024)
             return "must be between 0 (every core) and 1024";
-        a->opts.threads = (unsigned int)v;
+        a->search.threads = (unsigned int)v;
         return NULL;
     case PG_FILE_SIZE:
         if (v <= 0)
             return "must be > 0";
-        a->opts.max_file_size = a->opts.grep_max_file_size = (uint64_t)v;
+        a->opts.max_file_size = a->search.max_file_size = (uint64_t)v;
         return NULL;
     case PG_FLAG:
     case PG_NOFLAG:
         if ((v != 0) == (arg->kind == PG_FLAG))
             a->opts.flags |= (unsigned int)arg->aux;
+        return NULL;
+    case PG_SFLAG:
+        if (v)
+            a->search.flags |= (unsigned int)arg->aux;
         return NULL;
     case PG_INFO:
         a->want_info = v != 0;
@@ -170,8 +193,8 @@ static inline const char *pg_argv_number(pg_argv *a, const pg_arg *spec, size_t 
 static inline void pg_argv_text(pg_argv *a, const pg_arg *spec, size_t i, const char *s, size_t len)
 {
     if (spec[i].kind == PG_GLOB) {
-        a->glob = s;
-        a->glob_len = len;
+        a->search.glob = s;
+        a->search.glob_len = len;
     } else {
         a->v[i].s = s;
         a->v[i].len = len;
@@ -185,7 +208,8 @@ static inline int pg_is_text(pg_kind kind)
 }
 static inline int pg_is_truth(pg_kind kind)
 {
-    return kind == PG_BOOL || kind == PG_FLAG || kind == PG_NOFLAG || kind == PG_INFO;
+    return kind == PG_BOOL || kind == PG_FLAG || kind == PG_NOFLAG || kind == PG_SFLAG ||
+           kind == PG_INFO;
 }
 
 #endif

@@ -108,51 +108,54 @@ PG_OP(read, read, PG_R_READ,
       pathgate_fs_read(&r->read, a->resolver, PG_TXT(a, 0), a->v[1].i, a->v[2].i, &a->opts,
                        &a->err),
       PG_PATH, {"offset", PG_INT, PG_POS, 0},
-      {"limit", PG_INT, PG_POS, PATHGATE_FS_READ_LIMIT_DEFAULT}, PG_MAX_FILE_SIZE)
+      {"limit", PG_INT, PG_POS, PATHGATE_FS_READ_LIMIT_DEFAULT}, PG_MAX_FILE_SIZE,
+      {"keep_crlf", PG_FLAG, 0, PATHGATE_FS_KEEP_CRLF})
+
+PG_OP(read_bytes, read_bytes, PG_R_BYTES,
+      pathgate_fs_read_bytes(&r->buf, a->resolver, PG_TXT(a, 0), &a->opts, &a->err), PG_PATH,
+      PG_MAX_FILE_SIZE)
 
 PG_OP(write, write, PG_R_ADDR,
       pathgate_fs_write(&r->buf, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), &a->opts, &a->err),
       PG_PATH, {"content", PG_CONTENT, PG_POS | PG_REQ, 0})
 
 PG_OP(edit, edit, PG_R_ADDR_COUNT,
-      pathgate_fs_edit(&r->buf, &r->count, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), PG_TXT(a, 2),
-                       (int)a->v[3].i, &a->opts, &a->err),
+      pathgate_fs_edit(&r->buf, &r->count, a->resolver, PG_TXT(a, 0), pg_edit(a, 1), &a->opts,
+                       &a->err),
       PG_PATH, {"old", PG_TEXT, PG_POS | PG_REQ, 0}, {"new", PG_TEXT, PG_POS | PG_REQ, 0},
-      {"replace_all", PG_BOOL, PG_POS, 0})
+      {"replace_all", PG_BOOL, PG_POS, 0}, {"dry_run", PG_FLAG, 0, PATHGATE_FS_DRY_RUN})
 
 PG_OP(delete, delete, PG_R_ADDR,
       pathgate_fs_delete(&r->buf, a->resolver, PG_TXT(a, 0), &a->opts, &a->err), PG_PATH)
 
+/* clang-format off */
 #define PG_GREP_ARGS                                                                               \
     {"pattern", PG_TEXT, PG_POS | PG_REQ, 0}, {"path", PG_TEXT, PG_POS, 0},                        \
-        {"glob", PG_GLOB, PG_PYPOS, 0}, {"max_count", PG_MAX_COUNT, PG_PYPOS, 0},                  \
-        {"regex", PG_FLAG, 0, PATHGATE_FS_REGEX},                                                  \
-        {"ignore_case", PG_FLAG, 0, PATHGATE_FS_IGNORE_CASE}, {"threads", PG_THREADS, 0, 0},       \
-        PG_MAX_FILE_SIZE
+    {"glob", PG_GLOB, PG_PYPOS, 0}, {"max_count", PG_MAX_COUNT, PG_PYPOS, 0},                      \
+    {"regex", PG_SFLAG, 0, PATHGATE_FS_SEARCH_REGEX},                                              \
+    {"ignore_case", PG_SFLAG, 0, PATHGATE_FS_SEARCH_IGNORE_CASE},                                  \
+    {"threads", PG_THREADS, 0, 0}, PG_MAX_FILE_SIZE
+#define PG_GLOB_ARGS                                                                               \
+    {"pattern", PG_TEXT, PG_POS | PG_REQ, 0}, {"path", PG_TEXT, PG_POS, 0},                        \
+    {"metadata", PG_SFLAG, 0, PATHGATE_FS_SEARCH_METADATA}, {"threads", PG_THREADS, 0, 0},         \
+    {"basename", PG_SFLAG, 0, PATHGATE_FS_SEARCH_BASENAME}
+/* clang-format on */
 
 PG_OP(grep, grep, PG_R_MATCHES,
-      pathgate_fs_grep(&r->matches, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), a->glob, a->glob_len,
-                       a->max_count, &a->opts, &a->err),
+      pathgate_fs_grep(&r->matches, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), pg_search(a), &a->err),
       PG_GREP_ARGS, {"info", PG_INFO, PG_PY, 0})
 
 PG_OP(grep_iter, grep_iter, PG_R_GREP_ITER,
-      pathgate_fs_grep_iter_new(&r->iter, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), a->glob,
-                                a->glob_len, a->max_count, &a->opts, &a->err),
+      pathgate_fs_grep_iter_new(&r->iter, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), pg_search(a),
+                                &a->err),
       PG_GREP_ARGS)
 
-#define PG_GLOB_ARGS                                                                               \
-    {"pattern", PG_TEXT, PG_POS | PG_REQ, 0}, {"path", PG_TEXT, PG_POS, 0},                        \
-        {"metadata", PG_FLAG, 0, PATHGATE_FS_METADATA}, {"threads", PG_THREADS, 0, 0},             \
-    {                                                                                              \
-        "basename", PG_FLAG, 0, PATHGATE_FS_GLOB_BASENAME                                          \
-    }
-
 PG_OP(glob, glob, PG_R_LIST,
-      pathgate_fs_glob(&r->list, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), &a->opts, &a->err),
+      pathgate_fs_glob(&r->list, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), pg_search(a), &a->err),
       PG_GLOB_ARGS, {"info", PG_INFO, PG_PY, 0})
 
 PG_OP(glob_iter, glob_iter, PG_R_GLOB_ITER,
-      pathgate_fs_glob_iter_new(&r->iter, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), &a->opts,
+      pathgate_fs_glob_iter_new(&r->iter, a->resolver, PG_TXT(a, 0), PG_TXT(a, 1), pg_search(a),
                                 &a->err),
       PG_GLOB_ARGS)
 
@@ -177,8 +180,10 @@ PG_OP(stat, stat, PG_R_STAT,
 
 PG_OP(edits, multi_edit, PG_R_ADDR_DIFF,
       pathgate_fs_edits(&r->buf, &r->buf2, a->resolver, PG_TXT(a, 0), a->v[1].edits, a->v[1].n,
-                        (int)a->v[2].i, &a->opts, &a->err),
-      PG_PATH, {"edits", PG_EDITS, PG_POS | PG_REQ, 0}, {"dry_run", PG_BOOL, PG_POS, 0})
+                        &a->opts, &a->err),
+      PG_PATH, {"edits", PG_EDITS, PG_POS | PG_REQ, 0},
+      {"dry_run", PG_FLAG, PG_POS, PATHGATE_FS_DRY_RUN},
+      {"lenient", PG_FLAG, 0, PATHGATE_FS_EDIT_LENIENT})
 
 PG_OP(head, head, PG_R_BYTES,
       pathgate_fs_head(&r->buf, a->resolver, PG_TXT(a, 0), a->v[1].n, &a->opts, &a->err), PG_PATH,
@@ -198,7 +203,7 @@ PG_OP(tree, tree, PG_R_TREE,
 /* Every operation: X(name) for each language's functions (Python:
  * _fs_<name>; Lua: pg_op_<name>.lua_name). */
 /* clang-format off */
-#define PG_FS_OPS(X) X(ls) X(read) X(write) X(edit) X(delete) X(grep) X(glob) X(grep_iter) \
+#define PG_FS_OPS(X) X(ls) X(read) X(read_bytes) X(write) X(edit) X(delete) X(grep) X(glob) X(grep_iter) \
     X(glob_iter) X(upload) X(download) X(mkdir) X(move) X(stat) X(edits) X(head) X(tail) X(tree) \
     PG_FS_TOOLKIT_OPS(X)
 /* clang-format on */

@@ -157,7 +157,17 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
  * and list it here.
  */
 #define PG_MODULE_PARTS(X)                                                                         \
-    X(uri) X(legacy) X(ref) X(resolver) X(session) X(fs) X(handle) X(walk) X(toolkit) X(exec)
+    X(uri)                                                                                         \
+    X(legacy)                                                                                      \
+    X(ref)                                                                                         \
+    X(resolver)                                                                                    \
+    X(session)                                                                                     \
+    X(fs)                                                                                          \
+    X(handle)                                                                                      \
+    X(walk)                                                                                        \
+    X(toolkit)                                                                                     \
+    X(exec)                                                                                        \
+    X(edit_tools)
 #define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
 PG_MODULE_PARTS(PG_X_DECLARE)
 #undef PG_X_DECLARE

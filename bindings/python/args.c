@@ -151,6 +151,19 @@ static int list(pg_args *h, const pg_arg *arg, pg_val *v, PyObject *obj) {
                      &v->items[i].size) < 0)
                 return -1;
             break;
+        case PG_INTS: {
+            if (!v->ints && !(v->ints = array(h, n, sizeof *v->ints)))
+                return -1;
+            if (!PyLong_Check(e)) {
+                PyErr_Format(PyExc_TypeError, "%s must hold integers", arg->name);
+                return -1;
+            }
+            long long x = PyLong_AsLongLong(e);
+            if (x == -1 && PyErr_Occurred())
+                return -1;
+            v->ints[i] = (int64_t)x;
+            break;
+        }
         default: { /* PG_EDITS */
             pathgate_fs_edit_op *op;
             if ((!v->edits && !(v->edits = array(h, n, sizeof *v->edits))) ||

@@ -314,7 +314,10 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
 static PyMethodDef exec_methods[] = {
     {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
-     "allow_network=False, allow_unconfined=False, env=None)\n--\n\n"
+     "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
+     "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
+     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False)"
+     "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
      "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},

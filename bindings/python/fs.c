@@ -86,8 +86,8 @@ static PyObject *op_error(int code) {
     return e ? PyUnicode_FromString(e) : Py_NewRef(Py_None);
 }
 
-/* A list of n converted items; item(i) gives a new reference or NULL. */
-#define PG_LIST_OF(n, item)                                                                        \
+/* Returns a list of n converted items; item(i) gives a new reference or NULL. */
+#define PG_RETURN_LIST(n, item)                                                                    \
     do {                                                                                           \
         PyObject *l_ = PyList_New((Py_ssize_t)(n));                                                \
         for (size_t i = 0; l_ != NULL && i < (n); i++) {                                           \
@@ -144,9 +144,9 @@ static PyObject *result(PyObject *module, pg_args *h, pg_result_kind kind, pg_re
     case PG_R_STAT:
         return record(PG_NAMES(stat_names), NULL, &r->stat);
     case PG_R_CODES:
-        PG_LIST_OF(a->v[0].n, op_error(a->v[0].codes[i]));
+        PG_RETURN_LIST(a->v[0].n, op_error(a->v[0].codes[i]));
     case PG_R_BLOBS:
-        PG_LIST_OF(r->blobs.count, blob(&r->blobs.items[i]));
+        PG_RETURN_LIST(r->blobs.count, blob(&r->blobs.items[i]));
     default: { /* the iterators */
         pathgate_fs_iter *it = r->iter;
         r->iter = NULL;
@@ -307,45 +307,55 @@ static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_it
 
 /* ---------------------------------------------------------------- init */
 
-#define PG_FS_METH(name, doc)                                                                      \
-    { "_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc) }
+/* The text signature (what inspect.signature and the stubs' check read)
+ * after the owner, and what the call answers. */
+#define PG_FS_METH(name, sig, doc)                                                                 \
+    {                                                                                              \
+        "_fs_" #name, PG_METH(fs_##name), METH_FASTCALL | METH_KEYWORDS,                           \
+            PyDoc_STR("_fs_" #name "($module, owner, /, " sig ")\n--\n\n" doc)                     \
+    }
 
 static PyMethodDef fs_methods[] = {
-    PG_FS_METH(ls, "_fs_ls(owner, path=None, *, metadata=True, info=False) -> list of FileInfo "
-                   "dicts, or (list, info) (metadata=False: path and is_dir only, no stat)"),
-    PG_FS_METH(read, "_fs_read(owner, path, offset=0, limit=2000, *, max_file_size=None) -> dict"),
-    PG_FS_METH(write, "_fs_write(owner, path, content) -> address"),
-    PG_FS_METH(edit, "_fs_edit(owner, path, old, new, replace_all=False) -> (address, count)"),
-    PG_FS_METH(delete, "_fs_delete(owner, path) -> address"),
+    PG_FS_METH(ls, "path=None, *, metadata=True, info=False",
+               "FileInfo dicts, or (list, info); metadata=False: path and is_dir only."),
+    PG_FS_METH(read, "path, offset=0, limit=2000, *, max_file_size=None, keep_crlf=False",
+               "The read dict: a line window, or the whole file as base64."),
+    PG_FS_METH(read_bytes, "path, *, max_file_size=None", "The whole file's bytes."),
+    PG_FS_METH(write, "path, content", "The address written."),
+    PG_FS_METH(edit, "path, old, new, replace_all=False, *, dry_run=False",
+               "(address, occurrences)."),
+    PG_FS_METH(delete, "path", "The address deleted."),
     PG_FS_METH(grep,
-               "_fs_grep(owner, pattern, path=None, glob=None, max_count=None, *, regex=False, "
-               "ignore_case=False, threads=None, max_file_size=None, info=False) -> "
-               "(matches, truncated[, info])"),
-    PG_FS_METH(glob, "_fs_glob(owner, pattern, path=None, *, metadata=False, threads=None, "
-                     "basename=False, info=False) -> list of FileInfo dicts (or (list, info))"),
-    PG_FS_METH(grep_iter, "_fs_grep_iter(owner, pattern, path=None, glob=None, max_count=None, *, "
-                          "regex=False, ignore_case=False, threads=None, max_file_size=None) -> "
-                          "iterator of GrepMatch dicts"),
-    PG_FS_METH(glob_iter, "_fs_glob_iter(owner, pattern, path=None, *, metadata=False, "
-                          "threads=None, basename=False) -> iterator of FileInfo dicts"),
-    PG_FS_METH(upload, "_fs_upload(owner, files) -> list of error codes or None"),
-    PG_FS_METH(download, "_fs_download(owner, paths, *, max_file_size=None) -> list of (bytes or "
-                         "None, error or None)"),
-    PG_FS_METH(mkdir, "_fs_mkdir(owner, path, parents=True) -> address"),
-    PG_FS_METH(move, "_fs_move(owner, source, destination) -> destination address"),
-    PG_FS_METH(stat, "_fs_stat(owner, path) -> dict"),
-    PG_FS_METH(edits, "_fs_edits(owner, path, edits, dry_run=False) -> (address, diff); edits: "
-                      "(old, new[, replace_all]) tuples"),
-    PG_FS_METH(head, "_fs_head(owner, path, lines=None) -> bytes (None: all)"),
-    PG_FS_METH(tail, "_fs_tail(owner, path, lines=None) -> bytes"),
-    PG_FS_METH(tree, "_fs_tree(owner, path, excludes=()) -> (list of FileInfo dicts, truncated)"),
-    PG_FS_METH(copy, "_fs_copy(owner, source, destination, *, replace=False) -> address"),
-    PG_FS_METH(link, "_fs_link(owner, source, destination) -> address (a hard link)"),
-    PG_FS_METH(symlink, "_fs_symlink(owner, target, path) -> address"),
-    PG_FS_METH(readlink, "_fs_readlink(owner, path) -> the target text"),
-    PG_FS_METH(chmod, "_fs_chmod(owner, path, mode) -> address"),
-    PG_FS_METH(remove_tree, "_fs_remove_tree(owner, path) -> address"),
-    PG_FS_METH(lstat, "_fs_lstat(owner, path) -> dict (a symlink not followed)"),
+               "pattern, path=None, glob=None, max_count=None, *, regex=False, "
+               "ignore_case=False, threads=None, max_file_size=None, info=False",
+               "(GrepMatch dicts, truncated[, info])."),
+    PG_FS_METH(glob,
+               "pattern, path=None, *, metadata=False, threads=None, basename=False, info=False",
+               "FileInfo dicts, or (list, info)."),
+    PG_FS_METH(grep_iter,
+               "pattern, path=None, glob=None, max_count=None, *, regex=False, "
+               "ignore_case=False, threads=None, max_file_size=None",
+               "An _FsIter of GrepMatch dicts."),
+    PG_FS_METH(glob_iter, "pattern, path=None, *, metadata=False, threads=None, basename=False",
+               "An _FsIter of FileInfo dicts."),
+    PG_FS_METH(upload, "files", "Per (path, bytes) pair: None or deepagents' error code."),
+    PG_FS_METH(download, "paths, *, max_file_size=None",
+               "Per path: (bytes or None, None or deepagents' error code)."),
+    PG_FS_METH(mkdir, "path, parents=True", "The address of the directory."),
+    PG_FS_METH(move, "source, destination", "The destination address."),
+    PG_FS_METH(stat, "path", "The stat dict."),
+    PG_FS_METH(edits, "path, edits, dry_run=False, *, lenient=False",
+               "(address, unified diff); edits: (old, new[, replace_all]) tuples."),
+    PG_FS_METH(head, "path, lines=None", "The first lines' bytes (None: all)."),
+    PG_FS_METH(tail, "path, lines=None", "The last lines' bytes (None: all)."),
+    PG_FS_METH(tree, "path, excludes=()", "(FileInfo dicts, truncated)."),
+    PG_FS_METH(copy, "source, destination, *, replace=False", "The destination address."),
+    PG_FS_METH(link, "source, destination", "The address of the new hard link."),
+    PG_FS_METH(symlink, "target, path", "The address of the symbolic link."),
+    PG_FS_METH(readlink, "path", "The link's target text."),
+    PG_FS_METH(chmod, "path, mode", "The address changed."),
+    PG_FS_METH(remove_tree, "path", "The address removed."),
+    PG_FS_METH(lstat, "path", "The stat dict (a symbolic link not followed)."),
     {NULL, NULL, 0, NULL},
 };
 

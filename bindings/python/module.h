@@ -49,7 +49,8 @@
     X(handle)                                                                                      \
     X(toolkit)                                                                                     \
     X(walk)                                                                                        \
-    X(exec)
+    X(exec)                                                                                        \
+    X(edit_tools)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */
@@ -98,6 +99,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD PyObject *ref; /* VisibilityRef or None */
     PyObject *root_category;     /* str or None */
+    PyObject *mod_name;          /* str or None */
     PyObject *relative_path;     /* str or None */
     PyObject *exists;            /* bool, or None on failure */
     PyObject *error_message;     /* str or None */

@@ -92,21 +92,17 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 
 uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->max_file_size)
-        return opts->max_file_size;
-    return PATHGATE_FS_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_MAX_FILE_DEFAULT;
 }
 
-uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts)
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->grep_max_file_size)
-        return opts->grep_max_file_size;
-    return PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
 }
 
-unsigned int pathgate__fs_threads(const pathgate_fs_options *opts)
+unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->threads)
+    if (opts && opts->threads)
         return opts->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;

@@ -651,6 +651,7 @@ int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, co
     out->reason = PATHGATE_REASON_OK;
     out->ref = ref;
     out->root_category = b->is_mod ? NULL : b->name;
+    out->mod_name = b->is_mod ? b->name : NULL;
     out->relative_path = addr + loc.rel_off; /* inside the ref: "" at the base */
     return PATHGATE_OK;
 }

@@ -35,7 +35,7 @@ import binascii
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any, Literal, NotRequired, Protocol, TypedDict, TypeVar, Union, cast
 
 from . import _core, handles
@@ -59,9 +59,12 @@ __all__ = [
     "LsResult",
     "MkdirResult",
     "MoveResult",
+    "PatchFile",
+    "PatchResult",
     "ReadResult",
     "SearchIterator",
     "StatResult",
+    "TextEditorResult",
     "TreeResult",
     "WriteResult",
     "convert_file_data",
@@ -319,6 +322,38 @@ class SearchIterator(Protocol[_T_co]):
     def files_scanned(self) -> int: ...
 
 
+# The edit tools models use (docs/patch.md, docs/editor.md).
+
+PatchFile = TypedDict("PatchFile", {"change": Literal["A", "M", "D"], "path": str, "from": "str | None"})
+"""One change of a patch: ``change`` ``"A"`` (added), ``"M"`` (updated)
+or ``"D"`` (deleted), ``path`` its canonical address, ``from`` a move's
+source (None otherwise)."""
+
+
+@dataclass
+class PatchResult:
+    """``apply_patch``'s answer: ``error`` None and ``output``, Codex's
+    summary (``Success. Updated the following files:`` and ``A``/``M``/``D``
+    lines naming canonical addresses), or ``error`` (Codex's message, paths
+    written as addresses) and ``kind``. ``files`` lists the changes; after
+    a failure with ``atomic=False``, the ones applied before it."""
+
+    error: str | None = None
+    output: str = ""
+    files: list[PatchFile] = field(default_factory=list)
+    kind: str | None = None
+
+
+@dataclass
+class TextEditorResult:
+    """``text_editor``'s answer: the tool's text in ``output``, or its
+    error text in ``error`` (with ``kind``, the core's error name)."""
+
+    error: str | None = None
+    output: str | None = None
+    kind: str | None = None
+
+
 def _walk_notice(info: Mapping[str, Any]) -> str | None:
     """What a walk left out, in words (None when nothing was)."""
     parts = []
@@ -494,7 +529,7 @@ class Backend(SandboxMixin):
     One Backend (and its Session) per agent or thread: a Session's cwd and
     stack are shared state (docs/python.md, "Threads")."""
 
-    __slots__ = ("_owner", "_glob_metadata")
+    __slots__ = ("_owner", "_glob_metadata", "_editor")
 
     def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None:
         """``glob_metadata=True`` adds ``size`` and ``modified_at`` to every
@@ -504,6 +539,7 @@ class Backend(SandboxMixin):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
         self._glob_metadata = bool(glob_metadata)
+        self._editor = _core._Editor()  # the text editor's undo history
 
     @property
     def resolver(self) -> Resolver:
@@ -601,7 +637,9 @@ class Backend(SandboxMixin):
         line endings. The file is replaced atomically, and never over a
         change someone made while the edit ran (the edit starts over on the
         new content; docs/fs.md). Fails with ``edit_failed`` (not found,
-        ambiguous, empty ``old_string``), ``not_found``,
+        empty ``old_string``), ``edit_ambiguous`` (more than one occurrence
+        without ``replace_all``: "String '<old>' appears N times in file."),
+        ``not_found``,
         ``permission_denied``, ``timeout`` (the file kept changing),
         ``invalid_path``."""
         try:
@@ -835,14 +873,19 @@ class Backend(SandboxMixin):
 
     def multi_edit(
         self, file_path: PathArg, edits: Iterable[tuple[str, str] | tuple[str, str, bool]], *,
-        dry_run: bool = False,
+        dry_run: bool = False, lenient: bool = False,
     ) -> EditResult:
         """Applies ``(old, new[, replace_all])`` edits in order, each to the
         result of the one before, all or nothing, with edit's rules; answers
         the address and the unified ``diff`` of the change. ``dry_run``
-        computes the diff and changes nothing. Fails as edit does."""
+        computes the diff and changes nothing. Fails as edit does.
+        ``lenient`` matches as the reference MCP server's ``edit_file``
+        (docs/fs.md): the first exact occurrence, else the first lines equal
+        ignoring whitespace at both ends, re-indented (``replace_all`` is
+        not used)."""
         try:
-            path, diff = _core._fs_edits(self._owner, path_text(file_path), list(edits), dry_run)
+            path, diff = _core._fs_edits(self._owner, path_text(file_path), list(edits), dry_run,
+                                         lenient=lenient)
         except Error as exc:
             return EditResult(error=str(exc), kind=exc.kind)
         return EditResult(path=path, diff=diff)
@@ -998,3 +1041,50 @@ class Backend(SandboxMixin):
         reached. key defaults to the directory's name, lower-cased. Raises
         pathgate.Error."""
         return Backend(_core._fs_subroot(self._owner, path_text(path), key))
+
+    # --------------------------------------- the edit tools models use
+    # apply_patch (Codex's format, docs/patch.md) and the text editor tool
+    # (Anthropic's, docs/editor.md): failures are results, as above.
+
+    _EDITOR_ARGUMENTS = frozenset((
+        "file_text", "old_str", "new_str", "insert_line", "view_range", "max_characters", "tool",
+    ))
+
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """Applies a patch in Codex's ``*** Begin Patch`` format. Every path is
+        resolved (and checked writable) before anything is written; with
+        ``atomic`` (the default) every file changes or none does, otherwise
+        the hunks apply one by one as Codex applies them."""
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)
+        return PatchResult(error=error, output=output or "", files=cast("list[PatchFile]", files),
+                           kind=kind)
+
+    def text_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        """Runs a command of the text editor tool (``view``, ``create``,
+        ``str_replace``, ``insert``, ``undo_edit``) with its arguments
+        (``file_text``, ``old_str``, ``new_str``, ``insert_line``,
+        ``view_range``, ``max_characters``; ``tool``:
+        ``"str_replace_based_edit_tool"`` (default) or ``"str_replace_editor"``,
+        which has ``undo_edit``). Answers as Anthropic's reference
+        implementation does, addresses in place of paths; the undo history
+        belongs to this backend."""
+        unknown = set(arguments) - self._EDITOR_ARGUMENTS
+        if unknown:
+            raise TypeError(f"text_editor() got unexpected arguments: {', '.join(sorted(unknown))}")
+        view_range = arguments.pop("view_range", None)
+        if view_range:  # the reference's own test: a list of two integers
+            ok = isinstance(view_range, (list, tuple)) and all(isinstance(v, int) for v in view_range)
+            if ok:
+                arguments["view_range"] = list(view_range)
+            else:
+                arguments["view_range_invalid"] = True
+        kind, error, output = self._editor.run(self._owner, command, path_text(path), **arguments)
+        return TextEditorResult(error=error, output=output, kind=kind)
+
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """``apply_patch`` in a worker thread."""
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
+
+    async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        """``text_editor`` in a worker thread."""
+        return await asyncio.to_thread(self.text_editor, command, path, **arguments)

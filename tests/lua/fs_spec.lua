@@ -135,9 +135,10 @@ describe("file operations", function()
     assert.are.equal("root:repo/a.txt", addr)
     assert.are.equal(1, n)
     refused("edit_failed", "String not found in file: 'zeta'", r:edit("root:repo/a.txt", "zeta", "x"))
-    local _, msg = r:edit("root:repo/a.txt", "a", "4")
-    assert.are.equal("String 'a' appears 4 times in file. Use replace_all=True to replace all "
-      .. "instances, or provide a more specific string with surrounding context.", msg)
+    refused("edit_ambiguous", "String 'a' appears 4 times in file.", r:edit("root:repo/a.txt", "a", "4"))
+    -- a dry run counts and writes nothing
+    assert.are.equal(4, select(2, r:edit("root:repo/a.txt", "a", "4", true, { dry_run = true })))
+    assert.are.equal("alpha\nBETA\ngamma\n", read_file(t.repo .. "/a.txt"))
     assert.are.equal(4, select(2, r:edit("root:repo/a.txt", "a", "4", true)))
     refused("edit_failed", "old_string must not be empty", r:edit("root:repo/a.txt", "", "x"))
     assert(r:edit("root:repo/crlf.txt", "one\ntwo", "1\n2"))

@@ -87,3 +87,24 @@ def test_the_holder_keeps_what_the_core_reads(owner):
         assert answers in ([], [None] * 100)
     got = _core._fs_download(s, [f"root:repo/up/{i}.bin" for i in range(100)])
     assert [content for content, _ in got] == [bytes([i]) * 4096 for i in range(100)]
+
+
+def test_the_options_the_core_gained(owner, tmp_path):
+    (tmp_path / "repo" / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
+    (tmp_path / "repo" / "latin1.txt").write_bytes(b"caf\xe9\n")
+    # read shows CRLF as LF unless asked to keep it; head keeps it
+    assert _core._fs_read(owner, "root:repo/crlf.txt")["content"] == "one\ntwo"
+    assert _core._fs_read(owner, "root:repo/crlf.txt", keep_crlf=True)["content"] == "one\r\ntwo"
+    assert _core._fs_head(owner, "root:repo/crlf.txt") == b"one\r\ntwo\r\n"
+    # the bytes of a file that is not UTF-8, without base64
+    assert _core._fs_read(owner, "root:repo/latin1.txt")["encoding"] == "base64"
+    assert _core._fs_read_bytes(owner, "root:repo/latin1.txt") == b"caf\xe9\n"
+    with pytest.raises(_core.Error) as e:
+        _core._fs_read_bytes(owner, "root:repo/latin1.txt", max_file_size=2)
+    assert e.value.kind == "too_large"
+    # a dry run counts and writes nothing
+    assert _core._fs_edit(owner, "root:repo/a.txt", "a", "A", True, dry_run=True) == ("root:repo/a.txt", 3)
+    assert (tmp_path / "repo" / "a.txt").read_text() == "alpha\nbeta\n"
+    with pytest.raises(_core.Error) as e:
+        _core._fs_edit(owner, "root:repo/a.txt", "a", "A")
+    assert e.value.kind == "edit_ambiguous" and str(e.value) == "String 'a' appears 3 times in file."
