@@ -188,6 +188,39 @@ int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, in
 int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
                               const pathgate_fs_options *opts, pathgate_error *err);
 
+/* What an edit read: the file open as fd, and its fstat when it was read. */
+typedef struct pathgate__fs_guard {
+    int fd;
+    struct stat st;
+} pathgate__fs_guard;
+
+/* pathgate__fs_replace_file_if's answer when the guarded file changed
+ * before the commit: nothing was written (no message set). */
+#define PATHGATE__FS_CHANGED 1
+
+/* pathgate__fs_replace_file, committed only while the file g describes is
+ * unchanged and still the one the name leads to, checked just before the
+ * rename (g NULL: always). 0, PATHGATE__FS_CHANGED, or a negative code. */
+int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
+                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate_error *err);
+
+/*
+ * The one edit of a file (pathgate_fs_edit is one op, pathgate_fs_edits
+ * many): the ops applied in order, each to the result of the one before,
+ * all or nothing. Unless PATHGATE_FS_DRY_RUN is in opts->flags, the edit
+ * holds the edit lock of the
+ * file's directory (every edit takes it, so edits in one directory, by any
+ * thread or process, run one after another), and the file is replaced
+ * atomically only when it is still what was read; when anyone changed it
+ * meanwhile, the edit starts over on the new content. diff and occurrences
+ * are optional.
+ */
+int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occurrences,
+                           pathgate_resolver *resolver, const char *address, size_t len,
+                           const pathgate_fs_edit_op *ops, size_t count,
+                           const pathgate_fs_options *opts, pathgate_error *err);
+
 /* PATHGATE_EACCES with the message when t's entry may not be written:
  * its base is read-only, the directory it lives in (its deepest existing
  * parent) lies inside a read-only base, or it is a directory that holds a

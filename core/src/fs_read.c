@@ -130,8 +130,8 @@ static int scan_region(scan *sc, const pathgate_allocator *a, const char *s, siz
 }
 
 /* The window's raw bytes as read shows them: "\r\n" -> "\n" (unless
- * keep_crlf), no final terminator. */
-static void window_finish(pathgate_buf *b, int keep_crlf)
+ * keep_crlf), no final terminator. 1 when there was one. */
+static int window_finish(pathgate_buf *b, int keep_crlf)
 {
     char *s = b->ptr;
     size_t n = 0;
@@ -140,10 +140,12 @@ static void window_finish(pathgate_buf *b, int keep_crlf)
             continue;
         s[n++] = s[i];
     }
-    if (n && s[n - 1] == '\n')
-        n -= n > 1 && s[n - 2] == '\r' ? 2 : 1;
+    int ended = n && s[n - 1] == '\n';
+    if (ended)
+        n -= keep_crlf && n > 1 && s[n - 2] == '\r' ? 2 : 1;
     s[n] = '\0';
     b->len = n;
+    return ended;
 }
 
 /*
@@ -241,7 +243,7 @@ static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     sc->out.ptr[sc->out.len] = '\0';
-    window_finish(&sc->out, sc->keep_crlf);
+    out->final_newline = window_finish(&sc->out, sc->keep_crlf);
     pathgate__buf_adopt(&out->content, a, sc->out.ptr, sc->out.len);
     uint64_t end = sc->end;
     if (partial)

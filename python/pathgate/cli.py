@@ -557,14 +557,12 @@ def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, A
     a terminal."""
     import time
 
-    from . import _core
+    from . import Error
 
-    owner = backend._owner
     if op == "grep":
-        it = _core._fs_grep_iter(owner, args.pattern, kwargs.pop("path"), kwargs.pop("glob"),
-                                 kwargs.pop("max_count", None), **kwargs)
+        it = backend.grep_iter(args.pattern, **kwargs)
     else:
-        it = _core._fs_glob_iter(owner, args.pattern, kwargs["path"])
+        it = backend.glob_iter(args.pattern, kwargs["path"])
     show = sys.stderr.isatty()
     start = last = time.monotonic()
     shown = False
@@ -591,7 +589,7 @@ def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, A
                 sys.stderr.write(f"\rpathgate: {op}: {count} found{scanned} ")
                 sys.stderr.flush()
         summary = it.summary() or {}
-    except _core.Error as exc:
+    except Error as exc:
         if shown:
             sys.stderr.write("\n")
         raise Failed(str(exc)) from None

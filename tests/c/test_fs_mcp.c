@@ -381,7 +381,8 @@ static void expect_tree(fx *f, const char *addr, const char *const *ex, size_t n
 {
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    size_t lens[8];
+    size_t lens[8] = {0};
+    assert_true(nex <= 8);
     for (size_t i = 0; i < nex; i++)
         lens[i] = strlen(ex[i]);
     int rc = pathgate_fs_tree(&l, f->r, PG_S(addr), ex, lens, nex, NULL, &err);

@@ -137,8 +137,19 @@ static void test_ls_errors(void **state)
     assert_null(strstr(err.message, f->tmp));
     assert_int_equal(pathgate_fs_ls(&l, f->r, "root:repo\0x", 11, NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    /* relative text needs a session */
-    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("dir"), NULL, &err), PATHGATE_EINVALIDPATH);
+    /* without a session, relative text is relative to the first base (the
+     * first root), and above it is invalid */
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("dir/sub"), NULL, &err), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0].path, "root:repo/dir/sub/deep.txt");
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("."), NULL, &err), 0);
+    assert_true(l.count > 0);
+    assert_non_null(strstr(l.items[0].path, "root:repo/"));
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("../ro"), NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("nope"), NULL, &err), PATHGATE_ENOTFOUND);
+    assert_string_equal(err.message, "Directory 'root:repo/nope' not found");
     assert_int_equal(pathgate_fs_ls(&l, NULL, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
     assert_int_equal(pathgate_fs_ls(NULL, f->r, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
     /* nothing minted, nothing held */
@@ -204,6 +215,7 @@ static void test_read_windows(void **state)
     assert_false(rr.has_next);
     assert_string_equal(rr.path.ptr, "root:repo/a.txt");
     assert_int_equal(strlen(rr.modified_at), 32);
+    assert_true(rr.final_newline); /* left out of content */
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/a.txt", 1, 1, &rr);
@@ -212,6 +224,7 @@ static void test_read_windows(void **state)
     assert_int_equal(rr.end_line, 2);
     assert_true(rr.has_next);
     assert_int_equal(rr.next_offset, 2);
+    assert_true(rr.final_newline);
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/a.txt", -5, 1, &rr); /* negative offset reads from 0 */
@@ -242,6 +255,15 @@ static void test_read_windows(void **state)
     read_ok(f, "root:repo/nofinal.txt", 1, 10, &rr);
     assert_string_equal(rr.content.ptr, "y");
     assert_int_equal(rr.total_lines, 2);
+    assert_false(rr.final_newline);
+    pathgate_fs_read_result_dispose(&rr);
+    read_ok(f, "root:repo/nofinal.txt", 0, 1, &rr);
+    assert_string_equal(rr.content.ptr, "x");
+    assert_true(rr.final_newline);
+    pathgate_fs_read_result_dispose(&rr);
+    read_ok(f, "root:repo/crlf.txt", 1, 1, &rr); /* CRLF is one line break */
+    assert_string_equal(rr.content.ptr, "two");
+    assert_true(rr.final_newline);
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/big.txt", 0, 2000, &rr);

@@ -24,10 +24,16 @@ extern "C" {
 #define PATHGATE_EXTERN
 #endif
 
+/* The version, and its only spelling in the project: CMakeLists.txt,
+ * setup.py and the Lua rock's release step read these three lines. */
 #define PATHGATE_VERSION_MAJOR 0
 #define PATHGATE_VERSION_MINOR 1
 #define PATHGATE_VERSION_PATCH 0
-#define PATHGATE_VERSION_STRING "0.1.0"
+#define PATHGATE__STR2(x) #x
+#define PATHGATE__STR(x) PATHGATE__STR2(x)
+#define PATHGATE_VERSION_STRING                                                                    \
+    PATHGATE__STR(PATHGATE_VERSION_MAJOR)                                                          \
+    "." PATHGATE__STR(PATHGATE_VERSION_MINOR) "." PATHGATE__STR(PATHGATE_VERSION_PATCH)
 
 /* Longest input accepted anywhere (bytes, excluding a terminator). */
 #define PATHGATE_PATH_MAX 4096

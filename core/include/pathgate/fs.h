@@ -4,8 +4,9 @@
  * glob, upload, download.
  *
  * Every operation takes text in any form the resolver accepts (canonical
- * address, legacy alias, file:// URI, host path inside a base, and, with a
- * session in the options, text relative to the session's cwd), re-resolves
+ * address, legacy alias, file:// URI, host path inside a base, and text
+ * relative to the session's cwd, or without a session to the first base),
+ * re-resolves
  * it to (base, rel), and touches the filesystem only beneath the base's
  * directory fd (openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, or the
  * O_NOFOLLOW walk): no host path string is ever joined or opened, so a
@@ -86,9 +87,10 @@ extern "C" {
 typedef struct pathgate_fs_options {
     unsigned int version; /* PATHGATE_FS_OPTIONS_VERSION */
     /* Relative input resolves against this session's cwd, and an omitted
-     * address (grep, glob) means the cwd. Without a session, relative input
-     * is invalid and an omitted address means the first root. When set,
-     * the resolver argument may be NULL (the session's is used). */
+     * address (grep, glob) means the cwd. Without a session, both mean the
+     * first base (the first root, or the first mod when there is no root),
+     * where a new session starts. When set, the resolver argument may be
+     * NULL (the session's is used). */
     pathgate_session *session;
     unsigned int flags; /* PATHGATE_FS_* below */
     /* Whole-file answers (read returning base64, download) and read windows
@@ -288,6 +290,10 @@ typedef struct pathgate_fs_read_result {
      * the window were read, so total_lines counts the lines read so far and
      * the rest of the file was not checked for text. */
     int partial;
+    /* The window's last line ended with a line break, which content leaves
+     * out (always when lines follow it; at the end, when the file ends with
+     * one). */
+    int final_newline;
 } pathgate_fs_read_result;
 
 #define PATHGATE_FS_NOT_TEXT_NUL 1  /* the file holds a NUL byte */
@@ -295,7 +301,8 @@ typedef struct pathgate_fs_read_result {
 
 #define PATHGATE_FS_READ_RESULT_INIT                                                               \
     {                                                                                              \
-        PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0  \
+        PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, \
+            0                                                                                      \
     }
 PATHGATE_EXTERN void pathgate_fs_read_result_dispose(pathgate_fs_read_result *res);
 

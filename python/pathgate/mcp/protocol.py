@@ -106,8 +106,8 @@ Quick = _abc.Callable[[str, dict[str, Any]], bool]
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
-_str_ascii = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
-_str_utf8 = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_str_ascii: _abc.Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_str_utf8: _abc.Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 def json_text(value: Any) -> str:

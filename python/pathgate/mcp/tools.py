@@ -44,6 +44,20 @@ class ToolError(Exception):
     """A failure shown to the agent as an isError result."""
 
 
+class _Result(_t.Protocol):
+    error: str | None
+
+
+_R = _t.TypeVar("_R", bound=_Result)
+
+
+def _ok(result: _R) -> _R:
+    """A Backend result, or its error as the tool's."""
+    if result.error is not None:
+        raise ToolError(result.error)
+    return result
+
+
 @_dc.dataclass(frozen=True)
 class Tool:
     name: str
@@ -218,20 +232,19 @@ class ConnectionTools:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
         try:
             if tail is not None:
-                data = _core._fs_tail(self.session, a["path"], _int(tail))  # type: ignore[attr-defined]
+                data = _core._fs_tail(self.session, a["path"], _int(tail))
             else:
-                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))  # type: ignore[attr-defined]
+                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))
         except Error as e:
             raise self._fail(e) from None
         return _text(data.decode("utf-8", "replace"))
 
     def read_media_file(self, a: dict[str, Any]) -> Result:
+        address = _ok(self.backend.stat(a["path"])).path or ""
         try:
-            st = self.backend.stat(a["path"])
-            data: bytes = _core._fs_head(self.session, st["path"], None)  # type: ignore[attr-defined]
+            data: bytes = _core._fs_head(self.session, address, None)
         except Error as e:
             raise self._fail(e) from None
-        address = st["path"]
         dot = _name(address).rfind(".")
         mime = _MIME.get(_name(address)[dot:].lower() if dot > 0 else "", "application/octet-stream")
         b64 = base64.b64encode(data).decode("ascii")
@@ -242,14 +255,15 @@ class ConnectionTools:
         return {"content": [item], "structuredContent": {"content": [item]}}
 
     def read_multiple_files(self, a: dict[str, Any]) -> Result:
-        parts, files = [], []
+        parts: list[str] = []
+        files: list[dict[str, Any]] = []
         for i, p in enumerate(a["paths"]):
             try:
-                st = self.backend.stat(p)
-                text = self.backend.head(st["path"], None)
-                parts.append(f"{st['path']}:\n{text}\n")
-                files.append({"path": st["path"], "content": text})
-            except Error as e:
+                address = _ok(self.backend.stat(p)).path or ""
+                text = _ok(self.backend.head(address, None)).content
+                parts.append(f"{address}:\n{text}\n")
+                files.append({"path": address, "content": text})
+            except ToolError as e:
                 parts.append(f"paths[{i}]: Error - {e}")
                 files.append({"index": i, "error": str(e)})
         return _text("\n---\n".join(parts), files=files)
@@ -264,10 +278,8 @@ class ConnectionTools:
 
     def edit_file(self, a: dict[str, Any]) -> Result:
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
-        try:
-            address, diff = self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)))
-        except Error as e:
-            raise self._fail(e) from None
+        r = _ok(self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False))))
+        address, diff = r.path, r.diff or ""
         ticks = 3
         while "`" * ticks in diff:
             ticks += 1
@@ -275,31 +287,22 @@ class ConnectionTools:
         return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
 
     def create_directory(self, a: dict[str, Any]) -> Result:
-        try:
-            address = self.backend.mkdir(a["path"], parents=True)
-        except Error as e:
-            raise self._fail(e) from None
+        address = _ok(self.backend.mkdir(a["path"], parents=True)).path
         return _text(f"Successfully created directory {address}", path=address)
 
     def move_file(self, a: dict[str, Any]) -> Result:
-        try:
-            source = self.backend.stat(a["source"])["path"]
-            dest = self.backend.move(source, a["destination"])
-        except Error as e:
-            raise self._fail(e) from None
+        source = _ok(self.backend.stat(a["source"])).path or ""
+        dest = _ok(self.backend.move(source, a["destination"])).path
         return _text(f"Successfully moved {source} to {dest}", source=source, destination=dest)
 
     # -------------------------------------------------------- listing
 
     def _ls(self, path: str) -> list[dict[str, Any]]:
-        r = self.backend.ls(path)
-        if r.error:
-            raise ToolError(r.error)
-        return r.entries or []  # type: ignore[return-value]
+        return _t.cast("list[dict[str, Any]]", _ok(self.backend.ls(path)).entries or [])
 
     def list_directory(self, a: dict[str, Any]) -> Result:
         try:  # names and kinds only: no stat per entry
-            listing = _core._fs_ls(self.session, a["path"], metadata=False)  # type: ignore[attr-defined]
+            listing = _core._fs_ls(self.session, a["path"], metadata=False)
         except Error as e:
             raise self._fail(e) from None
         # entries [{name, path, type}] written as JSON here: the encoder
@@ -347,13 +350,10 @@ class ConnectionTools:
              "size": 0 if e["is_dir"] else e.get("size", 0)} for e in entries])
 
     def directory_tree(self, a: dict[str, Any]) -> Result:
-        try:
-            st = self.backend.stat(a["path"])
-            entries, _ = self.backend.tree(st["path"], a.get("excludePatterns") or ())
-        except Error as e:
-            raise self._fail(e) from None
+        address = _ok(self.backend.stat(a["path"])).path or ""
+        entries = _ok(self.backend.tree(address, a.get("excludePatterns") or ())).entries or []
         root: list[dict[str, Any]] = []
-        dirs: dict[str, list[dict[str, Any]]] = {st["path"].rstrip("/") + "/": root}
+        dirs: dict[str, list[dict[str, Any]]] = {address.rstrip("/") + "/": root}
         for entry in entries:
             path = entry["path"]
             parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
@@ -365,23 +365,20 @@ class ConnectionTools:
 
     def search_files(self, a: dict[str, Any]) -> Result:
         try:
-            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]  # type: ignore[attr-defined]
+            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]
         except Error as e:
             raise self._fail(e) from None
         excludes = a.get("excludePatterns") or []
         if excludes and matches:
-            try:
-                st = self.backend.stat(a["path"])
-                kept, _ = self.backend.tree(st["path"], excludes)
-            except Error as e:
-                raise self._fail(e) from None
+            address = _ok(self.backend.stat(a["path"])).path or ""
+            kept = _ok(self.backend.tree(address, excludes)).entries or []
             allowed = {e["path"] for e in kept}
             matches = [m for m in matches if m in allowed]
         return _text("\n".join(matches) if matches else "No matches found", matches=matches)
 
     def get_file_info(self, a: dict[str, Any]) -> Result:
         try:
-            st = _core._fs_stat(self.session, a["path"])  # type: ignore[attr-defined]
+            st = _core._fs_stat(self.session, a["path"])
         except Error as e:
             raise self._fail(e) from None
         # the text and the structured fields written here: one stat, no

@@ -1,19 +1,21 @@
 -- LuaRocks package of the Lua 5.4 front end of pathgate.
---   luarocks --lua-version=5.4 make lua/pathgate-0.1.0-1.rockspec      (from a checkout)
---   luarocks --lua-version=5.4 install pathgate-0.1.0-1.rockspec       (from the directory
---       holding the release tarball pathgate-0.1.0.tar.gz: the source distribution, the same
---       file pip installs from; see README, "Install")
+--   luarocks --lua-version=5.4 make lua/pathgate-scm-1.rockspec        (from a checkout)
+-- A release's rockspec is made from this one, so that the version has one
+-- spelling (core/include/pathgate/common.h):
+--   luarocks new_version lua/pathgate-scm-1.rockspec X.Y.Z-1 file://pathgate-X.Y.Z.tar.gz
+-- then `luarocks --lua-version=5.4 install pathgate-X.Y.Z-1.rockspec` in the directory
+-- holding the release tarball (the sdist, the same file pip installs from;
+-- tests/install/lua_rock.sh does exactly this).
 -- It runs the project's own CMake (core + module only) and installs nothing
 -- but the module: pathgate.so into the tree's Lua C module directory.
 rockspec_format = "3.0"
 package = "pathgate"
-version = "0.1.0-1"
+version = "scm-1"
 
--- The project has no public host yet: the source is the release tarball
--- (`python3 setup.py sdist`), read from the current directory.
+-- The project has no public host yet: `make` builds the checkout it is run
+-- from; a release's rockspec points at the release tarball instead.
 source = {
-  url = "file://pathgate-0.1.0.tar.gz",
-  dir = "pathgate-0.1.0",
+  url = "file://pathgate.tar.gz",
 }
 
 description = {
