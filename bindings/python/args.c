@@ -141,14 +141,9 @@ static int list(pg_args *h, const pg_arg *arg, pg_val *v, PyObject *obj) {
                 (!v->codes && !(v->codes = array(h, n, sizeof *v->codes))) ||
                 !(t = entry(h, e, 2, 2, "files must hold (path, bytes) pairs")) ||
                 text(h, PyTuple_GetItem(t, 0), &v->items[i].path, &v->items[i].path_len, "path") <
-                    0)
-                return -1;
-            if (!PyObject_CheckBuffer(PyTuple_GetItem(t, 1))) {
-                PyErr_SetString(PyExc_TypeError, "file content must be bytes");
-                return -1;
-            }
-            if (view(h, PyTuple_GetItem(t, 1), (const char **)&v->items[i].data,
-                     &v->items[i].size) < 0)
+                    0 ||
+                content(h, PyTuple_GetItem(t, 1), (const char **)&v->items[i].data,
+                        &v->items[i].size, "file content") < 0)
                 return -1;
             break;
         case PG_INTS: {

@@ -244,6 +244,7 @@ static void test_read_windows(void **state)
                      0);
     assert_string_equal(rr.content.ptr, "one\r\ntwo\r\nthree");
     assert_int_equal(rr.total_lines, 3);
+    assert_true(rr.final_newline); /* "\r\n" left out, and said */
     pathgate_fs_read_result_dispose(&rr);
     assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/crlf.txt"), 1, 1, &keep, &err), 0);
     assert_string_equal(rr.content.ptr, "two");

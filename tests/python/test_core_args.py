@@ -102,6 +102,9 @@ def test_the_options_the_core_gained(owner, tmp_path):
     with pytest.raises(_core.Error) as e:
         _core._fs_read_bytes(owner, "root:repo/latin1.txt", max_file_size=2)
     assert e.value.kind == "too_large"
+    # upload takes str content as write does
+    assert _core._fs_upload(owner, [("root:repo/s.txt", "text \u00e9")]) == [None]
+    assert (tmp_path / "repo" / "s.txt").read_bytes() == "text \u00e9".encode()
     # a dry run counts and writes nothing
     assert _core._fs_edit(owner, "root:repo/a.txt", "a", "A", True, dry_run=True) == ("root:repo/a.txt", 3)
     assert (tmp_path / "repo" / "a.txt").read_text() == "alpha\nbeta\n"
