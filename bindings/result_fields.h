@@ -53,6 +53,7 @@
 #define PG_FS_TYPE_NAME(t)                                                                         \
     ((t) == PATHGATE_FS_TYPE_FILE        ? "file"                                                  \
      : (t) == PATHGATE_FS_TYPE_DIRECTORY ? "directory"                                             \
+     : (t) == PATHGATE_FS_TYPE_SYMLINK   ? "symlink"                                               \
                                          : "other")
 #define PG_STAT_FIELDS(X, e)                                                                       \
     X(path, STR, (e)->path.ptr, (e)->path.len, 1)                                                  \

@@ -226,9 +226,13 @@ PyObject *pg_resolver_restrict(PyObject *self, PyObject *const *args, Py_ssize_t
     p.npresets = lists.npresets;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = pathgate_resolver_restrict(PG_RESOLVER_OF(self), &p, &err);
-    Py_END_ALLOW_THREADS if (rc < 0) pg_raise(st, st->Error, rc, &err);
-    else result = Py_NewRef(Py_None);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_restrict(PG_RESOLVER_OF(self), &p, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0)
+        pg_raise(st, st->Error, rc, &err);
+    else
+        result = Py_NewRef(Py_None);
 done:
     pg_policy_options_free(&lists);
     Py_DECREF(keep);
@@ -245,9 +249,10 @@ PyObject *pg_resolver_policy_check(PyObject *self, PyObject *text_obj) {
     pathgate_policy_verdict v;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc =
-        pathgate_resolver_policy_check(&v, PG_RESOLVER_OF(self), text, (size_t)len, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_policy_check(&v, PG_RESOLVER_OF(self), text, (size_t)len, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
     PyObject *d = PyDict_New();

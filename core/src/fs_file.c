@@ -111,21 +111,17 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 
 uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->max_file_size)
-        return opts->max_file_size;
-    return PATHGATE_FS_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_MAX_FILE_DEFAULT;
 }
 
-uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts)
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->grep_max_file_size)
-        return opts->grep_max_file_size;
-    return PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
 }
 
-unsigned int pathgate__fs_threads(const pathgate_fs_options *opts)
+unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->threads)
+    if (opts && opts->threads)
         return opts->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
@@ -281,20 +277,16 @@ static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *n
     return rc;
 }
 
-#define TEMP_NAME_CAP 64
-
-/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
- * beneath the base beside the target. An fd or -errno. */
-static int create_temp(int dirfd, char tmp[TEMP_NAME_CAP])
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access)
 {
     int fd = -EEXIST;
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
         unsigned char rnd[8];
         if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
             return -EIO;
-        snprintf(tmp, TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0],
-                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        snprintf(tmp, PATHGATE__FS_TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
+                 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+        fd = openat(dirfd, tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0)
             fd = -errno;
     }
@@ -400,8 +392,8 @@ int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *conte
         return rc;
     }
     const int keep_mode = rc;
-    char tmp[TEMP_NAME_CAP];
-    int fd = create_temp(dirfd, tmp);
+    char tmp[PATHGATE__FS_TEMP_NAME_CAP];
+    int fd = pathgate__fs_create_temp(dirfd, tmp, O_WRONLY);
     if (fd < 0) {
         close(dirfd);
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);

@@ -271,3 +271,19 @@ int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int 
     }
     return fd;
 }
+
+/* --------------------------------------------------------------- links */
+
+int pathgate__fs_policy_link_hidden(const pathgate__fs_target *t, pathgate_error *err)
+{
+    if (!t->policy)
+        return PATHGATE_OK;
+    char real[PATHGATE_PATH_MAX + 1];
+    if (pathgate__policy_real_rel(real, sizeof real, t->r, t->base, t->rel) < 0)
+        return PATHGATE_OK; /* leads out, loops: the operation's own checks say so */
+    pathgate_policy_verdict v;
+    if (!pathgate__policy_verdict(&v, t->r, t->base, real, strlen(real), PATHGATE__ACCESS_READ))
+        return PATHGATE_OK;
+    pathgate__fs_audit(t, "denied", "deny_read", &v);
+    return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+}

@@ -35,6 +35,13 @@ pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
     return resolver;
 }
 
+int pathgate__fs_search_check(const pathgate_fs_search_options *opts, pathgate_error *err)
+{
+    if (opts && opts->version != PATHGATE_FS_SEARCH_OPTIONS_VERSION)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "unsupported options version");
+    return 0;
+}
+
 static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *address, size_t len,
                 pathgate_error *err)
 {

@@ -48,13 +48,13 @@ int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver, const cha
 }
 
 int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver *resolver,
-                     const char *address, size_t len, const char *old_text, size_t old_len,
-                     const char *new_text, size_t new_len, int replace_all,
+                     const char *address, size_t len, const pathgate_fs_edit_op *edit,
                      const pathgate_fs_options *opts, pathgate_error *err)
 {
     /* one op of the one edit (fs_edits.c) */
-    const pathgate_fs_edit_op op = {old_text, old_len, new_text, new_len, replace_all};
-    return pathgate__fs_edit_file(path, NULL, occurrences, resolver, address, len, &op, 1, 0, opts,
+    if (!edit)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    return pathgate__fs_edit_file(path, NULL, occurrences, resolver, address, len, edit, 1, opts,
                                   err);
 }
 

@@ -35,11 +35,12 @@ import binascii
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, Protocol, TypedDict, TypeVar, Union, cast
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal, NotRequired, Protocol, TypedDict, TypeVar, Union, cast
 
-from . import _core
+from . import _core, handles
 from ._core import Error, Resolver, Session, VisibilityRef, VisibilityResolution
+from .handles import DirEntry, PathResult, ReadlinkResult, ScandirIterator
 from .sandbox import SandboxMixin
 
 __all__ = [
@@ -58,13 +59,21 @@ __all__ = [
     "LsResult",
     "MkdirResult",
     "MoveResult",
+    "PatchFile",
+    "PatchResult",
     "ReadResult",
     "SearchIterator",
     "StatResult",
+    "TextEditorResult",
     "TreeResult",
     "WriteResult",
     "convert_file_data",
     "resolved",
+    # handles and the toolkit (handles.py)
+    "DirEntry",
+    "PathResult",
+    "ReadlinkResult",
+    "ScandirIterator",
 ]
 
 FileOperationError = Literal["file_not_found", "permission_denied", "is_directory", "invalid_path"]
@@ -254,10 +263,11 @@ class MoveResult:
 
 @dataclass
 class StatResult:
-    """``stat``'s answer: the address, ``type`` (``"file"``,
-    ``"directory"``, ``"other"``), size in bytes, permission bits and
-    times (ISO 8601 UTC; ``created_at`` None where the file system keeps
-    no birth time)."""
+    """``stat``'s and ``lstat``'s answer: the address, ``type``
+    (``"file"``, ``"directory"``, ``"other"``; ``lstat`` of a symlink:
+    ``"symlink"``, its size the length of its target), size in bytes,
+    permission bits and times (ISO 8601 UTC; ``created_at`` None where the
+    file system keeps no birth time)."""
 
     error: str | None = None
     path: str | None = None
@@ -310,6 +320,38 @@ class SearchIterator(Protocol[_T_co]):
     def close(self) -> None: ...
     def summary(self) -> dict[str, Any] | None: ...
     def files_scanned(self) -> int: ...
+
+
+# The edit tools models use (docs/patch.md, docs/editor.md).
+
+PatchFile = TypedDict("PatchFile", {"change": Literal["A", "M", "D"], "path": str, "from": "str | None"})
+"""One change of a patch: ``change`` ``"A"`` (added), ``"M"`` (updated)
+or ``"D"`` (deleted), ``path`` its canonical address, ``from`` a move's
+source (None otherwise)."""
+
+
+@dataclass
+class PatchResult:
+    """``apply_patch``'s answer: ``error`` None and ``output``, Codex's
+    summary (``Success. Updated the following files:`` and ``A``/``M``/``D``
+    lines naming canonical addresses), or ``error`` (Codex's message, paths
+    written as addresses) and ``kind``. ``files`` lists the changes; after
+    a failure with ``atomic=False``, the ones applied before it."""
+
+    error: str | None = None
+    output: str = ""
+    files: list[PatchFile] = field(default_factory=list)
+    kind: str | None = None
+
+
+@dataclass
+class TextEditorResult:
+    """``text_editor``'s answer: the tool's text in ``output``, or its
+    error text in ``error`` (with ``kind``, the core's error name)."""
+
+    error: str | None = None
+    output: str | None = None
+    kind: str | None = None
 
 
 def _walk_notice(info: Mapping[str, Any]) -> str | None:
@@ -460,6 +502,13 @@ def resolved(
             resolver.release(res.ref)
 
 
+def _stat_result(st: Mapping[str, Any]) -> StatResult:
+    """The StatResult of the core's stat record (``stat`` and ``lstat``)."""
+    return StatResult(path=st["path"], type=st["type"], size=st["size"], mode=st["mode"],
+                      modified_at=st["modified_at"], accessed_at=st["accessed_at"],
+                      changed_at=st["changed_at"], created_at=st.get("created_at"))
+
+
 def _text_lines(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
@@ -482,7 +531,7 @@ class Backend(SandboxMixin):
     One Backend (and its Session) per agent or thread: a Session's cwd and
     stack are shared state (docs/python.md, "Threads")."""
 
-    __slots__ = ("_owner", "_glob_metadata")
+    __slots__ = ("_owner", "_glob_metadata", "_editor")
 
     def __init__(self, resolver_or_session: Resolver | Session, *, glob_metadata: bool = False) -> None:
         """``glob_metadata=True`` adds ``size`` and ``modified_at`` to every
@@ -492,6 +541,7 @@ class Backend(SandboxMixin):
             raise TypeError("Backend needs a pathgate.Resolver or pathgate.Session")
         self._owner = resolver_or_session
         self._glob_metadata = bool(glob_metadata)
+        self._editor = _core._Editor()  # the text editor's undo history
 
     @property
     def resolver(self) -> Resolver:
@@ -589,7 +639,9 @@ class Backend(SandboxMixin):
         line endings. The file is replaced atomically, and never over a
         change someone made while the edit ran (the edit starts over on the
         new content; docs/fs.md). Fails with ``edit_failed`` (not found,
-        ambiguous, empty ``old_string``), ``not_found``,
+        empty ``old_string``), ``edit_ambiguous`` (more than one occurrence
+        without ``replace_all``: "String '<old>' appears N times in file."),
+        ``not_found``,
         ``permission_denied``, ``timeout`` (the file kept changing),
         ``invalid_path``."""
         try:
@@ -817,23 +869,25 @@ class Backend(SandboxMixin):
         address, type, size, permission bits and times. Fails with
         ``not_found``, ``invalid_path``."""
         try:
-            st = _core._fs_stat(self._owner, path_text(path))
+            return _stat_result(_core._fs_stat(self._owner, path_text(path)))
         except Error as exc:
             return StatResult(error=str(exc), kind=exc.kind)
-        return StatResult(path=st["path"], type=st["type"], size=st["size"], mode=st["mode"],
-                          modified_at=st["modified_at"], accessed_at=st["accessed_at"],
-                          changed_at=st["changed_at"], created_at=st.get("created_at"))
 
     def multi_edit(
         self, file_path: PathArg, edits: Iterable[tuple[str, str] | tuple[str, str, bool]], *,
-        dry_run: bool = False,
+        dry_run: bool = False, lenient: bool = False,
     ) -> EditResult:
         """Applies ``(old, new[, replace_all])`` edits in order, each to the
         result of the one before, all or nothing, with edit's rules; answers
         the address and the unified ``diff`` of the change. ``dry_run``
-        computes the diff and changes nothing. Fails as edit does."""
+        computes the diff and changes nothing. Fails as edit does.
+        ``lenient`` matches as the reference MCP server's ``edit_file``
+        (docs/fs.md): the first exact occurrence, else the first lines equal
+        ignoring whitespace at both ends, re-indented (``replace_all`` is
+        not used)."""
         try:
-            path, diff = _core._fs_edits(self._owner, path_text(file_path), list(edits), dry_run)
+            path, diff = _core._fs_edits(self._owner, path_text(file_path), list(edits), dry_run,
+                                         lenient=lenient)
         except Error as exc:
             return EditResult(error=str(exc), kind=exc.kind)
         return EditResult(path=path, diff=diff)
@@ -869,3 +923,170 @@ class Backend(SandboxMixin):
         except Error as exc:
             return TreeResult(error=str(exc), kind=exc.kind)
         return TreeResult(entries=cast("list[FileInfo]", entries), truncated=truncated)
+
+    # ---------------------------------------- handles and the toolkit
+    # Go's os.Root, through canonical addresses (docs/fs.md, "Handles and
+    # the toolkit"). open() raises OSErrors as builtin open does; scandir
+    # and walk raise for a bad start; exists/isdir/isfile answer a bool;
+    # the others answer results with error and kind, as above; subroot
+    # raises pathgate.Error (it builds a Backend).
+
+    def open(
+        self,
+        path: PathArg,
+        mode: str = "r",
+        encoding: str | None = None,
+        newline: str | None = None,
+        *,
+        errors: str | None = None,
+        buffering: int = -1,
+    ) -> IO[Any]:
+        """The file at path as a standard io object (see pathgate.open):
+        reading follows symlinks that stay inside the base; writing modes
+        write a temp file that replaces the target atomically on close(),
+        and an exception in the ``with`` block leaves the old content."""
+        return handles.open(self._owner, path, mode, encoding, newline, errors=errors,
+                            buffering=buffering)
+
+    def scandir(self, path: PathArg = ".") -> ScandirIterator:
+        """The entries of a directory, in name order, as DirEntry objects
+        (name, path = address, kind; stat() on demand). Raises OSError
+        (FileNotFoundError, NotADirectoryError, ...) for a bad path."""
+        return handles.scandir(self._owner, path)
+
+    def walk(self, top: PathArg = ".", topdown: bool = True) -> Iterator[tuple[str, list[str], list[str]]]:  # noqa: FBT001, FBT002 (os.walk's)
+        """os.walk over the tree: (address, dirnames, filenames) per
+        directory, names sorted; top down, removing names from dirnames
+        prunes them. A directory symlink is listed, never entered; links
+        leading out, FIFOs and unreadable directories are left out. Raises
+        OSError for a bad top."""
+        return handles.walk(self._owner, top, topdown)
+
+    def exists(self, path: PathArg) -> bool:
+        """Whether path names something reachable (symlinks followed inside
+        the base); never raises for a path, invalid or escaping ones are False."""
+        return _core._fs_exists(self._owner, path_text(path)) is not None
+
+    def isdir(self, path: PathArg) -> bool:
+        """Whether path names a directory (symlinks followed inside the
+        base); False for anything else, never raises for a path."""
+        return _core._fs_exists(self._owner, path_text(path)) == "directory"
+
+    def isfile(self, path: PathArg) -> bool:
+        """Whether path names a regular file (symlinks followed inside the
+        base); False for anything else, never raises for a path."""
+        return _core._fs_exists(self._owner, path_text(path)) == "file"
+
+    def _path_result(self, fn: Any, *args: Any, **kwargs: Any) -> PathResult:
+        try:
+            return PathResult(path=fn(self._owner, *args, **kwargs))
+        except Error as exc:
+            return PathResult(error=str(exc), kind=exc.kind)
+
+    def copy(self, source: PathArg, destination: PathArg, *, replace: bool = False) -> PathResult:
+        """Copies a regular file (a reflink where the filesystem can) to a
+        new name, atomically; replace=True replaces an existing one."""
+        return self._path_result(_core._fs_copy, path_text(source), path_text(destination),
+                                 replace=replace)
+
+    def link(self, source: PathArg, destination: PathArg) -> PathResult:
+        """A hard link destination -> source (a symlink is linked as itself)."""
+        return self._path_result(_core._fs_link, path_text(source), path_text(destination))
+
+    def symlink(self, target: str, path: PathArg) -> PathResult:
+        """The symlink path -> target: a relative target that stays inside
+        the base (kind invalid_argument otherwise)."""
+        return self._path_result(_core._fs_symlink, path_text(target), path_text(path))
+
+    def readlink(self, path: PathArg) -> ReadlinkResult:
+        """A symlink's target text, only when it stays inside the base."""
+        text = path_text(path)
+        try:
+            return ReadlinkResult(path=text, target=_core._fs_readlink(self._owner, text))
+        except Error as exc:
+            return ReadlinkResult(error=str(exc), kind=exc.kind)
+
+    def chmod(self, path: PathArg, mode: int) -> PathResult:
+        """Permission bits (0o777 at most: setuid, setgid and sticky refused)."""
+        return self._path_result(_core._fs_chmod, path_text(path), mode)
+
+    def utime(
+        self, path: PathArg, times: tuple[float, float] | None = None, *,
+        ns: tuple[int, int] | None = None,
+    ) -> PathResult:
+        """os.utime: times (atime, mtime) in seconds, or ns in nanoseconds;
+        neither: now."""
+        if times is not None and ns is not None:
+            raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
+        if times is not None:
+            ns = (int(times[0] * 1e9), int(times[1] * 1e9))
+        a, m = ns if ns is not None else (None, None)
+        return self._path_result(_core._fs_utime, path_text(path), a, m)
+
+    def remove_tree(self, path: PathArg) -> PathResult:
+        """Removes a file, a symlink (itself) or a directory with everything
+        below it, never following a symlink; nothing there is success."""
+        return self._path_result(_core._fs_remove_tree, path_text(path))
+
+    def lstat(self, path: PathArg) -> StatResult:
+        """``stat`` of the entry itself: a symlink is not followed (its
+        ``type`` is ``"symlink"``). A symlink leading out of the base is
+        ``invalid_path``, as everywhere."""
+        try:
+            return _stat_result(_core._fs_lstat(self._owner, path_text(path)))
+        except Error as exc:
+            return StatResult(error=str(exc), kind=exc.kind)
+
+    def subroot(self, path: PathArg, key: str | None = None) -> Backend:
+        """A Backend over a new Resolver whose one root, ``root:<key>``, is
+        the directory at path (Go's Root.OpenRoot): nothing above it can be
+        reached. key defaults to the directory's name, lower-cased. Raises
+        pathgate.Error."""
+        return Backend(_core._fs_subroot(self._owner, path_text(path), key))
+
+    # --------------------------------------- the edit tools models use
+    # apply_patch (Codex's format, docs/patch.md) and the text editor tool
+    # (Anthropic's, docs/editor.md): failures are results, as above.
+
+    _EDITOR_ARGUMENTS = frozenset((
+        "file_text", "old_str", "new_str", "insert_line", "view_range", "max_characters", "tool",
+    ))
+
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """Applies a patch in Codex's ``*** Begin Patch`` format. Every path is
+        resolved (and checked writable) before anything is written; with
+        ``atomic`` (the default) every file changes or none does, otherwise
+        the hunks apply one by one as Codex applies them."""
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)
+        return PatchResult(error=error, output=output or "", files=cast("list[PatchFile]", files),
+                           kind=kind)
+
+    def text_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        """Runs a command of the text editor tool (``view``, ``create``,
+        ``str_replace``, ``insert``, ``undo_edit``) with its arguments
+        (``file_text``, ``old_str``, ``new_str``, ``insert_line``,
+        ``view_range``, ``max_characters``; ``tool``:
+        ``"str_replace_based_edit_tool"`` (default) or ``"str_replace_editor"``,
+        which has ``undo_edit``). Answers as Anthropic's reference
+        implementation does, addresses in place of paths; the undo history
+        belongs to this backend."""
+        unknown = set(arguments) - self._EDITOR_ARGUMENTS
+        if unknown:
+            raise TypeError(f"text_editor() got unexpected arguments: {', '.join(sorted(unknown))}")
+        view_range = arguments.pop("view_range", None)
+        if view_range:  # the reference's own test: a list of two integers
+            ok = isinstance(view_range, (list, tuple)) and all(isinstance(v, int) for v in view_range)
+            if ok:
+                arguments["view_range"] = list(view_range)
+            else:
+                arguments["view_range_invalid"] = True
+        kind, error, output = self._editor.run(self._owner, command, path_text(path), **arguments)
+        return TextEditorResult(error=error, output=output, kind=kind)
+
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """``apply_patch`` in a worker thread."""
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
+
+    async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
+        """``text_editor`` in a worker thread."""
+        return await asyncio.to_thread(self.text_editor, command, path, **arguments)

@@ -61,7 +61,7 @@ from typing import Any, TypeVar
 
 from . import _core
 from ._core import Resolver, Session
-from .backend import Backend, PathArg, path_text
+from .backend import Backend, PatchFile, PatchResult, PathArg, path_text
 
 __all__ = [
     "DeleteResult",
@@ -456,7 +456,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             return EditResult(path=self.to_agent(r.path or ""), occurrences=r.occurrences)
         if r.kind in ("not_found", "is_directory"):
             return EditResult(error=f"Error: File '{shown}' not found", kind=r.kind)
-        if r.kind == "edit_failed":
+        if r.kind in ("edit_failed", "edit_ambiguous"):  # deepagents' own words, advice included
             return EditResult(error=self._edit_message(file_path, old_string, new_string, replace_all,
                                                        r.error),
                               kind=r.kind)
@@ -484,6 +484,35 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 return DeleteResult(error=f"Error: '{shown}' not found", kind=r.kind)
             return DeleteResult(error=f"Error deleting '{shown}': {self._message(r.error)}", kind=r.kind)
         return DeleteResult(path=self.to_agent(r.path or ""))
+
+    # ---------------------------------------------------- apply_patch
+
+    _PATCH_PATH = re.compile(r"^(\s*\*\*\* (?:Add|Delete|Update) File: |\*\*\* Move to: )(.*?)(\r?)$")
+
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """:meth:`pathgate.Backend.apply_patch` with the agent's paths: each
+        path of the patch read as the other tools read it (``/x`` under the
+        home base), the answer's addresses written back the agent's way."""
+        try:
+            text = "\n".join(
+                m.group(1) + self.to_pathgate(m.group(2)) + m.group(3) if m else line
+                for line, m in ((line, self._PATCH_PATH.match(line)) for line in patch.split("\n")))
+        except ValueError as exc:
+            return PatchResult(error=str(exc), kind="invalid_path")
+        r = self._backend.apply_patch(text, atomic=atomic)
+        home = self.home
+        files: list[PatchFile] = [
+            {"change": f["change"], "path": self.to_agent(f["path"], home),
+             "from": None if f["from"] is None else self.to_agent(f["from"], home)} for f in r.files]
+        output = "".join(line[:2] + self.to_agent(line[2:], home) + "\n" if line[1:2] == " " else line + "\n"
+                         for line in r.output.splitlines()) if r.error is None else r.output
+        # Codex's messages name paths unquoted: the home base's as the agent's
+        error = None if r.error is None else self._message(r.error).replace(home + "/", "/")
+        return PatchResult(error=error, output=output, files=files, kind=r.kind)
+
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """``apply_patch`` in a worker thread."""
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
 
     # ----------------------------------------------------------- grep
 

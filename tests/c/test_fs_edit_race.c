@@ -72,8 +72,8 @@ static void edit_with_change(fx *f, int renamed)
     t.hook_ctx = &c;
     pathgate_error err;
     size_t n = 0;
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/race.txt"), PG_S("mine 0"),
-                                      PG_S("mine 1"), 0, &t.options, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/race.txt"),
+                                      PG_EDIT(PG_S("mine 0"), PG_S("mine 1"), 0), &t.options, &err),
                      0);
     assert_int_equal(n, 1);
     /* their line survived, and the edit applied on top of it */
@@ -105,9 +105,9 @@ static void test_multi_edit_starts_over_too(void **state)
     pathgate_fs_edit_op ops[] = {{PG_S("a\n"), PG_S("A\n"), 0}, {PG_S("b\n"), PG_S("B\n"), 0}};
     pathgate_buf diff = PATHGATE_BUF_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/race.txt"), ops, 2, 0,
-                                       &t.options, &err),
-                     0);
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/race.txt"), ops, 2, &t.options, &err),
+        0);
     char *now = fx_get(f->repo, "race.txt", NULL);
     assert_string_equal(now, "A\nB\ntheirs 1\n");
     free(now);
@@ -126,8 +126,8 @@ static void test_a_file_that_keeps_changing_is_left_alone(void **state)
     t.hook_ctx = &c;
     pathgate_error err;
     size_t n = 7;
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/race.txt"), PG_S("mine 0"),
-                                      PG_S("mine 1"), 0, &t.options, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/race.txt"),
+                                      PG_EDIT(PG_S("mine 0"), PG_S("mine 1"), 0), &t.options, &err),
                      PATHGATE_ETIMEOUT);
     assert_string_equal(err.message, "'root:repo/race.txt' kept changing while it was being "
                                      "edited; nothing was changed");
@@ -139,6 +139,78 @@ static void test_a_file_that_keeps_changing_is_left_alone(void **state)
     assert_non_null(strstr(now, "theirs 16\n"));
     assert_null(strstr(now, "mine 1"));
     free(now);
+    no_temp_files(f);
+}
+
+/* The reference MCP server's matching (PATHGATE_FS_EDIT_LENIENT) is an
+ * option of the same edit: it starts over too. */
+static void test_lenient_edit_starts_over_too(void **state)
+{
+    fx *f = *state;
+    FX_PUT(f->repo, "race.txt", "    mine 0\n");
+    change c = {f->repo, 1, 0, 0};
+    pathgate__fs_test_options t = PATHGATE__FS_TEST_OPTIONS_INIT;
+    t.hook = change_hook;
+    t.hook_ctx = &c;
+    t.options.flags |= PATHGATE_FS_EDIT_LENIENT;
+    pathgate_fs_edit_op op = {PG_S("  mine 0  "), PG_S("mine 1"), 0};
+    pathgate_buf diff = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    assert_int_equal(
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/race.txt"), &op, 1, &t.options, &err),
+        0);
+    char *now = fx_get(f->repo, "race.txt", NULL);
+    assert_string_equal(now, "    mine 1\ntheirs 1\n");
+    free(now);
+    assert_int_equal(c.calls, 1);
+    pathgate_buf_dispose(&diff);
+    no_temp_files(f);
+}
+
+/* The text editor's str_replace and insert are edits too: the same lock,
+ * the same check, the same start over (core/src/editor.c). */
+static void test_text_editor_starts_over_too(void **state)
+{
+    fx *f = *state;
+    FX_PUT(f->repo, "race.txt", "mine 0\n");
+    change c = {f->repo, 1, 0, 0};
+    pathgate__fs_test_options t = PATHGATE__FS_TEST_OPTIONS_INIT;
+    t.hook = change_hook;
+    t.hook_ctx = &c;
+    pathgate_editor *ed = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_editor_new(&ed, NULL, &err), 0);
+    pathgate_editor_args a = PATHGATE_EDITOR_ARGS_INIT;
+    a.old_str = "mine 0";
+    a.old_str_len = 6;
+    a.new_str = "mine 1";
+    a.new_str_len = 6;
+    pathgate_editor_result res = PATHGATE_EDITOR_RESULT_INIT;
+    assert_int_equal(pathgate_editor_run(&res, ed, f->r, PG_S("str_replace"),
+                                         PG_S("root:repo/race.txt"), &a, &t.options, &err),
+                     0);
+    assert_int_equal(res.code, 0);
+    char *now = fx_get(f->repo, "race.txt", NULL);
+    assert_string_equal(now, "mine 1\ntheirs 1\n");
+    free(now);
+    assert_int_equal(c.calls, 1);
+    /* a file that keeps changing is left alone */
+    c.times = 1000;
+    a.has_insert_line = 1;
+    a.insert_line = 0;
+    assert_int_equal(pathgate_editor_run(&res, ed, f->r, PG_S("insert"), PG_S("root:repo/race.txt"),
+                                         &a, &t.options, &err),
+                     0);
+    assert_int_equal(res.code, PATHGATE_ETIMEOUT);
+    assert_string_equal(res.error.ptr,
+                        "Ran into 'root:repo/race.txt' kept changing while it was being edited; "
+                        "nothing was changed while trying to write to root:repo/race.txt");
+    assert_int_equal(c.calls, 17);
+    now = fx_get(f->repo, "race.txt", NULL);
+    assert_null(strstr(now, "mine 1\nmine 1"));
+    free(now);
+    pathgate_editor_result_dispose(&res);
+    pathgate_editor_free(ed);
     no_temp_files(f);
 }
 
@@ -160,8 +232,8 @@ static void *edit_loop(void *p)
         snprintf(old, sizeof old, "%c=%d\n", e->name, i);
         snprintf(new, sizeof new, "%c=%d\n", e->name, i + 1);
         pathgate_error err;
-        if (pathgate_fs_edit(NULL, NULL, e->f->r, PG_S("root:repo/count.txt"), PG_S(old), PG_S(new),
-                             0, NULL, &err) != 0)
+        if (pathgate_fs_edit(NULL, NULL, e->f->r, PG_S("root:repo/count.txt"),
+                             PG_EDIT(PG_S(old), PG_S(new), 0), NULL, &err) != 0)
             e->failures++;
     }
     return NULL;
@@ -213,14 +285,14 @@ static void test_an_edit_waits_for_the_lock(void **state)
     pathgate_buf diff = PATHGATE_BUF_INIT;
     pathgate_error err;
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), &op, 1, 1, NULL, &err), 0);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), &op, 1, PG_DRY_RUN, &err), 0);
     pathgate_buf_dispose(&diff);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, release_later, &h), 0);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/a.txt"), PG_S("beta"),
-                                      PG_S("BETA"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("beta"), PG_S("BETA"), 0), NULL, &err),
                      0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pthread_join(t, NULL);
@@ -239,6 +311,8 @@ int main(void)
         FX_TESTS(test_file_renamed_over_is_kept),
         FX_TESTS(test_multi_edit_starts_over_too),
         FX_TESTS(test_a_file_that_keeps_changing_is_left_alone),
+        FX_TESTS(test_lenient_edit_starts_over_too),
+        FX_TESTS(test_text_editor_starts_over_too),
         FX_TESTS(test_concurrent_edits_keep_every_change),
         FX_TESTS(test_an_edit_waits_for_the_lock),
     };

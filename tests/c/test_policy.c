@@ -424,7 +424,7 @@ static int mkdir_(pathgate_resolver *r, const char *a)
 static int edit_(pathgate_resolver *r, const char *a, const char *old, const char *new_)
 {
     pathgate_error err;
-    return pathgate_fs_edit(NULL, NULL, r, PG_S(a), PG_S(old), PG_S(new_), 0, NULL, &err);
+    return pathgate_fs_edit(NULL, NULL, r, PG_S(a), PG_EDIT(PG_S(old), PG_S(new_), 0), NULL, &err);
 }
 
 static int listed(const pathgate_fs_list *l, const char *needle)
@@ -455,8 +455,9 @@ static void test_hidden_from_every_operation(void **state)
         pathgate_fs_stat_result st = PATHGATE_FS_STAT_RESULT_INIT;
         assert_int_equal(pathgate_fs_stat(&st, r, PG_S(a), NULL, &err), PATHGATE_EINVALIDPATH);
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-        assert_int_equal(pathgate_fs_grep(&m, r, PG_S("SECRET"), PG_S(a), NULL, 0, 10, NULL, &err),
-                         PATHGATE_EINVALIDPATH);
+        assert_int_equal(
+            pathgate_fs_grep(&m, r, PG_S("SECRET"), PG_S(a), PG_SEARCH(NULL, NULL, 0, 10), &err),
+            PATHGATE_EINVALIDPATH);
         pathgate_fs_item item = {a, strlen(a), NULL, 0};
         pathgate_fs_blobs blobs = PATHGATE_FS_BLOBS_INIT;
         assert_int_equal(pathgate_fs_download(&blobs, r, &item, 1, NULL, &err), 0);
@@ -539,7 +540,7 @@ static void test_listings_leave_hidden_out(void **state)
     assert_non_null(e);
     assert_int_equal(e->count, 4);
 
-    pathgate_fs_options one = PATHGATE_FS_OPTIONS_INIT;
+    pathgate_fs_search_options one = PATHGATE_FS_SEARCH_OPTIONS_INIT;
     for (unsigned threads = 1; threads <= 4; threads += 3) {
         one.threads = threads;
         assert_int_equal(pathgate_fs_glob(&l, r, PG_S("**/*"), PG_S("root:repo"), &one, &err), 0);
@@ -554,17 +555,18 @@ static void test_listings_leave_hidden_out(void **state)
         assert_int_equal(l.skipped_denied, 3); /* .env, app/.env, and secrets/ to look in */
         pathgate_fs_list_dispose(&l);
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-        assert_int_equal(
-            pathgate_fs_grep(&m, r, PG_S("SECRET"), PG_S("root:repo"), NULL, 0, 100, &one, &err),
-            0);
+        assert_int_equal(pathgate_fs_grep(&m, r, PG_S("SECRET"), PG_S("root:repo"),
+                                          PG_SEARCH(&one, NULL, 0, 100), &err),
+                         0);
         for (size_t i = 0; i < m.count; i++)
             assert_string_equal(m.items[i].path, "root:repo/app/main.txt");
         assert_int_equal(m.count, 1);
         assert_true(m.skipped_denied >= 3);
         assert_true(m.incomplete);
         pathgate_fs_matches_dispose(&m);
-        assert_int_equal(
-            pathgate_fs_grep(&m, r, PG_S("KEY=1"), PG_S("mod:M"), NULL, 0, 100, &one, &err), 0);
+        assert_int_equal(pathgate_fs_grep(&m, r, PG_S("KEY=1"), PG_S("mod:M"),
+                                          PG_SEARCH(&one, NULL, 0, 100), &err),
+                         0);
         assert_int_equal(m.count, 0);
         pathgate_fs_matches_dispose(&m);
     }
@@ -590,9 +592,9 @@ static void test_listings_leave_hidden_out(void **state)
     /* the pull iterator: the same, and its events on this thread */
     size_t before = f->j.n;
     pathgate_fs_iter *it = NULL;
-    assert_int_equal(
-        pathgate_fs_grep_iter_new(&it, r, PG_S("="), PG_S("root:repo"), NULL, 0, 100, NULL, &err),
-        0);
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, r, PG_S("="), PG_S("root:repo"),
+                                               PG_SEARCH(NULL, NULL, 0, 100), &err),
+                     0);
     const pathgate_fs_match *mm;
     int rc;
     while ((rc = pathgate_fs_iter_next_match(&mm, it, &err)) == 1)

@@ -181,7 +181,8 @@ def test_edit_matches_filesystem_backend(tree):
     (repo / "twice.txt").write_text("ab ab\n")
     assert b.edit("/twice.txt", "zz", "y").error == "Error: String not found in file: 'zz'"
     many = b.edit("/twice.txt", "ab", "y")
-    assert many.kind == "edit_failed" and many.error == (
+    # (the core says only "appears 2 times"; the advice is this adapter's)
+    assert many.kind == "edit_ambiguous" and many.error == (
         "Error: String 'ab' appears 2 times in file. Use replace_all=True to replace all instances, "
         "or provide a more specific string with surrounding context.")
     assert b.edit("/twice.txt", "ab", "y", replace_all=True).occurrences == 2

@@ -79,14 +79,14 @@ describe("file operations", function()
     refused("not_a_directory", "'root:repo/a.txt' is not a directory", r:ls("root:repo/a.txt"))
     refused("invalid_path", INVALID, r:ls("root:repo/link_out_dir"))
     -- metadata false: the same entries and kinds, no size or time
-    local bare = assert(r:ls("root:repo", false))
+    local bare = assert(r:ls("root:repo", { metadata = false }))
     assert.are.same(paths(list), paths(bare))
     for i, e in ipairs(bare) do
       assert.are.equal(list[i].is_dir, e.is_dir)
       assert.is_nil(e.size)
       assert.is_nil(e.modified_at)
     end
-    assert.are.equal(17, assert(r:ls("root:repo", true))[2].size)
+    assert.are.equal(17, assert(r:ls("root:repo", { metadata = true }))[2].size)
     refused("invalid_path", INVALID, r:ls(t.outside))
   end)
 
@@ -135,9 +135,10 @@ describe("file operations", function()
     assert.are.equal("root:repo/a.txt", addr)
     assert.are.equal(1, n)
     refused("edit_failed", "String not found in file: 'zeta'", r:edit("root:repo/a.txt", "zeta", "x"))
-    local _, msg = r:edit("root:repo/a.txt", "a", "4")
-    assert.are.equal("String 'a' appears 4 times in file. Use replace_all=True to replace all "
-      .. "instances, or provide a more specific string with surrounding context.", msg)
+    refused("edit_ambiguous", "String 'a' appears 4 times in file.", r:edit("root:repo/a.txt", "a", "4"))
+    -- a dry run counts and writes nothing
+    assert.are.equal(4, select(2, r:edit("root:repo/a.txt", "a", "4", true, { dry_run = true })))
+    assert.are.equal("alpha\nBETA\ngamma\n", read_file(t.repo .. "/a.txt"))
     assert.are.equal(4, select(2, r:edit("root:repo/a.txt", "a", "4", true)))
     refused("edit_failed", "old_string must not be empty", r:edit("root:repo/a.txt", "", "x"))
     assert(r:edit("root:repo/crlf.txt", "one\ntwo", "1\n2"))
@@ -158,8 +159,8 @@ describe("file operations", function()
       { path = "root:repo/dir/sub/deep.txt", line = 1, text = "deep needle" },
       { path = "root:repo/dir/x.py", line = 1, text = "print('needle')" },
     }, m)
-    assert.are.same({ "root:repo/dir/x.py" }, paths((r:grep("needle", nil, "*.py"))))
-    m, truncated = r:grep("needle", "root:repo", nil, 2)
+    assert.are.same({ "root:repo/dir/x.py" }, paths((r:grep("needle", { glob = "*.py" }))))
+    m, truncated = r:grep("needle", "root:repo", { max_count = 2 })
     assert.are.equal(2, #m)
     assert.is_true(truncated)
     assert.are.same({ { path = "root:repo/crlf.txt", line = 2, text = "two" } },
@@ -167,14 +168,14 @@ describe("file operations", function()
     assert.are.equal(9999, r:grep("line 9999", "root:repo/big.txt")[1].line)
     refused("invalid_argument", nil, r:grep("a\nb"))
     refused("invalid_path", INVALID, r:grep("x", "root:repo/link_out_dir"))
-    assert.has_error(function() r:grep("x", nil, nil, -1) end)
+    assert.has_error(function() r:grep("x", { max_count = -1 }) end)
 
     assert.are.same({ "root:repo/a.txt", "root:repo/big.txt", "root:repo/crlf.txt",
       "root:repo/dir/sub/deep.txt", "root:repo/empty.txt", "root:repo/name with space.txt" },
       paths(assert(r:glob("*.txt"))))
     assert.are.same({ "root:repo/.hidden/s.txt" }, paths(r:glob(".hidden/*")))
     assert.are.same({ "root:repo/dir/x.py" }, paths(r:glob("**/*.{py,c}")))
-    local g = assert(r:glob("a.txt", nil, true))
+    local g = assert(r:glob("a.txt", { metadata = true }))
     assert.are.equal(17, g[1].size)
     assert.is_nil(r:glob("a.txt")[1].size)
     for _, e in ipairs(r:glob("**/*")) do
@@ -182,6 +183,34 @@ describe("file operations", function()
       assert.is_nil(e.path:find("fifo", 1, true))
     end
     refused("not_a_directory", nil, r:glob("*", "root:repo/a.txt"))
+  end)
+
+  it("takes grep's options in one table, as Python takes them by keyword", function()
+    local m = assert(r:grep("NEEDLE", "root:repo/dir", { ignore_case = true, glob = "*.py" }))
+    assert.are.same({ "root:repo/dir/x.py" }, paths(m))
+    m = assert(r:grep("^(deep|hidden) ", { regex = true, max_count = 1, threads = 1 }))
+    assert.are.same({ "root:repo/.hidden/s.txt" }, paths(m))
+    assert.are.same({ "root:repo/dir/sub/deep.txt" }, paths(assert(r:grep("needle", nil, { glob = "**/*.txt" }))))
+    local function raises(pattern, ...)
+      local args = table.pack(...)
+      local ok, err = pcall(function() return r:grep(table.unpack(args, 1, args.n)) end)
+      assert.is_false(ok)
+      assert.matches(pattern, err)
+    end
+    raises("bad argument #3 to 'grep' %(unknown option 'regexp'%)", "x", "root:repo", { regexp = true })
+    raises("bad argument #2 to 'grep' %(unknown option 'ignorecase'%)", "x", { ignorecase = true })
+    raises("bad argument #3 to 'grep' %(options table expected, got string%)", "x", "root:repo", "*.c")
+    raises("bad argument #4 to 'grep' %(no more arguments expected%)", "x", "root:repo", {}, 5)
+    raises("option 'regex': boolean expected, got number", "x", { regex = 1 })
+    raises("option 'glob': string expected, got boolean", "x", { glob = true })
+    raises("option 'max_count': integer expected, got string", "x", { max_count = "2" })
+    raises("threads must be between 0 %(every core%) and 1024", "x", { threads = 2000 })
+    raises("max_file_size must be > 0", "x", { max_file_size = 0 })
+    assert.has_error(function() r:glob("*", nil, { glob = "x" }) end)
+    assert.has_error(function() r:read("root:repo/a.txt", 0, 1, {}, true) end)
+    assert.has_error(function() r:write("root:repo/a.txt", "x", {}) end)
+    -- extra nils are nothing, as in any Lua call
+    assert.are.equal(3, #assert(r:grep("needle", nil, nil, nil)))
   end)
 
   it("upload_files and download_files answer per item", function()

@@ -219,8 +219,8 @@ def test_edit(fs):
     assert b.edit("root:repo/a.txt", "beta", "BETA") == EditResult(path="root:repo/a.txt", occurrences=1)
     assert (fs["repo"] / "a.txt").read_text() == "alpha\nBETA\ngamma\n"
     res = b.edit("root:repo/a.txt", "a", "4")
-    assert res.error == ("String 'a' appears 4 times in file. Use replace_all=True to replace all "
-                         "instances, or provide a more specific string with surrounding context.")
+    # the core names the problem; deepagents' advice is its adapter's
+    assert res.error == "String 'a' appears 4 times in file." and res.kind == "edit_ambiguous"
     assert res.path is None and res.occurrences is None
     assert b.edit("root:repo/a.txt", "a", "4", replace_all=True).occurrences == 4
     assert b.edit("root:repo/a.txt", "zeta", "x").error == "String not found in file: 'zeta'"

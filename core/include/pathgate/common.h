@@ -83,7 +83,11 @@ extern "C" {
     X(ETIMEOUT, -35, "timeout", "timed out")                                                       \
     X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")                          \
     X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")                       \
-    X(EPOLICY, -38, "policy_denied", "protected by the host's policy")
+    X(EAMBIGUOUS, -38, "edit_ambiguous", "the text to replace occurs more than once")              \
+    X(EPATCH, -39, "invalid_patch", "invalid patch")                                               \
+    X(ECONFLICT, -40, "patch_conflict", "patch does not apply")                                    \
+    X(ENOTLINK, -41, "not_a_symlink", "not a symbolic link")                                       \
+    X(EPOLICY, -42, "policy_denied", "protected by the host's policy")
 
 typedef enum pathgate_errno {
     PATHGATE_OK = 0,

@@ -36,6 +36,9 @@
 #include "policy.h"
 #include "session.h"
 #include "fs.h"
+#include "fs_toolkit.h"
+#include "fs_patch.h"
+#include "editor.h"
 #include "exec.h"
 
 #endif /* PATHGATE_H */

@@ -278,7 +278,9 @@ class ConnectionTools:
 
     def edit_file(self, a: dict[str, Any]) -> Result:
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
-        r = _ok(self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False))))
+        # matched as the reference server matches (PATHGATE_FS_EDIT_LENIENT)
+        r = _ok(self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)),
+                                        lenient=True))
         address, diff = r.path, r.diff or ""
         ticks = 3
         while "`" * ticks in diff:
@@ -495,9 +497,10 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
              _schema({**_PATH, "content": _STR}, ("path", "content")), _write(True, True),
              C.write_file, _out({"path": _STR})),
         Tool("edit_file", "Edit File",
-             "Replace exact text in a file: edits apply in order, each oldText must occur exactly "
-             "once in the text the edits before left, all or nothing. Answers a unified diff; "
-             "dryRun changes nothing." + PATHS,
+             "Replace text in a file: edits apply in order, each to the text the edits before "
+             "left, all or nothing. An oldText matches its first exact occurrence, else the first "
+             "lines equal to its lines ignoring whitespace at both ends (newText then takes the "
+             "file's indentation). Answers a unified diff; dryRun changes nothing." + PATHS,
              _schema({**_PATH, "edits": {"type": "array", "items": {
                  "type": "object", "properties": {"oldText": _STR, "newText": _STR},
                  "required": ["oldText", "newText"]}},
@@ -578,6 +581,9 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
             C.execute, _out({"output": _STR, "exit_code": {"type": "integer"},
                              "truncated": {"type": "boolean"}})))
+    from .edit_tools import build as edit_tools  # apply_patch and the text editor tools
+
+    tools.extend(edit_tools())
     return tools
 
 
