@@ -69,6 +69,13 @@ int pathgate__fs_resolve_role(pathgate__fs_target *t, const char *op, const char
                               pathgate_resolver *r, const pathgate_fs_options *opts,
                               const char *text, size_t len, pathgate_error *err);
 
+/* pathgate__fs_resolve_role then pathgate__fs_policy_change: the prologue
+ * of a toolkit operation (fs_toolkit.h) that changes its operand, whose
+ * read-only checks are its own (fs_entry.h). r is the resolver. */
+int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
+                                   pathgate_resolver *r, const pathgate_fs_options *opts,
+                                   const char *text, size_t len, pathgate_error *err);
+
 /* pathgate__fs_resolver then pathgate__fs_resolve, and the operation's
  * "allowed" event: the prologue of every operation that reads its one
  * operand. */
@@ -395,10 +402,38 @@ void pathgate__fs_audit_hidden(const pathgate__fs_target *t, size_t count);
 int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *err);
 int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err);
 
+/* The policy part of a toolkit change (pathgate__fs_target_for_change):
+ * marks t as written (its opens are judged for writing), deny_write by
+ * name (PATHGATE_EPOLICY, with its event); else the "allowed" event. */
+int pathgate__fs_policy_change(pathgate__fs_target *t, pathgate_error *err);
+
+/* For an entry a toolkit operation reached by following symlinks
+ * (fs_entry.c): the directory dir (dlen bytes of rel text, symlinks and
+ * `..` in it, "" for the base) held as dirfd, and the name in it ("." for
+ * dirfd itself). Judges where that really is for t->access: 0, -ENOKEY
+ * hidden, -EKEYREJECTED protected, -EAGAIN when dir no longer leads to
+ * dirfd, -errno. 0 at once without a policy. */
+int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, size_t dlen, int dirfd,
+                              const char *name);
+
 /* For a symlink t names (delete, move, readlink, lstat): PATHGATE_EINVALIDPATH (the
  * message and event of a hidden operand) when what it leads to is hidden;
  * else 0. */
 int pathgate__fs_policy_link_hidden(const pathgate__fs_target *t, pathgate_error *err);
+
+/* For the symlink t is about to become, with the target text `target`
+ * (relative to t's directory): PATHGATE_EINVALIDPATH (message and event,
+ * role "target") when the target, where it really leads, is hidden; else
+ * 0. */
+int pathgate__fs_policy_link_target(const pathgate__fs_target *t, const char *target, size_t len,
+                                    pathgate_error *err);
+
+/* t's entry judged where it really is when a symlink is on the way to
+ * the directory it lives in (a final symlink is not followed: it is the
+ * entry), for t->access: PATHGATE_EINVALIDPATH / PATHGATE_EPOLICY with the
+ * message and event; else 0. For an operation that judges all its paths
+ * before it opens any (apply_patch, the editor). */
+int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err);
 
 /* pathgate__fs_open when t->policy is set. */
 int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);

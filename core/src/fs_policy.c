@@ -2,18 +2,22 @@
  * fs_policy.c - how the file operations apply the policy (docs/policy.md):
  * the name of every operand is judged when it is resolved
  * (fs_target.c), what an open reaches through a symlink when it is opened
- * (pathgate__fs_open), what a listing shows entry by entry (fs_walk.c),
- * and what lies below a directory that is deleted or moved (the scan of
- * policy_scan.c). Each decision is one audit event.
+ * (pathgate__fs_open), what a listing shows entry by entry (fs_walk.c,
+ * and scandir, the walk iterator and the editor's view), what lies below a
+ * directory that is deleted, removed or moved (the scan of policy_scan.c),
+ * and what the toolkit (fs_toolkit.h) reaches by following a link or makes
+ * a link to. Each decision is one audit event.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "contain.h"
+#include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
 #include "policy_internal.h"
@@ -230,9 +234,12 @@ int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *e
 /* ...and after them: what a directory holds. */
 int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err)
 {
-    /* only a delete or a move takes what is below with it (a write, edit
-     * or upload of a directory fails as one; mkdir makes it empty) */
-    if (!t->policy || !t->op || (strcmp(t->op, "delete") != 0 && strcmp(t->op, "move") != 0))
+    /* only a delete, a remove_tree or a move takes what is below with it
+     * (a write, edit or upload of a directory fails as one; mkdir makes it
+     * empty) */
+    if (!t->policy || !t->op ||
+        (strcmp(t->op, "delete") != 0 && strcmp(t->op, "move") != 0 &&
+         strcmp(t->op, "remove_tree") != 0))
         return PATHGATE_OK;
     first_hit h;
     memset(&h, 0, sizeof h);
@@ -272,7 +279,89 @@ int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int 
     return fd;
 }
 
-/* --------------------------------------------------------------- links */
+/* ------------------------------------------------------------ the toolkit */
+
+int pathgate__fs_policy_change(pathgate__fs_target *t, pathgate_error *err)
+{
+    t->access = PATHGATE__ACCESS_WRITE;
+    int rc = pathgate__fs_policy_writable(t, err);
+    if (rc < 0)
+        return rc;
+    pathgate__fs_audit(t, "allowed", NULL, NULL);
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, size_t dlen, int dirfd,
+                              const char *name)
+{
+    if (!t->policy)
+        return 0;
+    char text[PATHGATE_PATH_MAX + 1], real[PATHGATE_PATH_MAX + 1];
+    if (dlen >= sizeof text)
+        return -ENAMETOOLONG;
+    memcpy(text, dir, dlen);
+    text[dlen] = '\0';
+    /* where the directory really is (every link on the way followed, `..`
+     * applied as the kernel does), checked to be the one held */
+    int rc = pathgate__policy_real_rel(real, sizeof real, t->r, t->base, text);
+    if (rc < 0)
+        return rc;
+    unsigned int how = PATHGATE__CONTAIN_NO_LINKS;
+    if (t->force_fallback)
+        how |= PATHGATE__CONTAIN_FALLBACK;
+    int fd = pathgate__contain_open_how(t->base_fd, real, O_PATH | O_DIRECTORY, 0, how);
+    if (fd < 0)
+        return fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? -EAGAIN : fd;
+    struct stat a, b;
+    int same =
+        fstat(fd, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    close(fd);
+    if (!same)
+        return -EAGAIN;
+    size_t n = strlen(real);
+    if (!(name[0] == '.' && name[1] == '\0')) {
+        size_t nl = strlen(name);
+        if (n + 1 + nl >= sizeof real)
+            return -ENAMETOOLONG;
+        if (n)
+            real[n++] = '/';
+        memcpy(real + n, name, nl + 1);
+        n += nl;
+    }
+    unsigned int denied = pathgate__policy_verdict(NULL, t->r, t->base, real, n, t->access);
+    if (denied & PATHGATE_POLICY_DENY_READ)
+        return -PATHGATE__POLICY_ENOREAD;
+    if (denied & PATHGATE_POLICY_DENY_WRITE)
+        return -PATHGATE__POLICY_ENOWRITE;
+    return 0;
+}
+
+/* The event of a hidden path `real` of t's base (what a link leads to):
+ * "denied", deny_read, as the operand `role` of t's operation. */
+static void audit_hidden_at(const pathgate__fs_target *t, const char *role, const char *real,
+                            const pathgate_policy_verdict *v)
+{
+    if (t->quiet || !pathgate__audit_enabled(t->r))
+        return;
+    pathgate__fs_target *at = pathgate__malloc(t->alloc, sizeof *at);
+    if (!at)
+        return;
+    memcpy(at, t, offsetof(pathgate__fs_target, address));
+    size_t rl = strlen(real);
+    if (t->prefix_len + 1 + rl < sizeof at->address) {
+        memcpy(at->address, t->address, t->prefix_len);
+        size_t n = t->prefix_len;
+        if (rl)
+            at->address[n++] = '/';
+        memcpy(at->address + n, real, rl + 1);
+        at->address_len = n + rl;
+        at->rel = at->address + (rl ? t->prefix_len + 1 : t->prefix_len);
+        at->rel_len = rl;
+        at->role = role;
+        pathgate__fs_audit(at, "denied", "deny_read", v);
+    }
+    pathgate__free(t->alloc, at);
+}
 
 int pathgate__fs_policy_link_hidden(const pathgate__fs_target *t, pathgate_error *err)
 {
@@ -286,4 +375,69 @@ int pathgate__fs_policy_link_hidden(const pathgate__fs_target *t, pathgate_error
         return PATHGATE_OK;
     pathgate__fs_audit(t, "denied", "deny_read", &v);
     return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+}
+
+int pathgate__fs_policy_link_target(const pathgate__fs_target *t, const char *target, size_t len,
+                                    pathgate_error *err)
+{
+    if (!t->policy)
+        return PATHGATE_OK;
+    /* the target read from the link's directory, as the kernel will */
+    char text[2 * PATHGATE_PATH_MAX + 2], real[PATHGATE_PATH_MAX + 1];
+    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    size_t dlen = slash ? (size_t)(slash - t->rel) : 0;
+    if (dlen + 1 + len >= sizeof text)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    memcpy(text, t->rel, dlen);
+    size_t n = dlen;
+    if (dlen)
+        text[n++] = '/';
+    memcpy(text + n, target, len);
+    text[n + len] = '\0';
+    int rc = pathgate__policy_real_rel(real, sizeof real, t->r, t->base, text);
+    if (rc == -ENAMETOOLONG)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    if (rc < 0)
+        return PATHGATE_OK; /* leads out, loops: nothing there to judge */
+    pathgate_policy_verdict v;
+    if (!pathgate__policy_verdict(&v, t->r, t->base, real, strlen(real), PATHGATE__ACCESS_READ))
+        return PATHGATE_OK;
+    audit_hidden_at(t, "target", real, &v);
+    return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+}
+
+int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
+{
+    if (!t->policy || t->rel_len == 0)
+        return PATHGATE_OK;
+    char dir[PATHGATE_PATH_MAX + 1], real[PATHGATE_PATH_MAX + 1];
+    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    if (!slash)
+        return PATHGATE_OK; /* in the base's own directory: the name says it all */
+    size_t dlen = (size_t)(slash - t->rel), nlen = t->rel_len - dlen - 1;
+    memcpy(dir, t->rel, dlen);
+    dir[dlen] = '\0';
+    if (pathgate__policy_real_rel(real, sizeof real, t->r, t->base, dir) < 0)
+        return PATHGATE_OK; /* leads out, loops: the operation says so */
+    size_t n = strlen(real);
+    if (n == dlen && memcmp(real, dir, n) == 0)
+        return PATHGATE_OK; /* no link on the way: the name was judged */
+    if (n + 1 + nlen >= sizeof real)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    if (n)
+        real[n++] = '/';
+    memcpy(real + n, slash + 1, nlen);
+    n += nlen;
+    real[n] = '\0';
+    pathgate_policy_verdict v;
+    unsigned int d = pathgate__policy_verdict(&v, t->r, t->base, real, n, t->access);
+    if (d & PATHGATE_POLICY_DENY_READ) {
+        pathgate__fs_audit(t, "denied", "deny_read", &v);
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    }
+    if (d) {
+        pathgate__fs_audit(t, "denied", "deny_write", &v);
+        return pathgate__fs_fail(err, PATHGATE_EPOLICY, t, PATHGATE__FS_FILE);
+    }
+    return PATHGATE_OK;
 }

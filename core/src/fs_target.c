@@ -212,6 +212,14 @@ int pathgate__fs_resolve(pathgate__fs_target *t, const char *op, pathgate_resolv
     return pathgate__fs_resolve_role(t, op, NULL, r, opts, text, len, err);
 }
 
+int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
+                                   pathgate_resolver *r, const pathgate_fs_options *opts,
+                                   const char *text, size_t len, pathgate_error *err)
+{
+    int rc = pathgate__fs_resolve_role(t, op, role, r, opts, text, len, err);
+    return rc < 0 ? rc : pathgate__fs_policy_change(t, err);
+}
+
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
 {
     if (t->policy)
