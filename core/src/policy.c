@@ -38,6 +38,7 @@ typedef struct alias {
 
 struct pathgate__policy_store {
     pathgate_allocator alloc;
+    int refs; /* atomic: its resolver, and each subroot that inherits it */
     pthread_mutex_t mu;
     size_t nbases;
     alias **aliases; /* per base, NULL-free array of naliases[i] */
@@ -50,6 +51,14 @@ struct pathgate__policy_store {
     size_t nsets, setcap;
     char **labels; /* sources given to restrict */
     size_t nlabels, labelcap;
+    /* a subroot's (pathgate__policy_inherit): the store and snapshot of
+     * the resolver it was made from (a reference held), and where its one
+     * base lies there (other: the base, prefix: the path in it) */
+    struct {
+        pathgate__policy_store *store;
+        const pathgate__policy *snap;
+        alias at;
+    } inh;
 };
 
 /* ---------------------------------------------------------- the store */
@@ -88,9 +97,11 @@ static int add_alias(pathgate__policy_store *s, size_t i, size_t other, int oute
 
 void pathgate__policy_store_free(pathgate__policy_store *s)
 {
-    if (!s)
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0)
         return;
     pathgate_allocator a = s->alloc;
+    pathgate__free(&a, s->inh.at.prefix);
+    pathgate__policy_store_free(s->inh.store);
     for (size_t i = 0; s->aliases && s->naliases && i < s->nbases; i++) {
         for (size_t k = 0; k < s->naliases[i]; k++)
             pathgate__free(&a, s->aliases[i][k].prefix);
@@ -122,6 +133,7 @@ int pathgate__policy_store_new(pathgate__policy_store **out, const pathgate_reso
     if (!s)
         return PATHGATE_ENOMEM;
     s->alloc = *a;
+    s->refs = 1;
     if (pthread_mutex_init(&s->mu, NULL) != 0) {
         pathgate__free(a, s);
         return PATHGATE_ENOMEM;
@@ -196,6 +208,7 @@ static int publish(pathgate__policy_store *s, pathgate__ruleset *const *add, siz
     for (size_t i = 0; i < s->nsets; i++)
         sets[i] = s->sets[i];
     for (size_t b = 0; b < s->nbases; b++) {
+        active[b] = s->inh.store != NULL; /* the inherited rules apply */
         for (size_t i = 0; i < s->nsets && !active[b]; i++) {
             if (pathgate__ruleset_applies(s->sets[i], b))
                 active[b] = 1;
@@ -423,6 +436,36 @@ static long alias_rel(char *buf, size_t cap, const alias *x, const char *rel, si
     return (long)(len - skip);
 }
 
+/* 1 when a rule of snapshot p of store s (or of what s inherits) denies
+ * `what` for (base, rel), v filled; 0 when none does. */
+static int judge_at(const pathgate__policy_store *s, const pathgate__policy *p, size_t base,
+                    const char *rel, size_t len, unsigned int what, pathgate_policy_verdict *v)
+{
+    if (!pathgate__policy_active(p, base))
+        return 0;
+    pathgate__ppath pp;
+    char buf[PATHGATE_PATH_MAX + 1];
+    if (pathgate__ppath_init(&pp, rel, len) < 0)
+        return 1; /* too long to judge: denied */
+    if (judge(p, base, &pp, what, v))
+        return 1;
+    for (size_t i = 0; i < s->naliases[base]; i++) {
+        const alias *x = &s->aliases[base][i];
+        long n = alias_rel(buf, sizeof buf, x, rel, len);
+        if (n < 0 || pathgate__ppath_init(&pp, buf, (size_t)n) < 0)
+            continue;
+        if (judge(p, x->other, &pp, what, v))
+            return 1;
+    }
+    if (s->inh.store) { /* a subroot: where it lies in the resolver it came from */
+        long n = alias_rel(buf, sizeof buf, &s->inh.at, rel, len);
+        if (n < 0)
+            return 1;
+        return judge_at(s->inh.store, s->inh.snap, s->inh.at.other, buf, (size_t)n, what, v);
+    }
+    return 0;
+}
+
 unsigned int pathgate__policy_verdict(pathgate_policy_verdict *v, const pathgate_resolver *r,
                                       size_t base, const char *rel, size_t len, unsigned int access)
 {
@@ -435,36 +478,23 @@ unsigned int pathgate__policy_verdict(pathgate_policy_verdict *v, const pathgate
     if (!pathgate__policy_active(p, base))
         return 0;
     const pathgate__policy_store *s = pathgate__resolver_policy_store(r);
-    pathgate__ppath pp;
-    char buf[PATHGATE_PATH_MAX + 1];
     static const unsigned int order[2] = {PATHGATE_POLICY_DENY_READ, PATHGATE_POLICY_DENY_WRITE};
     for (int k = 0; k < 2; k++) {
         unsigned int what = order[k];
         if (what == PATHGATE_POLICY_DENY_WRITE && !(access & PATHGATE__ACCESS_WRITE))
             break;
-        if (pathgate__ppath_init(&pp, rel, len) < 0)
+        if (judge_at(s, p, base, rel, len, what, v))
             return what;
-        if (judge(p, base, &pp, what, v))
-            return what;
-        for (size_t i = 0; i < s->naliases[base]; i++) {
-            const alias *x = &s->aliases[base][i];
-            long n = alias_rel(buf, sizeof buf, x, rel, len);
-            if (n < 0 || pathgate__ppath_init(&pp, buf, (size_t)n) < 0)
-                continue;
-            if (judge(p, x->other, &pp, what, v))
-                return what;
-        }
     }
     return 0;
 }
 
-int pathgate__policy_may_deny_below(const pathgate_resolver *r, size_t base, const char *rel,
-                                    size_t len, unsigned int access)
+/* pathgate__policy_may_deny_below on snapshot p of store s. */
+static int below_at(const pathgate__policy_store *s, const pathgate__policy *p, size_t base,
+                    const char *rel, size_t len, unsigned int access)
 {
-    const pathgate__policy *p = pathgate__policy_of(r);
     if (!pathgate__policy_active(p, base))
         return 0;
-    const pathgate__policy_store *s = pathgate__resolver_policy_store(r);
     pathgate__ppath pp;
     char buf[PATHGATE_PATH_MAX + 1];
     for (size_t i = 0; i < p->nsets; i++) {
@@ -494,7 +524,48 @@ int pathgate__policy_may_deny_below(const pathgate_resolver *r, size_t base, con
                 return 1;
         }
     }
+    if (s->inh.store) {
+        long n = alias_rel(buf, sizeof buf, &s->inh.at, rel, len);
+        return n < 0 ||
+               below_at(s->inh.store, s->inh.snap, s->inh.at.other, buf, (size_t)n, access);
+    }
     return 0;
+}
+
+int pathgate__policy_may_deny_below(const pathgate_resolver *r, size_t base, const char *rel,
+                                    size_t len, unsigned int access)
+{
+    return below_at(pathgate__resolver_policy_store(r), pathgate__policy_of(r), base, rel, len,
+                    access);
+}
+
+int pathgate__policy_inherit(pathgate_resolver *sub, const pathgate_resolver *parent, size_t base,
+                             const char *host, size_t host_len)
+{
+    const pathgate__policy *snap = pathgate__policy_of(parent);
+    if (!pathgate__policy_active(snap, base))
+        return PATHGATE_OK; /* no rule can apply there */
+    const char *bh = pathgate__resolver_base_host_path(parent, base);
+    const char *rest;
+    if (!path_within(host, host_len, bh, strlen(bh), &rest))
+        return PATHGATE_EINVALIDPATH; /* not where the base is: the rules cannot follow */
+    pathgate__policy_store *s = pathgate__resolver_policy_store(sub);
+    pathgate__policy_store *ps = pathgate__resolver_policy_store(parent);
+    size_t plen = host_len - (size_t)(rest - host);
+    char *prefix = pathgate__strndup(&s->alloc, rest, plen);
+    if (!prefix)
+        return PATHGATE_ENOMEM;
+    pthread_mutex_lock(&s->mu);
+    __atomic_add_fetch(&ps->refs, 1, __ATOMIC_RELAXED);
+    s->inh.store = ps;
+    s->inh.snap = snap;
+    s->inh.at.other = base;
+    s->inh.at.outer = 1;
+    s->inh.at.prefix = prefix;
+    s->inh.at.len = plen;
+    int rc = publish(s, NULL, 0);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }
 
 /* ----------------------------------------------- the object behind a link */

@@ -116,6 +116,16 @@ void pathgate__policy_store_free(pathgate__policy_store *s);
 int pathgate__policy_from_options(pathgate_resolver *r, const pathgate_resolver_options *opts,
                                   pathgate_error *err);
 
+/* For a subroot (fs_subroot.c): sub, a new resolver whose one base is the
+ * directory at host path `host` inside base `base` of parent, takes the
+ * parent's rules as they are now (the snapshot in force; a later restrict
+ * of the parent does not reach it): a path of sub is judged as the path
+ * of the parent that names the same file, too. Keeps what it needs of the
+ * parent alive (the parent may be freed first). PATHGATE_EINVALIDPATH
+ * when host is not inside the base's directory, ENOMEM. */
+int pathgate__policy_inherit(pathgate_resolver *sub, const pathgate_resolver *parent, size_t base,
+                             const char *host, size_t host_len);
+
 /* The snapshot in force (NULL: no policy); valid as long as the resolver. */
 const pathgate__policy *pathgate__policy_of(const pathgate_resolver *r);
 
