@@ -369,6 +369,7 @@ static void resolver_dealloc(PyObject *self) {
     PyObject_GC_UnTrack(self);
     pathgate_resolver_free(PG_RESOLVER(self));
     pg_audit_free(((pg_resolver_object *)self)->audit); /* after: no event outlives it */
+    Py_CLEAR(((pg_resolver_object *)self)->parent);     /* so does a subroot's parent */
     pg_free_instance(self);
 }
 
@@ -378,9 +379,13 @@ static int resolver_traverse(PyObject *self, visitproc visit, void *arg) {
     pg_audit *a = ((pg_resolver_object *)self)->audit;
     if (a != NULL)
         Py_VISIT(a->fn);
+    Py_VISIT(((pg_resolver_object *)self)->parent);
     return 0;
 }
 
+/* A subroot's parent is not cleared here: its core resolver calls the
+ * parent's audit callable until it is freed; clearing the callables
+ * (here and in the parent) breaks any cycle. */
 static int resolver_clear(PyObject *self) {
     pg_audit *a = ((pg_resolver_object *)self)->audit;
     if (a != NULL) /* events from now on call None, reported unraisable */
