@@ -159,3 +159,26 @@ def test_interrupt_rules_fail_closed_and_say_so(tmp_path, caplog):
     assert b.write("/a.txt", "x").error
     assert b.read("/a.txt").error is None
     assert resolver.policy_check("root:r/a.txt")["denied"] == "write"
+
+
+def test_permissions_hold_in_apply_patch_and_the_toolkit(tree):
+    b, repo = tree["backend"], tree["repo"]
+    hook = ("*** Begin Patch\n*** Add File: /new.txt\n+new\n*** Update File: /.git/hooks/pre-commit\n"
+            "@@\n-#!/bin/sh\n+evil\n*** End Patch\n")
+    res = b.apply_patch(hook)
+    assert res.kind == "policy_denied" and "Protected by policy" in res.error
+    secret = "*** Begin Patch\n*** Delete File: /secrets/key.txt\n*** End Patch\n"
+    res = b.apply_patch(secret)
+    assert res.kind == "invalid_path" and res.error == "Invalid path / not found"
+    assert not (repo / "new.txt").exists() and (repo / "secrets" / "key.txt").exists()
+    tk = b.backend  # the pathgate.Backend under it: the toolkit
+    assert tk.copy("root:repo/.env", "root:repo/leak.txt").kind == "invalid_path"
+    assert tk.symlink("secrets/key.txt", "root:repo/leak").kind == "invalid_path"
+    assert tk.chmod("root:repo/.git/hooks/pre-commit", 0o777).kind == "policy_denied"
+    assert tk.text_editor("str_replace", "root:repo/.git/hooks/pre-commit", old_str="#!/bin/sh",
+                          new_str="evil").kind == "policy_denied"
+    assert (repo / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"
+    assert not (repo / "leak.txt").exists() and not (repo / "leak").exists()
+    denied = {(ev["operation"], ev["source"]) for ev in tree["events"] if ev["outcome"] == "denied"}
+    for op in ("apply_patch", "copy", "symlink", "chmod", "editor_str_replace"):
+        assert (op, "deepagents") in denied, op
