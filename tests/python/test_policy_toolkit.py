@@ -9,12 +9,18 @@ editor command is judged first; each refusal is an audit event."""
 from __future__ import annotations
 
 import gc
+import io
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import pathgate
+from pathgate import cli
 
 
 @pytest.fixture()
@@ -195,3 +201,52 @@ def test_apply_patch_and_text_editor(repo: Path) -> None:
     assert ("editor_create", "root:repo/app/.env", "deny_read") in denied
     assert ("editor_str_replace", "root:repo/.git/hooks/pre-commit", "deny_write") in denied
     assert ("editor_insert", "root:repo/cfglink", "deny_write") in denied
+
+
+def test_cli_and_mcp_edit_tools_log_every_refusal(repo: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "audit.jsonl"
+    base = ["--root", f"repo={repo}", "--preset", "vcs", "--deny-read", "**/.env",
+            "--audit-log", str(log)]
+    patch = ("*** Begin Patch\n*** Add File: root:repo/new.txt\n+new\n"
+             "*** Update File: root:repo/.git/hooks/pre-commit\n@@\n-#!/bin/sh\n+evil\n"
+             "*** End Patch\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(patch.encode())))
+    code = cli.main([*base, "apply-patch"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Protected by policy" in err and not (repo / "new.txt").exists()
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    assert ("apply_patch", "root:repo/.git/hooks/pre-commit", "deny_write") in refusals(events)
+    assert all(e["door"] == "cli" for e in events)
+
+    mlog = tmp_path / "mcp-audit.jsonl"
+
+    def call(i: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25"}},
+        call(1, "apply_patch", {"input": patch}),
+        call(2, "str_replace_based_edit_tool", {"command": "view", "path": "root:repo/.env"}),
+        call(3, "str_replace_based_edit_tool",
+             {"command": "str_replace", "path": "root:repo/cfglink", "old_str": "[core]",
+              "new_str": "[evil]"}),
+    ]
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    p = subprocess.run([sys.executable, "-m", "pathgate", *base[:-1], str(mlog), "mcp"],
+                       input=data, capture_output=True, env=env, timeout=120, check=True)
+    a = {x["id"]: x for x in map(json.loads, p.stdout.splitlines())}
+    text = {i: a[i]["result"]["content"][0]["text"] for i in (1, 2, 3)}
+    assert all(a[i]["result"]["isError"] for i in (1, 2, 3))
+    assert "Protected by policy" in text[1] and "Invalid path / not found" in text[2]
+    assert "Protected by policy" in text[3]
+    assert str(tmp_path).encode() not in p.stdout
+    unchanged(repo)
+    got = refusals([json.loads(x) for x in mlog.read_text().splitlines()])
+    assert ("apply_patch", "root:repo/.git/hooks/pre-commit", "deny_write") in got
+    assert ("editor_view", "root:repo/.env", "deny_read") in got
+    assert ("editor_str_replace", "root:repo/cfglink", "deny_write") in got
