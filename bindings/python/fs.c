@@ -912,10 +912,10 @@ int pg_fs_init(PyObject *module, pg_state *st) {
  *   _fs_mkdir(owner, path, parents=False)        -> str (address)
  *   _fs_move(owner, source, destination)         -> str (destination)
  *   _fs_stat(owner, path)                        -> dict
- *   _fs_edits(owner, path, edits, dry_run=False) -> (str, str diff)
- *       edits: sequence of (old, new) or (old, new, replace_all)
- *   _fs_head(owner, path, lines=None)            -> bytes (None: all)
- *   _fs_tail(owner, path, lines)                 -> bytes
+ *   _fs_edits(owner, path, edits, dry_run=False, max_file_size=None)
+ *       -> (str, str diff); edits: sequence of (old, new) or (old, new, replace_all)
+ *   _fs_head(owner, path, lines=None, max_file_size=None) -> bytes (None: all)
+ *   _fs_tail(owner, path, lines, max_file_size=None)      -> bytes
  *   _fs_tree(owner, path, excludes=())           -> (list[dict], bool)
  */
 
@@ -1013,13 +1013,14 @@ static PyObject *fs_stat(PyObject *module, PyObject *const *args, Py_ssize_t nar
 static PyObject *fs_edits(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "edits", "dry_run"};
-    PyObject *a[4];
-    if (pg_bind("_fs_edits", args, nargs, kwnames, names, 4, 4, 3, a) < 0)
+    static const char *const names[] = {NULL, "path", "edits", "dry_run", "max_file_size"};
+    PyObject *a[5];
+    if (pg_bind("_fs_edits", args, nargs, kwnames, names, 5, 4, 3, a) < 0)
         return NULL;
     owner o;
     int dry = 0;
-    if (owner_arg(st, a[0], &o) < 0 || (a[3] && (dry = PyObject_IsTrue(a[3])) < 0))
+    if (owner_arg(st, a[0], &o) < 0 || (a[3] && (dry = PyObject_IsTrue(a[3])) < 0) ||
+        scale_opts(&o, NULL, NULL, NULL, a[4]) < 0)
         return NULL;
     const char *path;
     Py_ssize_t len;
@@ -1085,12 +1086,12 @@ done:
 static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, int tail) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "lines"};
-    PyObject *a[3];
-    if (pg_bind(tail ? "_fs_tail" : "_fs_head", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+    static const char *const names[] = {NULL, "path", "lines", "max_file_size"};
+    PyObject *a[4];
+    if (pg_bind(tail ? "_fs_tail" : "_fs_head", args, nargs, kwnames, names, 4, 3, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    if (owner_arg(st, a[0], &o) < 0 || scale_opts(&o, NULL, NULL, NULL, a[3]) < 0)
         return NULL;
     size_t lines = PATHGATE_FS_NO_LIMIT;
     if (a[2] && a[2] != Py_None) {
@@ -1198,9 +1199,10 @@ static PyMethodDef fs_mcp_methods[] = {
     PG_FS_METH(mkdir, "_fs_mkdir(owner, path, parents=False) -> address"),
     PG_FS_METH(move, "_fs_move(owner, source, destination) -> destination address"),
     PG_FS_METH(stat, "_fs_stat(owner, path) -> dict"),
-    PG_FS_METH(edits, "_fs_edits(owner, path, edits, dry_run=False) -> (address, diff)"),
-    PG_FS_METH(head, "_fs_head(owner, path, lines=None) -> bytes"),
-    PG_FS_METH(tail, "_fs_tail(owner, path, lines=None) -> bytes"),
+    PG_FS_METH(edits, "_fs_edits(owner, path, edits, dry_run=False, max_file_size=None) -> "
+                      "(address, diff)"),
+    PG_FS_METH(head, "_fs_head(owner, path, lines=None, max_file_size=None) -> bytes"),
+    PG_FS_METH(tail, "_fs_tail(owner, path, lines=None, max_file_size=None) -> bytes"),
     PG_FS_METH(tree, "_fs_tree(owner, path, excludes=()) -> (list of FileInfo dicts, truncated)"),
     {NULL, NULL, 0, NULL},
 };

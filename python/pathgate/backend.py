@@ -22,7 +22,7 @@ import asyncio
 import base64
 import binascii
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Union
@@ -427,21 +427,27 @@ class Backend(SandboxMixin):
         max_count: int | None = None,
         regex: bool = False,
         ignore_case: bool = False,
-    ) -> Iterator[GrepMatch]:
+        max_file_size: int | None = None,
+    ) -> Generator[GrepMatch, None, dict[str, Any] | None]:
         """grep as a generator: matches as they are found, in grep's order;
-        leaving the loop early stops the search. Errors raise pathgate.Error."""
+        leaving the loop early stops the search. Errors raise pathgate.Error.
+        max_file_size (bytes): files larger are skipped (default 1 GiB).
+        Its return value (StopIteration.value) is the walk's summary:
+        truncated, incomplete and the counts of what was left out."""
         it = _core._fs_grep_iter(self._owner, pattern, _optional_path(path), glob, max_count, regex=regex,
-                                 ignore_case=ignore_case)
+                                 ignore_case=ignore_case, max_file_size=max_file_size)
         try:
             yield from it
+            return it.summary()
         finally:
             it.close()
 
-    def glob_iter(self, pattern: str, path: PathArg | None = None) -> Iterator[FileInfo]:
+    def glob_iter(self, pattern: str, path: PathArg | None = None) -> Generator[FileInfo, None, dict[str, Any] | None]:
         """glob as a generator (see grep_iter)."""
         it = _core._fs_glob_iter(self._owner, pattern, _optional_path(path), metadata=self._glob_metadata)
         try:
             yield from it
+            return it.summary()
         finally:
             it.close()
 
@@ -535,11 +541,13 @@ class Backend(SandboxMixin):
 
     def multi_edit(
         self, file_path: str, edits: Iterable[tuple[str, str] | tuple[str, str, bool]], *,
-        dry_run: bool = False,
+        dry_run: bool = False, max_file_size: int | None = None,
     ) -> tuple[str, str]:
         """Applies (old, new[, replace_all]) edits in order, all or nothing;
-        answers (address, unified diff). dry_run changes nothing."""
-        return _core._fs_edits(self._owner, file_path, list(edits), dry_run)  # type: ignore[no-any-return]
+        answers (address, unified diff). dry_run changes nothing. A file
+        larger than max_file_size (bytes; default 64 MiB) is refused."""
+        return _core._fs_edits(self._owner, file_path, list(edits), dry_run,  # type: ignore[no-any-return]
+                               max_file_size=max_file_size)
 
     def head(self, file_path: str, lines: int | None = None) -> str:
         """The first lines of a text file (None: all), bad UTF-8 replaced."""
@@ -555,3 +563,31 @@ class Backend(SandboxMixin):
         """Every directory and file below path, depth first (directories end
         in '/'), without entries matching an exclude glob; and truncated."""
         return _core._fs_tree(self._owner, path, list(exclude))  # type: ignore[no-any-return]
+
+    # ------------------------------------- bounded reads, names-only listing
+    # For long-running servers (pathgate mcp). Like the MCP server
+    # operations above, these raise pathgate.Error. max_file_size (bytes;
+    # None: the core's default, 64 MiB) bounds what one call reads and
+    # holds: an answer that would be larger (the whole of a larger file, or
+    # a window of more bytes) raises with kind "too_large" and the size
+    # cap's message, after reading at most the cap plus 64 KiB.
+
+    def head_bytes(self, file_path: PathArg, lines: int | None = None, *,
+                   max_file_size: int | None = None) -> bytes:
+        """The first `lines` lines of a regular file (None: all of it), bytes
+        as they are (terminators kept), reading only as far as needed."""
+        return _core._fs_head(self._owner, path_text(file_path), lines,  # type: ignore[no-any-return]
+                              max_file_size=max_file_size)
+
+    def tail_bytes(self, file_path: PathArg, lines: int | None = None, *,
+                   max_file_size: int | None = None) -> bytes:
+        """The last `lines` lines of a regular file (None: all of it), read
+        backwards from the end."""
+        return _core._fs_tail(self._owner, path_text(file_path), lines,  # type: ignore[no-any-return]
+                              max_file_size=max_file_size)
+
+    def listdir(self, path: PathArg) -> list[FileInfo]:
+        """The direct children of a directory, sorted: ``path`` (a
+        directory's ends in '/') and ``is_dir`` only, from the directory
+        entries, without a stat per entry (``ls`` without its metadata)."""
+        return _core._fs_ls(self._owner, path_text(path), metadata=False)  # type: ignore[no-any-return]

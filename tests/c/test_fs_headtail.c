@@ -273,9 +273,9 @@ static void test_sparse_8g_bounded(void **state)
             assert_null(strstr(err.message, f->tmp));
             assert_bounded(&c, cap, tail ? "tail 1 huge.bin" : "head 1 huge.bin");
             /* the whole file: refused from its size, nothing read */
-            assert_int_equal(run_counted(f, tail, "root:repo/huge.bin", PATHGATE_FS_NO_LIMIT, cap,
-                                         &b, &err, &c),
-                             PATHGATE_ETOOLARGE);
+            assert_int_equal(
+                run_counted(f, tail, "root:repo/huge.bin", PATHGATE_FS_NO_LIMIT, cap, &b, &err, &c),
+                PATHGATE_ETOOLARGE);
             assert_true(c.peak_alloc <= 2 * CHUNK);
             /* the lines at either end: answered */
             assert_int_equal(
@@ -285,9 +285,9 @@ static void test_sparse_8g_bounded(void **state)
             b.ptr = NULL;
             assert_bounded(&c, cap, "the ends of huge.txt");
             /* one line more reaches the 8 GiB of NUL bytes in between */
-            assert_int_equal(run_counted(f, tail, "root:repo/huge.txt", tail ? 2 : 3, cap, &b,
-                                         &err, &c),
-                             PATHGATE_ETOOLARGE);
+            assert_int_equal(
+                run_counted(f, tail, "root:repo/huge.txt", tail ? 2 : 3, cap, &b, &err, &c),
+                PATHGATE_ETOOLARGE);
             assert_bounded(&c, cap, "into the middle of huge.txt");
         }
     }
