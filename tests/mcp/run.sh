@@ -7,4 +7,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 PATHGATE_MCP_NODE_DIR=$(bash "$here/install.sh")
 export PATHGATE_MCP_NODE_DIR
-exec node --test --test-reporter=spec "$here/mcp.test.mjs"
+exec node --test --test-reporter=spec "$here/mcp.test.mjs" "$here/service.test.mjs"
