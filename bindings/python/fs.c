@@ -2,7 +2,7 @@
  * fs.c - the file operations of docs/spec.md section 7 as private functions
  * of pathgate._core, used by pathgate.backend.Backend:
  *
- *   _fs_ls(owner, path, *, info=False, metadata=True) -> list[dict]
+ *   _fs_ls(owner, path, *, info=False, metadata=True, limit=None) -> list[dict]
  *   _fs_read(owner, path, offset, limit)      -> dict
  *   _fs_write(owner, path, content)           -> str (address)
  *   _fs_edit(owner, path, old, new, all)      -> (str, int)
@@ -129,12 +129,30 @@ static const char *const read_names[] = {PG_READ_FIELDS(PG_PY_NAME, _)};
 static const char *const stat_names[] = {PG_STAT_FIELDS(PG_PY_NAME, _)};
 
 /* FileInfo dicts of a list (disposes it). */
-static PyObject *list_to_py(pathgate_fs_list *l) {
+/* A limit given by keyword: the most items converted (None: all). */
+static int limit_arg(PyObject *obj, size_t *limit) {
+    *limit = (size_t)-1;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    Py_ssize_t v = PyLong_AsSsize_t(obj);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0) {
+        PyErr_SetString(PyExc_ValueError, "limit must not be negative");
+        return -1;
+    }
+    *limit = (size_t)v;
+    return 0;
+}
+
+/* The first `limit` items as dicts (disposes l). */
+static PyObject *list_to_py(pathgate_fs_list *l, size_t limit) {
     pg_conv cv;
     PyObject *out = NULL;
+    size_t count = l->count < limit ? l->count : limit;
     if (pg_conv_init(&cv, PG_NAMES(fileinfo_names), 0) == 0 &&
-        (out = PyList_New((Py_ssize_t)l->count)) != NULL) {
-        for (size_t i = 0; i < l->count; i++) {
+        (out = PyList_New((Py_ssize_t)count)) != NULL) {
+        for (size_t i = 0; i < count; i++) {
             PyObject *d = fileinfo_dict(&cv, &l->items[i]);
             if (d == NULL) {
                 Py_CLEAR(out);
@@ -149,7 +167,7 @@ static PyObject *list_to_py(pathgate_fs_list *l) {
 }
 
 /* The list, or (list, info) when asked for (disposes l). */
-static PyObject *with_info(pathgate_fs_list *l, int want_info) {
+static PyObject *with_info(pathgate_fs_list *l, int want_info, size_t limit) {
     PyObject *info =
         want_info ? walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0) : NULL;
     if (want_info && info == NULL) {
@@ -161,7 +179,7 @@ static PyObject *with_info(pathgate_fs_list *l, int want_info) {
         pathgate_fs_list_dispose(l);
         return NULL;
     }
-    PyObject *list = list_to_py(l);
+    PyObject *list = list_to_py(l, limit);
     if (!want_info || list == NULL) {
         Py_XDECREF(info);
         return list;
@@ -177,12 +195,15 @@ static PyObject *with_info(pathgate_fs_list *l, int want_info) {
 static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "info", "metadata"};
-    PyObject *a[4];
-    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 4, 2, 1, a) < 0)
+    static const char *const names[] = {NULL, "path", "info", "metadata", "limit"};
+    PyObject *a[5];
+    if (pg_bind("_fs_ls", args, nargs, kwnames, names, 5, 2, 1, a) < 0)
         return NULL;
     int want_info = 0, metadata = 1;
+    size_t limit;
     if (a[2] != NULL && (want_info = PyObject_IsTrue(a[2])) < 0)
+        return NULL;
+    if (limit_arg(a[4], &limit) < 0)
         return NULL;
     if (a[3] != NULL && (metadata = PyObject_IsTrue(a[3])) < 0)
         return NULL;
@@ -203,7 +224,7 @@ static PyObject *fs_ls(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    return with_info(&l, want_info);
+    return with_info(&l, want_info, limit);
 }
 
 /* ---------------------------------------------------------------- read */
@@ -506,7 +527,7 @@ static PyObject *fs_glob(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_XDECREF(h2);
     if (rc < 0)
         return fail(st, rc, &err);
-    return with_info(&l, want_info);
+    return with_info(&l, want_info, (size_t)-1);
 }
 
 /* ---------------------------------------------------- upload, download */
@@ -916,7 +937,8 @@ int pg_fs_init(PyObject *module, pg_state *st) {
  *       -> (str, str diff); edits: sequence of (old, new) or (old, new, replace_all)
  *   _fs_head(owner, path, lines=None, max_file_size=None) -> bytes (None: all)
  *   _fs_tail(owner, path, lines, max_file_size=None)      -> bytes
- *   _fs_tree(owner, path, excludes=())           -> (list[dict], bool)
+ *   _fs_tree(owner, path, excludes=(), limit=None) -> (list[dict], bool)
+ *       (limit: at most that many items are converted; None: all)
  */
 
 static PyObject *addr_result(pg_state *st, int rc, pathgate_buf *out, const pathgate_error *err) {
@@ -1083,6 +1105,31 @@ done:
     return result;
 }
 
+/* The bytes of a core buffer, copied from its end a MiB at a time while the
+ * buffer shrinks behind the copy, so that a long answer (up to the size
+ * cap) is never held twice. Disposes of out. */
+static PyObject *bytes_of_buf(pathgate_buf *out) {
+    size_t n = out->len;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (b == NULL) {
+        pathgate_buf_dispose(out);
+        return NULL;
+    }
+    char *dst = PyBytes_AsString(b);
+    const size_t step = (size_t)1 << 20;
+    while (n > step && out->alloc.realloc) {
+        memcpy(dst + n - step, out->ptr + n - step, step);
+        n -= step;
+        char *p = out->alloc.realloc(out->ptr, n, out->alloc.ctx);
+        if (p)
+            out->ptr = p;
+    }
+    if (n)
+        memcpy(dst, out->ptr, n);
+    pathgate_buf_dispose(out);
+    return b;
+}
+
 static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, int tail) {
     pg_state *st = PyModule_GetState(module);
@@ -1122,9 +1169,7 @@ static PyObject *head_tail(PyObject *module, PyObject *const *args, Py_ssize_t n
     Py_END_ALLOW_THREADS Py_XDECREF(holder);
     if (rc < 0)
         return fail(st, rc, &err);
-    PyObject *b = PyBytes_FromStringAndSize(out.ptr ? out.ptr : "", (Py_ssize_t)out.len);
-    pathgate_buf_dispose(&out);
-    return b;
+    return bytes_of_buf(&out);
 }
 
 static PyObject *fs_head(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -1140,12 +1185,13 @@ static PyObject *fs_tail(PyObject *module, PyObject *const *args, Py_ssize_t nar
 static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     pg_state *st = PyModule_GetState(module);
-    static const char *const names[] = {NULL, "path", "excludes"};
-    PyObject *a[3];
-    if (pg_bind("_fs_tree", args, nargs, kwnames, names, 3, 3, 2, a) < 0)
+    static const char *const names[] = {NULL, "path", "excludes", "limit"};
+    PyObject *a[4];
+    if (pg_bind("_fs_tree", args, nargs, kwnames, names, 4, 3, 2, a) < 0)
         return NULL;
     owner o;
-    if (owner_arg(st, a[0], &o) < 0)
+    size_t limit;
+    if (owner_arg(st, a[0], &o) < 0 || limit_arg(a[3], &limit) < 0)
         return NULL;
     PyObject *seq = a[2] && a[2] != Py_None ? PySequence_Tuple(a[2]) : PyTuple_New(0);
     if (seq == NULL)
@@ -1179,7 +1225,7 @@ static PyObject *fs_tree(PyObject *module, PyObject *const *args, Py_ssize_t nar
         goto done;
     }
     int truncated = l.truncated;
-    PyObject *items = list_to_py(&l);
+    PyObject *items = list_to_py(&l, limit);
     if (items) {
         result = Py_BuildValue("(OO)", items, truncated ? Py_True : Py_False);
         Py_DECREF(items);
@@ -1203,7 +1249,8 @@ static PyMethodDef fs_mcp_methods[] = {
                       "(address, diff)"),
     PG_FS_METH(head, "_fs_head(owner, path, lines=None, max_file_size=None) -> bytes"),
     PG_FS_METH(tail, "_fs_tail(owner, path, lines=None, max_file_size=None) -> bytes"),
-    PG_FS_METH(tree, "_fs_tree(owner, path, excludes=()) -> (list of FileInfo dicts, truncated)"),
+    PG_FS_METH(tree, "_fs_tree(owner, path, excludes=(), limit=None) -> (list of FileInfo dicts, "
+                     "truncated)"),
     {NULL, NULL, 0, NULL},
 };
 

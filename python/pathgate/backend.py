@@ -559,10 +559,12 @@ class Backend(SandboxMixin):
         data: bytes = _core._fs_tail(self._owner, file_path, lines)
         return data.decode("utf-8", "replace")
 
-    def tree(self, path: str, exclude: Iterable[str] = ()) -> tuple[list[FileInfo], bool]:
+    def tree(self, path: str, exclude: Iterable[str] = (), *,
+             limit: int | None = None) -> tuple[list[FileInfo], bool]:
         """Every directory and file below path, depth first (directories end
-        in '/'), without entries matching an exclude glob; and truncated."""
-        return _core._fs_tree(self._owner, path, list(exclude))  # type: ignore[no-any-return]
+        in '/'), without entries matching an exclude glob; and truncated.
+        limit: only the first that many entries are returned."""
+        return _core._fs_tree(self._owner, path, list(exclude), limit=limit)  # type: ignore[no-any-return]
 
     # ------------------------------------- bounded reads, names-only listing
     # For long-running servers (pathgate mcp). Like the MCP server
@@ -586,8 +588,11 @@ class Backend(SandboxMixin):
         return _core._fs_tail(self._owner, path_text(file_path), lines,  # type: ignore[no-any-return]
                               max_file_size=max_file_size)
 
-    def listdir(self, path: PathArg) -> list[FileInfo]:
+    def listdir(self, path: PathArg, *, metadata: bool = False, limit: int | None = None) -> list[FileInfo]:
         """The direct children of a directory, sorted: ``path`` (a
-        directory's ends in '/') and ``is_dir`` only, from the directory
-        entries, without a stat per entry (``ls`` without its metadata)."""
-        return _core._fs_ls(self._owner, path_text(path), metadata=False)  # type: ignore[no-any-return]
+        directory's ends in '/') and ``is_dir``, from the directory entries
+        without a stat per entry (``ls`` without its metadata), or with
+        ``size`` and ``modified_at`` when metadata is true. limit: only the
+        first that many entries are returned."""
+        return _core._fs_ls(self._owner, path_text(path), metadata=metadata,  # type: ignore[no-any-return]
+                            limit=limit)

@@ -348,18 +348,22 @@ class ConnectionTools:
             if i:
                 text.append("\n---\n")
                 files.append(",")
+            message = None
             try:
                 address = self.address(p)
-                data = self.backend.head_bytes(address, None, max_file_size=min(left, limits.max_read))
+                if left <= 0:
+                    message = f"File '{address}' was not read: the files before it reached the " \
+                              f"{limits.max_read}-byte cap of one call"
+                else:
+                    data = self.backend.head_bytes(address, None, max_file_size=min(left, limits.max_read))
             except ToolError as e:
-                text.append(f"paths[{i}]: Error - {e}")
-                files.append('{"index":' + str(i) + ',"error":' + json_str(str(e)) + "}")
-                continue
+                message = str(e)
             except Error as e:
                 message = str(e)
                 if getattr(e, "kind", None) == "too_large" and left < limits.max_read:
-                    message = (f"not read: the files before it reached the {limits.max_read}-byte "
-                               "cap of one call")
+                    message = (f"File '{address}' was not read: the files before it reached the "
+                               f"{limits.max_read}-byte cap of one call")
+            if message is not None:
                 text.append(f"paths[{i}]: Error - {message}")
                 files.append('{"index":' + str(i) + ',"error":' + json_str(message) + "}")
                 continue
@@ -420,7 +424,7 @@ class ConnectionTools:
 
     def list_directory(self, a: dict[str, Any]) -> Result:
         try:  # names and kinds only: no stat per entry
-            listing = self.backend.listdir(self.address(a["path"]))
+            listing = self.backend.listdir(self.address(a["path"]), limit=self.limits.max_items + 1)
         except Error as e:
             raise _fail(e) from None
         # entries [{name, path, type}] written as JSON here: the encoder
@@ -454,14 +458,14 @@ class ConnectionTools:
         return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]", notice=notice)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
-        r = self.backend.ls(self.address(a["path"]))
-        if r.error:
-            raise ToolError(r.error, r.kind)
-        entries: list[Any] = r.entries or []
+        try:
+            entries: list[Any] = self.backend.listdir(self.address(a["path"]), metadata=True,
+                                                      limit=self.limits.max_items + 1)
+        except Error as exc:
+            raise _fail(exc) from None
+        # (cut short, the answer sorts and counts the entries it lists)
         if a.get("sortBy", "name") == "size":
             entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else int(e.get("size", 0))))
-        files = [e for e in entries if not e["is_dir"]]
-        total = sum(e.get("size", 0) for e in files)
         budget = _Budget(self.limits)
         lines: list[str] = []
         shown = []
@@ -473,7 +477,9 @@ class ConnectionTools:
             lines.append(line)
             shown.append(e)
         notice = budget.notice(self.limits, len(shown), "entries") if len(shown) < len(entries) else None
-        lines += ["", f"Total: {len(files)} files, {len(entries) - len(files)} directories",
+        files = [e for e in shown if not e["is_dir"]]
+        total = sum(e.get("size", 0) for e in files)
+        lines += ["", f"Total: {len(files)} files, {len(shown) - len(files)} directories",
                   f"Combined size: {_size(total)}"]
         return _text("\n".join(lines), notice=notice, entries=[
             {"name": _name(e["path"]), "path": e["path"],
@@ -483,7 +489,8 @@ class ConnectionTools:
     def directory_tree(self, a: dict[str, Any]) -> Result:
         top = self.address(a["path"])
         try:
-            entries, _ = self.backend.tree(top, a.get("excludePatterns") or ())
+            entries, _ = self.backend.tree(top, a.get("excludePatterns") or (),
+                                           limit=self.limits.max_items + 1)
         except Error as e:
             raise _fail(e) from None
         limits = self.limits
