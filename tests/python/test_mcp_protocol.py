@@ -476,3 +476,15 @@ def test_list_directory_and_file_info_answers(resolver, tree):
     assert int(st.st_mtime) == int(__import__("datetime").datetime.fromisoformat(info["modified"]).timestamp())
     assert a[3]["result"]["structuredContent"]["isDirectory"] is True
     assert a[4]["result"]["structuredContent"] == {"content": "", "entries": []}
+
+
+def test_tree_json_is_what_json_dumps_indents():
+    from pathgate.mcp.tools import _tree_json
+
+    tree = [{"name": "a", "type": "directory", "children": [
+        {"name": "q\"uote \u00fc", "type": "file"},
+        {"name": "empty", "type": "directory", "children": []},
+        {"name": "deep", "type": "directory", "children": [{"name": "x", "type": "file"}]}]},
+        {"name": "b.txt", "type": "file"}]
+    assert _tree_json(tree) == json.dumps(tree, indent=2, ensure_ascii=False)
+    assert _tree_json([]) == json.dumps([], indent=2)

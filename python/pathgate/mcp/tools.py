@@ -22,7 +22,6 @@ and answers a result (see :func:`text_result`) or raises :class:`ToolError`.
 
 from __future__ import annotations
 
-import json
 import time
 import collections.abc as _abc
 import typing as _t
@@ -205,6 +204,22 @@ def _file_text(data: bytes) -> Encoded:
         return text_result(data.decode("utf-8", "replace"))
     t = Text(data)
     return Encoded('{"content":[{"type":"text","text":', t, '}],"structuredContent":{"content":', t, "}}")
+
+
+def _tree_json(nodes: list[dict[str, Any]], depth: int = 0) -> str:
+    """json.dumps(nodes, indent=2, ensure_ascii=False) of a directory tree
+    ({name, type[, children]}), written directly (the encoder is the pure
+    Python one whenever it indents)."""
+    if not nodes:
+        return "[]"
+    pad, inner = "  " * (depth + 1), "  " * (depth + 2)
+    items = []
+    for n in nodes:
+        item = pad + "{\n" + inner + '"name": ' + json_str(n["name"]) + ",\n" + inner + '"type": "' + n["type"] + '"'
+        if "children" in n:
+            item += ",\n" + inner + '"children": ' + _tree_json(n["children"], depth + 2)
+        items.append(item + "\n" + pad + "}")
+    return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
 
 
 def _name(address: str) -> str:
@@ -512,7 +527,7 @@ class ConnectionTools:
                 node["children"] = dirs[path] = []
             dirs.get(parent, root).append(node)
         notice = budget.notice(limits, keep, "entries") if keep < len(entries) else None
-        return _text(json.dumps(root, indent=2, ensure_ascii=False), notice=notice)
+        return _text(_tree_json(root), notice=notice)
 
     def search_files(self, a: dict[str, Any]) -> Result:
         top = self.address(a["path"])
