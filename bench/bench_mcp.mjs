@@ -8,7 +8,9 @@
 // bench/bench_mcp.sh.
 import { createRequire } from "node:module";
 import { spawn, spawnSync } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -18,6 +20,10 @@ const require = createRequire(path.join(nodeDir, "package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+
+// The SDK's HTTP transport adds an abort listener per request to one
+// signal and never removes it: no warning for each past 1500.
+setMaxListeners(0);
 
 const ROUNDS = Number(process.env.ROUNDS || 5);
 const CALLS = Number(process.env.CALLS || 200);
@@ -57,6 +63,24 @@ const httpUrl = await new Promise((resolve, reject) => {
   httpProc.on("exit", () => reject(new Error(err)));
 });
 httpProc.stderr.on("data", () => {});
+
+// What the SDK's HTTP client costs by itself: a Node server in this process
+// that answers every message at once, with nothing to do.
+const floor = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (d) => { body += d; });
+  req.on("end", () => {
+    if (req.method !== "POST") { res.writeHead(405); res.end(); return; }
+    const m = JSON.parse(body);
+    if (!("id" in m)) { res.writeHead(202); res.end(); return; }
+    const result = m.method === "initialize"
+      ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "floor", version: "0" } } : {};
+    const out = JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
+    res.writeHead(200, { "Content-Type": "application/json", "Mcp-Session-Id": "floor", "Content-Length": Buffer.byteLength(out) });
+    res.end(out);
+  });
+});
+await new Promise((r) => floor.listen(0, "127.0.0.1", r));
 
 const refMain = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
 const pgNames = { file: "root:bench/dir3/file7.txt", other: "root:bench/dir4/file2.txt", dir: "root:bench/dir3",
@@ -104,7 +128,13 @@ for (const [name, s] of Object.entries(servers)) {
 }
 
 const samples = {};
+const floorClient = await connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${floor.address().port}/mcp`)));
 for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < CALLS; i++) {
+    const t0 = performance.now();
+    await floorClient.ping();
+    (samples.floor ??= []).push(performance.now() - t0);
+  }
   const order = Object.entries(servers);
   for (let k = 0; k < round % order.length; k++) order.push(order.shift());
   for (const [sname, s] of order) {
@@ -144,7 +174,12 @@ for (const oname of Object.keys(ops)) {
 }
 const [mr, mp, mh] = ["reference", "pathgate stdio", "pathgate http"].map((k) => mean(all[k]));
 console.log(`| **every call above, mean** | ${mr.toFixed(0)} | ${mp.toFixed(0)} | ${mh.toFixed(0)} | ${(mr / mp).toFixed(2)}x | ${(mr / mh).toFixed(2)}x |`);
+console.log("");
+console.log(`The SDK's HTTP client by itself (ping to a Node server in the same process that answers at once): ` +
+  `${median(samples.floor).toFixed(0)} us median.`);
 for (const s of Object.values(servers)) await s.client.close();
+await floorClient.close();
+floor.close();
 httpProc.kill("SIGTERM");
 
 // The same calls as raw JSON-RPC lines over the same pipes, without the SDK

@@ -247,6 +247,9 @@ static void assert_bounded(const cost *c, uint64_t cap, const char *what)
     /* the resident set: the allocation plus 8 MiB of slack (page tables,
      * the kernel's accounting of the stack and of what malloc keeps) */
     long rss_bound = (long)(bound / KIB) + 8 * KIB;
+#if defined(__SANITIZE_ADDRESS__)
+    rss_bound += (long)(bound / KIB / 8) + 16 * KIB; /* the shadow of what is touched */
+#endif
     if (getenv("PG_TEST_VERBOSE"))
         print_message("%s: peak alloc %zu, rss +%ld KiB\n", what, c->peak_alloc, c->rss_growth_kib);
     if (c->rss_growth_kib > rss_bound)
