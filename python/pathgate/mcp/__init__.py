@@ -20,7 +20,7 @@ import threading
 import typing as _t
 from typing import Any
 
-from .calllog import CallLog, JsonFormatter
+from .calllog import CallLog, JsonFormatter, LogWriter, WriterHandler, discard
 from .limits import Limits, parse_size
 from .protocol import Connection, Tracker
 from .service import INSTRUCTIONS, Server
@@ -38,20 +38,10 @@ def make_connection(resolver: Any, rfile: _t.IO[bytes], wfile: _t.IO[bytes], *,
     """A Connection serving the tools over one resolver, with its own
     Session (what ``pathgate mcp`` serves on stdio)."""
     server = Server(resolver, allow_execute=allow_execute, limits=limits,
-                    call_log=call_log or CallLog(_Discard()))
+                    call_log=call_log or CallLog(discard))
     if tracker is not None:
         server.tracker = tracker
     return server.stdio(rfile, wfile, workers=workers)
-
-
-class _Discard:
-    """A text stream that keeps nothing (the call log of library use)."""
-
-    def write(self, s: str) -> int:
-        return len(s)
-
-    def flush(self) -> None:
-        pass
 
 
 # ------------------------------------------------------------------ options
@@ -149,7 +139,8 @@ def serve_command(args: argparse.Namespace) -> int:
     from ..cli import UsageError, load_config, make_resolver
 
     json_logs = getattr(args, "log_format", "text") == "json"
-    handler = logging.StreamHandler(sys.stderr)
+    writer = LogWriter(sys.stderr)
+    handler = WriterHandler(writer)
     handler.setFormatter(JsonFormatter() if json_logs
                          else logging.Formatter("pathgate mcp: %(levelname)s %(message)s"))
     root = logging.getLogger("pathgate")
@@ -177,7 +168,7 @@ def serve_command(args: argparse.Namespace) -> int:
     resolver = make_resolver(args, cfg)
     allow_execute = bool(getattr(args, "allow_execute", False)) or cfg.allow_execute
     server = Server(resolver, allow_execute=allow_execute, limits=limits,
-                    call_log=CallLog(sys.stderr, json_lines=json_logs),
+                    call_log=CallLog(writer.put, json_lines=json_logs),
                     shutdown_timeout=max(0.0, args.shutdown_timeout))
 
     stop = threading.Event()
@@ -199,6 +190,7 @@ def serve_command(args: argparse.Namespace) -> int:
         while not stop.wait(3600):
             pass
     finished = server.shutdown(reason[0] if reason else "end of input")
+    writer.flush(1.0)
     sys.stderr.flush()
     # The threads still reading stdin or waiting on a connection are not
     # waited for (they hold nothing): leave at once.

@@ -7,11 +7,14 @@ resolve is logged without its text.
 
 A tool names the address it works on with :func:`note` (the first one
 noted is logged); the dispatcher opens and closes the record around the
-call (:meth:`CallLog.call`).
+call (:meth:`CallLog.begin`, :meth:`CallLog.end`). ``pathgate mcp`` writes
+every line through a :class:`LogWriter`, a thread of its own, so that a
+stderr nobody reads never stalls a call.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import sys
@@ -20,7 +23,7 @@ import time
 import typing as _t
 from typing import Any
 
-__all__ = ["CallLog", "JsonFormatter", "note"]
+__all__ = ["CallLog", "JsonFormatter", "LogWriter", "WriterHandler", "discard", "note"]
 
 _local = threading.local()
 
@@ -45,11 +48,63 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
 
 
-class CallLog:
-    """Writes the call lines to a text stream (stderr), one write each."""
+class LogWriter:
+    """Writes log lines to a text stream from a thread of its own, so that
+    whoever logs never waits for the stream: a client that pipes the
+    server's stderr and does not read it cannot stall a call. Past
+    ``capacity`` lines waiting, lines are dropped, and the next write says
+    how many."""
 
-    def __init__(self, stream: _t.TextIO | _t.Any = None, *, json_lines: bool = False) -> None:
-        self._stream = stream if stream is not None else sys.stderr
+    def __init__(self, stream: _t.TextIO | _t.Any, capacity: int = 10_000) -> None:
+        self._stream = stream
+        self._capacity = capacity
+        self._lines: collections.deque[str] = collections.deque()
+        self._cond = threading.Condition()
+        self._busy = False
+        self.dropped = 0
+        self._thread: threading.Thread | None = None
+
+    def put(self, line: str) -> None:
+        with self._cond:
+            if len(self._lines) >= self._capacity:
+                self.dropped += 1
+                return
+            self._lines.append(line)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="pathgate-mcp-log", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: bool(self._lines))
+                batch = list(self._lines)
+                self._lines.clear()
+                dropped, self.dropped = self.dropped, 0
+                self._busy = True
+            if dropped:
+                batch.append(f"pathgate mcp: WARNING {dropped} log line(s) dropped: stderr was not read\n")
+            try:
+                self._stream.write("".join(batch))
+                self._stream.flush()
+            except (OSError, ValueError):
+                pass
+
+    def flush(self, timeout: float) -> bool:
+        """Waits (at most timeout) until every line was written."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._lines and not self._busy, timeout)
+
+
+class CallLog:
+    """One line per call, handed to ``write`` (default: straight to
+    stderr; ``pathgate mcp`` hands them to a :class:`LogWriter`)."""
+
+    def __init__(self, write: _t.Callable[[str], None] | None = None, *, json_lines: bool = False) -> None:
+        self._write = write or _stderr
         self.json_lines = json_lines
         self._lock = threading.Lock()
         self.calls = 0
@@ -75,11 +130,33 @@ class CallLog:
             line = "pathgate mcp: call " + " ".join(parts)
         with self._lock:
             self.calls += 1
-            try:
-                self._stream.write(line + "\n")
-                self._stream.flush()
-            except (OSError, ValueError):
-                pass
+        self._write(line + "\n")
+
+
+def _stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def discard(line: str) -> None:
+    """A CallLog sink that keeps nothing (library use)."""
+
+
+class WriterHandler(logging.Handler):
+    """The other log records, formatted, through the same LogWriter."""
+
+    def __init__(self, writer: LogWriter) -> None:
+        super().__init__()
+        self._writer = writer
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._writer.put(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
 
 
 def _text(value: Any) -> str:

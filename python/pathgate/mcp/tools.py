@@ -376,8 +376,7 @@ class ConnectionTools:
             except Error as e:
                 message = str(e)
                 if getattr(e, "kind", None) == "too_large" and left < limits.max_read:
-                    message = (f"File '{address}' was not read: the files before it reached the "
-                               f"{limits.max_read}-byte cap of one call")
+                    message = self._over_budget(address, limits)
             if message is not None:
                 text.append(f"paths[{i}]: Error - {message}")
                 files.append('{"index":' + str(i) + ',"error":' + json_str(message) + "}")
@@ -394,6 +393,17 @@ class ConnectionTools:
         return Encoded('{"content":[{"type":"text","text":', whole,
                        '}],"structuredContent":{"content":', whole, ',"files":[', *files,
                        "]" + structured_more + "}}")
+
+    def _over_budget(self, address: str, limits: Limits) -> str:
+        """Why a file larger than what is left of a call's read cap was not
+        read: too large for any call, or only for what was left."""
+        try:
+            if self.backend.stat(address)["size"] > limits.max_read:
+                self.backend.head_bytes(address, None, max_file_size=limits.max_read)  # refused from its size
+        except Error as e:
+            return str(e)
+        return (f"File '{address}' was not read: the files before it reached the "
+                f"{limits.max_read}-byte cap of one call")
 
     # -------------------------------------------------------- writing
 
