@@ -145,6 +145,7 @@ function nextCall(s) {
 // ------------------------------------------------------------ transports
 const env = { PATH: process.env.PATH, PYTHONPATH: process.env.PYTHONPATH || "", HOME: top, TMPDIR: tmpdir,
   PYTHONDONTWRITEBYTECODE: "1" };
+for (const k of ["MALLOC_ARENA_MAX", "LD_PRELOAD"]) if (process.env[k]) env[k] = process.env[k];
 const serverArgs = ["-m", "pathgate", "--root", `bench=${root}`, "mcp", "--allow-execute"];
 
 function rssKiB(pid) {

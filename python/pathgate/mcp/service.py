@@ -144,7 +144,6 @@ class Server:
         with self._lock:
             state = self._sessions.pop(label, None)
         if state is not None:
-            del state
             log.info("session %s closed (tokens live: %d)", label, len(self.resolver))
 
     @property

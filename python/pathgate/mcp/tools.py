@@ -299,7 +299,7 @@ class ConnectionTools:
             text = session.pwd()
         res = session.resolve(text, require_exists=False)
         if not res.ok or res.ref is None:
-            raise ToolError(res.error_message or INVALID, "invalid_path")
+            raise ToolError(res.error_message or INVALID, res.reason)
         try:
             address = str(res.ref)
             if self.scope.allowed is not None and not self.scope.contains(res.ref):
@@ -600,7 +600,7 @@ class ConnectionTools:
         # The answer carries the address only: no token outlives the call.
         with self.backend.resolved(a["path"], require_exists=bool(a.get("require_exists", True))) as res:
             if not res.ok or res.ref is None:
-                raise ToolError(res.error_message or INVALID, "invalid_path")
+                raise ToolError(res.error_message or INVALID, res.reason)
             if self.scope.allowed is not None and not self.scope.contains(res.ref):
                 raise ToolError(INVALID, "outside_client_roots")
             address = str(res.ref)
