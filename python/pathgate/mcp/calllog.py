@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import re
 import sys
 import threading
 import time
@@ -51,40 +52,52 @@ def _now() -> str:
 class LogWriter:
     """Writes log lines to a text stream from a thread of its own, so that
     whoever logs never waits for the stream: a client that pipes the
-    server's stderr and does not read it cannot stall a call. Past
-    ``capacity`` lines waiting, lines are dropped, and the next write says
-    how many."""
+    server's stderr and does not read it cannot stall a call. A line costs
+    the caller an append: the thread, woken by the first line after a
+    quiet spell, writes what gathered every ``interval`` seconds until
+    nothing is left (no thread switch per line). Past ``capacity`` lines
+    waiting, lines are dropped, and the next write says how many."""
 
-    def __init__(self, stream: _t.TextIO | _t.Any, capacity: int = 10_000) -> None:
+    def __init__(self, stream: _t.TextIO | _t.Any, capacity: int = 10_000, interval: float = 0.02) -> None:
         self._stream = stream
         self._capacity = capacity
+        self._interval = interval
         self._lines: collections.deque[str] = collections.deque()
         self._cond = threading.Condition()
+        self._idle = True  # the thread waits for a first line
         self._busy = False
         self.dropped = 0
         self._thread: threading.Thread | None = None
 
     def put(self, line: str) -> None:
-        with self._cond:
-            if len(self._lines) >= self._capacity:
-                self.dropped += 1
-                return
-            self._lines.append(line)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="pathgate-mcp-log", daemon=True)
-                self._thread.start()
-            self._cond.notify()
+        lines = self._lines
+        if len(lines) >= self._capacity:
+            self.dropped += 1  # (a count under races: close enough)
+            return
+        lines.append(line)  # deque.append: thread-safe
+        if self._idle:
+            with self._cond:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="pathgate-mcp-log", daemon=True)
+                    self._thread.start()
+                self._idle = False
+                self._cond.notify_all()
 
     def _run(self) -> None:
+        lines = self._lines
         while True:
             with self._cond:
-                self._busy = False
-                self._cond.notify_all()
-                self._cond.wait_for(lambda: bool(self._lines))
-                batch = list(self._lines)
-                self._lines.clear()
-                dropped, self.dropped = self.dropped, 0
+                if not lines:
+                    self._idle = True
+                    self._busy = False
+                    self._cond.notify_all()  # (flush waits for this)
+                    self._cond.wait_for(lambda: not self._idle)
                 self._busy = True
+            time.sleep(self._interval)  # let lines gather
+            batch = []
+            while lines:
+                batch.append(lines.popleft())
+            dropped, self.dropped = self.dropped, 0
             if dropped:
                 batch.append(f"pathgate mcp: WARNING {dropped} log line(s) dropped: stderr was not read\n")
             try:
@@ -117,9 +130,22 @@ class CallLog:
     def end(self, rec: _Record, *, session: str, tool: str, outcome: str, kind: str | None,
             started: float) -> None:
         _local.record = None
-        ms = (time.perf_counter() - started) * 1000
-        self.write(session=session, tool=tool, address=rec.address, outcome=outcome, kind=kind,
-                   duration_ms=round(ms, 3))
+        ms = round((time.perf_counter() - started) * 1000, 3)
+        if self.json_lines:
+            self.write(session=session, tool=tool, address=rec.address, outcome=outcome, kind=kind,
+                       duration_ms=ms)
+            return
+        # the common case written at once: the session, outcome and kind
+        # are the server's own words; the tool and address are quoted when
+        # they must be
+        address = rec.address
+        line = (f"pathgate mcp: call session={session} tool={_text(tool)}"
+                + ("" if address is None else f" address={_text(address)}")
+                + f" outcome={outcome}" + ("" if kind is None else f" kind={kind}")
+                + f" duration_ms={ms}\n")
+        with self._lock:
+            self.calls += 1
+        self._write(line)
 
     def write(self, **fields: Any) -> None:
         if self.json_lines:
@@ -159,12 +185,16 @@ class WriterHandler(logging.Handler):
             self.handleError(record)
 
 
+_PLAIN = re.compile(r"[^\s\"=\\]+")
+
+
 def _text(value: Any) -> str:
-    s = str(value)
-    # an address may hold spaces or quotes: quote it then, as JSON does
-    if not s or any(c.isspace() or c in "\"=\\" for c in s) or not s.isprintable():
-        return json.dumps(s, ensure_ascii=False)
-    return s
+    s = value if isinstance(value, str) else str(value)
+    # an address (or a tool name a client made up) may hold spaces, quotes
+    # or control characters: quoted then, as JSON does
+    if _PLAIN.fullmatch(s) and s.isprintable():
+        return s
+    return json.dumps(s, ensure_ascii=False)
 
 
 class JsonFormatter(logging.Formatter):

@@ -242,31 +242,34 @@ class Tracker:
     can wait for them (bounded) and tell how many were left."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
         self.active = 0
         self.stopping = False
 
     def begin(self) -> bool:
         """False once stopping: the request is not to be started."""
-        with self._cond:
+        with self._lock:
             if self.stopping:
                 return False
             self.active += 1
             return True
 
     def end(self) -> None:
-        with self._cond:
+        with self._lock:
             self.active -= 1
-            if not self.active:
-                self._cond.notify_all()
+            if self.stopping and not self.active:
+                self._idle.set()
 
     def stop(self) -> None:
-        with self._cond:
+        with self._lock:
             self.stopping = True
+            if not self.active:
+                self._idle.set()
 
     def wait_idle(self, timeout: float) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: self.active == 0, timeout)
+        """After stop(): waits (at most timeout) until no request is left."""
+        return self._idle.wait(timeout)
 
 
 class _Asked:

@@ -463,11 +463,14 @@ class ConnectionTools:
         start = first.rindex("/", 0, len(first) - 1) + 1
         prefix_json = json_str(first[:start])[1:-1]
         entries, lines = [], []
-        budget = _Budget(self.limits)
+        limits = self.limits
+        items, room = limits.max_items, limits.max_answer  # (the budget, inline: per entry)
         for item in listing:
             path = item["path"]
-            if not budget.take(len(path) + 8):
+            room -= len(path) + 8
+            if room < 0 or not items:
                 break
+            items -= 1
             if item["is_dir"]:
                 name = path[start:-1]
                 lines.append("[DIR] " + name)
@@ -479,7 +482,9 @@ class ConnectionTools:
             if '"' in name:
                 name = json_str(name)[1:-1]
             entries.append('{"name":"' + name + '","path":"' + prefix_json + name + tail)
-        notice = budget.notice(self.limits, len(lines), "entries") if len(lines) < len(listing) else None
+        notice = None
+        if len(lines) < len(listing):
+            notice = (limits.answer_notice if room < 0 else limits.items_notice)(len(lines), "entries")
         return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]", notice=notice)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
