@@ -13,6 +13,7 @@ tagged cp311-abi3. Works offline: pip install --no-build-isolation [-e] .
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,15 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 CMAKE_TARGET = "pathgate_python"
+
+
+def version() -> str:
+    """The one version of the project: PATHGATE_VERSION_* in common.h."""
+    text = (ROOT / "core" / "include" / "pathgate" / "common.h").read_text()
+    parts = [re.search(rf"^#define PATHGATE_VERSION_{p} (\d+)$", text, re.M) for p in ("MAJOR", "MINOR", "PATCH")]
+    if not all(parts):
+        raise RuntimeError("PATHGATE_VERSION_* not found in core/include/pathgate/common.h")
+    return ".".join(m.group(1) for m in parts if m)
 
 
 class CMakeExtension(Extension):
@@ -55,6 +65,7 @@ class CMakeBuild(build_ext):
 
 
 setup(
+    version=version(),
     ext_modules=[CMakeExtension("pathgate._core", CMAKE_TARGET)],
     cmdclass={"build_ext": CMakeBuild},
     options={"bdist_wheel": {"py_limited_api": "cp311"}},

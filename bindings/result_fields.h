@@ -46,12 +46,14 @@
     X(modified_at, CSTR, (e)->modified_at, 0, !(e)->no_lines_requested)                            \
     X(not_text, CSTR, (e)->not_text == PATHGATE_FS_NOT_TEXT_NUL ? "nul_byte" : "invalid_utf8", 0,  \
       (e)->not_text)                                                                               \
-    X(partial, BOOL, (e)->partial, 0, 1)
+    X(partial, BOOL, (e)->partial, 0, 1)                                                           \
+    X(final_newline, BOOL, (e)->final_newline, 0, 1)
 
 /* The stat result (pathgate_fs_stat_result). */
 #define PG_FS_TYPE_NAME(t)                                                                         \
     ((t) == PATHGATE_FS_TYPE_FILE        ? "file"                                                  \
      : (t) == PATHGATE_FS_TYPE_DIRECTORY ? "directory"                                             \
+     : (t) == PATHGATE_FS_TYPE_SYMLINK   ? "symlink"                                               \
                                          : "other")
 #define PG_STAT_FIELDS(X, e)                                                                       \
     X(path, STR, (e)->path.ptr, (e)->path.len, 1)                                                  \

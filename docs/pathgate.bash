@@ -5,7 +5,7 @@ _pathgate() {
     local cur prev cmd i
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local commands="resolve uri native ls read grep glob write edit delete execute mcp"
+    local commands="resolve uri native ls read grep glob write edit apply-patch delete execute mcp"
     local global_opts="-h --help --root --mod --read-only --config --cwd --max-tokens --json --version"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -40,6 +40,7 @@ _pathgate() {
         glob) cmd_opts="" ;;
         write) cmd_opts="" ;;
         edit) cmd_opts="--replace-all" ;;
+        apply-patch) cmd_opts="--file-by-file" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
         mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;

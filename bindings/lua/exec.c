@@ -25,8 +25,6 @@
 #include "../../core/src/exec_test.h" /* internal test knobs */
 #include "util.h"
 
-void pg_open_exec(lua_State *L, int module_idx, int scratch_idx);
-
 static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)
 {
     int isnum = 0;
@@ -198,7 +196,7 @@ static int resolver_execute(lua_State *L)
     pathgate_exec_options o;
     exec_options(L, 3, &o);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_exec_run(&res, r->ptr, command, len, &o, &err);
     return push_result(L, rc, &res, &err);
 }
@@ -216,7 +214,7 @@ static int session_execute(lua_State *L)
     pathgate_exec_options o;
     exec_options(L, 3, &o);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_exec_run_session(&res, s, command, len, &o, &err);
     return push_result(L, rc, &res, &err);
 }

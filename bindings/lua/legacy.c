@@ -24,7 +24,7 @@ static int legacy_new(lua_State *L)
     lua_remove(L, 1); /* the class table (__call) */
     size_t len;
     const char *text = pg_checktext(L, 1, &len);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY);
     int rc = pathgate_legacy_new((pathgate_legacy **)&box->ptr, text, len, NULL, &err);
     return pg_commit(L, rc, &err);
@@ -34,7 +34,7 @@ static int legacy_from_uri(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_LEGACY);
     int rc = pathgate_legacy_from_uri((pathgate_legacy **)&box->ptr, uri, conv, &err);
     return pg_commit(L, rc, &err);
@@ -44,7 +44,7 @@ static int legacy_to_uri(lua_State *L)
 {
     pathgate_legacy *p = checklegacy(L, 1);
     pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_legacy_to_uri((pathgate_uri **)&box->ptr, p, conv, &err);
     return pg_commit(L, rc, &err);
@@ -63,7 +63,7 @@ static int legacy_resolve_against(lua_State *L)
     pathgate_legacy *p = checklegacy(L, 1);
     pathgate_uri *cwd = pg_checkuri(L, 2);
     pathgate_uri *home = lua_isnoneornil(L, 3) ? NULL : pg_checkuri(L, 3);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_legacy_resolve_against((pathgate_uri **)&box->ptr, p, cwd, home, &err);
     return pg_commit(L, rc, &err);
@@ -75,7 +75,7 @@ static int legacy_resolve_config(lua_State *L)
     pathgate_uri *base = lua_isnoneornil(L, 2) ? NULL : pg_checkuri(L, 2);
     pathgate_uri *home = lua_isnoneornil(L, 3) ? NULL : pg_checkuri(L, 3);
     pathgate_convention conv = pg_optconvention(L, 4);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_legacy_resolve_config((pathgate_uri **)&box->ptr, p, base, home, conv, &err);
     return pg_commit(L, rc, &err);

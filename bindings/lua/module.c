@@ -19,8 +19,6 @@ static int scratch_gc(lua_State *L)
 }
 
 __attribute__((visibility("default"))) int luaopen_pathgate(lua_State *L);
-void pg_open_fs(lua_State *L, int module_idx, int scratch_idx);   /* fs.c */
-void pg_open_exec(lua_State *L, int module_idx, int scratch_idx); /* exec.c */
 
 int luaopen_pathgate(lua_State *L)
 {
@@ -37,13 +35,9 @@ int luaopen_pathgate(lua_State *L)
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, 2);
 
-    pg_open_uri(L, 1, 2);
-    pg_open_legacy(L, 1, 2);
-    pg_open_ref(L, 1, 2);
-    pg_open_resolver(L, 1, 2);
-    pg_open_session(L, 1, 2);
-    pg_open_fs(L, 1, 2);   /* after resolver and session: adds their file operations */
-    pg_open_exec(L, 1, 2); /* after resolver and session: adds their execute */
+#define PG_X_OPEN(name) pg_open_##name(L, 1, 2);
+    PG_MODULE_PARTS(PG_X_OPEN)
+#undef PG_X_OPEN
 
     lua_pushstring(L, pathgate_version());
     lua_setfield(L, 1, "version");

@@ -28,7 +28,7 @@ static int ref_new(lua_State *L)
     size_t tlen, alen;
     const char *token = pg_checktext(L, 1, &tlen);
     const char *address = pg_checktext(L, 2, &alen);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newbox(L, sizeof(pg_box), 0, PG_REF);
     int rc = pathgate_ref_new((pathgate_ref **)&box->ptr, token, tlen, address, alen, NULL, &err);
     return pg_commit(L, rc, &err);

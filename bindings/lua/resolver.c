@@ -13,8 +13,8 @@
  *   r:roots(), r:mods() -> configured keys / names, in order
  *   r:close()
  *
- * A resolution is a record read by field: ok, ref, root_category,
- * relative_path, exists, error_message, reason. It is built at once from
+ * A resolution is a record read by field (and by pairs): ok, ref,
+ * root_category, mod_name, relative_path, exists, error_message, reason. It is built at once from
  * the core resolution, which is then disposed: the record owns no C memory
  * (no finalizer) and stays valid whatever happens to its resolver or ref.
  */
@@ -32,7 +32,14 @@ typedef struct pg_record {
     pathgate_reason reason;
 } pg_record;
 
-enum { UV_REF = 1, UV_RELATIVE_PATH, UV_ROOT_CATEGORY, UV_ERROR_MESSAGE, UV_COUNT = 4 };
+enum {
+    UV_REF = 1,
+    UV_RELATIVE_PATH,
+    UV_ROOT_CATEGORY,
+    UV_MOD_NAME,
+    UV_ERROR_MESSAGE,
+    UV_COUNT = UV_ERROR_MESSAGE
+};
 
 void pg_resolution_begin(lua_State *L)
 {
@@ -68,13 +75,15 @@ int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const p
     rec->reason = res->reason;
     char rel[PATHGATE_PATH_MAX + 1], msg[PATHGATE_ERROR_TEXT_LENGTH];
     size_t rel_len = 0, msg_len = 0;
-    const char *root = NULL; /* lives in the resolver, an argument of the call */
+    /* root and mod live in the resolver, an argument of the call */
+    const char *root = NULL, *mod = NULL;
     if (res->ok) {
         pg_box *ref = (pg_box *)lua_touserdata(L, -2);
         ref->ptr = res->ref;
         res->ref = NULL;
         rel_len = copy_bounded(rel, sizeof rel, res->relative_path);
         root = res->root_category;
+        mod = res->mod_name;
     } else {
         msg_len = copy_bounded(msg, sizeof msg, res->error_message);
     }
@@ -90,6 +99,10 @@ int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const p
             lua_pushstring(L, root);
             lua_setiuservalue(L, -2, UV_ROOT_CATEGORY);
         }
+        if (mod) {
+            lua_pushstring(L, mod);
+            lua_setiuservalue(L, -2, UV_MOD_NAME);
+        }
     } else {
         lua_pushlstring(L, msg, msg_len);
         lua_setiuservalue(L, -2, UV_ERROR_MESSAGE);
@@ -103,34 +116,76 @@ static pg_record *checkresolution(lua_State *L, int arg)
     return (pg_record *)pg_checkudata(L, arg, PG_RESOLUTION);
 }
 
-static int resolution_index(lua_State *L)
+/* The fields of a record, in the order pairs() gives them. */
+static const char *const resolution_keys[] = {
+    "ok", "ref", "root_category", "mod_name", "relative_path", "exists", "error_message", "reason"};
+#define PG_NKEYS (sizeof resolution_keys / sizeof resolution_keys[0])
+
+/* Pushes field k of the record at 1 (nil when absent). */
+static void push_field(lua_State *L, const pg_record *rec, size_t k)
 {
-    pg_record *rec = checkresolution(L, 1);
-    if (lua_type(L, 2) != LUA_TSTRING) { /* like a table: other keys are nil */
-        lua_pushnil(L);
-        return 1;
-    }
-    const char *k = lua_tostring(L, 2);
-    if (strcmp(k, "ok") == 0)
+    static const int uv[PG_NKEYS] = {
+        0, UV_REF, UV_ROOT_CATEGORY, UV_MOD_NAME, UV_RELATIVE_PATH, 0, UV_ERROR_MESSAGE, 0};
+    if (uv[k])
+        lua_getiuservalue(L, 1, uv[k]);
+    else if (k == 0)
         lua_pushboolean(L, rec->ok);
-    else if (strcmp(k, "ref") == 0)
-        lua_getiuservalue(L, 1, UV_REF);
-    else if (strcmp(k, "relative_path") == 0)
-        lua_getiuservalue(L, 1, UV_RELATIVE_PATH);
-    else if (strcmp(k, "root_category") == 0)
-        lua_getiuservalue(L, 1, UV_ROOT_CATEGORY);
-    else if (strcmp(k, "exists") == 0) {
-        if (rec->ok)
-            lua_pushboolean(L, rec->exists);
-        else
-            lua_pushnil(L);
-    } else if (strcmp(k, "error_message") == 0)
-        lua_getiuservalue(L, 1, UV_ERROR_MESSAGE);
-    else if (strcmp(k, "reason") == 0)
+    else if (k == 5 && rec->ok)
+        lua_pushboolean(L, rec->exists);
+    else if (k == 7)
         lua_pushstring(L, pathgate_reason_name(rec->reason));
     else
         lua_pushnil(L);
+}
+
+/* The index of the key at idx among the fields, or PG_NKEYS. */
+static size_t key_index(lua_State *L, int idx)
+{
+    const char *k = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    size_t i = 0;
+    while (k && i < PG_NKEYS && strcmp(k, resolution_keys[i]) != 0)
+        i++;
+    return k ? i : PG_NKEYS;
+}
+
+static int resolution_index(lua_State *L)
+{
+    pg_record *rec = checkresolution(L, 1);
+    size_t k = key_index(L, 2);
+    if (k == PG_NKEYS) /* like a table: other keys are nil */
+        lua_pushnil(L);
+    else
+        push_field(L, rec, k);
     return 1;
+}
+
+/* next(res, key) over the fields present, in order. */
+static int resolution_next(lua_State *L)
+{
+    pg_record *rec = checkresolution(L, 1);
+    size_t k = lua_isnil(L, 2) ? 0 : key_index(L, 2) + 1;
+    for (; k < PG_NKEYS; k++) {
+        push_field(L, rec, k);
+        if (!lua_isnil(L, -1)) {
+            lua_pushstring(L, resolution_keys[k]);
+            lua_insert(L, -2);
+            return 2;
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+/* pairs(res): the record's fields, as a table's would be. */
+static int resolution_pairs(lua_State *L)
+{
+    checkresolution(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1)); /* the scratch */
+    lua_pushcclosure(L, resolution_next, 1);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
 }
 
 static int resolution_tostring(lua_State *L)
@@ -346,7 +401,7 @@ static int resolver_new(lua_State *L)
     opts.mods = mods;
     opts.read_only = read_only_names(L, &opts.nread_only);
 
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
     int rc = pathgate_resolver_new(&r->ptr, &opts, &err);
     return pg_commit(L, rc, &err);
@@ -359,7 +414,7 @@ static int resolver_resolve(lua_State *L)
     const char *text = pg_checktext(L, 2, &len);
     pathgate_resolve_options opts;
     pg_resolve_options(L, 3, &opts, 1);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pg_resolution_begin(L);
     int rc = pathgate_resolver_resolve(&res, r->ptr, text, len, &opts, &err);
@@ -371,7 +426,7 @@ static int resolver_host_path(lua_State *L)
     pg_resolver *r = pg_checkresolver(L, 1);
     pathgate_ref *ref = pg_checkref(L, 2);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_resolver_host_path(buf, r->ptr, ref, &err), buf, &err);
 }
@@ -441,6 +496,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
 {
     static const luaL_Reg res_meta[] = {
         {"__index", resolution_index},
+        {"__pairs", resolution_pairs},
         {"__tostring", resolution_tostring},
         {NULL, NULL},
     };

@@ -47,7 +47,7 @@ static int session_new(lua_State *L)
     size_t hlen = 0;
     const char *home = lua_isnoneornil(L, 2) ? NULL : pg_checktext(L, 2, &hlen);
     lua_settop(L, 2);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newbox(L, sizeof(pg_box), 1, PG_SESSION); /* 3, mt 4 */
     int rc = pathgate_session_new((pathgate_session **)&box->ptr, r->ptr, home, hlen, &err);
     if (rc == 0) {
@@ -62,7 +62,7 @@ static int session_pwd(lua_State *L)
 {
     pathgate_session *s = checksession(L, 1);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_session_pwd(buf, s, &err), buf, &err);
 }
@@ -73,7 +73,7 @@ static int session_cd(lua_State *L)
     size_t len;
     const char *text = pg_checktext(L, 2, &len);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_session_cd(buf, s, text, len, &err), buf, &err);
 }
@@ -84,7 +84,7 @@ static int session_push(lua_State *L)
     size_t len;
     const char *text = pg_checktext(L, 2, &len);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_session_push(buf, s, text, len, &err), buf, &err);
 }
@@ -93,7 +93,7 @@ static int session_pop(lua_State *L)
 {
     pathgate_session *s = checksession(L, 1);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_session_pop(buf, s, &err), buf, &err);
 }
@@ -112,7 +112,7 @@ static int session_get(lua_State *L)
     pg_pushmetatable(L, PG_BUFPAIR);
     lua_setmetatable(L, -2);
     size_t depth = 0;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = pathgate_session_get(&p->a, &p->b, &depth, s, &err);
     if (rc != 0)
         return pg_fail(L, rc, &err);
@@ -133,7 +133,7 @@ static int session_resolve(lua_State *L)
     const char *text = pg_checktext(L, 2, &len);
     pathgate_resolve_options opts;
     pg_resolve_options(L, 3, &opts, 0);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pg_resolution_begin(L);
     int rc = pathgate_session_resolve(&res, s, text, len, opts.require_exists, &err);

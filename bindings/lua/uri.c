@@ -41,7 +41,7 @@ static int uri_parse(lua_State *L)
 {
     size_t len;
     const char *text = pg_checktext(L, 1, &len);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_parse((pathgate_uri **)&box->ptr, text, len, NULL, &err);
     return pg_commit(L, rc, &err);
@@ -52,7 +52,7 @@ static int uri_from_native(lua_State *L)
     size_t len;
     const char *text = pg_checktext(L, 1, &len);
     pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_from_native((pathgate_uri **)&box->ptr, text, len, conv, NULL, &err);
     return pg_commit(L, rc, &err);
@@ -73,7 +73,7 @@ static int uri_is_opaque(lua_State *L)
 static int uri_parent(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_parent((pathgate_uri **)&box->ptr, uri, &err);
     if (rc == 0 && !box->ptr) {
@@ -87,7 +87,7 @@ static int uri_basename(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_basename(buf, uri, &err), buf, &err);
 }
@@ -105,7 +105,7 @@ static int uri_relative_to(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_uri *base = pg_checkuri(L, 2);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_relative_to(buf, uri, base, &err), buf, &err);
 }
@@ -115,7 +115,7 @@ static int uri_join(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     size_t len;
     const char *text = pg_checktext(L, 2, &len);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_join((pathgate_uri **)&box->ptr, uri, text, len, &err);
     return pg_commit(L, rc, &err);
@@ -126,7 +126,7 @@ static int uri_join_descendant(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     size_t len;
     const char *text = pg_checktext(L, 2, &len);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_join_descendant((pathgate_uri **)&box->ptr, uri, text, len, &err);
     return pg_commit(L, rc, &err);
@@ -137,7 +137,7 @@ static int uri_to_native(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_convention conv = pg_optconvention(L, 2);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_to_native(buf, uri, conv, &err), buf, &err);
 }
@@ -146,7 +146,7 @@ static int uri_to_host_path(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_to_host_path(buf, uri, &err), buf, &err);
 }
@@ -166,7 +166,7 @@ static int uri_ancestors(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     lua_newtable(L);
     for (lua_Integer i = 0;; i++) {
-        pathgate_error err = {0, ""};
+        pathgate_error err = PATHGATE_ERROR_INIT;
         pg_box *box = pg_newuri(L);
         int rc = pathgate_uri_ancestor((pathgate_uri **)&box->ptr, uri, (size_t)i, &err);
         if (rc == 0 && !box->ptr) {
@@ -202,7 +202,7 @@ static int uri_decoded_path_bytes(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_decoded_path(buf, uri, &err), buf, &err);
 }
@@ -222,7 +222,7 @@ static int uri_join_bytes(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     size_t len;
     const char *text = luaL_checklstring(L, 2, &len);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pg_box *box = pg_newuri(L);
     int rc = pathgate_uri_join_bytes((pathgate_uri **)&box->ptr, uri, text, len, &err);
     return pg_commit(L, rc, &err);
@@ -239,7 +239,7 @@ static int uri_check(lua_State *L,
                      int (*fn)(const pathgate_uri *, pathgate_convention, pathgate_error *))
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     int rc = fn(uri, conv_or_own(L, 2, uri), &err);
     if (rc)
         return pg_fail(L, rc, &err);
@@ -262,7 +262,7 @@ static int uri_to_config_path(lua_State *L)
     pathgate_uri *uri = pg_checkuri(L, 1);
     pathgate_convention conv = pg_optconvention(L, 2);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_uri_to_config_path(buf, uri, conv, &err), buf, &err);
 }
@@ -300,7 +300,7 @@ static int mod_normalize_windows_device_path(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = {0, ""};
+    pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_normalize_windows_device_path(buf, text, len, &err), buf, &err);
 }

@@ -18,6 +18,8 @@
 
 #include "pathgate/pathgate.h"
 
+#include "arg_spec.h"
+
 /*
  * Argument errors that name the method: luaL_argerror says '?' when the
  * call carries no name (pcall(r.read, r, 5), a tail call, a call from C);
@@ -147,12 +149,36 @@ void pg_newclass(lua_State *L, int scratch_idx, pg_class cls, const luaL_Reg *me
 void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char *name,
                       const luaL_Reg *statics, lua_CFunction call);
 
-/* Registration of each part (uri.c, legacy.c, ref.c, resolver.c, session.c). */
-void pg_open_uri(lua_State *L, int module_idx, int scratch_idx);
-void pg_open_legacy(lua_State *L, int module_idx, int scratch_idx);
-void pg_open_ref(lua_State *L, int module_idx, int scratch_idx);
-void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx);
-void pg_open_session(lua_State *L, int module_idx, int scratch_idx);
+/*
+ * The parts of the module (one source file each), in the order
+ * luaopen_pathgate opens them: X(name) calls pg_open_<name>(L, module_idx,
+ * scratch_idx). fs and exec come after resolver and session, whose
+ * classes they add methods to. Adding a part: write its pg_open_<name>
+ * and list it here.
+ */
+#define PG_MODULE_PARTS(X)                                                                         \
+    X(uri)                                                                                         \
+    X(legacy)                                                                                      \
+    X(ref)                                                                                         \
+    X(resolver)                                                                                    \
+    X(session)                                                                                     \
+    X(fs)                                                                                          \
+    X(handle)                                                                                      \
+    X(walk)                                                                                        \
+    X(toolkit)                                                                                     \
+    X(exec)                                                                                        \
+    X(edit_tools)
+#define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
+PG_MODULE_PARTS(PG_X_DECLARE)
+#undef PG_X_DECLARE
+
+/* Checks the arguments of a method (self: a Resolver or a Session, at 1)
+ * against spec and converts them into a (args.c, ../arg_spec.h); raises on
+ * misuse. */
+void pg_args_check(lua_State *L, pg_argv *a, pg_spec spec);
+/* The owner (self at 1) only, into a emptied: for methods that check their
+ * other arguments themselves (handle.c, walk.c, toolkit.c). */
+void pg_args_owner(lua_State *L, pg_argv *a);
 
 /* Shared by the parts. */
 pathgate_uri *pg_checkuri(lua_State *L, int arg);

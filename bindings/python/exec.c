@@ -275,12 +275,13 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     int rc;
     if (is_session) {
         pathgate_session *s = ((pg_session_object *)target)->session;
-        Py_BEGIN_ALLOW_THREADS rc =
-            pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run_session(&res, s, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     } else {
         pathgate_resolver *r = ((pg_resolver_object *)target)->resolver;
-        Py_BEGIN_ALLOW_THREADS rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
+        Py_BEGIN_ALLOW_THREADS
+        rc = pathgate_exec_run(&res, r, command, (size_t)len, &o, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc < 0) {
@@ -304,14 +305,19 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     int abi;
-    Py_BEGIN_ALLOW_THREADS abi = pathgate_exec_landlock_abi();
-    Py_END_ALLOW_THREADS return PyLong_FromLong(abi);
+    Py_BEGIN_ALLOW_THREADS
+    abi = pathgate_exec_landlock_abi();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(abi);
 }
 
 static PyMethodDef exec_methods[] = {
     {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
-     "allow_network=False, allow_unconfined=False, env=None)\n--\n\n"
+     "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
+     "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
+     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False)"
+     "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
      "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},

@@ -12,7 +12,7 @@
 #include "module.h"
 #include "result_fields.h"
 
-#define PG_CONV_MAX 12
+#define PG_CONV_MAX 16
 typedef struct pg_conv {
     size_t n;
     int absent_none; /* an absent field: None, or no key at all */

@@ -34,6 +34,8 @@
 
 #include "pathgate/pathgate.h"
 
+#include "arg_spec.h"
+
 /* The parts of the module, in initialisation order: X(name) calls
  * pg_<name>_init(module, state) from the exec slot. */
 #define PG_MODULE_PARTS(X)                                                                         \
@@ -44,7 +46,11 @@
     X(resolver)                                                                                    \
     X(session)                                                                                     \
     X(fs)                                                                                          \
-    X(exec)
+    X(handle)                                                                                      \
+    X(toolkit)                                                                                     \
+    X(walk)                                                                                        \
+    X(exec)                                                                                        \
+    X(edit_tools)
 
 /* Every strong reference the module state holds (traversed and cleared as
  * one array). */
@@ -93,6 +99,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD PyObject *ref; /* VisibilityRef or None */
     PyObject *root_category;     /* str or None */
+    PyObject *mod_name;          /* str or None */
     PyObject *relative_path;     /* str or None */
     PyObject *exists;            /* bool, or None on failure */
     PyObject *error_message;     /* str or None */
@@ -186,6 +193,28 @@ static inline int pg_is_resolver(pg_state *st, PyObject *obj) {
 int pg_bind(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
             const char *const *names, Py_ssize_t n, Py_ssize_t maxpos, Py_ssize_t required,
             PyObject **out);
+
+/*
+ * The argument holder of one wrapped call (args.c, ../arg_spec.h):
+ * pg_args_parse checks the arguments of a fast call (the owner, a Resolver
+ * or a Session, first and positional-only; then spec's arguments) and
+ * converts them into h->a (0, or -1 with an exception and nothing held);
+ * pg_args_release drops what h keeps for the core call. fname names the
+ * function in messages.
+ */
+typedef struct pg_args {
+    pg_argv a;
+    PyObject *owner; /* borrowed */
+    PyObject **keep;
+    size_t nkeep, capkeep;
+    Py_buffer *views;
+    size_t nviews, capviews;
+    void *mem[2 * PG_ARGS_MAX];
+    size_t nmem;
+} pg_args;
+int pg_args_parse(pg_args *h, PyObject *module, const char *fname, pg_spec spec,
+                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+void pg_args_release(pg_args *h);
 
 /* Casts a fast-call function for PyMethodDef. */
 #define PG_METH(f) ((PyCFunction)(void (*)(void))(f))

@@ -27,7 +27,9 @@ PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
             goto fail;
         self->root_category = res->root_category == NULL ? Py_NewRef(Py_None)
                                                          : PyUnicode_FromString(res->root_category);
-        if (self->root_category == NULL)
+        self->mod_name =
+            res->mod_name == NULL ? Py_NewRef(Py_None) : PyUnicode_FromString(res->mod_name);
+        if (self->root_category == NULL || self->mod_name == NULL)
             goto fail;
         self->relative_path = pg_native_str(res->relative_path, strlen(res->relative_path));
         if (self->relative_path == NULL)
@@ -37,6 +39,7 @@ PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
     } else {
         self->ref = Py_NewRef(Py_None);
         self->root_category = Py_NewRef(Py_None);
+        self->mod_name = Py_NewRef(Py_None);
         self->relative_path = Py_NewRef(Py_None);
         self->exists = Py_NewRef(Py_None);
         self->error_message = PyUnicode_FromString(res->error_message);
@@ -61,6 +64,7 @@ static void resolution_dealloc(PyObject *op) {
     pg_resolution_object *self = (pg_resolution_object *)op;
     Py_CLEAR(self->ref);
     Py_CLEAR(self->root_category);
+    Py_CLEAR(self->mod_name);
     Py_CLEAR(self->relative_path);
     Py_CLEAR(self->exists);
     Py_CLEAR(self->error_message);
@@ -86,6 +90,7 @@ static const struct {
     {"exists", offsetof(pg_resolution_object, exists)},
     {"error_message", offsetof(pg_resolution_object, error_message)},
     {"reason", offsetof(pg_resolution_object, reason)},
+    {"mod_name", offsetof(pg_resolution_object, mod_name)},
 };
 #define PG_NFIELDS (sizeof resolution_fields / sizeof resolution_fields[0])
 
@@ -100,10 +105,11 @@ static PyObject *resolution_get_field(PyObject *self, void *closure) {
 static PyObject *resolution_repr(PyObject *op) {
     pg_resolution_object *self = (pg_resolution_object *)op;
     return PyUnicode_FromFormat("VisibilityResolution(ok=%s, ref=%R, root_category=%R, "
-                                "relative_path=%R, exists=%R, error_message=%R, reason=%R)",
+                                "mod_name=%R, relative_path=%R, exists=%R, error_message=%R, "
+                                "reason=%R)",
                                 self->ok ? "True" : "False", self->ref, self->root_category,
-                                self->relative_path, self->exists, self->error_message,
-                                self->reason);
+                                self->mod_name, self->relative_path, self->exists,
+                                self->error_message, self->reason);
 }
 
 /* (ok, ref, root_category, ...) */
@@ -143,6 +149,8 @@ static PyGetSetDef resolution_getset[] = {
      (void *)(uintptr_t)0},
     {"root_category", resolution_get_field, NULL,
      "The root key for root: addresses; None for mod: and on failure.", (void *)(uintptr_t)1},
+    {"mod_name", resolution_get_field, NULL,
+     "The mod's name for mod: addresses; None for root: and on failure.", (void *)(uintptr_t)6},
     {"relative_path", resolution_get_field, NULL,
      "The normalised <rel> ('' at the base) on success, else None.", (void *)(uintptr_t)2},
     {"exists", resolution_get_field, NULL,
@@ -160,7 +168,7 @@ static PyGetSetDef resolution_getset[] = {
 
 static PyType_Slot resolution_slots[] = {
     {Py_tp_doc, "The result of Resolver.resolve / Session.resolve: ok, ref,\n"
-                "root_category, relative_path, exists, error_message, reason."},
+                "root_category, mod_name, relative_path, exists, error_message, reason."},
     {Py_tp_dealloc, resolution_dealloc},
     {Py_tp_repr, resolution_repr},
     {Py_tp_hash, resolution_hash},
@@ -325,8 +333,10 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pathgate_resolver *resolver = NULL;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = pathgate_resolver_new(&resolver, &opts, &err);
-    Py_END_ALLOW_THREADS if (rc < 0) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_new(&resolver, &opts, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
         pg_raise(st, st->Error, rc, &err);
         goto done;
     }
@@ -395,9 +405,10 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc =
-        pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(base_holder);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(base_holder);
     Py_XDECREF(text_holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);

@@ -178,8 +178,10 @@ static PyObject *session_push(PyObject *self, PyObject *arg) {
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     pathgate_session *session = PG_SESSION(self);
-    Py_BEGIN_ALLOW_THREADS rc = pathgate_session_push(&buf, session, text, (size_t)len, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_session_push(&buf, session, text, (size_t)len, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
     return session_message(pg_state_of(self), rc, &buf, &err);
 }
 
@@ -239,9 +241,10 @@ static PyObject *session_resolve(PyObject *self, PyObject *const *args, Py_ssize
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     pathgate_session *session = PG_SESSION(self);
-    Py_BEGIN_ALLOW_THREADS rc =
-        pathgate_session_resolve(&res, session, text, (size_t)len, require_exists, &err);
-    Py_END_ALLOW_THREADS Py_XDECREF(holder);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_session_resolve(&res, session, text, (size_t)len, require_exists, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
     return pg_resolution_wrap(st, &res);

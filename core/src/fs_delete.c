@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "contain.h"
 #include "error.h"
 #include "fs_internal.h"
 
 #define DELBUF 32768
 
-/* Empties the directory dirfd (owned by the caller). 0 or -errno. */
-static int remove_tree(int dirfd, const pathgate_allocator *a, int depth)
+int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth)
 {
     if (depth > PATHGATE_FS_MAX_DEPTH)
         return -ELOOP;
@@ -58,7 +58,7 @@ static int remove_tree(int dirfd, const pathgate_allocator *a, int depth)
                     rc = -errno;
                     break;
                 }
-                rc = remove_tree(fd, a, depth + 1);
+                rc = pathgate__fs_remove_contents(fd, a, depth + 1);
                 close(fd);
                 if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
                     rc = -errno;
@@ -108,17 +108,15 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
         rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
     } else if (S_ISLNK(st.st_mode)) {
         /* the link itself goes, but not one that leads out: that address
-         * is invalid, as the resolver says */
-        int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
-        if (fd >= 0)
-            close(fd);
-        if (fd < 0 && fd != -ENOENT)
-            rc = pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
+         * is invalid, as the resolver says (a loop or a dangling link
+         * inside is an entry like any other) */
+        if (pathgate__contain_probe(t.base_fd, t.rel, t.force_fallback) == -EXDEV)
+            rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
         else if (unlinkat(dirfd, name, 0) < 0)
             rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
     } else if (S_ISDIR(st.st_mode)) {
         int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = fd < 0 ? -errno : remove_tree(fd, t.alloc, 1);
+        int e = fd < 0 ? -errno : pathgate__fs_remove_contents(fd, t.alloc, 1);
         if (fd >= 0)
             close(fd);
         if (e == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)

@@ -1,9 +1,15 @@
-/* fs_edits.c - multi-edit: replacements applied in order in memory, one
- * atomic write (none with dry_run), and the unified diff of the change. */
+/* fs_edits.c - the one edit of a file: replacements applied in order in
+ * memory, one atomic write (none with dry_run) under the edit lock of the
+ * file's directory, started over when the file changed meanwhile; and the
+ * unified diff. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -198,65 +204,226 @@ static int make_diff(pathgate_buf *d, const pathgate_allocator *a, const char *a
     return PATHGATE_OK;
 }
 
-int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
-                      const char *address, size_t len, const pathgate_fs_edit_op *edits,
-                      size_t count, int dry_run, const pathgate_fs_options *opts,
-                      pathgate_error *err)
+/* s with every "\n" written "\r\n" (allocated); NULL on ENOMEM. */
+static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len, size_t *out_len)
 {
+    size_t n = pathgate__fs_count_newlines(s, len);
+    char *buf = pathgate__malloc(a, len + n + 1);
+    if (!buf)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\n')
+            buf[k++] = '\r';
+        buf[k++] = s[i];
+    }
+    buf[k] = '\0';
+    *out_len = k;
+    return buf;
+}
+
+/* How long an edit waits for other edits in the same directory (the
+ * lock); how often it starts over is PATHGATE__FS_EDIT_ATTEMPTS. */
+#define LOCK_WAIT_NS (10LL * 1000000000LL)
+
+/*
+ * The edit lock: flock LOCK_EX on the directory holding the file's name, the
+ * one thing an edit does not replace (a lock on the file itself would be
+ * left behind on the old inode by every edit's rename). Every edit takes
+ * it, so edits in one directory, by any thread or process, run one after
+ * another. Polled, so that a lock held forever by another program cannot
+ * hang an edit: the directory fd (close it to unlock), -1 when there is no
+ * lock to take (the directory cannot be opened: the edit then reports why;
+ * or the file system has no flock), or PATHGATE_ETIMEOUT (< -1) with err
+ * filled.
+ */
+static int lock_dir_of(const pathgate__fs_target *t)
+{
+    char rel[PATHGATE_PATH_MAX + 1];
+    if (t->rel_len >= sizeof rel)
+        return -1;
+    memcpy(rel, t->rel, t->rel_len + 1);
+    char *slash = strrchr(rel, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        rel[0] = '\0';
+    int fd = pathgate__fs_open(t, rel, O_RDONLY | O_DIRECTORY, 0);
+    if (fd < 0)
+        return -1;
+    long long waited = 0, step = 200000; /* 0.2 ms, doubling to 20 ms */
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_NS) {
+            int timed_out = errno == EWOULDBLOCK;
+            close(fd);
+            return timed_out ? PATHGATE_ETIMEOUT : -1;
+        }
+        struct timespec d = {0, (long)step};
+        nanosleep(&d, NULL);
+        waited += step;
+        step = step * 2 > 20000000 ? 20000000 : step * 2;
+    }
+}
+
+int pathgate__fs_edit_lock(const pathgate__fs_target *t, pathgate_error *err)
+{
+    int lock = lock_dir_of(t);
+    if (lock < -1)
+        return pathgate__error_set(err, lock,
+                                   "'%s' is being edited by another program (the lock was still "
+                                   "held after 10 s); nothing was changed",
+                                   t->address);
+    return lock;
+}
+
+int pathgate__fs_edit_gave_up(const pathgate__fs_target *t, pathgate_error *err)
+{
+    return pathgate__error_set(err, PATHGATE_ETIMEOUT,
+                               "'%s' kept changing while it was being edited; nothing was changed",
+                               t->address);
+}
+
+/* One attempt: reads the file, applies the ops, commits (unless dry_run)
+ * when the file is still what was read. With PATHGATE_FS_EDIT_LENIENT the
+ * ops apply to the file read with LF line breaks, by the reference
+ * server's matching, and a file whose first line ends in CRLF is written
+ * back with CRLF. 0, PATHGATE__FS_CHANGED, or a negative code with err
+ * filled. */
+static int edit_once(pathgate_buf *diff, size_t *occurrences, const pathgate__fs_target *t,
+                     const pathgate_fs_edit_op *ops, size_t count, int dry_run,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    const int lenient = opts && (opts->flags & PATHGATE_FS_EDIT_LENIENT);
+    pathgate__fs_guard g;
+    g.fd = pathgate__fs_open_regular(t, &g.st, err);
+    if (g.fd < 0)
+        return g.fd;
+    char *orig = NULL;
+    size_t orig_len = 0, total = 0;
+    int rc =
+        pathgate__fs_slurp(&orig, &orig_len, t->alloc, g.fd, &g.st, pathgate__fs_max_file(opts));
+    if (rc == PATHGATE_ETOOLARGE)
+        rc = pathgate__fs_fail_large(err, t, pathgate__fs_max_file(opts));
+    else if (rc < 0)
+        rc = pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+    const char *first_nl = rc == 0 ? memchr(orig, '\n', orig_len) : NULL;
+    const int crlf = lenient && first_nl && first_nl > orig && first_nl[-1] == '\r';
+    char *base = orig; /* what the ops apply to: LF line breaks when lenient */
+    size_t base_len = orig_len;
+    if (rc == 0 && lenient &&
+        !(base = pathgate__fs_crlf_to_lf(t->alloc, orig, orig_len, &base_len))) {
+        base = orig;
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    char *cur = base;
+    size_t cur_len = base_len;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        char *next = NULL;
+        size_t next_len = 0, n = 1;
+        if (lenient)
+            rc = pathgate__fs_replace_lenient(&next, &next_len, t->alloc, cur, cur_len,
+                                              ops[i].old_text, ops[i].old_len, ops[i].new_text,
+                                              ops[i].new_len, err);
+        else
+            rc = pathgate__fs_replace(&next, &next_len, &n, t->alloc, cur, cur_len, ops[i].old_text,
+                                      ops[i].old_len, ops[i].new_text, ops[i].new_len,
+                                      ops[i].replace_all, err);
+        if (rc == 0) {
+            if (cur != base)
+                pathgate__free(t->alloc, cur);
+            cur = next;
+            cur_len = next_len;
+            total += n;
+        }
+    }
+    if (rc == 0 && diff) {
+        pathgate_buf_dispose(diff);
+        rc = make_diff(diff, t->alloc, t->address, base, base_len, cur, cur_len);
+        if (rc < 0)
+            pathgate__error_set(err, rc, NULL);
+    }
+    if (rc == 0 && crlf) { /* written with the file's CRLF */
+        size_t w_len = 0;
+        char *w = to_crlf_all(t->alloc, cur, cur_len, &w_len);
+        if (!w) {
+            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        } else {
+            if (cur != base)
+                pathgate__free(t->alloc, cur);
+            cur = w;
+            cur_len = w_len;
+        }
+    }
+    if (rc == 0 && !dry_run)
+        rc = pathgate__fs_replace_file_if(t, cur, cur_len, &g, opts, err);
+    close(g.fd);
+    if (cur != base)
+        pathgate__free(t->alloc, cur);
+    if (base != orig)
+        pathgate__free(t->alloc, base);
+    pathgate__free(t->alloc, orig);
+    if (rc == 0 && occurrences)
+        *occurrences = total;
+    return rc;
+}
+
+int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occurrences,
+                           pathgate_resolver *resolver, const char *address, size_t len,
+                           const pathgate_fs_edit_op *ops, size_t count,
+                           const pathgate_fs_options *opts, pathgate_error *err)
+{
+    const int dry_run = opts && (opts->flags & PATHGATE_FS_DRY_RUN);
     if (path)
         pathgate_buf_dispose(path);
     if (diff)
         pathgate_buf_dispose(diff);
-    if (!address || (!edits && count))
+    if (occurrences)
+        *occurrences = 0;
+    if (!address || (!ops && count))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     for (size_t i = 0; i < count; i++)
-        if ((!edits[i].old_text && edits[i].old_len) || (!edits[i].new_text && edits[i].new_len))
+        if ((!ops[i].old_text && ops[i].old_len) || (!ops[i].new_text && ops[i].new_len))
             return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
     int rc = dry_run ? pathgate__fs_target_of(&t, resolver, opts, address, len, err)
                      : pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
-    struct stat st;
-    int fd = pathgate__fs_open_regular(&t, &st, err);
-    if (fd < 0)
-        return fd;
-    char *orig = NULL;
-    size_t orig_len = 0;
-    rc = pathgate__fs_slurp(&orig, &orig_len, t.alloc, fd, &st, pathgate__fs_max_file(opts));
-    close(fd);
-    if (rc == PATHGATE_ETOOLARGE)
-        return pathgate__fs_fail_large(err, &t, pathgate__fs_max_file(opts));
-    if (rc < 0)
-        return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
-    char *cur = orig;
-    size_t cur_len = orig_len;
-    for (size_t i = 0; i < count && rc == 0; i++) {
-        char *next = NULL;
-        size_t next_len = 0, n = 0;
-        rc = pathgate__fs_replace(&next, &next_len, &n, t.alloc, cur, cur_len, edits[i].old_text,
-                                  edits[i].old_len, edits[i].new_text, edits[i].new_len,
-                                  edits[i].replace_all, err);
-        if (rc == 0) {
-            if (cur != orig)
-                pathgate__free(t.alloc, cur);
-            cur = next;
-            cur_len = next_len;
+    const int lenient = opts && (opts->flags & PATHGATE_FS_EDIT_LENIENT);
+    for (size_t i = 0; i < count && !lenient; i++) /* lenient: "" is the file's start */
+        if (ops[i].old_len == 0)
+            return pathgate__error_set(err, PATHGATE_EEDIT, "old_string must not be empty");
+    int lock = dry_run ? -1 : pathgate__fs_edit_lock(&t, err);
+    if (lock < -1)
+        return lock;
+    for (int attempt = 1;; attempt++) {
+        rc = edit_once(diff, occurrences, &t, ops, count, dry_run, opts, err);
+        if (rc != PATHGATE__FS_CHANGED)
+            break;
+        if (attempt == PATHGATE__FS_EDIT_ATTEMPTS) {
+            rc = pathgate__fs_edit_gave_up(&t, err);
+            break;
         }
     }
-    if (rc == 0 && diff) {
-        rc = make_diff(diff, t.alloc, t.address, orig, orig_len, cur, cur_len);
-        if (rc < 0)
-            pathgate__error_set(err, rc, NULL);
-    }
-    if (rc == 0 && !dry_run)
-        rc = pathgate__fs_replace_file(&t, cur, cur_len, opts, err);
+    if (lock >= 0)
+        close(lock); /* and with it the lock */
     if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    if (cur != orig)
-        pathgate__free(t.alloc, cur);
-    pathgate__free(t.alloc, orig);
     if (rc < 0 && diff)
         pathgate_buf_dispose(diff);
+    if (rc < 0 && occurrences)
+        *occurrences = 0;
     return rc;
+}
+
+int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver *resolver,
+                      const char *address, size_t len, const pathgate_fs_edit_op *edits,
+                      size_t count, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    return pathgate__fs_edit_file(path, diff, NULL, resolver, address, len, edits, count, opts,
+                                  err);
 }

@@ -92,21 +92,17 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 
 uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->max_file_size)
-        return opts->max_file_size;
-    return PATHGATE_FS_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_MAX_FILE_DEFAULT;
 }
 
-uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts)
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->grep_max_file_size)
-        return opts->grep_max_file_size;
-    return PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
+    return opts && opts->max_file_size ? opts->max_file_size : PATHGATE_FS_GREP_MAX_FILE_DEFAULT;
 }
 
-unsigned int pathgate__fs_threads(const pathgate_fs_options *opts)
+unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts)
 {
-    if (opts && opts->version >= 2 && opts->threads)
+    if (opts && opts->threads)
         return opts->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
@@ -262,20 +258,16 @@ static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *n
     return rc;
 }
 
-#define TEMP_NAME_CAP 64
-
-/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
- * beneath the base beside the target. An fd or -errno. */
-static int create_temp(int dirfd, char tmp[TEMP_NAME_CAP])
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access)
 {
     int fd = -EEXIST;
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
         unsigned char rnd[8];
         if (pathgate__random_bytes(rnd, sizeof rnd) != 0)
             return -EIO;
-        snprintf(tmp, TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", rnd[0],
-                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        snprintf(tmp, PATHGATE__FS_TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
+                 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+        fd = openat(dirfd, tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0)
             fd = -errno;
     }
@@ -305,14 +297,40 @@ static int fill_temp(const pathgate__fs_target *t, int fd, const void *content, 
     return e ? pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE) : 0;
 }
 
-/* Renames the filled temp file over the name: the commit. 0, or a failure
- * with err filled (the temp file is the caller's to remove). */
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* 1 when the file an edit read is no longer what it read: changed in place
+ * since (size, modification or change time of the open file differ), or
+ * no longer the file the name leads to (replaced, moved, deleted). */
+static int changed_since(const pathgate__fs_target *t, const pathgate__fs_guard *g)
+{
+    struct stat now;
+    if (fstat(g->fd, &now) < 0 || now.st_size != g->st.st_size ||
+        !same_time(&now.st_mtim, &g->st.st_mtim) || !same_time(&now.st_ctim, &g->st.st_ctim))
+        return 1;
+    int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+    if (fd < 0)
+        return 1;
+    int same = fstat(fd, &now) == 0 && now.st_dev == g->st.st_dev && now.st_ino == g->st.st_ino;
+    close(fd);
+    return !same;
+}
+
+/* Renames the filled temp file over the name: the commit. 0,
+ * PATHGATE__FS_CHANGED when the guarded file changed (nothing renamed), or
+ * a failure with err filled (the temp file is the caller's to remove). */
 static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp, const char *name,
-                       const pathgate_fs_options *opts, pathgate_error *err)
+                       const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                       pathgate_error *err)
 {
     int rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME);
     if (rc < 0)
         return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
+    if (g && changed_since(t, g))
+        return PATHGATE__FS_CHANGED;
     if (renameat(dirfd, tmp, dirfd, name) == 0)
         return 0;
     int e = -errno;
@@ -321,10 +339,12 @@ static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp,
 }
 
 /* The atomic write: inspect the target, create the temp file beside it,
- * fill it, commit it by rename. On any failure the temp file is removed
- * and the target is as it was. */
-int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
-                              const pathgate_fs_options *opts, pathgate_error *err)
+ * fill it, commit it by rename. On any failure (and on
+ * PATHGATE__FS_CHANGED) the temp file is removed and the target is as it
+ * was. */
+int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
+                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate_error *err)
 {
     if (t->rel_len == 0)
         return pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
@@ -353,17 +373,23 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
         return rc;
     }
     const int keep_mode = rc;
-    char tmp[TEMP_NAME_CAP];
-    int fd = create_temp(dirfd, tmp);
+    char tmp[PATHGATE__FS_TEMP_NAME_CAP];
+    int fd = pathgate__fs_create_temp(dirfd, tmp, O_WRONLY);
     if (fd < 0) {
         close(dirfd);
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
     }
     rc = fill_temp(t, fd, content, len, keep_mode ? &mode : NULL, opts, err);
     if (rc >= 0)
-        rc = commit_temp(t, dirfd, tmp, name, opts, err);
-    if (rc < 0)
+        rc = commit_temp(t, dirfd, tmp, name, g, opts, err);
+    if (rc != 0)
         unlinkat(dirfd, tmp, 0);
     close(dirfd);
-    return rc < 0 ? rc : PATHGATE_OK;
+    return rc;
+}
+
+int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
+                              const pathgate_fs_options *opts, pathgate_error *err)
+{
+    return pathgate__fs_replace_file_if(t, content, len, NULL, opts, err);
 }

@@ -81,24 +81,25 @@ pushed:
 
 static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
                     size_t pattern_len, const char *address, size_t address_len,
-                    pathgate_fs_info_cb cb, void *cb_ctx, const pathgate_fs_options *opts,
+                    pathgate_fs_info_cb cb, void *cb_ctx, const pathgate_fs_search_options *opts,
                     pathgate_error *err)
 {
     if (!out || !pattern)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err);
-    if (rc < 0)
+    int rc = pathgate__fs_search_check(opts, err);
+    if (rc < 0 || (rc = pathgate__fs_target_of(&t, resolver, PATHGATE__FS_OF(opts), address,
+                                               address_len, err)) < 0)
         return rc;
     pathgate__glob *g = NULL;
     unsigned gflags =
-        opts && (opts->flags & PATHGATE_FS_GLOB_BASENAME) ? PATHGATE__GLOB_BASENAME : 0;
+        opts && (opts->flags & PATHGATE_FS_SEARCH_BASENAME) ? PATHGATE__GLOB_BASENAME : 0;
     if ((rc = pathgate__glob_compile_flags(&g, pattern, pattern_len, gflags, t.alloc, err)) < 0)
         return rc;
     out->alloc = *t.alloc;
     unsigned int threads = pathgate__fs_threads(opts);
-    glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_METADATA), threads == 1 && !cb, cb,
+    glob_ctx c = {out, opts && (opts->flags & PATHGATE_FS_SEARCH_METADATA), threads == 1 && !cb, cb,
                   cb_ctx};
     pathgate__walk w;
     memset(&w, 0, sizeof w);
@@ -127,7 +128,7 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
 
 int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const char *pattern,
                      size_t pattern_len, const char *address, size_t address_len,
-                     const pathgate_fs_options *opts, pathgate_error *err)
+                     const pathgate_fs_search_options *opts, pathgate_error *err)
 {
     return glob_run(out, resolver, pattern, pattern_len, address, address_len, NULL, NULL, opts,
                     err);
@@ -136,7 +137,7 @@ int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver, const c
 int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver,
                           const char *pattern, size_t pattern_len, const char *address,
                           size_t address_len, pathgate_fs_info_cb cb, void *cb_ctx,
-                          const pathgate_fs_options *opts, pathgate_error *err)
+                          const pathgate_fs_search_options *opts, pathgate_error *err)
 {
     if (!cb)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");

@@ -13,7 +13,8 @@
  * (and case-insensitive literal): the pattern is compiled and JIT-compiled
  * once per call and matched line by line, with a match limit. A NUL byte
  * marks a file binary: its matches are dropped and the rest of it is
- * skipped. Files larger than grep_max_file_size are skipped and counted.
+ * skipped. Files larger than the search's max_file_size are skipped and
+ * counted.
  */
 #define _GNU_SOURCE
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -466,7 +467,7 @@ static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *
  * different byte. */
 static int required_byte(const pcre2_code *re, const char *pattern, size_t len, unsigned int flags)
 {
-    if (!re || (flags & PATHGATE_FS_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
+    if (!re || (flags & PATHGATE_FS_SEARCH_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
         memmem(pattern, len, "(*", 2))
         return -1;
     uint32_t type = 0, unit = 0;
@@ -482,9 +483,9 @@ static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned i
                    pathgate_error *err)
 {
     uint32_t o = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
-    if (!(flags & PATHGATE_FS_REGEX))
+    if (!(flags & PATHGATE_FS_SEARCH_REGEX))
         o |= PCRE2_LITERAL;
-    if (flags & PATHGATE_FS_IGNORE_CASE)
+    if (flags & PATHGATE_FS_SEARCH_IGNORE_CASE)
         o |= PCRE2_CASELESS;
     int ecode;
     PCRE2_SIZE eoff;
@@ -553,30 +554,35 @@ static int grep_tree(grep_ctx *c, const pathgate__glob *g, unsigned int threads,
 }
 
 static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
-                    size_t pattern_len, const char *address, size_t address_len, const char *glob,
-                    size_t glob_len, size_t max_count, pathgate_fs_match_cb cb, void *cb_ctx,
-                    const pathgate_fs_options *opts, pathgate_error *err)
+                    size_t pattern_len, const char *address, size_t address_len,
+                    pathgate_fs_match_cb cb, void *cb_ctx, const pathgate_fs_search_options *opts,
+                    pathgate_error *err)
 {
     if (!out || (!pattern && pattern_len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
+    int rc = pathgate__fs_search_check(opts, err);
+    if (rc < 0)
+        return rc;
     if (pattern_len && (memchr(pattern, '\n', pattern_len) || memchr(pattern, '\r', pattern_len)))
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "grep pattern must not contain a line break");
-    unsigned int flags = opts ? opts->flags : 0;
+    const unsigned int flags = opts ? opts->flags : 0;
+    const char *glob = opts ? opts->glob : NULL;
+    const size_t max_count = opts ? opts->max_count : PATHGATE_FS_NO_LIMIT;
     pcre2_code *re = NULL;
-    int rc;
-    if ((flags & (PATHGATE_FS_REGEX | PATHGATE_FS_IGNORE_CASE)) &&
+    if ((flags & (PATHGATE_FS_SEARCH_REGEX | PATHGATE_FS_SEARCH_IGNORE_CASE)) &&
         (rc = compile(&re, pattern, pattern_len, flags, err)) < 0)
         return rc;
     pathgate__fs_target t;
-    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, address_len, err)) < 0) {
+    if ((rc = pathgate__fs_target_of(&t, resolver, PATHGATE__FS_OF(opts), address, address_len,
+                                     err)) < 0) {
         pcre2_code_free(re);
         return rc;
     }
     out->alloc = *t.alloc;
     pathgate__glob *g = NULL;
-    if (glob && (rc = pathgate__glob_compile(&g, glob, glob_len, t.alloc, err)) < 0) {
+    if (glob && (rc = pathgate__glob_compile(&g, glob, opts->glob_len, t.alloc, err)) < 0) {
         pcre2_code_free(re);
         memset(out, 0, sizeof *out);
         return rc;
@@ -640,22 +646,20 @@ done:
 }
 
 int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
-                     size_t pattern_len, const char *address, size_t address_len, const char *glob,
-                     size_t glob_len, size_t max_count, const pathgate_fs_options *opts,
-                     pathgate_error *err)
+                     size_t pattern_len, const char *address, size_t address_len,
+                     const pathgate_fs_search_options *opts, pathgate_error *err)
 {
-    return grep_run(out, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
-                    max_count, NULL, NULL, opts, err);
+    return grep_run(out, resolver, pattern, pattern_len, address, address_len, NULL, NULL, opts,
+                    err);
 }
 
 int pathgate_fs_grep_each(pathgate_fs_matches *summary, pathgate_resolver *resolver,
                           const char *pattern, size_t pattern_len, const char *address,
-                          size_t address_len, const char *glob, size_t glob_len, size_t max_count,
-                          pathgate_fs_match_cb cb, void *cb_ctx, const pathgate_fs_options *opts,
-                          pathgate_error *err)
+                          size_t address_len, pathgate_fs_match_cb cb, void *cb_ctx,
+                          const pathgate_fs_search_options *opts, pathgate_error *err)
 {
     if (!cb)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    return grep_run(summary, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
-                    max_count, cb, cb_ctx, opts, err);
+    return grep_run(summary, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx, opts,
+                    err);
 }

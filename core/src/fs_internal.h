@@ -139,12 +139,25 @@ int pathgate__fs_base64(pathgate_buf *out, const pathgate_allocator *a, const vo
  * The edit of content: replaces old by new (every occurrence when
  * replace_all, else old must occur once), with the CRLF reading of fs.h.
  * *result gets the new content (allocated with a), *count the occurrences.
- * PATHGATE_EEDIT with the deepagents message, ENOMEM.
+ * PATHGATE_EEDIT or PATHGATE_EAMBIGUOUS with the messages of fs.h, ENOMEM.
  */
 int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
                          const pathgate_allocator *a, const char *content, size_t len,
                          const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                          int replace_all, pathgate_error *err);
+
+/* The edit of PATHGATE_FS_EDIT_LENIENT (fs_edit_lenient.c): old and new
+ * (CRLF read as LF) against content (LF line breaks): the first exact
+ * occurrence, else the first run of lines equal once trimmed, re-indented.
+ * PATHGATE_EEDIT ("Could not find exact match for edit:\n<old>"),
+ * ENOMEM. */
+int pathgate__fs_replace_lenient(char **result, size_t *result_len, const pathgate_allocator *a,
+                                 const char *content, size_t len, const char *old_text,
+                                 size_t old_len, const char *new_text, size_t new_len,
+                                 pathgate_error *err);
+/* s with every "\r\n" written "\n" (allocated with a); NULL on ENOMEM. */
+char *pathgate__fs_crlf_to_lf(const pathgate_allocator *a, const char *s, size_t len,
+                              size_t *out_len);
 
 /* Shortest quote of user text that fits in `room` bytes: copies at most
  * room bytes (cut on a UTF-8 boundary, ending "...") into out (room + 1
@@ -153,10 +166,15 @@ size_t pathgate__fs_quote(char *out, size_t room, const char *s, size_t len);
 
 /* --------------------------------------------------------------- files */
 
-/* The version-2 options with their defaults applied (opts may be NULL). */
+/* The options with their defaults applied (opts may be NULL). */
 uint64_t pathgate__fs_max_file(const pathgate_fs_options *opts);
-uint64_t pathgate__fs_grep_max_file(const pathgate_fs_options *opts);
-unsigned int pathgate__fs_threads(const pathgate_fs_options *opts);
+uint64_t pathgate__fs_grep_max_file(const pathgate_fs_search_options *opts);
+unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts);
+/* 0, or PATHGATE_EINVAL with the message when opts (may be NULL) has a
+ * version this library does not know. */
+int pathgate__fs_search_check(const pathgate_fs_search_options *opts, pathgate_error *err);
+/* The options every operation has, of search options (may be NULL). */
+#define PATHGATE__FS_OF(search) ((search) ? &(search)->fs : NULL)
 
 /* PATHGATE_ETOOLARGE with "File '<address>' is larger than the N-byte
  * size cap": the message of every size cap. */
@@ -176,12 +194,62 @@ int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pat
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
                        const struct stat *st, uint64_t cap);
 
+/* Room for a temp file's name ".pathgate-<16 hex>.tmp" and a NUL. */
+#define PATHGATE__FS_TEMP_NAME_CAP 64
+
+/* Creates a temp file with a fresh random name (written to tmp) in dirfd,
+ * O_CREAT|O_EXCL|O_NOFOLLOW with access (O_WRONLY or O_RDWR), mode 0666
+ * less the umask: the fd or -errno. */
+int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], int access);
+
 /*
  * The atomic write of fs.h: content to t's target. Creates missing parents
  * when `make_parents`. A negative pathgate code with the message set.
  */
 int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content, size_t len,
                               const pathgate_fs_options *opts, pathgate_error *err);
+
+/* What an edit read: the file open as fd, and its fstat when it was read. */
+typedef struct pathgate__fs_guard {
+    int fd;
+    struct stat st;
+} pathgate__fs_guard;
+
+/* pathgate__fs_replace_file_if's answer when the guarded file changed
+ * before the commit: nothing was written (no message set). */
+#define PATHGATE__FS_CHANGED 1
+
+/* pathgate__fs_replace_file, committed only while the file g describes is
+ * unchanged and still the one the name leads to, checked just before the
+ * rename (g NULL: always). 0, PATHGATE__FS_CHANGED, or a negative code. */
+int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
+                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate_error *err);
+
+/*
+ * The one edit of a file (pathgate_fs_edit is one op, pathgate_fs_edits
+ * many): the ops applied in order, each to the result of the one before,
+ * all or nothing. Unless PATHGATE_FS_DRY_RUN is in opts->flags, the edit
+ * holds the edit lock of the
+ * file's directory (every edit takes it, so edits in one directory, by any
+ * thread or process, run one after another), and the file is replaced
+ * atomically only when it is still what was read; when anyone changed it
+ * meanwhile, the edit starts over on the new content. diff and occurrences
+ * are optional.
+ */
+int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occurrences,
+                           pathgate_resolver *resolver, const char *address, size_t len,
+                           const pathgate_fs_edit_op *ops, size_t count,
+                           const pathgate_fs_options *opts, pathgate_error *err);
+
+/* The pieces of that edit for the other read-modify-write of a file (the
+ * text editor's str_replace and insert, editor.c): the edit lock of t's
+ * directory (the fd to close, -1 when there is none to take, or
+ * PATHGATE_ETIMEOUT with err filled after 10 s), how many times an edit
+ * starts over, and the failure once it gives up (PATHGATE_ETIMEOUT). */
+int pathgate__fs_edit_lock(const pathgate__fs_target *t, pathgate_error *err);
+#define PATHGATE__FS_EDIT_ATTEMPTS 16
+int pathgate__fs_edit_gave_up(const pathgate__fs_target *t, pathgate_error *err);
 
 /* PATHGATE_EACCES with the message when t's entry may not be written:
  * its base is read-only, the directory it lives in (its deepest existing
@@ -192,6 +260,17 @@ int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *er
 /* The same for an entry of the directory open as dirfd beneath t's base
  * (the very directory an operation is about to change). */
 int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pathgate_error *err);
+
+/* Empties the directory dirfd (an O_RDONLY fd the caller owns) through
+ * descriptors, never following a symlink; depth counts the levels above.
+ * 0 or -errno. */
+int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth);
+
+/* Fills out (path, type, size, mode, times) from a statx of the entry at
+ * address; 0 or PATHGATE_ENOMEM. */
+struct statx;
+int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
+                           const char *address, size_t len, const struct statx *sx);
 
 /* ---------------------------------------------------------------- walk */
 

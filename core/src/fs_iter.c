@@ -28,9 +28,9 @@ struct pathgate_fs_iter {
     int is_grep;
     /* the call, copied */
     pathgate_resolver *resolver;
-    pathgate_fs_options opts;
+    pathgate_fs_search_options opts; /* opts.glob points to glob */
     char *pattern, *address, *glob;
-    size_t pattern_len, address_len, glob_len, max_count;
+    size_t pattern_len, address_len;
     /* the queue */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -133,8 +133,7 @@ static void *producer(void *p)
     int rc;
     if (it->is_grep)
         rc = pathgate_fs_grep_each(&it->msum, it->resolver, it->pattern, it->pattern_len,
-                                   it->address, it->address_len, it->glob, it->glob_len,
-                                   it->max_count, on_matches, it, &it->opts, &err);
+                                   it->address, it->address_len, on_matches, it, &it->opts, &err);
     else
         rc = pathgate_fs_glob_each(&it->lsum, it->resolver, it->pattern, it->pattern_len,
                                    it->address, it->address_len, on_infos, it, &it->opts, &err);
@@ -150,13 +149,14 @@ static void *producer(void *p)
 
 static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *resolver,
                     const char *pattern, size_t pattern_len, const char *address,
-                    size_t address_len, const char *glob, size_t glob_len, size_t max_count,
-                    const pathgate_fs_options *opts, pathgate_error *err)
+                    size_t address_len, const pathgate_fs_search_options *opts, pathgate_error *err)
 {
     if (!out || (!pattern && (pattern_len || !is_grep)))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *out = NULL;
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (pathgate__fs_search_check(opts, err) < 0)
+        return PATHGATE_EINVAL;
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, PATHGATE__FS_OF(opts), err);
     if (!r)
         return PATHGATE_EINVAL;
     const pathgate_allocator *a = pathgate__resolver_allocator(r);
@@ -166,19 +166,15 @@ static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *reso
     it->alloc = *a;
     it->is_grep = is_grep;
     it->resolver = resolver;
-    pathgate_fs_options init = PATHGATE_FS_OPTIONS_INIT;
-    it->opts = init;
-    if (opts) /* the fields this version knows */
-        memcpy(&it->opts, opts,
-               opts->version >= 2 ? sizeof it->opts : offsetof(pathgate_fs_options, max_file_size));
-    it->opts.version = PATHGATE_FS_OPTIONS_VERSION;
-    it->max_count = max_count;
+    pathgate_fs_search_options init = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    it->opts = opts ? *opts : init;
     it->pattern_len = pattern_len;
     it->address_len = address_len;
-    it->glob_len = glob_len;
     it->pattern = pathgate__strndup(a, pattern ? pattern : "", pattern_len);
     it->address = address ? pathgate__strndup(a, address, address_len) : NULL;
-    it->glob = glob ? pathgate__strndup(a, glob, glob_len) : NULL;
+    const char *glob = is_grep ? it->opts.glob : NULL;
+    it->glob = glob ? pathgate__strndup(a, glob, it->opts.glob_len) : NULL;
+    it->opts.glob = it->glob;
     if (!it->pattern || (address && !it->address) || (glob && !it->glob)) {
         pathgate_fs_iter_free(it);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -197,25 +193,20 @@ static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *reso
 
 int pathgate_fs_grep_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
                               const char *pattern, size_t pattern_len, const char *address,
-                              size_t address_len, const char *glob, size_t glob_len,
-                              size_t max_count, const pathgate_fs_options *opts,
+                              size_t address_len, const pathgate_fs_search_options *opts,
                               pathgate_error *err)
 {
-    return iter_new(out, 1, resolver, pattern, pattern_len, address, address_len, glob, glob_len,
-                    max_count, opts, err);
+    return iter_new(out, 1, resolver, pattern, pattern_len, address, address_len, opts, err);
 }
 
 int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
                               const char *pattern, size_t pattern_len, const char *address,
-                              size_t address_len, const pathgate_fs_options *opts,
+                              size_t address_len, const pathgate_fs_search_options *opts,
                               pathgate_error *err)
 {
-    return iter_new(out, 0, resolver, pattern, pattern_len, address, address_len, NULL, 0, 0, opts,
-                    err);
+    return iter_new(out, 0, resolver, pattern, pattern_len, address, address_len, opts, err);
 }
 
-/* The next batch with something left in it: 1, 0 at the end, or the
- * walk's error. */
 static int advance(pathgate_fs_iter *it, pathgate_error *err)
 {
     for (;;) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "contain.h"
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
@@ -186,15 +187,12 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__fs_fail_errno(err, -errno, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISLNK(st.st_mode)) {
-        /* a link that leads out has no address (as delete says) */
-        int fd = pathgate__fs_open(src, NULL, O_PATH, 0);
-        if (fd >= 0)
-            close(fd);
-        else if (fd != -ENOENT) {
-            rc = pathgate__fs_fail_errno(err, fd, src, PATHGATE__FS_FILE);
-            goto done;
-        }
+    if (S_ISLNK(st.st_mode) &&
+        pathgate__contain_probe(src->base_fd, src->rel, src->force_fallback) == -EXDEV) {
+        /* a link that leads out has no address (as delete says); a loop
+         * or a dangling link inside moves like any other entry */
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
+        goto done;
     }
     if ((dp = open_parent(dst, drel, &dname)) < 0) {
         rc = dp == -ENOENT || dp == -ENOTDIR

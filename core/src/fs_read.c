@@ -1,4 +1,5 @@
-/* fs_read.c - read (a line window, or base64) and download (whole files). */
+/* fs_read.c - read (a line window, or base64), and download and read_bytes
+ * (whole files). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -60,6 +61,7 @@ typedef struct scan {
     pathgate_buf out; /* the window's raw bytes, terminators included */
     size_t out_cap;
     uint64_t cap;
+    int keep_crlf; /* PATHGATE_FS_KEEP_CRLF */
 } scan;
 
 static int out_append(scan *sc, const pathgate_allocator *a, const char *p, size_t n)
@@ -127,21 +129,23 @@ static int scan_region(scan *sc, const pathgate_allocator *a, const char *s, siz
     return 0;
 }
 
-/* The window's raw bytes as read shows them: "\r\n" -> "\n", no final
- * terminator. */
-static void window_finish(pathgate_buf *b)
+/* The window's raw bytes as read shows them: "\r\n" -> "\n" (unless
+ * keep_crlf), no final terminator. 1 when there was one. */
+static int window_finish(pathgate_buf *b, int keep_crlf)
 {
     char *s = b->ptr;
     size_t n = 0;
     for (size_t i = 0; i < b->len; i++) {
-        if (s[i] == '\r' && i + 1 < b->len && s[i + 1] == '\n')
+        if (!keep_crlf && s[i] == '\r' && i + 1 < b->len && s[i + 1] == '\n')
             continue;
         s[n++] = s[i];
     }
-    if (n && s[n - 1] == '\n')
-        n--;
+    int ended = n && s[n - 1] == '\n';
+    if (ended)
+        n -= keep_crlf && n > 1 && s[n - 2] == '\r' ? 2 : 1;
     s[n] = '\0';
     b->len = n;
+    return ended;
 }
 
 /*
@@ -239,7 +243,7 @@ static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     sc->out.ptr[sc->out.len] = '\0';
-    window_finish(&sc->out);
+    out->final_newline = window_finish(&sc->out, sc->keep_crlf);
     pathgate__buf_adopt(&out->content, a, sc->out.ptr, sc->out.len);
     uint64_t end = sc->end;
     if (partial)
@@ -292,6 +296,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
     if (sc.end < sc.offset)
         sc.end = UINT64_MAX;
     sc.cap = cap;
+    sc.keep_crlf = opts && (opts->flags & PATHGATE_FS_KEEP_CRLF);
     int partial = 0;
     rc = read_scan(&sc, &partial, out, a, fd, &st);
     close(fd);
@@ -355,5 +360,26 @@ int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
         pathgate_fs_blobs_dispose(out);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
+    return PATHGATE_OK;
+}
+
+int pathgate_fs_read_bytes(pathgate_buf *content, pathgate_resolver *resolver, const char *address,
+                           size_t len, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (content)
+        pathgate_buf_dispose(content);
+    if (!content || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    pathgate__fs_target t;
+    struct stat st;
+    char *data = NULL;
+    size_t n = 0;
+    int rc = slurp_target(&data, &n, &st, &t, r, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    pathgate__buf_adopt(content, t.alloc, data, n);
     return PATHGATE_OK;
 }

@@ -38,21 +38,31 @@ int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver, 
     close(fd);
     if (e < 0)
         return pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
-    if (pathgate__buf_set(&out->path, t.alloc, t.address, t.address_len) < 0)
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    out->type = S_ISREG(sx.stx_mode)   ? PATHGATE_FS_TYPE_FILE
-                : S_ISDIR(sx.stx_mode) ? PATHGATE_FS_TYPE_DIRECTORY
-                                       : PATHGATE_FS_TYPE_OTHER;
-    out->size = out->type == PATHGATE_FS_TYPE_DIRECTORY ? 0 : sx.stx_size;
-    out->mode = sx.stx_mode & 07777;
-    out->mtime_sec = sx.stx_mtime.tv_sec;
-    out->mtime_nsec = (long)sx.stx_mtime.tv_nsec;
-    pathgate__fs_format_time(out->modified_at, sx.stx_mtime.tv_sec, (long)sx.stx_mtime.tv_nsec);
-    pathgate__fs_format_time(out->accessed_at, sx.stx_atime.tv_sec, (long)sx.stx_atime.tv_nsec);
-    pathgate__fs_format_time(out->changed_at, sx.stx_ctime.tv_sec, (long)sx.stx_ctime.tv_nsec);
-    if (sx.stx_mask & STATX_BTIME) {
+    return pathgate__fs_stat_fill(out, t.alloc, t.address, t.address_len, &sx) < 0
+               ? pathgate__error_set(err, PATHGATE_ENOMEM, NULL)
+               : PATHGATE_OK;
+}
+
+int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
+                           const char *address, size_t len, const struct statx *sx)
+{
+    if (pathgate__buf_set(&out->path, a, address, len) < 0)
+        return PATHGATE_ENOMEM;
+    out->type = S_ISREG(sx->stx_mode)   ? PATHGATE_FS_TYPE_FILE
+                : S_ISDIR(sx->stx_mode) ? PATHGATE_FS_TYPE_DIRECTORY
+                : S_ISLNK(sx->stx_mode) ? PATHGATE_FS_TYPE_SYMLINK
+                                        : PATHGATE_FS_TYPE_OTHER;
+    out->size = out->type == PATHGATE_FS_TYPE_DIRECTORY ? 0 : sx->stx_size;
+    out->mode = sx->stx_mode & 07777;
+    out->mtime_sec = sx->stx_mtime.tv_sec;
+    out->mtime_nsec = (long)sx->stx_mtime.tv_nsec;
+    pathgate__fs_format_time(out->modified_at, sx->stx_mtime.tv_sec, (long)sx->stx_mtime.tv_nsec);
+    pathgate__fs_format_time(out->accessed_at, sx->stx_atime.tv_sec, (long)sx->stx_atime.tv_nsec);
+    pathgate__fs_format_time(out->changed_at, sx->stx_ctime.tv_sec, (long)sx->stx_ctime.tv_nsec);
+    if (sx->stx_mask & STATX_BTIME) {
         out->has_created = 1;
-        pathgate__fs_format_time(out->created_at, sx.stx_btime.tv_sec, (long)sx.stx_btime.tv_nsec);
+        pathgate__fs_format_time(out->created_at, sx->stx_btime.tv_sec,
+                                 (long)sx->stx_btime.tv_nsec);
     }
     return PATHGATE_OK;
 }

@@ -33,6 +33,13 @@ pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
     return resolver;
 }
 
+int pathgate__fs_search_check(const pathgate_fs_search_options *opts, pathgate_error *err)
+{
+    if (opts && opts->version != PATHGATE_FS_SEARCH_OPTIONS_VERSION)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "unsupported options version");
+    return 0;
+}
+
 static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *address, size_t len,
                 pathgate_error *err)
 {
@@ -91,8 +98,12 @@ int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
     if (s)
         rc = pathgate_session_resolve(&res, s, text, len, 0, err);
     else {
+        /* without a session, as a session at its start: relative text is
+         * relative to the first base (docs/fs.md, "Relative paths") */
         pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
         ro.require_exists = 0;
+        ro.base = pathgate__resolver_base_address(r, 0);
+        ro.base_len = strlen(ro.base);
         rc = pathgate_resolver_resolve(&res, r, text, len, &ro, err);
     }
     if (rc < 0)

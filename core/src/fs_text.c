@@ -204,10 +204,8 @@ static char *to_crlf(const pathgate_allocator *a, const char *s, size_t len, siz
     return buf;
 }
 
-#define EDIT_MULTIPLE_ADVICE                                                                       \
-    " times in file. Use replace_all=True to replace all instances, or provide a "                 \
-    "more specific string with surrounding context."
-
+/* The edit errors of fs.h: the messages name the problem only; the advice
+ * ("Use replace_all=True", "--replace-all") is each front end's. */
 static int edit_error(pathgate_error *err, size_t count, const char *old_text, size_t old_len)
 {
     char q[PATHGATE_ERROR_TEXT_LENGTH];
@@ -218,10 +216,10 @@ static int edit_error(pathgate_error *err, size_t count, const char *old_text, s
     }
     char num[32];
     int nl = snprintf(num, sizeof num, "%zu", count);
-    size_t fixed = strlen("String '' appears ") + (size_t)nl + strlen(EDIT_MULTIPLE_ADVICE);
+    size_t fixed = strlen("String '' appears  times in file.") + (size_t)nl;
     pathgate__fs_quote(q, PATHGATE_ERROR_TEXT_LENGTH - 1 - fixed, old_text, old_len);
-    return pathgate__error_set(err, PATHGATE_EEDIT, "String '%s' appears %s" EDIT_MULTIPLE_ADVICE,
-                               q, num);
+    return pathgate__error_set(err, PATHGATE_EAMBIGUOUS, "String '%s' appears %s times in file.", q,
+                               num);
 }
 
 int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,

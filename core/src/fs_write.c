@@ -1,4 +1,5 @@
-/* fs_write.c - write, edit and upload: atomic replacement beneath a base. */
+/* fs_write.c - write, edit (fs_edits.c) and upload: atomic replacement
+ * beneath a base. */
 #define _GNU_SOURCE
 #include <string.h>
 #include <unistd.h>
@@ -47,50 +48,14 @@ int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver, const cha
 }
 
 int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver *resolver,
-                     const char *address, size_t len, const char *old_text, size_t old_len,
-                     const char *new_text, size_t new_len, int replace_all,
+                     const char *address, size_t len, const pathgate_fs_edit_op *edit,
                      const pathgate_fs_options *opts, pathgate_error *err)
 {
-    if (path)
-        pathgate_buf_dispose(path);
-    if (occurrences)
-        *occurrences = 0;
-    if (!address || (!old_text && old_len) || (!new_text && new_len))
+    /* one op of the one edit (fs_edits.c) */
+    if (!edit)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    pathgate__fs_target t;
-    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
-    if (rc < 0)
-        return rc;
-    if (old_len == 0)
-        return pathgate__error_set(err, PATHGATE_EEDIT, "old_string must not be empty");
-    struct stat st;
-    int fd = pathgate__fs_open_regular(&t, &st, err);
-    if (fd < 0)
-        return fd;
-    char *data = NULL;
-    size_t n = 0;
-    rc = pathgate__fs_slurp(&data, &n, t.alloc, fd, &st, pathgate__fs_max_file(opts));
-    close(fd);
-    if (rc == PATHGATE_ETOOLARGE)
-        return pathgate__fs_fail_large(err, &t, pathgate__fs_max_file(opts));
-    if (rc < 0)
-        return pathgate__fs_fail(err, rc, &t, PATHGATE__FS_FILE);
-    char *edited = NULL;
-    size_t edited_len = 0, count = 0;
-    rc = pathgate__fs_replace(&edited, &edited_len, &count, t.alloc, data, n, old_text, old_len,
-                              new_text, new_len, replace_all, err);
-    pathgate__free(t.alloc, data);
-    if (rc < 0)
-        return rc;
-    rc = pathgate__fs_replace_file(&t, edited, edited_len, opts, err);
-    pathgate__free(t.alloc, edited);
-    if (rc < 0)
-        return rc;
-    if ((rc = put_path(path, &t, err)) < 0)
-        return rc;
-    if (occurrences)
-        *occurrences = count;
-    return PATHGATE_OK;
+    return pathgate__fs_edit_file(path, NULL, occurrences, resolver, address, len, edit, 1, opts,
+                                  err);
 }
 
 int pathgate_fs_upload(int *codes, pathgate_resolver *resolver, const pathgate_fs_item *items,

@@ -31,6 +31,12 @@ int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version)
     OPTIONS_INIT(pathgate_fs_options, PATHGATE_FS_OPTIONS_INIT, PATHGATE_FS_OPTIONS_VERSION);
 }
 
+int pathgate_fs_search_options_init(pathgate_fs_search_options *opts, unsigned int version)
+{
+    OPTIONS_INIT(pathgate_fs_search_options, PATHGATE_FS_SEARCH_OPTIONS_INIT,
+                 PATHGATE_FS_SEARCH_OPTIONS_VERSION);
+}
+
 int pathgate_exec_options_init(pathgate_exec_options *opts, unsigned int version)
 {
     OPTIONS_INIT(pathgate_exec_options, PATHGATE_EXEC_OPTIONS_INIT, PATHGATE_EXEC_OPTIONS_VERSION);

@@ -583,8 +583,9 @@ static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, con
         return PATHGATE_REASON_ESCAPES_ROOT;
     case ENOTDIR:
         return PATHGATE_REASON_NOT_A_DIRECTORY;
-    case ELOOP: /* a link loop (or more than 40 links): nothing to find */
-        return PATHGATE_REASON_NOT_FOUND;
+    case ELOOP: /* a link loop (or more than 40 links): nothing to find,
+                   but no escape either: the name itself may be acted on */
+        return require_exists ? PATHGATE_REASON_NOT_FOUND : PATHGATE_REASON_OK;
     case ENAMETOOLONG:
         return PATHGATE_REASON_TOO_LONG;
     default:
@@ -650,6 +651,7 @@ int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, co
     out->reason = PATHGATE_REASON_OK;
     out->ref = ref;
     out->root_category = b->is_mod ? NULL : b->name;
+    out->mod_name = b->is_mod ? b->name : NULL;
     out->relative_path = addr + loc.rel_off; /* inside the ref: "" at the base */
     return PATHGATE_OK;
 }

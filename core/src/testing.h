@@ -37,7 +37,7 @@ typedef struct pathgate__fs_test_options {
 #define PATHGATE__FS_OPTIONS_TEST_VERSION (0x80000000u | PATHGATE_FS_OPTIONS_VERSION)
 #define PATHGATE__FS_TEST_OPTIONS_INIT                                                             \
     {                                                                                              \
-        {PATHGATE__FS_OPTIONS_TEST_VERSION, NULL, 0, 0, 0, 0}, NULL, NULL                          \
+        {PATHGATE__FS_OPTIONS_TEST_VERSION, NULL, 0, 0}, NULL, NULL                                \
     }
 
 /* The test options around opts, or NULL when opts are plain options. */

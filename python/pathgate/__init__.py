@@ -25,6 +25,7 @@ from ._core import (
     __version__,
 )
 from .backend import *  # noqa: E402,F401,F403 - Backend and the deepagents result types
+from .handles import open  # noqa: E402,A001 - pathgate.open (not in __all__: never shadows builtins.open)
 from .sandbox import *  # noqa: E402,F401,F403 - ExecuteResponse, execute, landlock_abi
 
 __all__ = [
@@ -56,11 +57,24 @@ __all__ = [
     "GlobResult",
     "GrepMatch",
     "GrepResult",
+    "LinesResult",
     "LsResult",
+    "MkdirResult",
+    "MoveResult",
+    "PatchFile",
+    "PatchResult",
     "ReadResult",
+    "SearchIterator",
+    "StatResult",
+    "TextEditorResult",
+    "TreeResult",
     "WriteResult",
     "convert_file_data",
     "resolved",
+    "DirEntry",
+    "PathResult",
+    "ReadlinkResult",
+    "ScandirIterator",
     "ExecuteResponse",
     "SandboxMixin",
     "execute",

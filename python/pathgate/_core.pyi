@@ -95,6 +95,8 @@ class VisibilityResolution:
     @property
     def root_category(self) -> str | None: ...
     @property
+    def mod_name(self) -> str | None: ...
+    @property
     def relative_path(self) -> str | None: ...
     @property
     def exists(self) -> bool | None: ...
@@ -159,8 +161,16 @@ def home_relative_suffix(text: str, /, convention: _Convention) -> str | None: .
 def normalize_windows_device_path(text: str, /) -> str | None: ...
 def platform_convention(os_name: str | None, /) -> _Convention | None: ...
 
-# The streaming iterators of grep and glob (used by Backend.grep_iter /
-# glob_iter and the command line).
+# The file operations under pathgate.Backend (bindings/fs_ops.h describes
+# their arguments once for Python and Lua; bindings/python/fs.c) and the
+# contained command (exec.c): private, typed so that the package
+# type-checks. A failure raises Error with .kind; misuse raises TypeError or
+# ValueError.
+_Owner = Resolver | Session
+_FS_READ_LIMIT_DEFAULT: int
+
+# The streaming iterators of grep and glob (Backend.grep_iter / glob_iter
+# and the command line).
 @final
 class _FsIter(Iterator[dict[str, Any]]):
     def __next__(self) -> dict[str, Any]: ...
@@ -168,8 +178,55 @@ class _FsIter(Iterator[dict[str, Any]]):
     def summary(self) -> dict[str, Any] | None: ...
     def files_scanned(self) -> int: ...
 
+def _fs_ls(
+    owner: _Owner, /, path: str | None = None, *, metadata: bool = True, info: bool = False,
+    limit: int | None = None,
+) -> Any: ...
+def _fs_read(
+    owner: _Owner,
+    /,
+    path: str,
+    offset: int | None = 0,
+    limit: int | None = 2000,
+    *,
+    max_file_size: int | None = None,
+    keep_crlf: bool = False,
+) -> dict[str, Any]: ...
+def _fs_read_bytes(owner: _Owner, /, path: str, *, max_file_size: int | None = None) -> bytes: ...
+def _fs_write(owner: _Owner, /, path: str, content: str | bytes) -> str: ...
+def _fs_edit(
+    owner: _Owner, /, path: str, old: str, new: str, replace_all: bool = False, *,
+    dry_run: bool = False,
+) -> tuple[str, int]: ...
+def _fs_delete(owner: _Owner, /, path: str) -> str: ...
+def _fs_grep(
+    owner: _Owner,
+    /,
+    pattern: str,
+    path: str | None = None,
+    glob: str | None = None,
+    max_count: int | None = None,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    threads: int | None = None,
+    max_file_size: int | None = None,
+    info: bool = False,
+) -> Any: ...
+def _fs_glob(
+    owner: _Owner,
+    /,
+    pattern: str,
+    path: str | None = None,
+    *,
+    metadata: bool = False,
+    threads: int | None = None,
+    basename: bool = False,
+    info: bool = False,
+) -> Any: ...
 def _fs_grep_iter(
-    owner: Resolver | Session,
+    owner: _Owner,
+    /,
     pattern: str,
     path: str | None = None,
     glob: str | None = None,
@@ -181,10 +238,126 @@ def _fs_grep_iter(
     max_file_size: int | None = None,
 ) -> _FsIter: ...
 def _fs_glob_iter(
-    owner: Resolver | Session,
+    owner: _Owner,
+    /,
     pattern: str,
     path: str | None = None,
     *,
     metadata: bool = False,
     threads: int | None = None,
+    basename: bool = False,
 ) -> _FsIter: ...
+def _fs_upload(
+    owner: _Owner, /, files: Iterable[tuple[str, str | bytes]]
+) -> list[str | None]: ...
+def _fs_download(
+    owner: _Owner, /, paths: Iterable[str], *, max_file_size: int | None = None
+) -> list[tuple[bytes | None, str | None]]: ...
+def _fs_mkdir(owner: _Owner, /, path: str, parents: bool = True) -> str: ...
+def _fs_move(owner: _Owner, /, source: str, destination: str) -> str: ...
+def _fs_stat(owner: _Owner, /, path: str) -> dict[str, Any]: ...
+def _fs_edits(
+    owner: _Owner, /, path: str, edits: Iterable[tuple[str, str] | tuple[str, str, bool]],
+    dry_run: bool = False, *, lenient: bool = False, max_file_size: int | None = None,
+) -> tuple[str, str]: ...
+# The edit tools models are trained on (bindings/python/edit_tools.c):
+# apply_patch -> (kind, error, output, files); the text editor's undo
+# history and its one call -> (kind, error, output).
+def _fs_apply_patch(
+    owner: _Owner, /, patch: str, *, atomic: bool = True
+) -> tuple[str | None, str | None, str, list[dict[str, str | None]]]: ...
+@final
+class _Editor:
+    def run(
+        self,
+        owner: _Owner,
+        /,
+        command: str,
+        path: str,
+        *,
+        tool: str | None = None,
+        file_text: str | None = None,
+        old_str: str | None = None,
+        new_str: str | None = None,
+        insert_line: int | None = None,
+        max_characters: int | None = None,
+        view_range: Iterable[int] | None = None,
+        view_range_invalid: bool = False,
+    ) -> tuple[str | None, str | None, str | None]: ...
+
+def _fs_head(
+    owner: _Owner, /, path: str, lines: int | None = None, *, max_file_size: int | None = None
+) -> bytes: ...
+def _fs_tail(
+    owner: _Owner, /, path: str, lines: int | None = None, *, max_file_size: int | None = None
+) -> bytes: ...
+def _fs_tree(
+    owner: _Owner, /, path: str, excludes: Iterable[str] | None = (), *, limit: int | None = None
+) -> tuple[list[dict[str, Any]], bool]: ...
+
+# Handles, iterators and the toolkit (used by pathgate.handles and Backend).
+_OPEN_READ: int
+_OPEN_WRITE: int
+_OPEN_APPEND: int
+_OPEN_CREATE: int
+_OPEN_EXCL: int
+_OPEN_TRUNCATE: int
+
+@final
+class _Atomic:
+    @property
+    def pending(self) -> bool: ...
+    def commit(self, fd: int, /) -> None: ...
+    def abort(self) -> None: ...
+
+@final
+class _Scandir(Iterator[tuple[str, str, str]]):
+    def __next__(self) -> tuple[str, str, str]: ...
+    def close(self) -> None: ...
+    @property
+    def skipped(self) -> int: ...
+
+@final
+class _Walk(Iterator[tuple[str, list[str], list[str]]]):
+    def __next__(self) -> tuple[str, list[str], list[str]]: ...
+    def close(self) -> None: ...
+    def stats(self) -> dict[str, Any]: ...
+
+def _fs_open(owner: _Owner, /, path: str, flags: int, mode: int = 0) -> tuple[int, str]: ...
+def _fs_atomic_open(owner: _Owner, /, path: str, flags: int) -> tuple[_Atomic, int, str]: ...
+def _fs_exists(owner: _Owner, /, path: str) -> str | None: ...
+def _fs_utime(
+    owner: _Owner, /, path: str, atime_ns: int | None = None, mtime_ns: int | None = None
+) -> str: ...
+def _fs_subroot(owner: _Owner, /, path: str, key: str | None = None) -> Resolver: ...
+def _fs_scandir(owner: _Owner, /, path: str) -> _Scandir: ...
+def _fs_walk(owner: _Owner, /, path: str, bottom_up: bool = False) -> _Walk: ...
+def _fs_copy(owner: _Owner, /, source: str, destination: str, *, replace: bool = False) -> str: ...
+def _fs_link(owner: _Owner, /, source: str, destination: str) -> str: ...
+def _fs_symlink(owner: _Owner, /, target: str, path: str) -> str: ...
+def _fs_readlink(owner: _Owner, /, path: str) -> str: ...
+def _fs_chmod(owner: _Owner, /, path: str, mode: int) -> str: ...
+def _fs_remove_tree(owner: _Owner, /, path: str) -> str: ...
+def _fs_lstat(owner: _Owner, /, path: str) -> dict[str, Any]: ...
+def _execute(
+    target: _Owner,
+    command: str,
+    /,
+    *,
+    cwd: str | None = None,
+    timeout: float | None = None,
+    output_cap: int | None = None,
+    allow_network: bool = False,
+    allow_unconfined: bool = False,
+    env: Mapping[str, str] | None = None,
+    _test_no_landlock: bool = False,
+    max_processes: int | None = None,
+    max_memory: int | None = None,
+    max_cpu_seconds: int | None = None,
+    max_file_size: int | None = None,
+    tmp_size: int | None = None,
+    _test_no_namespaces: bool = False,
+    _test_abi_cap: int | None = None,
+    _test_no_idmap: bool = False,
+) -> tuple[str, int | None, bool, bool, int, int]: ...
+def _landlock_abi() -> int: ...

@@ -422,16 +422,19 @@ def make_backend(args: argparse.Namespace) -> Any:
     return Backend(make_session(args))
 
 
-def _cli_message(text: str) -> str:
-    # The core speaks to agents calling Backend.edit(replace_all=...); a
-    # command-line user has a flag instead.
-    return text.replace("Use replace_all=True", "Use --replace-all")
+def _cli_message(text: str, kind: str | None) -> str:
+    # The core names the problem; the advice is the front end's (a
+    # command-line user has a flag).
+    if kind == "edit_ambiguous":
+        return (f"{text} Use --replace-all to replace all instances, or provide a more specific "
+                "string with surrounding context.")
+    return text
 
 
 def _check(result: Any) -> Any:
     error = _get(result, "error")
     if error:
-        raise Failed(_cli_message(str(error)), _get(result, "kind"))
+        raise Failed(_cli_message(str(error), _get(result, "kind")), _get(result, "kind"))
     return result
 
 
@@ -554,14 +557,12 @@ def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, A
     a terminal."""
     import time
 
-    from . import _core
+    from . import Error
 
-    owner = backend._owner
     if op == "grep":
-        it = _core._fs_grep_iter(owner, args.pattern, kwargs.pop("path"), kwargs.pop("glob"),
-                                 kwargs.pop("max_count", None), **kwargs)
+        it = backend.grep_iter(args.pattern, **kwargs)
     else:
-        it = _core._fs_glob_iter(owner, args.pattern, kwargs["path"])
+        it = backend.glob_iter(args.pattern, kwargs["path"])
     show = sys.stderr.isatty()
     start = last = time.monotonic()
     shown = False
@@ -588,7 +589,7 @@ def _stream(args: argparse.Namespace, op: str, backend: Any, kwargs: dict[str, A
                 sys.stderr.write(f"\rpathgate: {op}: {count} found{scanned} ")
                 sys.stderr.flush()
         summary = it.summary() or {}
-    except _core.Error as exc:
+    except Error as exc:
         if shown:
             sys.stderr.write("\n")
         raise Failed(str(exc)) from None
@@ -633,6 +634,17 @@ def cmd_edit(args: argparse.Namespace) -> int:
     count = _get(result, "occurrences")
     emit(args, f"edited {_get(result, 'path')} ({count} replacement(s))",
          {"path": _get(result, "path"), "occurrences": count})
+    return EXIT_OK
+
+
+def cmd_apply_patch(args: argparse.Namespace) -> int:
+    backend = make_backend(args)
+    data = args.patch if args.patch is not None else _stdin_bytes()
+    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
+    result = backend.apply_patch(text, atomic=not args.file_by_file)
+    if result.error is not None:
+        raise Failed(result.error, result.kind)
+    emit(args, result.output, {"output": result.output, "files": result.files})
     return EXIT_OK
 
 
@@ -778,6 +790,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("old_string", help="the exact text to replace (must occur once without --replace-all)")
     p.add_argument("new_string", help="the replacement text")
     p.add_argument("--replace-all", action="store_true", help="replace every occurrence")
+    p = add("apply-patch", cmd_apply_patch,
+            "apply a patch in Codex's apply_patch format (standard input); print Codex's summary")
+    p.add_argument("patch", nargs="?", help="the patch text (default: standard input)")
+    p.add_argument("--file-by-file", action="store_true",
+                   help="apply hunk by hunk as Codex does (default: all or nothing)")
     p = add("delete", cmd_delete, "delete a file, a symlink or a directory tree")
     p.add_argument("file_path", help="what to delete (never a base itself)")
     p = add("execute", cmd_execute,

@@ -60,8 +60,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from . import _core
-from ._core import Error, Resolver, Session
-from .backend import Backend, PathArg, path_text
+from ._core import Resolver, Session
+from .backend import Backend, PatchFile, PatchResult, PathArg, path_text
 
 __all__ = [
     "DeleteResult",
@@ -163,8 +163,28 @@ def _async_grep_timeout() -> float:
         return float(_da.ASYNC_GREP_TIMEOUT)
 
 
-def _glob_escape(name: str) -> str:
-    return re.sub(r"([\\*?\[\]{}])", r"\\\1", name)
+# The extensions deepagents reads as media (the whole file, base64) rather
+# than as text: its multimodal table (deepagents 0.7.8,
+# deepagents/backends/utils.py, _EXTENSION_TO_FILE_TYPE and
+# _VIDEO_EXTRA_EXTENSIONS; MIT licence), transcribed so that pathgate needs
+# no private deepagents name at run time. tests/deepagents compares it with
+# deepagents' own.
+MEDIA_EXTENSIONS: dict[str, str] = {
+    **dict.fromkeys((".png", ".jpeg", ".jpg", ".webp", ".gif", ".heic", ".heif"), "image"),
+    **dict.fromkeys((".mp4", ".mpeg", ".mov", ".avi", ".flv", ".mpg", ".webm", ".wmv", ".3gpp",
+                     ".mkv"), "video"),
+    **dict.fromkeys((".wav", ".mp3", ".aiff", ".aac", ".ogg", ".flac"), "audio"),
+    **dict.fromkeys((".pdf", ".ppt", ".pptx"), "file"),
+}
+
+
+def _media_type(path: str) -> str:
+    """deepagents' reading of a file by its name: "text", or a media type."""
+    return MEDIA_EXTENSIONS.get(posixpath.splitext(path)[1].lower(), "text")
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
 
 
 class PathgateBackend(_da.SandboxBackendProtocol):
@@ -187,7 +207,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         max_file_size_mb: int = 10,
         **execute_options: Any,
     ) -> None:
-        self._backend = Backend(resolver_or_session)
+        self._backend = Backend(resolver_or_session, glob_metadata=True)
         if execute_options:
             self._backend.configure_execute(**execute_options)
         self._owner = resolver_or_session
@@ -315,75 +335,75 @@ class PathgateBackend(_da.SandboxBackendProtocol):
     def ls(self, path: PathArg) -> LsResult:
         """Entries directly in a directory; directories end in ``/``."""
         shown = path_text(path)
-        try:
-            entries = _core._fs_ls(self._owner, self.to_pathgate(path))
-        except Error as exc:
-            if exc.kind == "not_found":
-                return LsResult(error=f"Path '{shown}': path_not_found", kind=exc.kind)
-            if exc.kind == "not_a_directory":
-                return LsResult(error=f"Path '{shown}': not_a_directory", kind=exc.kind)
-            return LsResult(error=f"Cannot list '{shown}': {self._message(str(exc))}", kind=exc.kind)
-        out, home = [], self.home
-        for e in entries:
+        r = self._backend.ls(self.to_pathgate(path))
+        if r.error is not None:
+            if r.kind == "not_found":
+                return LsResult(error=f"Path '{shown}': path_not_found", kind=r.kind)
+            if r.kind == "not_a_directory":
+                return LsResult(error=f"Path '{shown}': not_a_directory", kind=r.kind)
+            return LsResult(error=f"Cannot list '{shown}': {self._message(r.error)}", kind=r.kind)
+        out: list[Any] = list(r.entries or [])
+        home = self.home
+        for e in out:
             e["path"] = self.to_agent(e["path"], home)
-            out.append(e)
-        out.sort(key=lambda e: e["path"])
+        out.sort(key=lambda e: str(e["path"]))
         return LsResult(entries=out)
 
     # ----------------------------------------------------------- read
 
     def _download(self, address: str) -> tuple[bytes | None, str | None]:
-        (content, code), = _core._fs_download(self._owner, [address])
-        return content, code
+        (d,) = self._backend.download_files([address])
+        return d.content, None if d.error is None else str(d.error)
 
-    def _size(self, address: str) -> int | None:
-        """Size of one regular file (an anchored, pruned glob of its name)."""
-        parent, _, name = address.rpartition("/")
-        if not parent or not name:
-            return None
-        try:
-            hits = _core._fs_glob(self._owner, "/" + _glob_escape(name), parent, metadata=True, basename=True)
-        except Error:
-            return None
-        return int(hits[0]["size"]) if hits else None
+    def _read_error(self, shown: str, error: str, kind: str | None) -> ReadResult:
+        if kind in ("not_found", "is_directory"):
+            return ReadResult(error=f"File '{shown}' not found", kind=kind)
+        if kind == "out_of_range":  # deepagents' own words, as the core says them
+            return ReadResult(error=error, kind=kind)
+        return ReadResult(error=f"Error reading file '{shown}': {self._message(error)}", kind=kind)
 
-    def read(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """A window of a text file (its final ``\\n`` kept, CR/CRLF read as
-        ``\\n``), or the whole of a binary file (by extension) as base64."""
-        shown = path_text(file_path)
-        address = self.to_pathgate(file_path)
-        file_type = _du._get_backend_read_file_type(str(shown))
-        if file_type == "video":
-            size = self._size(address)
-            limit_bytes = _video_limit()
-            if size is not None and size > limit_bytes:
-                return ReadResult(error=f"Video file exceeds maximum input size of {limit_bytes} bytes",
-                                  kind="too_long")
+    def _read_media(self, shown: str, address: str, media: str) -> ReadResult:
+        """A media file (by its name, as deepagents reads it): whole, base64."""
+        if media == "video":
+            st, limit = self._backend.stat(address), _video_limit()
+            if st.type == "file" and st.size is not None and st.size > limit:
+                return ReadResult(error=f"Video file exceeds maximum input size of {limit} bytes",
+                                  kind="too_large")
         raw, code = self._download(address)
         if raw is None:
             kind = _CODE_KIND.get(code or "", code)
-            if kind in ("not_found", "is_directory"):
-                return ReadResult(error=f"File '{shown}' not found", kind=kind)
-            return ReadResult(error=f"Error reading file '{shown}': {_CODE_TEXT.get(code or '', code)}", kind=kind)
-        if file_type != "text":
-            data = _da.FileData(content=base64.standard_b64encode(raw).decode("ascii"), encoding="base64")
-            return ReadResult(file_data=data)
-        try:
-            content = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return ReadResult(
-                error=(f"Error reading file '{shown}': not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                       f"offset {exc.start}); download_files returns its bytes"),
-                kind="invalid_utf8",
-            )
-        empty = _du.check_empty_content(content)
-        if empty:
-            return ReadResult(file_data=_da.FileData(content=empty, encoding="utf-8"))
-        r = _du.slice_read_response(_da.FileData(content=content, encoding="utf-8"), offset, limit)
-        fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(_da.ReadResult)}
+            return self._read_error(shown, _CODE_TEXT.get(code or "", code or ""), kind)
+        data = _da.FileData(content=base64.standard_b64encode(raw).decode("ascii"), encoding="base64")
+        return ReadResult(file_data=data)
+
+    def read(self, file_path: PathArg, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """A window of a text file with deepagents' FileData (its last line
+        break kept, CRLF read as ``\\n``), through :meth:`pathgate.Backend.read`;
+        a media file by its extension (images, audio, video, PDF) whole as
+        base64, as deepagents reads it."""
+        shown = path_text(file_path)
+        address = self.to_pathgate(file_path)
+        media = _media_type(shown)
+        if media != "text":
+            return self._read_media(shown, address, media)
+        # deepagents answers the empty-file reminder before looking at limit
+        r = self._backend.read(address, offset if limit > 0 else 0, max(limit, 1))
         if r.error is not None:
-            fields["kind"] = "out_of_range"
-        return ReadResult(**fields)
+            return self._read_error(shown, r.error, r.kind)
+        if r.not_text is not None:
+            why = "holds a NUL byte" if r.not_text == "nul_byte" else "is not UTF-8 text"
+            return ReadResult(error=f"Error reading file '{shown}': it {why}; download_files returns "
+                                    "its bytes", kind=r.not_text)
+        content = r.file_data["content"] if r.file_data is not None else ""
+        if r.start_line is None:  # empty or whitespace-only: the reminder
+            return ReadResult(file_data=_da.FileData(content=content, encoding="utf-8"))
+        if limit <= 0:
+            return ReadResult(file_data=_da.FileData(content="", encoding="utf-8"), no_lines_requested=True)
+        if r.final_newline:
+            content += "\n"
+        return ReadResult(file_data=_da.FileData(content=content, encoding="utf-8"),
+                          total_lines=r.total_lines, start_line=r.start_line, end_line=r.end_line,
+                          next_offset=r.next_offset)
 
     # ---------------------------------------------------------- write
 
@@ -402,32 +422,35 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         new_string: str,
         replace_all: bool = False,  # noqa: FBT001, FBT002
     ) -> EditResult:
-        """Exact replacement, as FilesystemBackend: CR/CRLF in the strings
-        and the file read as ``\\n``, deepagents' messages (EOF-newline
-        hint included); the file is replaced atomically."""
+        """Exact replacement by the core's one edit (:meth:`pathgate.Backend.edit`:
+        atomic, and never over a change made while it runs), with
+        FilesystemBackend's messages (EOF-newline hint included). CRLF in
+        the strings is read as ``\\n``, as read shows the file; a file
+        whose lines end in CRLF keeps them."""
         shown = path_text(file_path)
-        address = self.to_pathgate(file_path)
-        raw, code = self._download(address)
-        if raw is None:
-            kind = _CODE_KIND.get(code or "", code)
-            if kind in ("not_found", "is_directory"):
-                return EditResult(error=f"Error: File '{shown}' not found", kind=kind)
-            return EditResult(error=f"Error editing file '{shown}': {_CODE_TEXT.get(code or '', code)}", kind=kind)
-        try:
-            content = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return EditResult(error=f"Error editing file '{shown}': not UTF-8 text", kind="invalid_utf8")
-        content = content.replace("\r\n", "\n").replace("\r", "\n")
-        old_string = old_string.replace("\r\n", "\n").replace("\r", "\n")
-        new_string = new_string.replace("\r\n", "\n").replace("\r", "\n")
-        result = _du.perform_string_replacement(content, old_string, new_string, replace_all)
-        if isinstance(result, str):
-            return EditResult(error=result, kind="edit_failed")
-        new_content, occurrences = result
-        w = self._backend.write(address, new_content)
-        if w.error is not None:
-            return EditResult(error=f"Error editing file '{shown}': {self._message(w.error)}", kind=w.kind)
-        return EditResult(path=self.to_agent(w.path or ""), occurrences=int(occurrences))
+        r = self._backend.edit(self.to_pathgate(file_path), _lf(old_string), _lf(new_string), replace_all)
+        if r.error is None:
+            return EditResult(path=self.to_agent(r.path or ""), occurrences=r.occurrences)
+        if r.kind in ("not_found", "is_directory"):
+            return EditResult(error=f"Error: File '{shown}' not found", kind=r.kind)
+        if r.kind in ("edit_failed", "edit_ambiguous"):  # deepagents' own words, advice included
+            return EditResult(error=self._edit_message(file_path, old_string, new_string, replace_all,
+                                                       r.error),
+                              kind=r.kind)
+        return EditResult(error=f"Error editing file '{shown}': {self._message(r.error)}", kind=r.kind)
+
+    def _edit_message(self, file_path: PathArg, old_string: str, new_string: str, replace_all: bool,
+                      core_message: str) -> str:
+        """deepagents' words for an edit that matched nothing or too much
+        (they depend on the file: its EOF-newline hint), from the file as it
+        is now; the core's words when it cannot be read again."""
+        raw, _ = self._download(self.to_pathgate(file_path))
+        if raw is not None:
+            content = _lf(raw.decode("utf-8", "replace"))
+            answer = _du.perform_string_replacement(content, _lf(old_string), _lf(new_string), replace_all)
+            if isinstance(answer, str):
+                return answer
+        return f"Error: {core_message}"
 
     def delete(self, file_path: PathArg) -> DeleteResult:
         """Removes a file, or a directory with everything in it."""
@@ -438,6 +461,35 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 return DeleteResult(error=f"Error: '{shown}' not found", kind=r.kind)
             return DeleteResult(error=f"Error deleting '{shown}': {self._message(r.error)}", kind=r.kind)
         return DeleteResult(path=self.to_agent(r.path or ""))
+
+    # ---------------------------------------------------- apply_patch
+
+    _PATCH_PATH = re.compile(r"^(\s*\*\*\* (?:Add|Delete|Update) File: |\*\*\* Move to: )(.*?)(\r?)$")
+
+    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """:meth:`pathgate.Backend.apply_patch` with the agent's paths: each
+        path of the patch read as the other tools read it (``/x`` under the
+        home base), the answer's addresses written back the agent's way."""
+        try:
+            text = "\n".join(
+                m.group(1) + self.to_pathgate(m.group(2)) + m.group(3) if m else line
+                for line, m in ((line, self._PATCH_PATH.match(line)) for line in patch.split("\n")))
+        except ValueError as exc:
+            return PatchResult(error=str(exc), kind="invalid_path")
+        r = self._backend.apply_patch(text, atomic=atomic)
+        home = self.home
+        files: list[PatchFile] = [
+            {"change": f["change"], "path": self.to_agent(f["path"], home),
+             "from": None if f["from"] is None else self.to_agent(f["from"], home)} for f in r.files]
+        output = "".join(line[:2] + self.to_agent(line[2:], home) + "\n" if line[1:2] == " " else line + "\n"
+                         for line in r.output.splitlines()) if r.error is None else r.output
+        # Codex's messages name paths unquoted: the home base's as the agent's
+        error = None if r.error is None else self._message(r.error).replace(home + "/", "/")
+        return PatchResult(error=error, output=output, files=files, kind=r.kind)
+
+    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+        """``apply_patch`` in a worker thread."""
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
 
     # ----------------------------------------------------------- grep
 
@@ -470,14 +522,14 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 core_glob = None  # the core ignores a leading /: filter here
         # the cap applies after the include filter when we filter ourselves
         cap = max_count if core_glob == glob else None
-        try:
-            found, truncated = _core._fs_grep(self._owner, pattern, base, core_glob, cap)
-        except Error as exc:
-            if exc.kind in ("not_found", "invalid_path"):
+        r = self._backend.grep(pattern, base, core_glob, max_count=cap)
+        if r.error is not None:
+            if r.kind in ("not_found", "invalid_path"):
                 return GrepResult(matches=[])
-            return GrepResult(error=self._message(str(exc)), matches=[], kind=exc.kind)
-        matches: list[_da.GrepMatch] = []
-        for m in found:
+            return GrepResult(error=self._message(r.error), matches=[], kind=r.kind)
+        truncated = r.truncated
+        matches: list[Any] = []
+        for m in r.matches or []:
             if keep is not None and not keep(self._relative(m["path"], base)):
                 continue
             if max_count is not None and len(matches) >= max_count:
@@ -512,10 +564,10 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 continue
             if lines and lines[-1] == "":
                 lines.pop()
-            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+            text_lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
             numbers = {m["line"] for m in file_matches}
 
-            def ctx(lo: int, hi: int, _lines: list[str] = lines, _numbers: set[int] = numbers) -> list[Any]:
+            def ctx(lo: int, hi: int, _lines: list[str] = text_lines, _numbers: set[int] = numbers) -> list[Any]:
                 return [{"line": n, "text": _lines[n - 1]} for n in range(max(1, lo), min(len(_lines), hi) + 1)
                         if n not in _numbers and pattern not in _lines[n - 1]]
 
@@ -558,20 +610,19 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         if ".." in pattern.lstrip("/").split("/"):
             raise ValueError("Path traversal not allowed in glob pattern")
         base = self._search_base(path)
-        try:
-            found, timed_out = self._bounded(
-                lambda: _core._fs_glob(self._owner, pattern, base, metadata=True, basename=True))
-        except Error as exc:
-            if exc.kind in ("not_found", "not_a_directory", "invalid_path"):
-                return GlobResult(matches=[])
-            return GlobResult(error=self._message(str(exc)), matches=[], kind=exc.kind)
-        if timed_out or found is None:
+        r, timed_out = self._bounded(lambda: self._backend.glob(pattern, base, basename=True))
+        if timed_out or r is None:
             logger.warning("glob of %r timed out after %ss; returning no matches", pattern, self._glob_timeout)
             return GlobResult(matches=[], truncated=True)
+        if r.error is not None:
+            if r.kind in ("not_found", "not_a_directory", "invalid_path"):
+                return GlobResult(matches=[])
+            return GlobResult(error=self._message(r.error), matches=[], kind=r.kind)
+        found: list[Any] = list(r.matches or [])
         home = self.home
         for e in found:
             e["path"] = self.to_agent(e["path"], home)
-        found.sort(key=lambda e: e["path"])
+        found.sort(key=lambda e: str(e["path"]))
         return GlobResult(matches=found)
 
     # ------------------------------------------------ upload, download
@@ -616,7 +667,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 continue
             agent = self.to_agent(address)
             output = output.replace(host + "/", "/" if agent == "/" else agent + "/")
-            output = re.sub(re.escape(host) + r"(?=[\s'\":;,)]|\Z)", lambda _m, a=agent: a, output)
+            output = re.sub(re.escape(host) + r"(?=[\s'\":;,)]|\Z)", lambda _m: agent, output)  # noqa: B023 (used at once)
         # Commands see the bases at their view spelling (/root:<key>,
         # /mod:<Name>; docs/exec.md); the home root's is the agent's "/".
         view_home = "/" + self.home
@@ -681,7 +732,8 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         if context_lines < 0:
             raise ValueError("context_lines must be non-negative")
         if context_lines == 0:
-            return await super().agrep(pattern, path, glob, max_count=max_count)
+            answer: GrepResult = await super().agrep(pattern, path, glob, max_count=max_count)
+            return answer
         limit = _async_grep_timeout()
         try:
             return await asyncio.wait_for(

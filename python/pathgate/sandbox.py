@@ -126,6 +126,8 @@ class SandboxMixin:
     __slots__ = ("_sandbox_id", "_exec_options")
 
     _owner: Resolver | Session
+    _sandbox_id: str
+    _exec_options: dict[str, Any]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         self = super().__new__(cls)
@@ -180,4 +182,5 @@ class SandboxMixin:
             return ExecuteResponse(output=f"Error: {exc}", exit_code=None)
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        """``execute`` in a worker thread."""
         return await asyncio.to_thread(self.execute, command, timeout=timeout)

@@ -48,7 +48,8 @@ typedef struct fx {
 
 FX_FN void fx_path(char *out, size_t size, const char *dir, const char *rel)
 {
-    snprintf(out, size, "%s/%s", dir, rel);
+    int n = snprintf(out, size, "%s/%s", dir, rel);
+    assert_true(n > 0 && (size_t)n < size);
 }
 
 FX_FN void fx_mkdir(const char *dir, const char *rel)

@@ -51,6 +51,28 @@ long pg_for_each_failing_alloc(int (*body)(const pathgate_allocator *alloc, void
 /* Shorthand for (text, strlen(text)). */
 #define PG_S(text) (text), strlen(text)
 
+/* The search options of a call, PG_SEARCH(base, glob, glob_len, max_count):
+ * *base (NULL: PATHGATE_FS_SEARCH_OPTIONS_INIT) with glob (NULL: none) and
+ * max_count, in storage that lives as long as the enclosing block. */
+#define PG_SEARCH(base, ...) pg_search(&(pathgate_fs_search_options){0}, (base), __VA_ARGS__)
+static inline const pathgate_fs_search_options *pg_search(pathgate_fs_search_options *o,
+                                                          const pathgate_fs_search_options *base,
+                                                          const char *glob, size_t glob_len,
+                                                          size_t max_count)
+{
+    const pathgate_fs_search_options init = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    *o = base ? *base : init;
+    o->glob = glob;
+    o->glob_len = glob_len;
+    o->max_count = max_count;
+    return o;
+}
+/* The one edit (old, new, replace_all) of pathgate_fs_edit: PG_EDIT(PG_S("a"), PG_S("b"), 0). */
+#define PG_EDIT(...) (&(pathgate_fs_edit_op){__VA_ARGS__})
+/* Options with PATHGATE_FS_DRY_RUN. */
+#define PG_DRY_RUN                                                                                 \
+    (&(pathgate_fs_options){PATHGATE_FS_OPTIONS_VERSION, NULL, PATHGATE_FS_DRY_RUN, 0})
+
 /* Asserts the pathgate_buf holds exactly the C string expected (NULL =
  * absent) and disposes of it. */
 #define pg_assert_buf(buf, expected) pg__assert_buf((buf), (expected), __FILE__, __LINE__)

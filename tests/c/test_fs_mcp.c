@@ -248,7 +248,8 @@ static void test_edits(void **state)
     };
     /* dry run: the diff, the file unchanged */
     assert_int_equal(
-        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 1, NULL, &err), 0);
+        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, PG_DRY_RUN, &err),
+        0);
     assert_string_equal(path.ptr, "root:repo/a.txt");
     assert_string_equal(diff.ptr, "--- root:repo/a.txt\n+++ root:repo/a.txt\n@@ -1,3 +1,4 @@\n"
                                   "-alpha\n+ALPHA\n beta\n gamma\n+delta\n"
@@ -258,14 +259,15 @@ static void test_edits(void **state)
     free(s);
     /* for real */
     assert_int_equal(
-        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, 0, NULL, &err), 0);
+        pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), ops, 2, NULL, &err), 0);
     s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "ALPHA\nbeta\ngamma\ndelta");
     free(s);
     /* context: three lines around a change in the middle of big.txt */
     pathgate_fs_edit_op mid = {PG_S("line 500\n"), PG_S("five hundred\n"), 0};
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), &mid, 1, 1, NULL, &err), 0);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), &mid, 1, PG_DRY_RUN, &err),
+        0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n@@ -497,7 +497,7 @@\n"
                         " line 497\n line 498\n line 499\n-line 500\n+five hundred\n"
@@ -274,7 +276,8 @@ static void test_edits(void **state)
     pathgate_fs_edit_op two[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
                                   {PG_S("line 40\n"), PG_S(""), 0}};
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), two, 2, 1, NULL, &err), 0);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), two, 2, PG_DRY_RUN, &err),
+        0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
                         "@@ -17,7 +17,7 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
@@ -284,7 +287,8 @@ static void test_edits(void **state)
     pathgate_fs_edit_op near[2] = {{PG_S("line 20\n"), PG_S("twenty\n"), 0},
                                    {PG_S("line 26\n"), PG_S("l26\nextra\n"), 0}};
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), near, 2, 1, NULL, &err), 0);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/big.txt"), near, 2, PG_DRY_RUN, &err),
+        0);
     assert_string_equal(diff.ptr,
                         "--- root:repo/big.txt\n+++ root:repo/big.txt\n"
                         "@@ -17,13 +17,14 @@\n line 17\n line 18\n line 19\n-line 20\n+twenty\n"
@@ -292,7 +296,7 @@ static void test_edits(void **state)
                         " line 27\n line 28\n line 29\n");
     /* all or nothing: the second edit fails, nothing is written */
     pathgate_fs_edit_op bad[2] = {{PG_S("beta"), PG_S("BETA"), 0}, {PG_S("zzz"), PG_S("y"), 0}};
-    int rc = pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), bad, 2, 0, NULL, &err);
+    int rc = pathgate_fs_edits(&path, &diff, f->r, PG_S("root:repo/a.txt"), bad, 2, NULL, &err);
     expect_err(rc, &err, PATHGATE_EEDIT, "String not found in file: 'zzz'");
     assert_null(diff.ptr);
     assert_null(path.ptr);
@@ -302,21 +306,22 @@ static void test_edits(void **state)
     /* edits see the result of the ones before */
     pathgate_fs_edit_op chain[2] = {{PG_S("beta"), PG_S("b2"), 0}, {PG_S("b2"), PG_S("b3"), 0}};
     assert_int_equal(
-        pathgate_fs_edits(NULL, NULL, f->r, PG_S("root:repo/a.txt"), chain, 2, 0, NULL, &err), 0);
+        pathgate_fs_edits(NULL, NULL, f->r, PG_S("root:repo/a.txt"), chain, 2, NULL, &err), 0);
     s = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(s, "ALPHA\nb3\ngamma\ndelta");
     free(s);
     /* no edits: an empty diff */
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), NULL, 0, 1, NULL, &err), 0);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/a.txt"), NULL, 0, PG_DRY_RUN, &err),
+        0);
     assert_int_equal(diff.len, 0);
     /* read-only refuses the write, not the dry run */
     pathgate_fs_edit_op ro = {PG_S("read"), PG_S("write"), 0};
     assert_int_equal(
-        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, 1, NULL, &err), 0);
-    rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, 0, NULL, &err);
+        pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, PG_DRY_RUN, &err), 0);
+    rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:ro/f.txt"), &ro, 1, NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:ro/f.txt'");
-    rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/link_out"), &ro, 1, 1, NULL, &err);
+    rc = pathgate_fs_edits(NULL, &diff, f->r, PG_S("root:repo/link_out"), &ro, 1, PG_DRY_RUN, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
     pathgate_buf_dispose(&path);
     pathgate_buf_dispose(&diff);
@@ -376,7 +381,8 @@ static void expect_tree(fx *f, const char *addr, const char *const *ex, size_t n
 {
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
     pathgate_error err;
-    size_t lens[8];
+    size_t lens[8] = {0};
+    assert_true(nex <= 8);
     for (size_t i = 0; i < nex; i++)
         lens[i] = strlen(ex[i]);
     int rc = pathgate_fs_tree(&l, f->r, PG_S(addr), ex, lens, nex, NULL, &err);
@@ -456,7 +462,7 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
         rc = pathgate_fs_stat(&st, r, PG_S("root:repo/a.txt"), NULL, &err);
     pathgate_fs_stat_result_dispose(&st);
     if (rc == 0)
-        rc = pathgate_fs_edits(&b, &b, r, PG_S("root:repo/a.txt"), &op, 1, 1, NULL, &err);
+        rc = pathgate_fs_edits(&b, &b, r, PG_S("root:repo/a.txt"), &op, 1, PG_DRY_RUN, &err);
     if (rc == 0)
         rc = pathgate_fs_head(&b, r, PG_S("root:repo/big.txt"), 2, NULL, &err);
     if (rc == 0)

@@ -58,7 +58,7 @@ static void *worker(void *p)
         int ok = pathgate_fs_mkdir(&b, r, PG_S(dir), 1, NULL, &err) == 0 &&
                  pathgate_fs_write(NULL, r, PG_S(a), PG_S("one\ntwo\n"), NULL, &err) == 0;
         pathgate_fs_edit_op op = {PG_S("two"), PG_S("2"), 0};
-        ok = ok && pathgate_fs_edits(&b, &d, r, PG_S(a), &op, 1, 0, NULL, &err) == 0;
+        ok = ok && pathgate_fs_edits(&b, &d, r, PG_S(a), &op, 1, NULL, &err) == 0;
         ok = ok && pathgate_fs_move(&b, r, PG_S(a), PG_S(m), NULL, &err) == 0 &&
              strcmp(b.ptr, m) == 0;
         pathgate_fs_stat_result st = PATHGATE_FS_STAT_RESULT_INIT;

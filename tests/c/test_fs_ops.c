@@ -137,8 +137,19 @@ static void test_ls_errors(void **state)
     assert_null(strstr(err.message, f->tmp));
     assert_int_equal(pathgate_fs_ls(&l, f->r, "root:repo\0x", 11, NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    /* relative text needs a session */
-    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("dir"), NULL, &err), PATHGATE_EINVALIDPATH);
+    /* without a session, relative text is relative to the first base (the
+     * first root), and above it is invalid */
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("dir/sub"), NULL, &err), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0].path, "root:repo/dir/sub/deep.txt");
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("."), NULL, &err), 0);
+    assert_true(l.count > 0);
+    assert_non_null(strstr(l.items[0].path, "root:repo/"));
+    pathgate_fs_list_dispose(&l);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("../ro"), NULL, &err), PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_ls(&l, f->r, PG_S("nope"), NULL, &err), PATHGATE_ENOTFOUND);
+    assert_string_equal(err.message, "Directory 'root:repo/nope' not found");
     assert_int_equal(pathgate_fs_ls(&l, NULL, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
     assert_int_equal(pathgate_fs_ls(NULL, f->r, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
     /* nothing minted, nothing held */
@@ -204,6 +215,7 @@ static void test_read_windows(void **state)
     assert_false(rr.has_next);
     assert_string_equal(rr.path.ptr, "root:repo/a.txt");
     assert_int_equal(strlen(rr.modified_at), 32);
+    assert_true(rr.final_newline); /* left out of content */
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/a.txt", 1, 1, &rr);
@@ -212,6 +224,7 @@ static void test_read_windows(void **state)
     assert_int_equal(rr.end_line, 2);
     assert_true(rr.has_next);
     assert_int_equal(rr.next_offset, 2);
+    assert_true(rr.final_newline);
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/a.txt", -5, 1, &rr); /* negative offset reads from 0 */
@@ -222,10 +235,36 @@ static void test_read_windows(void **state)
     assert_string_equal(rr.content.ptr, "one\ntwo\nthree");
     assert_int_equal(rr.total_lines, 3);
     pathgate_fs_read_result_dispose(&rr);
+    /* PATHGATE_FS_KEEP_CRLF: the lines' "\r\n" as the file has them (the
+     * last one's terminator still left out), as head shows them */
+    pathgate_error err;
+    pathgate_fs_options keep = PATHGATE_FS_OPTIONS_INIT;
+    keep.flags = PATHGATE_FS_KEEP_CRLF;
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/crlf.txt"), 0, 2000, &keep, &err),
+                     0);
+    assert_string_equal(rr.content.ptr, "one\r\ntwo\r\nthree");
+    assert_int_equal(rr.total_lines, 3);
+    assert_true(rr.final_newline); /* "\r\n" left out, and said */
+    pathgate_fs_read_result_dispose(&rr);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/crlf.txt"), 1, 1, &keep, &err), 0);
+    assert_string_equal(rr.content.ptr, "two");
+    pathgate_fs_read_result_dispose(&rr);
+    assert_int_equal(pathgate_fs_read(&rr, f->r, PG_S("root:repo/a.txt"), 0, 2, &keep, &err), 0);
+    assert_string_equal(rr.content.ptr, "alpha\nbeta"); /* an LF file is the same */
+    pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/nofinal.txt", 1, 10, &rr);
     assert_string_equal(rr.content.ptr, "y");
     assert_int_equal(rr.total_lines, 2);
+    assert_false(rr.final_newline);
+    pathgate_fs_read_result_dispose(&rr);
+    read_ok(f, "root:repo/nofinal.txt", 0, 1, &rr);
+    assert_string_equal(rr.content.ptr, "x");
+    assert_true(rr.final_newline);
+    pathgate_fs_read_result_dispose(&rr);
+    read_ok(f, "root:repo/crlf.txt", 1, 1, &rr); /* CRLF is one line break */
+    assert_string_equal(rr.content.ptr, "two");
+    assert_true(rr.final_newline);
     pathgate_fs_read_result_dispose(&rr);
 
     read_ok(f, "root:repo/big.txt", 0, 2000, &rr);
@@ -542,8 +581,8 @@ static void test_write_fault_leaves_original(void **state)
         assert_int_equal(len, 17);
         assert_memory_equal(c, "one\r\ntwo\r\nthree\r\n", 17);
         free(c);
-        assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/crlf.txt"), PG_S("two"),
-                                          PG_S("2"), 0, o, &err),
+        assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/crlf.txt"),
+                                          PG_EDIT(PG_S("two"), PG_S("2"), 0), o, &err),
                          PATHGATE_EIO);
         c = fx_get(f->repo, "crlf.txt", &len);
         assert_memory_equal(c, "one\r\ntwo\r\nthree\r\n", 17);
@@ -581,60 +620,73 @@ static void test_edit(void **state)
     pathgate_error err;
     pathgate_buf path = PATHGATE_BUF_INIT;
     size_t n = 0;
-    assert_int_equal(pathgate_fs_edit(&path, &n, f->r, PG_S("root:repo/a.txt"), PG_S("beta"),
-                                      PG_S("BETA"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(&path, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("beta"), PG_S("BETA"), 0), NULL, &err),
                      0);
     pg_assert_buf(&path, "root:repo/a.txt");
     assert_int_equal(n, 1);
     char *c = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(c, "alpha\nBETA\ngamma\n");
     free(c);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"),
-                                      0, NULL, &err),
-                     PATHGATE_EEDIT);
-    assert_string_equal(
-        err.message,
-        "String 'a' appears 4 times in file. Use replace_all=True to replace all instances, "
-        "or provide a more specific string with surrounding context.");
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("a"), PG_S("4"), 0), NULL, &err),
+                     PATHGATE_EAMBIGUOUS);
+    assert_string_equal(err.message, "String 'a' appears 4 times in file.");
+    assert_string_equal(pathgate_errname(PATHGATE_EAMBIGUOUS), "edit_ambiguous");
     assert_int_equal(n, 0);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("a"), PG_S("4"),
-                                      1, NULL, &err),
+    /* a dry run counts and checks, and writes nothing (not even on a
+     * read-only base) */
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("a"), PG_S("4"), 1), PG_DRY_RUN, &err),
+                     0);
+    assert_int_equal(n, 4);
+    c = fx_get(f->repo, "a.txt", NULL);
+    assert_string_equal(c, "alpha\nBETA\ngamma\n");
+    free(c);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:ro/f.txt"),
+                                      PG_EDIT(PG_S("read"), PG_S("b"), 0), PG_DRY_RUN, &err),
+                     0);
+    assert_int_equal(n, 1);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), NULL, NULL, &err),
+                     PATHGATE_EINVAL);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("a"), PG_S("4"), 1), NULL, &err),
                      0);
     assert_int_equal(n, 4);
     c = fx_get(f->repo, "a.txt", NULL);
     assert_string_equal(c, "4lph4\nBETA\ng4mm4\n");
     free(c);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), PG_S("zeta"),
-                                      PG_S("x"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT(PG_S("zeta"), PG_S("x"), 0), NULL, &err),
                      PATHGATE_EEDIT);
     assert_string_equal(err.message, "String not found in file: 'zeta'");
-    assert_int_equal(
-        pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"), "", 0, PG_S("x"), 0, NULL, &err),
-        PATHGATE_EEDIT);
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/a.txt"),
+                                      PG_EDIT("", 0, PG_S("x"), 0), NULL, &err),
+                     PATHGATE_EEDIT);
     assert_string_equal(err.message, "old_string must not be empty");
     /* CRLF: what read showed ("\n") edits and keeps CRLF */
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"),
-                                      PG_S("1\n2\n2b"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/crlf.txt"),
+                                      PG_EDIT(PG_S("one\ntwo"), PG_S("1\n2\n2b"), 0), NULL, &err),
                      0);
     c = fx_get(f->repo, "crlf.txt", NULL);
     assert_string_equal(c, "1\r\n2\r\n2b\r\nthree\r\n");
     free(c);
     /* errors of the operand */
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/missing"), PG_S("a"),
-                                      PG_S("b"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/missing"),
+                                      PG_EDIT(PG_S("a"), PG_S("b"), 0), NULL, &err),
                      PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "File 'root:repo/missing' not found");
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/dir"), PG_S("a"), PG_S("b"),
-                                      0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/dir"),
+                                      PG_EDIT(PG_S("a"), PG_S("b"), 0), NULL, &err),
                      PATHGATE_EISDIR);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/fifo"), PG_S("a"), PG_S("b"),
-                                      0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/fifo"),
+                                      PG_EDIT(PG_S("a"), PG_S("b"), 0), NULL, &err),
                      PATHGATE_ENOTREG);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/link_out"), PG_S("S"),
-                                      PG_S("b"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/link_out"),
+                                      PG_EDIT(PG_S("S"), PG_S("b"), 0), NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:ro/f.txt"), PG_S("read"),
-                                      PG_S("b"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:ro/f.txt"),
+                                      PG_EDIT(PG_S("read"), PG_S("b"), 0), NULL, &err),
                      PATHGATE_EACCES);
     c = fx_get(f->outside, "secret.txt", NULL);
     assert_string_equal(c, "SECRET needle\n");
@@ -737,6 +789,36 @@ static void test_upload_download(void **state)
     pathgate_fs_blobs_dispose(&b);
 }
 
+/* read_bytes: a whole file as it is, refused as read refuses */
+static void test_read_bytes(void **state)
+{
+    fx *f = *state;
+    pathgate_error err;
+    pathgate_buf b = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/bin.dat"), NULL, &err), 0);
+    assert_int_equal(b.len, 3); /* not UTF-8 and holding NUL: the bytes, no base64 */
+    assert_memory_equal(b.ptr, "\0\1\xff", 3);
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/crlf.txt"), NULL, &err), 0);
+    assert_string_equal(b.ptr, "one\r\ntwo\r\nthree\r\n"); /* terminators kept */
+    pathgate_fs_options small = PATHGATE_FS_OPTIONS_INIT;
+    small.max_file_size = 4;
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/a.txt"), &small, &err),
+                     PATHGATE_ETOOLARGE);
+    assert_null(b.ptr);
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/missing"), NULL, &err),
+                     PATHGATE_ENOTFOUND);
+    assert_string_equal(err.message, "File 'root:repo/missing' not found");
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/dir"), NULL, &err),
+                     PATHGATE_EISDIR);
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/fifo"), NULL, &err),
+                     PATHGATE_ENOTREG);
+    assert_int_equal(pathgate_fs_read_bytes(&b, f->r, PG_S("root:repo/link_out"), NULL, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_read_bytes(NULL, f->r, PG_S("root:repo/a.txt"), NULL, &err),
+                     PATHGATE_EINVAL);
+    pathgate_buf_dispose(&b);
+}
+
 /* ---------------------------------------------- failing allocations */
 
 typedef struct alloc_case {
@@ -795,8 +877,8 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
         break;
     case 3:
         FX_PUT(c->f->repo, "crlf.txt", "one\r\ntwo\r\nthree\r\n"); /* fresh each run */
-        rc = pathgate_fs_edit(&path, NULL, r, PG_S("root:repo/crlf.txt"), PG_S("one\ntwo"),
-                              PG_S("1\n2"), 0, NULL, &err);
+        rc = pathgate_fs_edit(&path, NULL, r, PG_S("root:repo/crlf.txt"),
+                              PG_EDIT(PG_S("one\ntwo"), PG_S("1\n2"), 0), NULL, &err);
         break;
     case 4: {
         /* a tree to delete, made fresh each run */
@@ -868,6 +950,7 @@ int main(void)
         FX_TESTS(test_edit),
         FX_TESTS(test_delete),
         FX_TESTS(test_upload_download),
+        FX_TESTS(test_read_bytes),
         FX_TESTS(test_failing_allocations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,8 +93,8 @@ static void test_swapped_parents_never_lead_out(void **state)
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d/f.txt"), content, (size_t)n, NULL, &err);
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d/new.txt"), content, (size_t)n, NULL, &err);
         pathgate_fs_write(NULL, f->r, PG_S("root:repo/d2/f.txt"), content, (size_t)n, NULL, &err);
-        pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/d/f.txt"), PG_S("inside"),
-                         PG_S("inside"), 0, NULL, &err);
+        pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/d/f.txt"),
+                         PG_EDIT(PG_S("inside"), PG_S("inside"), 0), NULL, &err);
         const pathgate_fs_item up[] = {{PG_S("root:repo/d/up.txt"), "up", 2}};
         int code;
         pathgate_fs_upload(&code, f->r, up, 1, NULL, &err);
@@ -107,8 +107,7 @@ static void test_swapped_parents_never_lead_out(void **state)
         pathgate_fs_blobs_dispose(&b);
         if (i % 5 == 0) {
             pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-            if (pathgate_fs_grep(&m, f->r, PG_S("OUTSIDE"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT,
-                                 NULL, &err) == 0)
+            if (pathgate_fs_grep(&m, f->r, PG_S("OUTSIDE"), NULL, 0, NULL, &err) == 0)
                 assert_int_equal(m.count, 0);
             pathgate_fs_matches_dispose(&m);
             pathgate_fs_list l = PATHGATE_FS_LIST_INIT;

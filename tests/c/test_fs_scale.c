@@ -17,20 +17,20 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-static pathgate_fs_options opts_threads(unsigned int threads, unsigned int flags)
+static pathgate_fs_search_options opts_threads(unsigned int threads, unsigned int flags)
 {
-    pathgate_fs_options o = PATHGATE_FS_OPTIONS_INIT;
+    pathgate_fs_search_options o = PATHGATE_FS_SEARCH_OPTIONS_INIT;
     o.threads = threads;
     o.flags = flags;
     return o;
 }
 
 static int grep_with(fx *f, pathgate_fs_matches *m, const char *pattern, const char *addr,
-                     const char *glob, size_t max, const pathgate_fs_options *o,
+                     const char *glob, size_t max, const pathgate_fs_search_options *o,
                      pathgate_error *err)
 {
-    return pathgate_fs_grep(m, f->r, PG_S(pattern), addr, addr ? strlen(addr) : 0, glob,
-                            glob ? strlen(glob) : 0, max, o, err);
+    return pathgate_fs_grep(m, f->r, PG_S(pattern), addr, addr ? strlen(addr) : 0,
+                            PG_SEARCH(o, glob, glob ? strlen(glob) : 0, max), err);
 }
 
 /* Peak and current resident set in KiB (from /proc/self/status). */
@@ -106,8 +106,8 @@ static void test_sparse_8g_bounded(void **state)
     assert_int_equal(blobs.items[1].code, 0);
     pathgate_fs_blobs_dispose(&blobs);
     /* edit reads the whole file too */
-    assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/huge.txt"), PG_S("first"),
-                                      PG_S("1st"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, NULL, f->r, PG_S("root:repo/huge.txt"),
+                                      PG_EDIT(PG_S("first"), PG_S("1st"), 0), NULL, &err),
                      PATHGATE_ETOOLARGE);
     assert_string_equal(err.message,
                         "File 'root:repo/huge.txt' is larger than the 67108864-byte size cap");
@@ -138,8 +138,8 @@ static void test_sparse_8g_bounded(void **state)
     pathgate_fs_matches_dispose(&m);
     /* with the cap raised, the text head is searched and the NULs after it
      * make the file binary: nothing from it, in bounded memory */
-    pathgate_fs_options big = PATHGATE_FS_OPTIONS_INIT;
-    big.grep_max_file_size = (uint64_t)16 << 30;
+    pathgate_fs_search_options big = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    big.max_file_size = (uint64_t)16 << 30;
     big.threads = 1;
     assert_int_equal(
         grep_with(f, &m, "needle", "root:repo/huge.txt", NULL, PATHGATE_FS_NO_LIMIT, &big, &err),
@@ -210,11 +210,11 @@ static void *deep_worker(void *p)
 {
     deep_arg *a = p;
     for (int i = 0; i < a->rounds; i++) {
-        pathgate_fs_options o = opts_threads(2, 0);
+        pathgate_fs_search_options o = opts_threads(2, 0);
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
         pathgate_error err;
-        int rc = pathgate_fs_grep(&m, a->f->r, PG_S("deepneedle"), PG_S("root:repo/deep"), NULL, 0,
-                                  PATHGATE_FS_NO_LIMIT, &o, &err);
+        int rc = pathgate_fs_grep(&m, a->f->r, PG_S("deepneedle"), PG_S("root:repo/deep"),
+                                  PG_SEARCH(&o, NULL, 0, PATHGATE_FS_NO_LIMIT), &err);
         /* every match, or the result says what was not read */
         if (rc != 0 || (m.count != 2 && !m.incomplete) || m.truncated)
             a->bad++;
@@ -245,7 +245,7 @@ static void test_deep_tree_low_fd_limit(void **state)
     /* one call alone: both matches, far fewer descriptors than levels */
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
-    pathgate_fs_options one = opts_threads(1, 0);
+    pathgate_fs_search_options one = opts_threads(1, 0);
     int rc =
         grep_with(f, &m, "deepneedle", "root:repo/deep", NULL, PATHGATE_FS_NO_LIMIT, &one, &err);
     assert_int_equal(rc, 0);
@@ -269,7 +269,7 @@ static void test_deep_tree_low_fd_limit(void **state)
     assert_int_equal(bad, 0);
     /* the glob of the bottom file, in parallel */
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
-    pathgate_fs_options par = opts_threads(4, 0);
+    pathgate_fs_search_options par = opts_threads(4, 0);
     assert_int_equal(
         pathgate_fs_glob(&l, f->r, PG_S("**/bottom.txt"), PG_S("root:repo/deep"), &par, &err), 0);
     assert_int_equal(l.count, 1);
@@ -308,11 +308,11 @@ static void test_unreadable_dirs_counted(void **state)
             _exit(2);
         int code = 0;
         for (unsigned int threads = 1; threads <= 4; threads += 3) {
-            pathgate_fs_options o = opts_threads(threads, 0);
+            pathgate_fs_search_options o = opts_threads(threads, 0);
             pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
             pathgate_error err;
-            if (pathgate_fs_grep(&m, f->r, PG_S("needle"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT,
-                                 &o, &err) != 0 ||
+            if (pathgate_fs_grep(&m, f->r, PG_S("needle"), NULL, 0,
+                                 PG_SEARCH(&o, NULL, 0, PATHGATE_FS_NO_LIMIT), &err) != 0 ||
                 m.unreadable_dirs != 1 || !m.incomplete || m.count != 4)
                 code = 3;
             pathgate_fs_matches_dispose(&m);
@@ -453,7 +453,7 @@ static void test_parallel_equals_sequential(void **state)
     fx *f = *state;
     make_tree(f, 7);
     pathgate_error err;
-    pathgate_fs_options one = opts_threads(1, 0);
+    pathgate_fs_search_options one = opts_threads(1, 0);
     static const unsigned int thread_counts[] = {2, 3, 8};
     static const size_t caps[] = {0, 1, 2, 7, 50, PATHGATE_FS_NO_LIMIT};
     pathgate_fs_matches all = PATHGATE_FS_MATCHES_INIT;
@@ -463,7 +463,7 @@ static void test_parallel_equals_sequential(void **state)
     for (size_t i = 0; i < all.count; i++)
         assert_null(strstr(all.items[i].text, "SECRET"));
     for (size_t t = 0; t < 3; t++) {
-        pathgate_fs_options par = opts_threads(thread_counts[t], 0);
+        pathgate_fs_search_options par = opts_threads(thread_counts[t], 0);
         for (size_t c = 0; c < 6; c++) {
             pathgate_fs_matches a = PATHGATE_FS_MATCHES_INIT, b = PATHGATE_FS_MATCHES_INIT;
             assert_int_equal(grep_with(f, &a, "Needle", "root:repo/gen", NULL, caps[c], &one, &err),
@@ -480,8 +480,8 @@ static void test_parallel_equals_sequential(void **state)
         }
         /* with a glob, and a regex */
         pathgate_fs_matches a = PATHGATE_FS_MATCHES_INIT, b = PATHGATE_FS_MATCHES_INIT;
-        pathgate_fs_options rone = opts_threads(1, PATHGATE_FS_REGEX);
-        pathgate_fs_options rpar = opts_threads(thread_counts[t], PATHGATE_FS_REGEX);
+        pathgate_fs_search_options rone = opts_threads(1, PATHGATE_FS_SEARCH_REGEX);
+        pathgate_fs_search_options rpar = opts_threads(thread_counts[t], PATHGATE_FS_SEARCH_REGEX);
         assert_int_equal(grep_with(f, &a, "^hit N[a-z]+ [0-3]$", "root:repo/gen", "*.py",
                                    PATHGATE_FS_NO_LIMIT, &rone, &err),
                          0);
@@ -561,11 +561,11 @@ static void test_swap_to_outward_symlink(void **state)
     assert_int_equal(pthread_create(&th, NULL, swapper, &sa), 0);
     int leaks = 0, walks = 0;
     for (int i = 0; i < 150; i++) {
-        pathgate_fs_options o = opts_threads(i % 2 ? 4 : 1, 0);
+        pathgate_fs_search_options o = opts_threads(i % 2 ? 4 : 1, 0);
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
         pathgate_error err;
-        if (pathgate_fs_grep(&m, f->r, PG_S("needle"), NULL, 0, NULL, 0, PATHGATE_FS_NO_LIMIT, &o,
-                             &err) == 0) {
+        if (pathgate_fs_grep(&m, f->r, PG_S("needle"), NULL, 0,
+                             PG_SEARCH(&o, NULL, 0, PATHGATE_FS_NO_LIMIT), &err) == 0) {
             walks++;
             for (size_t k = 0; k < m.count; k++)
                 leaks += strstr(m.items[k].text, "OUTSIDE") != NULL;
@@ -588,7 +588,7 @@ static void test_regex(void **state)
 {
     fx *f = *state;
     pathgate_error err;
-    pathgate_fs_options re = opts_threads(0, PATHGATE_FS_REGEX);
+    pathgate_fs_search_options re = opts_threads(0, PATHGATE_FS_SEARCH_REGEX);
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     assert_int_equal(grep_with(f, &m, "^line 99[0-9]$", "root:repo/big.txt", NULL,
                                PATHGATE_FS_NO_LIMIT, &re, &err),
@@ -627,7 +627,7 @@ static void test_regex(void **state)
                                      "'root:repo/redos.txt' (simplify the pattern)");
     assert_int_equal(m.count, 0);
     /* case-insensitive, literal and regex */
-    pathgate_fs_options ci = opts_threads(0, PATHGATE_FS_IGNORE_CASE);
+    pathgate_fs_search_options ci = opts_threads(0, PATHGATE_FS_SEARCH_IGNORE_CASE);
     assert_int_equal(
         grep_with(f, &m, "NEEDLE", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci, &err), 0);
     assert_int_equal(m.count, 2);
@@ -636,7 +636,8 @@ static void test_regex(void **state)
         grep_with(f, &m, "a.c", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &ci, &err), 0);
     assert_int_equal(m.count, 0); /* a literal: '.' is a dot */
     pathgate_fs_matches_dispose(&m);
-    pathgate_fs_options reci = opts_threads(0, PATHGATE_FS_REGEX | PATHGATE_FS_IGNORE_CASE);
+    pathgate_fs_search_options reci =
+        opts_threads(0, PATHGATE_FS_SEARCH_REGEX | PATHGATE_FS_SEARCH_IGNORE_CASE);
     assert_int_equal(
         grep_with(f, &m, "^D\\w+ N", "root:repo/dir", NULL, PATHGATE_FS_NO_LIMIT, &reci, &err), 0);
     assert_int_equal(m.count, 1);
@@ -692,12 +693,12 @@ static void test_streaming(void **state)
         fx_put(f->repo, rel, body, (size_t)k);
     }
     for (unsigned int threads = 1; threads <= 4; threads += 3) {
-        pathgate_fs_options o = opts_threads(threads, 0);
+        pathgate_fs_search_options o = opts_threads(threads, 0);
         collect c = {0, 0, 0, ""};
         pathgate_fs_matches sum = PATHGATE_FS_MATCHES_INIT;
         assert_int_equal(pathgate_fs_grep_each(&sum, f->r, PG_S("item"), PG_S("root:repo/stream"),
-                                               NULL, 0, PATHGATE_FS_NO_LIMIT, on_matches, &c, &o,
-                                               &err),
+                                               on_matches, &c,
+                                               PG_SEARCH(&o, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
                          0);
         assert_int_equal(c.items, 1200);
         assert_true(c.calls > 1); /* in batches, as found */
@@ -708,8 +709,8 @@ static void test_streaming(void **state)
         /* the consumer stops early: the walk ends there */
         collect s = {0, 0, 300, ""};
         assert_int_equal(pathgate_fs_grep_each(&sum, f->r, PG_S("item"), PG_S("root:repo/stream"),
-                                               NULL, 0, PATHGATE_FS_NO_LIMIT, on_matches, &s, &o,
-                                               &err),
+                                               on_matches, &s,
+                                               PG_SEARCH(&o, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
                          0);
         assert_true(s.items >= 300 && s.items < 1200);
         assert_true(sum.files_scanned < 60);
@@ -717,7 +718,7 @@ static void test_streaming(void **state)
         /* max_count through the stream */
         collect mc = {0, 0, 0, ""};
         assert_int_equal(pathgate_fs_grep_each(&sum, f->r, PG_S("item"), PG_S("root:repo/stream"),
-                                               NULL, 0, 777, on_matches, &mc, &o, &err),
+                                               on_matches, &mc, PG_SEARCH(&o, NULL, 0, 777), &err),
                          0);
         assert_int_equal(mc.items, 777);
         assert_true(sum.truncated);
@@ -746,9 +747,9 @@ static void test_iterators(void **state)
     pathgate_error err;
     /* every match of big.txt, one at a time, in order */
     pathgate_fs_iter *it = NULL;
-    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("line"), PG_S("root:repo/big.txt"),
-                                               NULL, 0, PATHGATE_FS_NO_LIMIT, NULL, &err),
-                     0);
+    assert_int_equal(
+        pathgate_fs_grep_iter_new(&it, f->r, PG_S("line"), PG_S("root:repo/big.txt"), NULL, &err),
+        0);
     const pathgate_fs_match *m;
     uint64_t n = 0;
     int rc;
@@ -761,22 +762,20 @@ static void test_iterators(void **state)
     assert_false(pathgate_fs_iter_grep_summary(it)->truncated);
     pathgate_fs_iter_free(it);
     /* stopped after three: the walk ends, nothing leaks */
-    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("e"), NULL, 0, NULL, 0,
-                                               PATHGATE_FS_NO_LIMIT, NULL, &err),
-                     0);
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("e"), NULL, 0, NULL, &err), 0);
     for (int i = 0; i < 3; i++)
         assert_int_equal(pathgate_fs_iter_next_match(&m, it, &err), 1);
     pathgate_fs_iter_free(it);
     /* an invalid pattern: the error comes with the first next */
-    pathgate_fs_options re = opts_threads(0, PATHGATE_FS_REGEX);
-    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("("), NULL, 0, NULL, 0,
-                                               PATHGATE_FS_NO_LIMIT, &re, &err),
+    pathgate_fs_search_options re = opts_threads(0, PATHGATE_FS_SEARCH_REGEX);
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("("), NULL, 0,
+                                               PG_SEARCH(&re, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
                      0);
     assert_int_equal(pathgate_fs_iter_next_match(&m, it, &err), PATHGATE_EINVAL);
     assert_non_null(strstr(err.message, "invalid regular expression"));
     pathgate_fs_iter_free(it);
     /* glob, with metadata */
-    pathgate_fs_options meta = opts_threads(2, PATHGATE_FS_METADATA);
+    pathgate_fs_search_options meta = opts_threads(2, PATHGATE_FS_SEARCH_METADATA);
     assert_int_equal(
         pathgate_fs_glob_iter_new(&it, f->r, PG_S("*.txt"), PG_S("root:repo/dir"), &meta, &err), 0);
     const pathgate_fs_info *info;

@@ -9,8 +9,8 @@ static void grep_ok(fx *f, pathgate_fs_matches *m, const char *pattern, const ch
                     const char *glob, size_t max)
 {
     pathgate_error err;
-    int rc = pathgate_fs_grep(m, f->r, PG_S(pattern), addr, addr ? strlen(addr) : 0, glob,
-                              glob ? strlen(glob) : 0, max, NULL, &err);
+    int rc = pathgate_fs_grep(m, f->r, PG_S(pattern), addr, addr ? strlen(addr) : 0,
+                              PG_SEARCH(NULL, glob, glob ? strlen(glob) : 0, max), &err);
     if (rc != 0)
         fail_msg("grep %s: %s", pattern, err.message);
 }
@@ -243,29 +243,43 @@ static void test_grep_errors(void **state)
     fx *f = *state;
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("a\nb"), NULL, 0, NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("a\nb"), NULL, 0, NULL, &err),
                      PATHGATE_EINVAL);
     assert_string_equal(err.message, "grep pattern must not contain a line break");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/nope"), NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/nope"), NULL, &err),
                      PATHGATE_ENOTFOUND);
     assert_string_equal(err.message, "Directory 'root:repo/nope' not found");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out_dir"), NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(
+        pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out_dir"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out"), NULL, &err),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out"), NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
-                     PATHGATE_EINVALIDPATH);
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/fifo"), NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/fifo"), NULL, &err),
                      PATHGATE_ENOTREG);
     assert_string_equal(err.message, "'root:repo/fifo' is not a regular file");
-    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0,
-                                      PG_S("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"),
-                                      PATHGATE_FS_NO_LIMIT, NULL, &err),
-                     PATHGATE_EINVAL);
+    assert_int_equal(
+        pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0,
+                         PG_SEARCH(NULL, PG_S("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"),
+                                   PATHGATE_FS_NO_LIMIT),
+                         &err),
+        PATHGATE_EINVAL);
     assert_null(m.items);
+    /* options of a version this library does not know are refused, not
+     * misread: the search options', and the fs options' inside them */
+    pathgate_fs_search_options old = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    old.version = PATHGATE_FS_SEARCH_OPTIONS_VERSION + 1;
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0, &old, &err), PATHGATE_EINVAL);
+    assert_string_equal(err.message, "unsupported options version");
+    pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
+    assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*"), NULL, 0, &old, &err), PATHGATE_EINVAL);
+    pathgate_fs_iter *it = NULL;
+    assert_int_equal(pathgate_fs_grep_iter_new(&it, f->r, PG_S("x"), NULL, 0, &old, &err),
+                     PATHGATE_EINVAL);
+    assert_null(it);
+    old.version = PATHGATE_FS_SEARCH_OPTIONS_VERSION;
+    old.fs.version = 2; /* the layout before grep's options moved out */
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0, &old, &err), PATHGATE_EINVAL);
+    assert_string_equal(err.message, "unsupported options version");
 }
 
 static void test_glob(void **state)
@@ -295,8 +309,8 @@ static void test_glob(void **state)
     assert_int_equal(l.items[0].size, 0);
     assert_string_equal(l.items[0].modified_at, "");
     pathgate_fs_list_dispose(&l);
-    pathgate_fs_options meta = PATHGATE_FS_OPTIONS_INIT;
-    meta.flags = PATHGATE_FS_METADATA;
+    pathgate_fs_search_options meta = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    meta.flags = PATHGATE_FS_SEARCH_METADATA;
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("*.txt"), NULL, 0, &meta, &err), 0);
     assert_int_equal(l.count, 10);
     assert_true(l.items[0].has_metadata);
@@ -333,10 +347,10 @@ static void test_glob(void **state)
     assert_int_equal(l.count, 1);
     assert_string_equal(l.items[0].path, "root:repo/.dotfile");
     pathgate_fs_list_dispose(&l);
-    /* PATHGATE_FS_GLOB_BASENAME (deepagents' rules): a bare pattern also
+    /* PATHGATE_FS_SEARCH_BASENAME (deepagents' rules): a bare pattern also
      * finds files under dot-directories; a leading '/' anchors */
-    pathgate_fs_options base_opts = PATHGATE_FS_OPTIONS_INIT;
-    base_opts.flags = PATHGATE_FS_GLOB_BASENAME;
+    pathgate_fs_search_options base_opts = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    base_opts.flags = PATHGATE_FS_SEARCH_BASENAME;
     assert_int_equal(pathgate_fs_glob(&l, f->r, PG_S("secret.txt"), NULL, 0, NULL, &err), 0);
     assert_int_equal(l.count, 0); /* without the flag: ** never enters .hidden */
     pathgate_fs_list_dispose(&l);
@@ -428,18 +442,14 @@ static void test_session_default_root(void **state)
     pathgate_buf msg = PATHGATE_BUF_INIT;
     assert_int_equal(pathgate_session_push(&msg, s, PG_S("dir"), NULL), 0);
     pathgate_buf_dispose(&msg);
-    pathgate_fs_options o = PATHGATE_FS_OPTIONS_INIT;
-    o.session = s;
+    pathgate_fs_search_options o = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    o.fs.session = s;
     pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
     pathgate_error err;
-    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), NULL, 0, NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, &o, &err),
-                     0);
+    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), NULL, 0, &o, &err), 0);
     assert_int_equal(m.count, 2); /* only below the cwd */
     pathgate_fs_matches_dispose(&m);
-    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), PG_S("sub"), NULL, 0,
-                                      PATHGATE_FS_NO_LIMIT, &o, &err),
-                     0);
+    assert_int_equal(pathgate_fs_grep(&m, NULL, PG_S("needle"), PG_S("sub"), &o, &err), 0);
     assert_int_equal(m.count, 1);
     pathgate_fs_matches_dispose(&m);
     pathgate_fs_list l = PATHGATE_FS_LIST_INIT;
@@ -504,8 +514,8 @@ static int search_body(const pathgate_allocator *alloc, void *arg)
         return rc;
     if (c->op == 0) {
         pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
-        rc = pathgate_fs_grep(&m, r, PG_S("e"), NULL, 0, PG_S("**/*.{txt,py}"),
-                              PATHGATE_FS_NO_LIMIT, NULL, NULL);
+        rc = pathgate_fs_grep(&m, r, PG_S("e"), NULL, 0,
+                              PG_SEARCH(NULL, PG_S("**/*.{txt,py}"), PATHGATE_FS_NO_LIMIT), NULL);
         if (rc == 0)
             assert_true(m.count > 10);
         pathgate_fs_matches_dispose(&m);

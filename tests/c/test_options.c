@@ -39,7 +39,22 @@ static void test_fs_options_init(void **state)
 {
     (void)state;
     CHECK_INIT(pathgate_fs_options, pathgate_fs_options_init, PATHGATE_FS_OPTIONS_INIT,
-               PATHGATE_FS_OPTIONS_VERSION, SAME(version) SAME(session) SAME(flags));
+               PATHGATE_FS_OPTIONS_VERSION,
+               SAME(version) SAME(session) SAME(flags) SAME(max_file_size));
+}
+
+static void test_fs_search_options_init(void **state)
+{
+    (void)state;
+    CHECK_INIT(pathgate_fs_search_options, pathgate_fs_search_options_init,
+               PATHGATE_FS_SEARCH_OPTIONS_INIT, PATHGATE_FS_SEARCH_OPTIONS_VERSION,
+               SAME(version) SAME(fs.version) SAME(fs.session) SAME(fs.flags) SAME(fs.max_file_size)
+                   SAME(flags) SAME(glob) SAME(glob_len) SAME(max_count) SAME(threads)
+                       SAME(max_file_size));
+    pathgate_fs_search_options o;
+    assert_int_equal(pathgate_fs_search_options_init(&o, PATHGATE_FS_SEARCH_OPTIONS_VERSION), 0);
+    assert_true(o.max_count == PATHGATE_FS_NO_LIMIT); /* every match */
+    assert_int_equal(o.fs.version, PATHGATE_FS_OPTIONS_VERSION);
 }
 
 static void test_exec_options_init(void **state)
@@ -54,9 +69,8 @@ static void test_exec_options_init(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resolver_options_init),
-        cmocka_unit_test(test_resolve_options_init),
-        cmocka_unit_test(test_fs_options_init),
+        cmocka_unit_test(test_resolver_options_init), cmocka_unit_test(test_resolve_options_init),
+        cmocka_unit_test(test_fs_options_init),       cmocka_unit_test(test_fs_search_options_init),
         cmocka_unit_test(test_exec_options_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

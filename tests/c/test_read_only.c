@@ -133,9 +133,9 @@ static void test_nested_read_only_base_is_unwritable_by_every_address(void **sta
         assert_int_equal(write_(f->r, routes[i], "pwned\n"), PATHGATE_EACCES);
         pathgate_error err;
         size_t n = 0;
-        assert_int_equal(
-            pathgate_fs_edit(NULL, &n, f->r, PG_S(routes[i]), PG_S("e"), PG_S("E"), 1, NULL, &err),
-            PATHGATE_EACCES);
+        assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S(routes[i]),
+                                          PG_EDIT(PG_S("e"), PG_S("E"), 1), NULL, &err),
+                         PATHGATE_EACCES);
         assert_non_null(strstr(err.message, "Permission denied"));
         assert_null(strstr(err.message, f->tmp));
         assert_int_equal(delete_(f->r, routes[i]), PATHGATE_EACCES);
@@ -273,8 +273,8 @@ static void test_write_never_carries_setuid_bits(void **state)
     assert_int_equal(chmod(p, 06755), 0);
     pathgate_error err;
     size_t n = 0;
-    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/tool"), PG_S("new"),
-                                      PG_S("old"), 0, NULL, &err),
+    assert_int_equal(pathgate_fs_edit(NULL, &n, f->r, PG_S("root:repo/tool"),
+                                      PG_EDIT(PG_S("new"), PG_S("old"), 0), NULL, &err),
                      0);
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0755);

@@ -227,6 +227,7 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
         assert_null(res.ref);
         assert_null(res.relative_path);
         assert_null(res.root_category);
+        assert_null(res.mod_name);
         assert_string_equal(res.error_message, e->reason == PATHGATE_REASON_CAPACITY
                                                    ? PATHGATE_MSG_CAPACITY
                                                    : PATHGATE_MSG_INVALID);
@@ -253,6 +254,14 @@ static void check(const fixture *f, pathgate_resolver *r, const char *text, size
         assert_string_equal(res.root_category, e->category);
     else
         assert_null(res.root_category);
+    if (strncmp(e->address, "mod:", 4) == 0) { /* a mod: address names its mod */
+        size_t n = strcspn(e->address + 4, "/");
+        assert_non_null(res.mod_name);
+        assert_int_equal(strlen(res.mod_name), n);
+        assert_memory_equal(res.mod_name, e->address + 4, n);
+    } else {
+        assert_null(res.mod_name);
+    }
     assert_string_equal(res.relative_path, e->rel);
     if (res.exists != e->exists) {
         print_error("%s:%d: \"%.*s\": expected exists=%d\n", file, line, (int)len, text, e->exists);
@@ -397,7 +406,10 @@ static void test_existence_and_containment(void **state)
     CHECK(f, "root:repo/proc_root/etc/passwd", NULL, BAD(ESCAPES_ROOT));
     CHECK(f, "root:repo/dangling_out", NULL, BAD(ESCAPES_ROOT));
     CHECK(f, "root:repo/dangling_via_missing", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/loop", NULL, BAD(NOT_FOUND));
+    /* a link loop: nothing to find, but no escape: the name itself can
+     * be acted on (removed, renamed, read as a link) */
+    CHECK_RE(f, "root:repo/loop", 1, NULL, BAD(NOT_FOUND));
+    CHECK_RE(f, "root:repo/loop", 0, NULL, OK_("root:repo/loop", "repo", "loop", 0));
     /* a dangling link that stays inside: missing, not invalid */
     CHECK_RE(f, "root:repo/dangling_in", 1, NULL, BAD(NOT_FOUND));
     CHECK_RE(f, "root:repo/dangling_in", 0, NULL,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import threading
 import time
 
 import pytest
@@ -166,11 +167,91 @@ def test_read_matches_filesystem_backend(tree, monkeypatch):
 def test_edit_matches_filesystem_backend(tree):
     b, repo = tree["backend"], tree["repo"]
     (repo / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
+    # CRLF in the strings reads as "\n" (as read shows the file) ...
     assert b.edit("/crlf.txt", "one\r\ntwo", "1\r\n2").occurrences == 1
-    assert (repo / "crlf.txt").read_bytes() == b"1\n2\n"
+    # ... and, unlike FilesystemBackend (which rewrites the file with LF),
+    # the file keeps its line endings (docs/deepagents.md)
+    assert (repo / "crlf.txt").read_bytes() == b"1\r\n2\r\n"
+    assert b.edit("/crlf.txt", "1\n2\n", "x\n").occurrences == 1
+    assert (repo / "crlf.txt").read_bytes() == b"x\r\n"
     (repo / "nofinal.txt").write_text("last")
     hint = b.edit("/nofinal.txt", "last\n", "x\n")
     assert hint.kind == "edit_failed" and "does not end with a newline" in hint.error
+    # deepagents' own words for a missing and an ambiguous string
+    (repo / "twice.txt").write_text("ab ab\n")
+    assert b.edit("/twice.txt", "zz", "y").error == "Error: String not found in file: 'zz'"
+    many = b.edit("/twice.txt", "ab", "y")
+    # (the core says only "appears 2 times"; the advice is this adapter's)
+    assert many.kind == "edit_ambiguous" and many.error == (
+        "Error: String 'ab' appears 2 times in file. Use replace_all=True to replace all instances, "
+        "or provide a more specific string with surrounding context.")
+    assert b.edit("/twice.txt", "ab", "y", replace_all=True).occurrences == 2
+    assert (repo / "twice.txt").read_text() == "y y\n"
+    # a byte-level edit of a file that is not UTF-8 keeps its other bytes
+    (repo / "latin1.txt").write_bytes(b"caf\xe9 old\n")
+    assert b.edit("/latin1.txt", "old", "new").occurrences == 1
+    assert (repo / "latin1.txt").read_bytes() == b"caf\xe9 new\n"
+
+
+def test_read_through_the_core_keeps_the_protocol(tree, monkeypatch):
+    """read goes through pathgate.Backend.read (the core's window) and gives
+    deepagents' FileData: the window's last line break kept, the reminder
+    for an empty file before limit is looked at, media by extension."""
+    b, repo = tree["backend"], tree["repo"]
+    (repo / "three.txt").write_text("one\ntwo\nthree")
+    assert b.read("/three.txt").file_data["content"] == "one\ntwo\nthree"
+    r = b.read("/three.txt", offset=1, limit=1)
+    assert (r.file_data["content"], r.start_line, r.end_line, r.next_offset, r.total_lines) == (
+        "two\n", 2, 2, 2, 3)
+    assert b.read("/three.txt", offset=3).error == "Line offset 3 exceeds file length (3 lines)"
+    assert b.read("/three.txt", offset=99, limit=0).no_lines_requested
+    (repo / "blank.txt").write_text("  \n")
+    assert b.read("/blank.txt", limit=0).file_data["content"].startswith("System reminder")
+    (repo / "nul.txt").write_bytes(b"a\0b\n")
+    assert b.read("/nul.txt").kind == "nul_byte"
+    # a media file by its name, whatever its bytes; without deepagents' private helpers
+    from deepagents.backends import utils as du
+    monkeypatch.setattr(du, "_get_backend_read_file_type", None, raising=False)
+    monkeypatch.setattr(du, "slice_read_response", None)
+    (repo / "pic.png").write_text("not really a png\n")
+    assert b.read("/pic.png").file_data == {"content": base64.b64encode(b"not really a png\n").decode(),
+                                            "encoding": "base64"}
+    assert b.read("/src/x.py").file_data["content"] == "x = 1\n"
+
+
+def test_media_extensions_are_deepagents_own():
+    from deepagents.backends import utils as du
+
+    from pathgate.deepagents import MEDIA_EXTENSIONS
+
+    theirs = dict(du._EXTENSION_TO_FILE_TYPE)
+    theirs.update(dict.fromkeys(du._VIDEO_EXTRA_EXTENSIONS, "video"))
+    assert MEDIA_EXTENSIONS == theirs
+
+
+def test_concurrent_edits_lose_nothing(tree):
+    """Two agents editing one file at once: every edit is kept. (An edit
+    that downloads, replaces and writes back loses the other's changes made
+    in between; the core's edit runs under the directory's edit lock and
+    commits only what it read.)"""
+    b, repo = tree["backend"], tree["repo"]
+    (repo / "count.txt").write_text("a=0\nb=0\n")
+    rounds, failures = 40, []
+
+    def editor(name: str) -> None:
+        for i in range(rounds):
+            r = b.edit("/count.txt", f"{name}={i}\n", f"{name}={i + 1}\n")
+            if r.error is not None:
+                failures.append((name, i, r.error))
+                return
+
+    threads = [threading.Thread(target=editor, args=(n,)) for n in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert (repo / "count.txt").read_text() == f"a={rounds}\nb={rounds}\n"
 
 
 def test_glob_rules_and_budget(tree, monkeypatch):

@@ -124,6 +124,7 @@ describe("Resolver", function()
       assert.matches(UUID4, res.ref:token())
       assert.are.equal("root:repo/common/traits/00_traits.txt", res.ref:session_abs())
       assert.is_nil(res.no_such_field)
+      assert.is_nil(res.mod_name)
       no_host_path(tostring(res))
       assert.truthy(tostring(res):find("root:repo/common/traits/00_traits.txt", 1, true))
     end)
@@ -162,9 +163,33 @@ describe("Resolver", function()
       local res = ok("mod:Some Mod/descriptor.mod")
       assert.are.equal("mod:Some Mod/descriptor.mod", tostring(res.ref))
       assert.is_nil(res.root_category)
+      assert.are.equal("Some Mod", res.mod_name)
       assert.are.equal("descriptor.mod", res.relative_path)
       assert.are.equal("mod:Some Mod/descriptor.mod", tostring(ok("mod:Some Mod:/descriptor.mod").ref))
       invalid("mod:Other/descriptor.mod", "unknown_mod")
+    end)
+
+    it("is a record pairs() walks, as the documentation says", function()
+      local function fields(res)
+        local out, keys = {}, {}
+        for k, v in pairs(res) do
+          out[k] = v
+          keys[#keys + 1] = k
+        end
+        return out, keys
+      end
+      local res = ok("mod:Some Mod/descriptor.mod")
+      local got, keys = fields(res)
+      assert.are.same({ "ok", "ref", "mod_name", "relative_path", "exists", "reason" }, keys)
+      assert.are.same({ ok = true, ref = res.ref, mod_name = "Some Mod",
+                        relative_path = "descriptor.mod", exists = true, reason = "ok" }, got)
+      got, keys = fields(ok("root:repo/common"))
+      assert.are.same({ "ok", "ref", "root_category", "relative_path", "exists", "reason" }, keys)
+      assert.are.equal("repo", got.root_category)
+      got = fields(r:resolve("root:repo/../../etc"))
+      assert.are.same({ ok = false, error_message = "Invalid path / not found",
+                        reason = got.reason }, got)
+      assert.is_string(got.reason)
     end)
 
     it("resolves relative text only against a base", function()
@@ -298,6 +323,7 @@ describe("Resolver", function()
       assert.is_true(res.ok and res.exists)
       assert.are.equal("VisibilityResolution(ok=true, ref=(closed), exists=true)", tostring(res))
       assert.is_nil(mres.root_category)
+      assert.are.equal("M", mres.mod_name)
       assert.are.equal("descriptor.mod", mres.relative_path)
       assert.are.equal("mod:M/descriptor.mod", tostring(mres.ref))
     end)

@@ -27,18 +27,19 @@ describe("scale", function()
   end)
 
   it("greps with a regex, ignoring case, on any number of threads", function()
-    local m, truncated, info = r:grep("^h\\w+ (one|two)$", nil, nil, nil,
+    local m, truncated, info = r:grep("^h\\w+ (one|two)$",
                                       { regex = true, ignore_case = true, threads = 1 })
     assert.are.equal(60, #m)
     assert.is_false(truncated)
     assert.are.equal("root:repo/d/f01.txt", m[1].path)
     assert.are.equal("HELLO two", m[2].text)
-    local m4 = r:grep("^h\\w+ (one|two)$", nil, nil, 7, { regex = true, ignore_case = true, threads = 4 })
+    local m4 = r:grep("^h\\w+ (one|two)$",
+                     { max_count = 7, regex = true, ignore_case = true, threads = 4 })
     assert.are.equal(7, #m4)
     for i = 1, 7 do assert.are.same(m[i], m4[i]) end
     assert.is_true(info.incomplete)
     assert.are.equal(1, info.skipped_names)
-    local v, msg, code = r:grep("a(b", nil, nil, nil, { regex = true })
+    local v, msg, code = r:grep("a(b", { regex = true })
     assert.is_nil(v)
     assert.are.equal("invalid_argument", code)
     assert.are.equal("invalid regular expression at offset 3: missing closing parenthesis", msg)
@@ -57,7 +58,7 @@ describe("scale", function()
 
   it("iterates grep, glob and ls, and stops early", function()
     local n = 0
-    for m in r:grep_iter("hello", nil, nil, nil, { ignore_case = true }) do
+    for m in r:grep_iter("hello", { ignore_case = true }) do
       n = n + 1
       assert.are.equal(string.format("root:repo/d/f%02d.txt", (n + 1) // 2), m.path)
     end
@@ -69,14 +70,14 @@ describe("scale", function()
     end
     assert.are.equal(2, n)
     local files = {}
-    for e in r:glob_iter("*.txt", "root:repo/d", true) do files[#files + 1] = e end
+    for e in r:glob_iter("*.txt", "root:repo/d", { metadata = true }) do files[#files + 1] = e end
     assert.are.equal(30, #files)
     assert.are.equal(24, files[1].size)
     local names = {}
     for e in r:ls_iter("root:repo") do names[#names + 1] = e.path end
     assert.are.same({ "root:repo/d/", "root:repo/latin1.txt" }, names)
     assert.has_error(function()
-      for _ in r:grep_iter("(", nil, nil, nil, { regex = true }) do end
+      for _ in r:grep_iter("(", { regex = true }) do end
     end)
     helpers.full_gc() -- an abandoned iterator is collected without harm
   end)

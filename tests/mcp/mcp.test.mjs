@@ -122,7 +122,7 @@ async function fails(client, name, args, message) {
 const ALL = ["read_text_file", "read_file", "read_media_file", "read_multiple_files", "write_file",
   "edit_file", "create_directory", "list_directory", "list_directory_with_sizes", "directory_tree",
   "move_file", "search_files", "get_file_info", "list_allowed_directories", "resolve", "grep",
-  "cwd_get", "cwd_push", "cwd_pop"];
+  "cwd_get", "cwd_push", "cwd_pop", "apply_patch", "str_replace_based_edit_tool", "str_replace_editor"];
 
 test("initialize, ping and the tool list", async () => {
   assert.equal(c1.getServerVersion().name, "pathgate");
@@ -186,7 +186,7 @@ test("writing: write, multi-edit with dry run, mkdir, move", async () => {
   await ok(c1, "edit_file", { path: "new/w.txt", edits });
   assert.equal(fs.readFileSync(path.join(repo, "new/w.txt"), "utf8"), "12\nthree\n");
   await fails(c1, "edit_file", { path: "new/w.txt", edits: [{ oldText: "three", newText: "3" },
-    { oldText: "zzz", newText: "" }] }, "String not found in file: 'zzz'");
+    { oldText: "zzz", newText: "" }] }, "Could not find exact match for edit:\nzzz");
   assert.equal(fs.readFileSync(path.join(repo, "new/w.txt"), "utf8"), "12\nthree\n");
   assert.equal(await text(c1, "create_directory", { path: "p/q/r" }), "Successfully created directory root:repo/p/q/r");
   assert.ok(fs.statSync(path.join(repo, "p/q/r")).isDirectory());
@@ -385,8 +385,22 @@ test("attack matrix: nothing outside is read, changed or named", async () => {
     await attack(p, "move_file", { source: "root:repo/a.txt", destination: p });
     await attack(p, "cwd_push", { path: p });
     await call(c1, "cwd_pop", {});
+    const patch = (body) => ({ input: `*** Begin Patch\n${body}\n*** End Patch` });
+    // (the texts below are the patch's own: an answer may quote them)
+    await attack(p, "apply_patch", patch(`*** Update File: ${p}\n@@\n-x\n+PWNED`));
+    await attack(p, "apply_patch", patch(`*** Delete File: ${p}`));
+    await attack(p, "apply_patch", patch(`*** Add File: ${p}\n+PWNED`));
+    await attack(p, "apply_patch", patch(`*** Update File: nofinal.txt\n*** Move to: ${p}\n@@\n+x`));
+    for (const tool of ["str_replace_based_edit_tool", "str_replace_editor"]) {
+      await attack(p, tool, { command: "view", path: p });
+      await attack(p, tool, { command: "str_replace", path: p, old_str: "x", new_str: "PWNED" });
+      await attack(p, tool, { command: "insert", path: p, insert_line: 0, new_str: "PWNED" });
+      await attack(p, tool, { command: "create", path: p, file_text: "PWNED" });
+    }
   }
   for (const p of dirAttacks) {
+    await attack(p, "str_replace_based_edit_tool", { command: "view", path: p });
+    await attack(p, "apply_patch", { input: `*** Begin Patch\n*** Add File: ${p}/w.txt\n+PWNED\n*** End Patch` });
     for (const name of ["list_directory", "list_directory_with_sizes", "directory_tree", "cwd_push"]) {
       await attack(p, name, { path: p });
     }

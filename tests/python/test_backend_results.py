@@ -203,3 +203,57 @@ def test_core_glob_basename_rules(fs):
     assert paths(glob(r, "/*.txt", "root:repo", basename=True)) == ["root:repo/a.txt"]
     assert sorted(paths(glob(r, "/*.txt", "root:repo"))) == ["root:repo/a.txt", "root:repo/dir/b.txt"]
     assert Backend(r).glob("*.yml", "root:repo").matches == []  # Backend keeps its own rules
+
+
+# ------------------------------------------------------ one rule for paths
+
+
+def test_relative_text_without_a_session_is_relative_to_the_first_base(tree):
+    """A Backend over a Resolver works as a new Session does: relative text
+    is relative to the first root (or the first mod), as in execute, the
+    command line and Lua."""
+    r = pathgate.Resolver(roots={"repo": tree["repo"], "game": tree["game"]},
+                          mods={"Some Mod": tree["mod"]})
+    b = Backend(r)
+    assert b.read("README.md").file_data["content"] == "readme"
+    assert b.write("t.txt", "x").path == "root:repo/t.txt"
+    assert (tree["repo"] / "t.txt").read_text() == "x"
+    assert [e["path"] for e in b.ls(".").entries][:2] == ["root:repo/README.md", "root:repo/common/"]
+    assert b.edit("t.txt", "x", "y").path == "root:repo/t.txt"
+    assert b.stat("common/traits").type == "directory"
+    assert b.read("../game/common/x.txt").kind == "invalid_path"  # never above the base
+    assert b.read("root:game/common/x.txt").error is None
+    # the same answers as a Session at its start
+    s = Backend(pathgate.Session(r))
+    assert s.read("README.md") == b.read("README.md")
+    assert s.ls("common").entries == b.ls("common").entries
+    with pathgate.resolved(r, "common/traits/00_traits.txt") as res:
+        assert str(res.ref) == "root:repo/common/traits/00_traits.txt"
+    with pathgate.resolved(b, "README.md") as res:
+        assert b.read(res).file_data["content"] == "readme"
+    # only mods: the first mod
+    only_mods = Backend(pathgate.Resolver(mods={"Some Mod": tree["mod"]}))
+    assert only_mods.ls("common").entries[0]["path"] == "mod:Some Mod/common/m.txt"
+    assert len(r) == 0
+
+
+def test_read_reports_the_final_line_break_and_why_not_text(fs):
+    b, repo = fs["backend"], fs["repo"]
+    r = b.read("root:repo/a.txt")
+    assert r.file_data["content"] == "alpha\nbeta" and r.final_newline and r.not_text is None
+    (repo / "open.txt").write_text("alpha\nbeta")
+    assert not b.read("root:repo/open.txt").final_newline
+    assert b.read("root:repo/open.txt", limit=1).final_newline  # the window's last line has one
+    (repo / "nul.txt").write_bytes(b"a\0b")
+    r = b.read("root:repo/nul.txt")
+    assert (r.not_text, r.file_data["encoding"], r.start_line) == ("nul_byte", "base64", None)
+    (repo / "latin1.txt").write_bytes(b"caf\xe9\n")
+    assert b.read("root:repo/latin1.txt").not_text == "invalid_utf8"
+
+
+def test_every_public_backend_method_says_what_it_does():
+    names = [n for n in dir(Backend) if not n.startswith("_")]
+    assert {"read", "mkdir", "head", "grep_iter", "resolved", "execute"} <= set(names)
+    for name in names:
+        doc = getattr(Backend, name).__doc__
+        assert doc and len(doc.split()) >= 3, name

@@ -9,6 +9,7 @@ import inspect
 import os
 import pathlib
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -32,7 +33,12 @@ def _child_env():
 
 def test_stable_abi_build():
     assert _core.__file__.endswith("_core.abi3.so")
-    assert pathgate.__version__ == "0.1.0"
+    # The version's one spelling is common.h; the module reports exactly it.
+    source = pathlib.Path(os.environ.get("PATHGATE_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+    header = (source / "core" / "include" / "pathgate" / "common.h").read_text()
+    parts = [re.search(rf"^#define PATHGATE_VERSION_{p} (\d+)$", header, re.M) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert all(parts)
+    assert pathgate.__version__ == ".".join(m.group(1) for m in parts if m)
 
 
 def test_exception_hierarchy():
@@ -311,18 +317,36 @@ def test_arguments_keep_their_reference_counts(resolver):
 # ------------------------------------------------------------- stubs
 
 
+def _mypy_config():
+    """The project's mypy configuration (pyproject.toml: strict)."""
+    source = os.environ.get("PATHGATE_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[2]
+    return pathlib.Path(source) / "pyproject.toml"
+
+
 def test_stubs_match_the_module(tmp_path):
+    """_core.pyi, the one stub (the pure-Python modules are typed inline),
+    against the built extension."""
     pytest.importorskip("mypy")
     pkg = pathlib.Path(pathgate.__file__).parent
-    assert (pkg / "py.typed").exists() and (pkg / "_core.pyi").exists()
-    config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\n")
-    # pathgate.deepagents needs deepagents at runtime (ImportError without
-    # it, by design); its stub is type-checked by mypy all the same
-    allow = tmp_path / "allowlist.txt"
-    allow.write_text("pathgate.deepagents\n")
+    assert (pkg / "py.typed").exists()
+    assert sorted(p.name for p in pkg.glob("*.pyi")) == ["_core.pyi"]
     out = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "pathgate", "--concise",
-         "--mypy-config-file", str(config), "--allowlist", str(allow)],
+        [sys.executable, "-m", "mypy.stubtest", "pathgate._core", "--concise",
+         "--mypy-config-file", str(_mypy_config())],
         capture_output=True, text=True, cwd=tmp_path, env=_child_env(), timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_package_is_mypy_strict_clean(tmp_path):
+    """mypy --strict (pyproject.toml) over every module of the package,
+    pathgate.deepagents included (deepagents itself is not needed)."""
+    pytest.importorskip("mypy")
+    pkg = pathlib.Path(pathgate.__file__).parent
+    env = _child_env()
+    env["MYPYPATH"] = str(pkg.parent)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(_mypy_config()), "--cache-dir",
+         str(tmp_path / "cache"), "-p", "pathgate"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found" in out.stdout

@@ -27,6 +27,8 @@ def ok(res, address, *, root=None, rel=None, exists=True):
     assert repr(res.ref) == f"VisibilityRef({address})"
     assert UUID4.match(res.ref.token)
     assert res.root_category == root
+    # a mod: address names its mod, as root_category names a root
+    assert res.mod_name == (address[4:].split("/")[0] if address.startswith("mod:") else None)
     if rel is not None:
         assert res.relative_path == rel
     assert res.exists is exists
@@ -37,6 +39,7 @@ def ok(res, address, *, root=None, rel=None, exists=True):
 def invalid(res, reason=None):
     assert res.ok is False, res
     assert res.ref is None and res.root_category is None and res.relative_path is None
+    assert res.mod_name is None
     assert res.exists is None
     assert res.error_message == INVALID
     if reason is not None:

@@ -24,10 +24,16 @@ extern "C" {
 #define PATHGATE_EXTERN
 #endif
 
+/* The version, and its only spelling in the project: CMakeLists.txt,
+ * setup.py and the Lua rock's release step read these three lines. */
 #define PATHGATE_VERSION_MAJOR 0
 #define PATHGATE_VERSION_MINOR 1
 #define PATHGATE_VERSION_PATCH 0
-#define PATHGATE_VERSION_STRING "0.1.0"
+#define PATHGATE__STR2(x) #x
+#define PATHGATE__STR(x) PATHGATE__STR2(x)
+#define PATHGATE_VERSION_STRING                                                                    \
+    PATHGATE__STR(PATHGATE_VERSION_MAJOR)                                                          \
+    "." PATHGATE__STR(PATHGATE_VERSION_MINOR) "." PATHGATE__STR(PATHGATE_VERSION_PATCH)
 
 /* Longest input accepted anywhere (bytes, excluding a terminator). */
 #define PATHGATE_PATH_MAX 4096
@@ -76,7 +82,11 @@ extern "C" {
     X(EUNSUPPORTED, -34, "unsupported", "not supported on this system")                            \
     X(ETIMEOUT, -35, "timeout", "timed out")                                                       \
     X(ETOOLARGE, -36, "too_large", "larger than the configured size cap")                          \
-    X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")
+    X(ELIMIT, -37, "match_limit", "regular expression match limit exceeded")                       \
+    X(EAMBIGUOUS, -38, "edit_ambiguous", "the text to replace occurs more than once")              \
+    X(EPATCH, -39, "invalid_patch", "invalid patch")                                               \
+    X(ECONFLICT, -40, "patch_conflict", "patch does not apply")                                    \
+    X(ENOTLINK, -41, "not_a_symlink", "not a symbolic link")
 
 typedef enum pathgate_errno {
     PATHGATE_OK = 0,

@@ -4,8 +4,9 @@
  * glob, upload, download.
  *
  * Every operation takes text in any form the resolver accepts (canonical
- * address, legacy alias, file:// URI, host path inside a base, and, with a
- * session in the options, text relative to the session's cwd), re-resolves
+ * address, legacy alias, file:// URI, host path inside a base, and text
+ * relative to the session's cwd, or without a session to the first base),
+ * re-resolves
  * it to (base, rel), and touches the filesystem only beneath the base's
  * directory fd (openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, or the
  * O_NOFOLLOW walk): no host path string is ever joined or opened, so a
@@ -48,10 +49,10 @@
  *   PATHGATE_EACCES        "Permission denied: '<address>'"
  *   PATHGATE_ERANGE        "Line offset N exceeds file length (M lines)"
  *   PATHGATE_EEDIT         "String not found in file: '<old>'",
- *                          "String '<old>' appears N times in file. Use
- *                          replace_all=True to replace all instances, or
- *                          provide a more specific string with surrounding
- *                          context.", "old_string must not be empty"
+ *                          "old_string must not be empty"
+ *   PATHGATE_EAMBIGUOUS    "String '<old>' appears N times in file." (a
+ *                          front end adds its own advice: deepagents'
+ *                          replace_all=True, the CLI's --replace-all)
  *   PATHGATE_EIO           "I/O error on '<address>': <reason>"
  *   PATHGATE_EINVAL        misuse, or a bad pattern
  *   PATHGATE_ENOMEM
@@ -86,58 +87,96 @@ extern "C" {
 typedef struct pathgate_fs_options {
     unsigned int version; /* PATHGATE_FS_OPTIONS_VERSION */
     /* Relative input resolves against this session's cwd, and an omitted
-     * address (grep, glob) means the cwd. Without a session, relative input
-     * is invalid and an omitted address means the first root. When set,
-     * the resolver argument may be NULL (the session's is used). */
+     * address (grep, glob) means the cwd. Without a session, both mean the
+     * first base (the first root, or the first mod when there is no root),
+     * where a new session starts. When set, the resolver argument may be
+     * NULL (the session's is used). */
     pathgate_session *session;
     unsigned int flags; /* PATHGATE_FS_* below */
-    /* version >= 2 (PATHGATE_FS_OPTIONS_VERSION 2): */
     /* Whole-file answers (read returning base64, download) and read windows
      * refuse files larger than this with PATHGATE_ETOOLARGE; a read window
      * of a larger text file reads only up to the window's end.
      * 0 = PATHGATE_FS_MAX_FILE_DEFAULT. */
     uint64_t max_file_size;
-    /* grep skips (and counts in skipped_large) files larger than this.
-     * 0 = PATHGATE_FS_GREP_MAX_FILE_DEFAULT. */
-    uint64_t grep_max_file_size;
-    /* Threads of a grep or glob walk: 0 = every online core, 1 = the
-     * calling thread only. Results are the same, in the same order. */
-    unsigned int threads;
 } pathgate_fs_options;
 
-#define PATHGATE_FS_MAX_FILE_DEFAULT ((uint64_t)64 << 20)     /* 64 MiB */
+#define PATHGATE_FS_MAX_FILE_DEFAULT ((uint64_t)64 << 20) /* 64 MiB */
+
+/* ls: names and kinds only, from the directory entries: no fstatat per
+ * entry, has_metadata 0 (a symlink is still opened beneath the base to
+ * check where it leads). For callers that need no size or time. */
+#define PATHGATE_FS_NO_METADATA 0x1u
+/* read: the window keeps each line's "\r\n" as the file has it (without
+ * the flag a "\r" before "\n" is dropped, as read always showed it); the
+ * last line's terminator is left out either way. */
+#define PATHGATE_FS_KEEP_CRLF 0x2u
+/* edit, edits: check and count (and diff) the edits, write nothing. */
+#define PATHGATE_FS_DRY_RUN 0x4u
+
+/* Version 3: version 2 had grep_max_file_size and threads here (now in
+ * pathgate_fs_search_options) and other flag values. */
+#define PATHGATE_FS_OPTIONS_VERSION 3
+#define PATHGATE_FS_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        PATHGATE_FS_OPTIONS_VERSION, NULL, 0, 0                                                    \
+    }
+/* Fills opts as PATHGATE_FS_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
+ * NULL or version is not PATHGATE_FS_OPTIONS_VERSION. For callers without C macros. */
+PATHGATE_EXTERN int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version);
+
+/*
+ * The options of the search family (grep, glob, their _each and _iter
+ * forms), as git_clone_options holds a git_checkout_options: the options
+ * every operation has, and what a search adds.
+ */
+typedef struct pathgate_fs_search_options {
+    unsigned int version;   /* PATHGATE_FS_SEARCH_OPTIONS_VERSION */
+    pathgate_fs_options fs; /* the session; fs.max_file_size is not used */
+    unsigned int flags;     /* PATHGATE_FS_SEARCH_* below */
+    /* grep: only files matching this glob (glob.h rules, relative to the
+     * search root); NULL = every file, hidden ones included. */
+    const char *glob;
+    size_t glob_len;
+    /* grep: at most this many matches (PATHGATE_FS_NO_LIMIT: all); the
+     * result is truncated when more existed. */
+    size_t max_count;
+    /* Threads of the walk: 0 = every online core, 1 = the calling thread
+     * only. Results are the same, in the same order. */
+    unsigned int threads;
+    /* grep skips (and counts in skipped_large) files larger than this.
+     * 0 = PATHGATE_FS_GREP_MAX_FILE_DEFAULT. */
+    uint64_t max_file_size;
+} pathgate_fs_search_options;
+
 #define PATHGATE_FS_GREP_MAX_FILE_DEFAULT ((uint64_t)1 << 30) /* 1 GiB */
 
+/* grep: the pattern is a PCRE2 regular expression (UTF mode), not a
+ * literal. */
+#define PATHGATE_FS_SEARCH_REGEX 0x1u
+/* grep: case-insensitive match (literal: ASCII letters; regex: PCRE2
+ * caseless, Unicode). */
+#define PATHGATE_FS_SEARCH_IGNORE_CASE 0x2u
 /* glob: also fill size and modification time of each match (one fstatat
  * per match; ls always fills them). */
-#define PATHGATE_FS_METADATA 0x1u
+#define PATHGATE_FS_SEARCH_METADATA 0x4u
 /* glob: deepagents' matching rules. A pattern without `/` matches a file
  * name at any depth, under dot-directories too (`*.yml` finds
  * `.github/workflows/ci.yml`, while `**` never enters a dot-directory),
  * and a leading `/` anchors the pattern to the search root (`/` + `*.py` is
  * `top.py` only). Without the flag, leading `/` are ignored and a pattern
  * without `/` is `**` + `/` + pattern. */
-#define PATHGATE_FS_GLOB_BASENAME 0x8u
-/* ls: names and kinds only, from the directory entries: no fstatat per
- * entry, has_metadata 0 (a symlink is still opened beneath the base to
- * check where it leads). For callers that need no size or time. */
-#define PATHGATE_FS_NO_METADATA 0x10u
+#define PATHGATE_FS_SEARCH_BASENAME 0x8u
 
-/* grep: the pattern is a PCRE2 regular expression (UTF mode), not a
- * literal. */
-#define PATHGATE_FS_REGEX 0x2u
-/* grep: case-insensitive match (literal: ASCII letters; regex: PCRE2
- * caseless, Unicode). */
-#define PATHGATE_FS_IGNORE_CASE 0x4u
-
-#define PATHGATE_FS_OPTIONS_VERSION 2
-#define PATHGATE_FS_OPTIONS_INIT                                                                   \
+#define PATHGATE_FS_SEARCH_OPTIONS_VERSION 1
+#define PATHGATE_FS_SEARCH_OPTIONS_INIT                                                            \
     {                                                                                              \
-        PATHGATE_FS_OPTIONS_VERSION, NULL, 0, 0, 0, 0                                              \
+        PATHGATE_FS_SEARCH_OPTIONS_VERSION, PATHGATE_FS_OPTIONS_INIT, 0, NULL, 0,                  \
+            PATHGATE_FS_NO_LIMIT, 0, 0                                                             \
     }
-/* Fills opts as PATHGATE_FS_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
- * NULL or version is not PATHGATE_FS_OPTIONS_VERSION. For callers without C macros. */
-PATHGATE_EXTERN int pathgate_fs_options_init(pathgate_fs_options *opts, unsigned int version);
+/* Fills opts as PATHGATE_FS_SEARCH_OPTIONS_INIT does; 0 or PATHGATE_EINVAL
+ * (NULL opts, unknown version). For callers without C macros. */
+PATHGATE_EXTERN int pathgate_fs_search_options_init(pathgate_fs_search_options *opts,
+                                                    unsigned int version);
 
 /* ------------------------------------------------------------- results */
 
@@ -148,7 +187,7 @@ typedef struct pathgate_fs_info {
     int is_dir;
     int has_metadata; /* size, mtime and modified_at are set (for ls unless
                          PATHGATE_FS_NO_METADATA; for glob with
-                         PATHGATE_FS_METADATA) */
+                         PATHGATE_FS_SEARCH_METADATA) */
     uint64_t size;    /* bytes; 0 for a directory */
     int64_t mtime_sec;
     long mtime_nsec;
@@ -203,7 +242,7 @@ typedef struct pathgate_fs_matches {
     size_t unreadable_dirs;  /* directories that could not be opened or read */
     size_t unreadable_files; /* files that could not be opened or read */
     size_t skipped_names;    /* names no address can spell (see fs_list) */
-    size_t skipped_large;    /* files over grep_max_file_size */
+    size_t skipped_large;    /* files over the search max_file_size */
     size_t files_scanned;    /* files searched (binary ones included) */
     /* private */
     size_t cap;
@@ -251,6 +290,10 @@ typedef struct pathgate_fs_read_result {
      * the window were read, so total_lines counts the lines read so far and
      * the rest of the file was not checked for text. */
     int partial;
+    /* The window's last line ended with a line break, which content leaves
+     * out (always when lines follow it; at the end, when the file ends with
+     * one). */
+    int final_newline;
 } pathgate_fs_read_result;
 
 #define PATHGATE_FS_NOT_TEXT_NUL 1  /* the file holds a NUL byte */
@@ -258,7 +301,8 @@ typedef struct pathgate_fs_read_result {
 
 #define PATHGATE_FS_READ_RESULT_INIT                                                               \
     {                                                                                              \
-        PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0  \
+        PATHGATE_BUF_INIT, PATHGATE_BUF_INIT, PATHGATE_FS_UTF8, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, \
+            0                                                                                      \
     }
 PATHGATE_EXTERN void pathgate_fs_read_result_dispose(pathgate_fs_read_result *res);
 
@@ -323,6 +367,13 @@ PATHGATE_EXTERN int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_reso
                                      const char *address, size_t len, int64_t offset, int64_t limit,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
+/* The bytes of a whole regular file as they are: no text check, no line
+ * window, no conversion (read answers a file that is not UTF-8 as base64).
+ * Larger than max_file_size: PATHGATE_ETOOLARGE. content gets the bytes. */
+PATHGATE_EXTERN int pathgate_fs_read_bytes(pathgate_buf *content, pathgate_resolver *resolver,
+                                           const char *address, size_t len,
+                                           const pathgate_fs_options *opts, pathgate_error *err);
+
 /* Creates or replaces a file with content (any bytes), creating missing
  * parent directories beneath the base. path (optional) gets the address. */
 PATHGATE_EXTERN int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver,
@@ -330,17 +381,27 @@ PATHGATE_EXTERN int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *res
                                       size_t content_len, const pathgate_fs_options *opts,
                                       pathgate_error *err);
 
+/* One replacement of pathgate_fs_edit and pathgate_fs_edits. */
+typedef struct pathgate_fs_edit_op {
+    const char *old_text;
+    size_t old_len;
+    const char *new_text;
+    size_t new_len;
+    int replace_all; /* else old_text must occur exactly once */
+} pathgate_fs_edit_op;
+
 /*
  * Exact byte-string replacement in an existing file, atomically. Without
- * replace_all old_text must occur exactly once. In a file whose first line
- * ends in CRLF, a "\n" of old and new not preceded by "\r" is read as
- * "\r\n" (what read showed), so edits keep the file's line endings.
- * *occurrences (optional) gets the number replaced.
+ * edit->replace_all, old_text must occur exactly once (else
+ * PATHGATE_EAMBIGUOUS). In a file whose first line ends in CRLF, a "\n" of
+ * old and new not preceded by "\r" is read as "\r\n" (what read showed),
+ * so edits keep the file's line endings. *occurrences (optional) gets the
+ * number replaced. With PATHGATE_FS_DRY_RUN in opts->flags nothing is
+ * written.
  */
 PATHGATE_EXTERN int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences,
                                      pathgate_resolver *resolver, const char *address, size_t len,
-                                     const char *old_text, size_t old_len, const char *new_text,
-                                     size_t new_len, int replace_all,
+                                     const pathgate_fs_edit_op *edit,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
 /* Deletes a file, a symlink (the link itself) or a directory with
@@ -351,28 +412,26 @@ PATHGATE_EXTERN int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *re
                                        const pathgate_fs_options *opts, pathgate_error *err);
 
 /*
- * Literal, case-sensitive, line-based search of every regular file below
- * address (NULL: the session cwd or the first root; a file: that file
- * only), in path order, then line order. glob (NULL: every file, hidden
- * ones included) filters files by the glob.h rules relative to address.
- * Files holding a NUL byte are skipped as binary. At most max_count
- * matches (PATHGATE_FS_NO_LIMIT: all); truncated when more existed. A
- * pattern holding a line break is PATHGATE_EINVAL; an empty pattern
- * matches every line.
+ * Line-based search (literal and case-sensitive unless opts->flags says
+ * otherwise) of every regular file below address (NULL: the session cwd
+ * or the first root; a file: that file only), in path order, then line
+ * order. opts->glob filters the files, opts->max_count caps the matches
+ * (truncated when more existed). Files holding a NUL byte are skipped as
+ * binary. A pattern holding a line break is PATHGATE_EINVAL; an empty
+ * pattern matches every line. opts NULL = PATHGATE_FS_SEARCH_OPTIONS_INIT.
  */
 PATHGATE_EXTERN int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver,
                                      const char *pattern, size_t pattern_len, const char *address,
-                                     size_t address_len, const char *glob, size_t glob_len,
-                                     size_t max_count, const pathgate_fs_options *opts,
+                                     size_t address_len, const pathgate_fs_search_options *opts,
                                      pathgate_error *err);
 
 /* Regular files below address (NULL as for grep) matching pattern (see
  * glob.h: `*`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `**`, names at any depth
  * when the pattern has no `/`, leading dots only explicitly), sorted. Only
- * paths unless opts->flags has PATHGATE_FS_METADATA. */
+ * paths unless opts->flags has PATHGATE_FS_SEARCH_METADATA. */
 PATHGATE_EXTERN int pathgate_fs_glob(pathgate_fs_list *out, pathgate_resolver *resolver,
                                      const char *pattern, size_t pattern_len, const char *address,
-                                     size_t address_len, const pathgate_fs_options *opts,
+                                     size_t address_len, const pathgate_fs_search_options *opts,
                                      pathgate_error *err);
 
 /*
@@ -387,15 +446,16 @@ typedef int (*pathgate_fs_info_cb)(const pathgate_fs_info *items, size_t count, 
 
 PATHGATE_EXTERN int pathgate_fs_grep_each(pathgate_fs_matches *summary, pathgate_resolver *resolver,
                                           const char *pattern, size_t pattern_len,
-                                          const char *address, size_t address_len, const char *glob,
-                                          size_t glob_len, size_t max_count,
+                                          const char *address, size_t address_len,
                                           pathgate_fs_match_cb cb, void *cb_ctx,
-                                          const pathgate_fs_options *opts, pathgate_error *err);
+                                          const pathgate_fs_search_options *opts,
+                                          pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_glob_each(pathgate_fs_list *summary, pathgate_resolver *resolver,
                                           const char *pattern, size_t pattern_len,
                                           const char *address, size_t address_len,
                                           pathgate_fs_info_cb cb, void *cb_ctx,
-                                          const pathgate_fs_options *opts, pathgate_error *err);
+                                          const pathgate_fs_search_options *opts,
+                                          pathgate_error *err);
 
 /*
  * Pull iterators over the streaming forms, for generators and for-loops:
@@ -409,12 +469,13 @@ typedef struct pathgate_fs_iter pathgate_fs_iter;
 PATHGATE_EXTERN int pathgate_fs_grep_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
                                               const char *pattern, size_t pattern_len,
                                               const char *address, size_t address_len,
-                                              const char *glob, size_t glob_len, size_t max_count,
-                                              const pathgate_fs_options *opts, pathgate_error *err);
+                                              const pathgate_fs_search_options *opts,
+                                              pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_glob_iter_new(pathgate_fs_iter **out, pathgate_resolver *resolver,
                                               const char *pattern, size_t pattern_len,
                                               const char *address, size_t address_len,
-                                              const pathgate_fs_options *opts, pathgate_error *err);
+                                              const pathgate_fs_search_options *opts,
+                                              pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_iter_next_match(const pathgate_fs_match **out, pathgate_fs_iter *it,
                                                 pathgate_error *err);
 PATHGATE_EXTERN int pathgate_fs_iter_next_info(const pathgate_fs_info **out, pathgate_fs_iter *it,
@@ -481,7 +542,8 @@ PATHGATE_EXTERN int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *reso
 typedef enum pathgate_fs_type {
     PATHGATE_FS_TYPE_FILE = 1,
     PATHGATE_FS_TYPE_DIRECTORY = 2,
-    PATHGATE_FS_TYPE_OTHER = 3 /* FIFO, socket, device */
+    PATHGATE_FS_TYPE_OTHER = 3,  /* FIFO, socket, device */
+    PATHGATE_FS_TYPE_SYMLINK = 4 /* the entry itself (lstat, scandir) */
 } pathgate_fs_type;
 
 /* What stat answers. Times are ISO 8601 UTC like modified_at. */
@@ -514,28 +576,29 @@ PATHGATE_EXTERN int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_reso
                                      const char *address, size_t len,
                                      const pathgate_fs_options *opts, pathgate_error *err);
 
-/* One replacement of pathgate_fs_edits. */
-typedef struct pathgate_fs_edit_op {
-    const char *old_text;
-    size_t old_len;
-    const char *new_text;
-    size_t new_len;
-    int replace_all; /* else old_text must occur exactly once */
-} pathgate_fs_edit_op;
-
 /*
  * Applies edits in order, each to the result of the one before (with the
  * rules and messages of pathgate_fs_edit), all or nothing: the file is
  * replaced atomically once, after every edit applied, and not at all with
- * dry_run. diff (optional) gets a unified diff ("--- <address>",
- * "+++ <address>", one hunk with up to 3 lines of context around the
- * changed span; "\ No newline at end of file" as diff(1) writes it; empty
- * when nothing changed). path (optional) gets the address.
+ * PATHGATE_FS_DRY_RUN. diff (optional) gets a unified diff
+ * ("--- <address>", "+++ <address>", one hunk with up to 3 lines of context
+ * around the changed span; "\ No newline at end of file" as diff(1) writes
+ * it; empty when nothing changed). path (optional) gets the address.
  */
 PATHGATE_EXTERN int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff,
                                       pathgate_resolver *resolver, const char *address, size_t len,
-                                      const pathgate_fs_edit_op *edits, size_t count, int dry_run,
+                                      const pathgate_fs_edit_op *edits, size_t count,
                                       const pathgate_fs_options *opts, pathgate_error *err);
+/* opts->flags of pathgate_fs_edits (and pathgate_fs_edit, the same edit):
+ * the matching of the reference MCP filesystem server's edit_file
+ * (docs/mcp.md): the file's line breaks and each edit's text read as LF
+ * (an empty old_text is the file's start); each edit replaces the first exact
+ * occurrence of old_text, or else the first run of lines equal to its lines
+ * once whitespace at both ends is ignored, newText re-indented to the
+ * file's indentation; replace_all is not used. PATHGATE_EEDIT "Could not
+ * find exact match for edit:\n<old_text>". A file whose first line ends in
+ * CRLF is written with CRLF line breaks. */
+#define PATHGATE_FS_EDIT_LENIENT 0x2000u
 
 /*
  * The first (head) or last (tail) `lines` lines of a regular file, bytes as

@@ -35,6 +35,9 @@
 #include "resolver.h"
 #include "session.h"
 #include "fs.h"
+#include "fs_toolkit.h"
+#include "fs_patch.h"
+#include "editor.h"
 #include "exec.h"
 
 #endif /* PATHGATE_H */

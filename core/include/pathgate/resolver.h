@@ -182,10 +182,11 @@ PATHGATE_EXTERN int pathgate_resolve_options_init(pathgate_resolve_options *opts
  * VisibilityResolution, caller-owned. On success ok = 1, ref is set and
  * owned by the resolution (take it by setting the field to NULL), exists
  * tells whether the target existed at resolve time, root_category is the
- * root key (NULL for mod:), relative_path the normalised <rel> ("" at the
- * base). On failure ok = 0, error_message is PATHGATE_MSG_INVALID or
+ * root key (NULL for mod:), mod_name the mod's name (NULL for root:),
+ * relative_path the normalised <rel> ("" at the base). On failure ok = 0, error_message is PATHGATE_MSG_INVALID or
  * PATHGATE_MSG_CAPACITY and reason says why. Strings are NUL-terminated and
- * live as long as the resolution (root_category as long as the resolver).
+ * live as long as the resolution (root_category and mod_name as long as the
+ * resolver).
  * relative_path points into the ref's address (no copy is made): after
  * taking the ref out, it lives as long as that ref.
  */
@@ -197,11 +198,12 @@ typedef struct pathgate_resolution {
     const char *root_category;
     const char *relative_path;
     const char *error_message;
+    const char *mod_name;
 } pathgate_resolution;
 
 #define PATHGATE_RESOLUTION_INIT                                                                   \
     {                                                                                              \
-        0, 0, PATHGATE_REASON_OK, NULL, NULL, NULL, NULL                                           \
+        0, 0, PATHGATE_REASON_OK, NULL, NULL, NULL, NULL, NULL                                     \
     }
 
 /* Frees what the resolution owns and resets it. NULL is a no-op. */

@@ -205,8 +205,8 @@ Quick = _abc.Callable[[str, dict[str, Any]], bool]
 # One encoder for every answer (json.dumps with options builds one per call).
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
-_str_ascii = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
-_str_utf8 = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_str_ascii: _abc.Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_str_utf8: _abc.Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 def json_text(value: Any) -> str:

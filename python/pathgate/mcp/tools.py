@@ -64,6 +64,23 @@ class ToolError(Exception):
         self.kind = kind
 
 
+class _Result(_t.Protocol):
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def kind(self) -> str | None: ...
+
+
+_R = _t.TypeVar("_R", bound=_Result)
+
+
+def _ok(result: _R) -> _R:
+    """A Backend result, or its error (and kind) as the tool's."""
+    if result.error is not None:
+        raise ToolError(result.error, result.kind)
+    return result
+
+
 @_dc.dataclass(frozen=True)
 class Tool:
     name: str
@@ -317,22 +334,17 @@ class ConnectionTools:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
         address = self.address(a["path"])
         cap = self.limits.max_read
-        try:
-            if tail is not None:
-                data = self.backend.tail_bytes(address, int(tail), max_file_size=cap)
-            else:
-                data = self.backend.head_bytes(address, None if head is None else int(head),
-                                               max_file_size=cap)
-        except Error as e:
-            raise _fail(e) from None
-        return _file_text(data)
+        if tail is not None:
+            r = self.backend.tail(address, int(tail), max_file_size=cap, binary=True)
+        else:
+            r = self.backend.head(address, None if head is None else int(head),
+                                  max_file_size=cap, binary=True)
+        return _file_text(_ok(r).data or b"")
 
     def read_media_file(self, a: dict[str, Any]) -> Result:
         address = self.address(a["path"])
-        try:
-            data = self.backend.head_bytes(address, None, max_file_size=self.limits.max_read)
-        except Error as e:
-            raise _fail(e) from None
+        data = _ok(self.backend.head(address, None, max_file_size=self.limits.max_read,
+                                     binary=True)).data or b""
         name = _name(address)
         dot = name.rfind(".")
         mime = _MIME.get(name[dot:].lower() if dot > 0 else "", "application/octet-stream")
@@ -364,19 +376,23 @@ class ConnectionTools:
                 text.append("\n---\n")
                 files.append(",")
             message = None
+            data = b""
             try:
                 address = self.address(p)
                 if left <= 0:
                     message = f"File '{address}' was not read: the files before it reached the " \
                               f"{limits.max_read}-byte cap of one call"
                 else:
-                    data = self.backend.head_bytes(address, None, max_file_size=min(left, limits.max_read))
+                    r = self.backend.head(address, None, max_file_size=min(left, limits.max_read),
+                                          binary=True)
+                    if r.error is not None:
+                        message = r.error
+                        if r.kind == "too_large" and left < limits.max_read:
+                            message = self._over_budget(address, limits)
+                    else:
+                        data = r.data or b""
             except ToolError as e:
                 message = str(e)
-            except Error as e:
-                message = str(e)
-                if getattr(e, "kind", None) == "too_large" and left < limits.max_read:
-                    message = self._over_budget(address, limits)
             if message is not None:
                 text.append(f"paths[{i}]: Error - {message}")
                 files.append('{"index":' + str(i) + ',"error":' + json_str(message) + "}")
@@ -397,11 +413,14 @@ class ConnectionTools:
     def _over_budget(self, address: str, limits: Limits) -> str:
         """Why a file larger than what is left of a call's read cap was not
         read: too large for any call, or only for what was left."""
-        try:
-            if self.backend.stat(address)["size"] > limits.max_read:
-                self.backend.head_bytes(address, None, max_file_size=limits.max_read)  # refused from its size
-        except Error as e:
-            return str(e)
+        st = self.backend.stat(address)
+        if st.error is not None:
+            return st.error
+        if st.size is not None and st.size > limits.max_read:
+            # refused from its size, with the size cap's message
+            r = self.backend.head(address, None, max_file_size=limits.max_read, binary=True)
+            if r.error is not None:
+                return r.error
         return (f"File '{address}' was not read: the files before it reached the "
                 f"{limits.max_read}-byte cap of one call")
 
@@ -417,11 +436,10 @@ class ConnectionTools:
     def edit_file(self, a: dict[str, Any]) -> Result:
         address = self.address(a["path"])
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
-        try:
-            address, diff = self.backend.multi_edit(address, edits, dry_run=bool(a.get("dryRun", False)),
-                                                    max_file_size=self.limits.max_read)
-        except Error as e:
-            raise _fail(e) from None
+        # matched as the reference server matches (PATHGATE_FS_EDIT_LENIENT)
+        r = _ok(self.backend.multi_edit(address, edits, dry_run=bool(a.get("dryRun", False)),
+                                        lenient=True, max_file_size=self.limits.max_read))
+        address, diff = r.path or address, r.diff or ""
         ticks = 3
         while "`" * ticks in diff:
             ticks += 1
@@ -429,29 +447,22 @@ class ConnectionTools:
         return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
 
     def create_directory(self, a: dict[str, Any]) -> Result:
-        try:
-            address = self.backend.mkdir(self.address(a["path"]), parents=True)
-        except Error as e:
-            raise _fail(e) from None
+        address = _ok(self.backend.mkdir(self.address(a["path"]), parents=True)).path
         return _text(f"Successfully created directory {address}", path=address)
 
     def move_file(self, a: dict[str, Any]) -> Result:
         source = self.address(a["source"])
         destination = self.address(a["destination"])
-        try:
-            source = self.backend.stat(source)["path"]
-            dest = self.backend.move(source, destination)
-        except Error as e:
-            raise _fail(e) from None
+        source = _ok(self.backend.stat(source)).path or source
+        dest = _ok(self.backend.move(source, destination)).path
         return _text(f"Successfully moved {source} to {dest}", source=source, destination=dest)
 
     # -------------------------------------------------------- listing
 
     def list_directory(self, a: dict[str, Any]) -> Result:
-        try:  # names and kinds only: no stat per entry
-            listing = self.backend.listdir(self.address(a["path"]), limit=self.limits.max_items + 1)
-        except Error as e:
-            raise _fail(e) from None
+        # names and kinds only: no stat per entry
+        listing = _ok(self.backend.ls(self.address(a["path"]), metadata=False,
+                                      limit=self.limits.max_items + 1)).entries or []
         # entries [{name, path, type}] written as JSON here: the encoder
         # takes longer over many small dicts than over the listing. Every
         # entry is <directory address>/<name>[/]; names never hold '\\' or
@@ -488,11 +499,8 @@ class ConnectionTools:
         return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]", notice=notice)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
-        try:
-            entries: list[Any] = self.backend.listdir(self.address(a["path"]), metadata=True,
-                                                      limit=self.limits.max_items + 1)
-        except Error as exc:
-            raise _fail(exc) from None
+        entries: list[Any] = _ok(self.backend.ls(self.address(a["path"]),
+                                                 limit=self.limits.max_items + 1)).entries or []
         # (cut short, the answer sorts and counts the entries it lists)
         if a.get("sortBy", "name") == "size":
             entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else int(e.get("size", 0))))
@@ -518,11 +526,8 @@ class ConnectionTools:
 
     def directory_tree(self, a: dict[str, Any]) -> Result:
         top = self.address(a["path"])
-        try:
-            entries, _ = self.backend.tree(top, a.get("excludePatterns") or (),
-                                           limit=self.limits.max_items + 1)
-        except Error as e:
-            raise _fail(e) from None
+        entries = _ok(self.backend.tree(top, a.get("excludePatterns") or (),
+                                        limit=self.limits.max_items + 1)).entries or []
         limits = self.limits
         keep = len(entries)
         budget = _Budget(limits)
@@ -550,10 +555,7 @@ class ConnectionTools:
         excludes = a.get("excludePatterns") or []
         allowed: set[str] | None = None
         if excludes:
-            try:
-                kept, _ = self.backend.tree(top, excludes)
-            except Error as e:
-                raise _fail(e) from None
+            kept = _ok(self.backend.tree(top, excludes)).entries or []
             allowed = {e["path"] for e in kept}
         matches: list[str] = []
         budget = _Budget(limits)
@@ -577,20 +579,17 @@ class ConnectionTools:
                      matches=matches)
 
     def get_file_info(self, a: dict[str, Any]) -> Result:
-        try:
-            st = self.backend.stat(self.address(a["path"]))
-        except Error as e:
-            raise _fail(e) from None
+        st = _ok(self.backend.stat(self.address(a["path"])))
         # the text and the structured fields written here: one stat, no
         # intermediate dicts
-        size, created, mode = st["size"], st.get("created_at") or "", st["mode"]
-        modified, accessed = st["modified_at"], st["accessed_at"]
-        is_dir = "true" if st["type"] == "directory" else "false"
-        is_file = "true" if st["type"] == "file" else "false"
+        size, created, mode = st.size or 0, st.created_at or "", st.mode or 0
+        modified, accessed = st.modified_at or "", st.accessed_at or ""
+        is_dir = "true" if st.type == "directory" else "false"
+        is_file = "true" if st.type == "file" else "false"
         permissions = format(mode & 0o777, "03o")
         text = (f"size: {size}\ncreated: {created}\nmodified: {modified}\naccessed: {accessed}\n"
                 f"isDirectory: {is_dir}\nisFile: {is_file}\npermissions: {permissions}")
-        return _text(text, f'"path":{json_str(st["path"])},"size":{size},"created":"{created}",'
+        return _text(text, f'"path":{json_str(st.path or "")},"size":{size},"created":"{created}",'
                            f'"modified":"{modified}","accessed":"{accessed}","isDirectory":{is_dir},'
                            f'"isFile":{is_file},"permissions":"{permissions}"')
 
@@ -628,8 +627,7 @@ class ConnectionTools:
         summary: dict[str, Any] | None = None
         cut = False
         try:
-            while True:
-                m = next(walk)
+            for m in walk:
                 # as the command line prints them: address:line:text
                 line = f"{m['path']}:{m['line']}:{m['text']}"
                 if not budget.take(len(line) + len(m["path"]) + 32):
@@ -637,8 +635,8 @@ class ConnectionTools:
                     break
                 lines.append(line)
                 matches.append(m)
-        except StopIteration as stop:
-            summary = stop.value
+            else:
+                summary = walk.summary()  # the walk's flags and counts, once it ended
         except Error as e:
             raise _fail(e) from None
         finally:
@@ -742,9 +740,10 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
              _schema({**_PATH, "content": _STR}, ("path", "content")), _write(True, True),
              C.write_file, _out({"path": _STR})),
         Tool("edit_file", "Edit File",
-             "Replace exact text in a file: edits apply in order, each oldText must occur exactly "
-             "once in the text the edits before left, all or nothing. Answers a unified diff; "
-             "dryRun changes nothing." + PATHS,
+             "Replace text in a file: edits apply in order, each to the text the edits before "
+             "left, all or nothing. An oldText matches its first exact occurrence, else the first "
+             "lines equal to its lines ignoring whitespace at both ends (newText then takes the "
+             "file's indentation). Answers a unified diff; dryRun changes nothing." + PATHS,
              _schema({**_PATH, "edits": {"type": "array", "items": {
                  "type": "object", "properties": {"oldText": _STR, "newText": _STR},
                  "required": ["oldText", "newText"]}},
@@ -831,6 +830,9 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
                                                   "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
             C.execute, _out({"output": _STR, "exit_code": {"type": "integer"}})))
+    from .edit_tools import build as edit_tools  # apply_patch and the text editor tools
+
+    tools.extend(edit_tools())
     return tools
 
 

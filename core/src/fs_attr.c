@@ -1,0 +1,216 @@
+/* fs_attr.c - exists, lstat, chmod and utime: what an entry is and its
+ * permission bits and times, reached beneath its base. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* Linux 6.6; the same number on every architecture */
+#endif
+
+/* -------------------------------------------------------------- exists */
+
+int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, const char *address,
+                       size_t len, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!type || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *type = 0;
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc == PATHGATE_EINVALIDPATH || rc == PATHGATE_ECAPACITY) {
+        pathgate__error_clear(err);
+        return PATHGATE_OK; /* names nothing a caller may reach */
+    }
+    if (rc < 0)
+        return rc;
+    int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
+    if (fd < 0) {
+        if (fd == -ENOMEM)
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        return PATHGATE_OK;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0)
+        *type = S_ISREG(st.st_mode)   ? PATHGATE_FS_TYPE_FILE
+                : S_ISDIR(st.st_mode) ? PATHGATE_FS_TYPE_DIRECTORY
+                                      : PATHGATE_FS_TYPE_OTHER;
+    close(fd);
+    return PATHGATE_OK;
+}
+
+/* --------------------------------------------------------------- lstat */
+
+int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
+                      const char *address, size_t len, const pathgate_fs_options *opts,
+                      pathgate_error *err)
+{
+    if (!out || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    pathgate__fs_entry e;
+    if ((rc = pathgate__fs_entry_find(&e, &t, 0)) < 0)
+        return pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
+    struct statx sx;
+    if (!e.exists)
+        rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
+    else if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if (statx(e.dirfd, e.name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+                   STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    else if (pathgate__fs_stat_fill(out, t.alloc, t.address, t.address_len, &sx) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    pathgate__fs_entry_close(&e);
+    return rc;
+}
+
+/* ------------------------------------------------------- chmod, utime */
+
+/* The O_PATH fd of what t leads to, for a change of its attributes: the
+ * base writable, the directory it lives in too, and (a directory) holding
+ * no read-only base. The fd, or a failure with err set. */
+static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
+{
+    if (t->base_flags & PATHGATE_BASE_READ_ONLY)
+        return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+    if (pathgate__fs_leads_out(t))
+        return pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, t, PATHGATE__FS_FILE);
+    pathgate__fs_entry e;
+    int rc = pathgate__fs_entry_find(&e, t, 1);
+    if (rc < 0)
+        return pathgate__fs_fail_errno(err, rc, t, PATHGATE__FS_FILE);
+    if (!e.exists)
+        rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, t, PATHGATE__FS_FILE);
+    else
+        rc = pathgate__fs_entry_writable(t, &e, err);
+    int fd = -1;
+    if (rc >= 0) {
+        fd = openat(e.dirfd, e.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
+        else if (fstat(fd, &st) < 0)
+            rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
+        else if (S_ISLNK(st.st_mode)) /* replaced by a link since the look */
+            rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, t, PATHGATE__FS_FILE);
+        else if (S_ISDIR(st.st_mode)) {
+            int holds = pathgate__resolver_dir_holds_read_only(t->r, fd);
+            if (holds == 1)
+                rc = pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+            else if (holds < 0)
+                rc = pathgate__fs_fail_errno(err, holds, t, PATHGATE__FS_FILE);
+        }
+    }
+    pathgate__fs_entry_close(&e);
+    if (rc < 0) {
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+/* "/proc/self/fd/N": the inode an O_PATH fd holds, for the calls that
+ * take no AT_EMPTY_PATH on older kernels. */
+static void proc_path(char *out, size_t size, int fd)
+{
+    snprintf(out, size, "/proc/self/fd/%d", fd);
+}
+
+int pathgate_fs_chmod(pathgate_buf *path, pathgate_resolver *resolver, const char *address,
+                      size_t len, unsigned int mode, const pathgate_fs_options *opts,
+                      pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    if (mode & ~0777u)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "mode may hold permission bits only (0777): never setuid, "
+                                   "setgid or sticky");
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    int fd = open_for_change(&t, err);
+    if (fd < 0)
+        return fd;
+    int e = 0;
+    if (syscall(SYS_fchmodat2, fd, "", (mode_t)mode, AT_EMPTY_PATH) < 0) {
+        e = errno;
+        if (e == ENOSYS || e == EINVAL || e == EOPNOTSUPP) {
+            char p[64];
+            proc_path(p, sizeof p, fd);
+            e = chmod(p, (mode_t)mode) < 0 ? errno : 0;
+        }
+    }
+    close(fd);
+    if (e)
+        return pathgate__fs_fail_errno(err, -e, &t, PATHGATE__FS_FILE);
+    if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return PATHGATE_OK;
+}
+
+int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const char *address,
+                      size_t len, const pathgate_fs_time *times, const pathgate_fs_options *opts,
+                      pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    struct timespec ts[2];
+    for (int i = 0; i < 2; i++) {
+        if (!times) {
+            ts[i].tv_sec = 0;
+            ts[i].tv_nsec = UTIME_NOW;
+            continue;
+        }
+        long ns = times[i].nsec;
+        if (ns != PATHGATE_FS_TIME_NOW && ns != PATHGATE_FS_TIME_OMIT &&
+            (ns < 0 || ns > 999999999L))
+            return pathgate__error_set(err, PATHGATE_EINVAL,
+                                       "nanoseconds must be between 0 and 999999999");
+        ts[i].tv_sec = (time_t)times[i].sec;
+        ts[i].tv_nsec = ns == PATHGATE_FS_TIME_NOW    ? UTIME_NOW
+                        : ns == PATHGATE_FS_TIME_OMIT ? UTIME_OMIT
+                                                      : ns;
+    }
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    int fd = open_for_change(&t, err);
+    if (fd < 0)
+        return fd;
+    int e = utimensat(fd, "", ts, AT_EMPTY_PATH) < 0 ? errno : 0;
+    if (e == EINVAL || e == ENOENT) { /* no AT_EMPTY_PATH here */
+        char p[64];
+        proc_path(p, sizeof p, fd);
+        e = utimensat(AT_FDCWD, p, ts, 0) < 0 ? errno : 0;
+    }
+    close(fd);
+    if (e)
+        return pathgate__fs_fail_errno(err, -e, &t, PATHGATE__FS_FILE);
+    if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return PATHGATE_OK;
+}

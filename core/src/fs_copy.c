@@ -1,0 +1,125 @@
+/* fs_copy.c - copy: a regular file to a new name through an atomic handle,
+ * sharing the bytes (FICLONE) where the filesystem can. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+
+#define COPY_CHUNK ((size_t)1 << 30)
+#define COPY_BUF 65536
+
+static int copy_read_write(int out, int in, loff_t off, const pathgate_allocator *a)
+{
+    char *buf = pathgate__malloc(a, COPY_BUF);
+    if (!buf)
+        return -ENOMEM;
+    int rc = 0;
+    for (;;) {
+        ssize_t r = pread(in, buf, COPY_BUF, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = r < 0 ? -errno : 0;
+            break;
+        }
+        off += r;
+        for (ssize_t done = 0; done < r && !rc;) {
+            ssize_t w = write(out, buf + done, (size_t)(r - done));
+            if (w < 0 && errno != EINTR)
+                rc = -errno;
+            else if (w > 0)
+                done += w;
+        }
+        if (rc)
+            break;
+    }
+    pathgate__free(a, buf);
+    return rc;
+}
+
+int pathgate__fs_copy_bytes(int out, int in, const pathgate_allocator *a)
+{
+    struct stat so;
+    if (fstat(out, &so) == 0 && so.st_size == 0 && ioctl(out, FICLONE, in) == 0) {
+        /* FICLONE shares the extents but leaves out's offset: the copy
+         * continues after it, as a read/write copy would */
+        return lseek(out, 0, SEEK_END) < 0 ? -errno : 0;
+    }
+    loff_t off = 0;
+    for (;;) {
+        ssize_t n = copy_file_range(in, &off, out, NULL, COPY_CHUNK, 0);
+        if (n > 0)
+            continue;
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+            errno == EPERM)
+            return copy_read_write(out, in, off, a);
+        return -errno;
+    }
+}
+
+int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char *source,
+                     size_t source_len, const char *destination, size_t destination_len,
+                     unsigned int flags, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!source || !destination)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    if (flags & ~PATHGATE_FS_COPY_REPLACE)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "unknown copy flags");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    const pathgate_allocator *alloc = pathgate__resolver_allocator(r);
+    pathgate__fs_target *src = pathgate__malloc(alloc, 2 * sizeof *src);
+    if (!src)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    pathgate__fs_target *dst = src + 1;
+    int in = -1, out = -1, rc;
+    pathgate_fs_atomic *a = NULL;
+    struct stat st;
+    if ((rc = pathgate__fs_resolve(src, r, opts, source, source_len, err)) < 0 ||
+        (rc = pathgate__fs_resolve(dst, r, opts, destination, destination_len, err)) < 0 ||
+        (rc = in = pathgate__fs_open_regular(src, &st, err)) < 0)
+        goto done;
+    unsigned int of = PATHGATE_FS_OPEN_WRITE | PATHGATE_FS_OPEN_CREATE | PATHGATE_FS_OPEN_TRUNCATE;
+    if (!(flags & PATHGATE_FS_COPY_REPLACE))
+        of |= PATHGATE_FS_OPEN_EXCL;
+    int existed = 0;
+    if ((rc = pathgate__fs_atomic_begin(&a, &out, &existed, dst, of, err)) < 0)
+        goto done;
+    int e = 0;
+    if (!existed && fchmod(out, st.st_mode & 0777) < 0)
+        e = -errno;
+    if (!e)
+        e = pathgate__fs_copy_bytes(out, in, alloc);
+    if (e) {
+        pathgate_fs_atomic_abort(a);
+        rc = pathgate__fs_fail_errno(err, e, dst, PATHGATE__FS_FILE);
+    } else {
+        rc = pathgate_fs_atomic_commit(a, out, err);
+    }
+    a = NULL;
+    if (rc == 0 && path && pathgate__buf_set(path, alloc, dst->address, dst->address_len) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+done:
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    pathgate__free(alloc, src);
+    return rc;
+}

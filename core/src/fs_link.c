@@ -1,0 +1,242 @@
+/* fs_link.c - link (a hard link), symlink (a relative target that stays
+ * inside) and readlink (a target only when it stays inside). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+#include "text.h"
+
+/* The entry of a new name: its directory must exist and be writable, the
+ * name must be free. 0 with e open, or a failure with err set. */
+static int new_name(pathgate__fs_entry *e, const pathgate__fs_target *t, pathgate_error *err)
+{
+    if (t->base_flags & PATHGATE_BASE_READ_ONLY)
+        return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
+    if (t->rel_len == 0)
+        return pathgate__fs_fail_exists(err, t->address);
+    int rc = pathgate__fs_entry_find(e, t, 0);
+    if (rc < 0)
+        return pathgate__fs_fail_parent(err, rc, t);
+    if ((rc = pathgate__fs_entry_writable(t, e, err)) >= 0 && e->exists)
+        rc = pathgate__fs_fail_exists(err, t->address);
+    if (rc < 0)
+        pathgate__fs_entry_close(e);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- link */
+
+int pathgate_fs_link(pathgate_buf *path, pathgate_resolver *resolver, const char *source,
+                     size_t source_len, const char *destination, size_t destination_len,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!source || !destination)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    const pathgate_allocator *alloc = pathgate__resolver_allocator(r);
+    pathgate__fs_target *src = pathgate__malloc(alloc, 2 * sizeof *src);
+    if (!src)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    pathgate__fs_target *dst = src + 1;
+    pathgate__fs_entry se = {-1, 0, {0}, {0}}, de = {-1, 0, {0}, {0}};
+    int rc;
+    if ((rc = pathgate__fs_resolve(src, r, opts, source, source_len, err)) < 0 ||
+        (rc = pathgate__fs_resolve(dst, r, opts, destination, destination_len, err)) < 0)
+        goto done;
+    if (src->base_flags & PATHGATE_BASE_READ_ONLY) {
+        rc = pathgate__fs_fail(err, PATHGATE_EACCES, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if (src->rel_len == 0) {
+        rc = pathgate__fs_fail(err, PATHGATE_EISDIR, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if ((rc = pathgate__fs_entry_find(&se, src, 0)) < 0) {
+        rc = pathgate__fs_fail_errno(err, rc, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if (!se.exists) {
+        rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if (S_ISDIR(se.st.st_mode)) {
+        rc = pathgate__fs_fail(err, PATHGATE_EISDIR, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if (S_ISLNK(se.st.st_mode) && pathgate__fs_leads_out(src)) {
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
+        goto done;
+    }
+    /* a second name for a file of a read-only base would make it writable */
+    if ((rc = pathgate__fs_entry_writable(src, &se, err)) < 0 || (rc = new_name(&de, dst, err)) < 0)
+        goto done;
+    if (linkat(se.dirfd, se.name, de.dirfd, de.name, 0) < 0) {
+        int e = errno;
+        if (e == EEXIST)
+            rc = pathgate__fs_fail_exists(err, dst->address);
+        else if (e == EXDEV)
+            rc = pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
+                                     "Cannot link '%s' to '%s': they are on different filesystems",
+                                     dst->address, src->address);
+        else
+            rc = pathgate__fs_fail_errno(err, -e, dst, PATHGATE__FS_FILE);
+        goto done;
+    }
+    if (path && pathgate__buf_set(path, alloc, dst->address, dst->address_len) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+done:
+    pathgate__fs_entry_close(&se);
+    pathgate__fs_entry_close(&de);
+    pathgate__free(alloc, src);
+    return rc;
+}
+
+/* ------------------------------------------------------------- symlink */
+
+/* How many directory levels dirfd lies below the base (walking up through
+ * `..` to the base's own directory): >= 0, or -EXDEV when the filesystem
+ * root comes first, or -errno. */
+static int depth_below(int dirfd, int base_fd)
+{
+    struct stat base, st;
+    if (fstat(base_fd, &base) < 0 || fstat(dirfd, &st) < 0)
+        return -errno;
+    int cur = -1, depth = 0, rc = -ELOOP;
+    for (; depth <= PATHGATE_PATH_MAX / 2; depth++) {
+        if (st.st_dev == base.st_dev && st.st_ino == base.st_ino) {
+            rc = depth;
+            break;
+        }
+        int up = openat(cur >= 0 ? cur : dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (up < 0) {
+            rc = -errno;
+            break;
+        }
+        struct stat us;
+        if (fstat(up, &us) < 0 || (us.st_dev == st.st_dev && us.st_ino == st.st_ino)) {
+            rc = -EXDEV; /* `..` of the filesystem root is itself */
+            close(up);
+            break;
+        }
+        if (cur >= 0)
+            close(cur);
+        cur = up;
+        st = us;
+    }
+    if (cur >= 0)
+        close(cur);
+    return rc;
+}
+
+/* 1 when target, read from a directory `depth` levels below the base,
+ * never climbs above it. */
+static int stays_inside(const char *target, size_t len, long depth)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && target[j] != '/')
+            j++;
+        size_t n = j - i;
+        if (n == 2 && target[i] == '.' && target[i + 1] == '.') {
+            if (--depth < 0)
+                return 0;
+        } else if (n > 0 && !(n == 1 && target[i] == '.')) {
+            depth++;
+        }
+        i = j + 1;
+    }
+    return 1;
+}
+
+int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const char *target,
+                        size_t target_len, const char *address, size_t len,
+                        const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (!target || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    int rc = pathgate__text_check(target, target_len, PATHGATE_PATH_MAX, err);
+    if (rc < 0)
+        return rc;
+    char quoted[96];
+    pathgate__fs_quote(quoted, sizeof quoted - 1, target, target_len);
+    if (target_len == 0)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "A symlink target must not be empty");
+    if (target[0] == '/')
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "Symlink target '%s' is absolute: it must be relative and stay "
+                                   "inside the base",
+                                   quoted);
+    pathgate__fs_target t;
+    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err)) < 0)
+        return rc;
+    pathgate__fs_entry e;
+    if ((rc = new_name(&e, &t, err)) < 0)
+        return rc;
+    int depth = depth_below(e.dirfd, t.base_fd);
+    if (depth < 0) {
+        rc = pathgate__fs_fail_errno(err, depth, &t, PATHGATE__FS_FILE);
+    } else if (!stays_inside(target, target_len, depth)) {
+        rc = pathgate__error_set(err, PATHGATE_EINVAL,
+                                 "Symlink target '%s' leads out of the base of '%s'", quoted,
+                                 t.address);
+    } else {
+        char buf[PATHGATE_PATH_MAX + 1];
+        memcpy(buf, target, target_len);
+        buf[target_len] = '\0';
+        if (symlinkat(buf, e.dirfd, e.name) < 0)
+            rc = errno == EEXIST ? pathgate__fs_fail_exists(err, t.address)
+                                 : pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    }
+    pathgate__fs_entry_close(&e);
+    if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return rc;
+}
+
+/* ------------------------------------------------------------ readlink */
+
+int pathgate_fs_readlink(pathgate_buf *target, pathgate_resolver *resolver, const char *address,
+                         size_t len, const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!target || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(target);
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    pathgate__fs_entry e;
+    if ((rc = pathgate__fs_entry_find(&e, &t, 0)) < 0)
+        return pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
+    char buf[PATHGATE_PATH_MAX + 1];
+    ssize_t n = -1;
+    if (!e.exists)
+        rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
+    else if (!S_ISLNK(e.st.st_mode))
+        rc = pathgate__error_set(err, PATHGATE_ENOTLINK, "'%s' is not a symbolic link", t.address);
+    else if (pathgate__fs_leads_out(&t))
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if ((n = readlinkat(e.dirfd, e.name, buf, sizeof buf)) < 0)
+        rc =
+            pathgate__fs_fail_errno(err, errno == EINVAL ? -ENOENT : -errno, &t, PATHGATE__FS_FILE);
+    else if ((size_t)n >= sizeof buf)
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    pathgate__fs_entry_close(&e);
+    if (rc == 0 && pathgate__buf_set(target, t.alloc, buf, (size_t)n) < 0)
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* fs_rmtree.c - remove_tree: the entry itself (never what a symlink leads
+ * to) and, for a directory, everything below it, through descriptors; a
+ * missing entry is success (Go's RemoveAll). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+
+/* Removes the directory name of e->dirfd with everything below it. 0, or
+ * a failure with err set. */
+static int remove_dir(const pathgate__fs_target *t, const pathgate__fs_entry *e,
+                      pathgate_error *err)
+{
+    int fd = openat(e->dirfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? PATHGATE_OK
+                               : pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_DIRECTORY);
+    int holds = pathgate__resolver_dir_holds_read_only(t->r, fd);
+    int rc = 0;
+    if (holds == 1)
+        rc = pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_DIRECTORY);
+    else if (holds < 0)
+        rc = pathgate__fs_fail_errno(err, holds, t, PATHGATE__FS_DIRECTORY);
+    else {
+        int e2 = pathgate__fs_remove_contents(fd, t->alloc, 1);
+        if (e2 == 0 && unlinkat(e->dirfd, e->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+            e2 = -errno;
+        if (e2)
+            rc = pathgate__fs_fail_errno(err, e2, t, PATHGATE__FS_DIRECTORY);
+    }
+    close(fd);
+    return rc;
+}
+
+int pathgate_fs_remove_tree(pathgate_buf *path, int *removed, pathgate_resolver *resolver,
+                            const char *address, size_t len, const pathgate_fs_options *opts,
+                            pathgate_error *err)
+{
+    if (path)
+        pathgate_buf_dispose(path);
+    if (removed)
+        *removed = 0;
+    if (!address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    if (t.base_flags & PATHGATE_BASE_READ_ONLY || t.rel_len == 0) /* never the base itself */
+        return pathgate__fs_fail(err, PATHGATE_EACCES, &t, PATHGATE__FS_FILE);
+    pathgate__fs_entry e;
+    if ((rc = pathgate__fs_entry_find(&e, &t, 0)) < 0) {
+        if (rc == -ENOENT || rc == -ENOTDIR)
+            goto done; /* nothing there */
+        return pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
+    }
+    if (!e.exists) {
+        pathgate__fs_entry_close(&e);
+        goto done;
+    }
+    if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if ((rc = pathgate__fs_entry_writable(&t, &e, err)) < 0)
+        ;
+    else if (S_ISDIR(e.st.st_mode))
+        rc = remove_dir(&t, &e, err);
+    else if (unlinkat(e.dirfd, e.name, 0) < 0 && errno != ENOENT)
+        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    pathgate__fs_entry_close(&e);
+    if (rc < 0)
+        return rc;
+    if (removed)
+        *removed = 1;
+done:
+    if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return PATHGATE_OK;
+}

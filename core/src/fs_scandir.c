@@ -1,0 +1,249 @@
+/* fs_scandir.c - one directory's entries, read once through its fd and
+ * handed out one at a time, with stat on demand; and the listing the walk
+ * iterator shares. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+
+#define LISTING_BUF_MIN 32768
+
+/* ------------------------------------------------------------ listings */
+
+static int name_cmp(const void *pa, const void *pb)
+{
+    const pathgate__fs_name *a = pa, *b = pb;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->name, b->name, n);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+int pathgate__fs_listing_read(pathgate__fs_listing *L, int fd, const pathgate_allocator *a)
+{
+    size_t used = 0;
+    L->n = 0;
+    L->skipped = 0;
+    L->read_error = 0;
+    for (;;) {
+        if (L->cap - used < LISTING_BUF_MIN / 2) {
+            size_t cap = L->cap ? L->cap * 2 : LISTING_BUF_MIN;
+            char *nb = pathgate__realloc(a, L->buf, cap);
+            if (!nb)
+                return PATHGATE_ENOMEM;
+            L->buf = nb;
+            L->cap = cap;
+        }
+        ssize_t r = getdents64(fd, L->buf + used, L->cap - used);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            L->read_error = 1;
+        if (r <= 0)
+            break;
+        used += (size_t)r;
+    }
+    size_t off = 0;
+    while (off < used) {
+        struct dirent64 *d = (struct dirent64 *)(void *)(L->buf + off);
+        off += d->d_reclen;
+        const char *name = d->d_name;
+        size_t len = strlen(name);
+        if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+            continue;
+        if (!pathgate__address_name_listable(name, len)) {
+            L->skipped++;
+            continue;
+        }
+        unsigned char type = d->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st;
+            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                continue; /* gone meanwhile */
+            type = S_ISDIR(st.st_mode)   ? DT_DIR
+                   : S_ISREG(st.st_mode) ? DT_REG
+                   : S_ISLNK(st.st_mode) ? DT_LNK
+                                         : DT_FIFO;
+        }
+        if (L->n == L->ncap) {
+            size_t cap = L->ncap ? L->ncap * 2 : 64;
+            pathgate__fs_name *nn = pathgate__realloc(a, L->names, cap * sizeof *nn);
+            if (!nn)
+                return PATHGATE_ENOMEM;
+            L->names = nn;
+            L->ncap = cap;
+        }
+        L->names[L->n].name = name;
+        L->names[L->n].len = len;
+        L->names[L->n].type = type;
+        L->n++;
+    }
+    if (L->n > 1)
+        qsort(L->names, L->n, sizeof *L->names, name_cmp);
+    return PATHGATE_OK;
+}
+
+void pathgate__fs_listing_free(pathgate__fs_listing *L, const pathgate_allocator *a)
+{
+    pathgate__free(a, L->buf);
+    pathgate__free(a, L->names);
+    memset(L, 0, sizeof *L);
+}
+
+int pathgate__fs_open_dir(const pathgate__fs_target *t, pathgate_error *err)
+{
+    int fd = pathgate__fs_open(t, NULL, O_RDONLY | O_DIRECTORY, 0);
+    if (fd >= 0)
+        return fd;
+    if (fd == -ENOTDIR) { /* the last component, or a directory on the way? */
+        int p = pathgate__fs_open(t, NULL, O_PATH, 0);
+        if (p >= 0) {
+            close(p);
+            return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
+        }
+    }
+    return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_DIRECTORY);
+}
+
+/* ------------------------------------------------------------- scandir */
+
+struct pathgate_fs_scandir {
+    const pathgate_allocator *a; /* the resolver's */
+    pathgate__fs_target t;       /* the directory */
+    pathgate__fs_target et;      /* the entry last returned (for stat) */
+    int fd;
+    size_t next;
+    size_t skipped;
+    pathgate__fs_listing L;
+    pathgate_fs_dirent cur;
+};
+
+int pathgate_fs_scandir_open(pathgate_fs_scandir **out, pathgate_resolver *resolver,
+                             const char *address, size_t len, const pathgate_fs_options *opts,
+                             pathgate_error *err)
+{
+    if (!out || !address)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    pathgate_fs_scandir *d = pathgate__calloc(a, 1, sizeof *d);
+    if (!d)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    d->a = a;
+    d->fd = -1;
+    int rc = pathgate__fs_resolve(&d->t, r, opts, address, len, err);
+    if (rc >= 0 && (rc = d->fd = pathgate__fs_open_dir(&d->t, err)) >= 0) {
+        rc = pathgate__fs_listing_read(&d->L, d->fd, a);
+        if (rc < 0)
+            pathgate__error_set(err, rc, NULL);
+    }
+    if (rc < 0) {
+        pathgate_fs_scandir_free(d);
+        return rc;
+    }
+    d->skipped = d->L.skipped;
+    *out = d;
+    return PATHGATE_OK;
+}
+
+static pathgate_fs_type type_of(unsigned char dt)
+{
+    return dt == DT_REG   ? PATHGATE_FS_TYPE_FILE
+           : dt == DT_DIR ? PATHGATE_FS_TYPE_DIRECTORY
+           : dt == DT_LNK ? PATHGATE_FS_TYPE_SYMLINK
+                          : PATHGATE_FS_TYPE_OTHER;
+}
+
+int pathgate_fs_scandir_next(const pathgate_fs_dirent **out, pathgate_fs_scandir *d,
+                             pathgate_error *err)
+{
+    if (!out || !d)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    pathgate__fs_target *et = &d->et;
+    for (; d->next < d->L.n; d->next++) {
+        const pathgate__fs_name *n = &d->L.names[d->next];
+        /* "<address>/<name>": its rel must stay within PATHGATE_PATH_MAX */
+        if (d->t.rel_len + 1 + n->len > PATHGATE_PATH_MAX) {
+            d->skipped++;
+            continue;
+        }
+        memcpy(et, &d->t, offsetof(pathgate__fs_target, address));
+        memcpy(et->address, d->t.address, d->t.address_len);
+        size_t at = d->t.address_len;
+        et->address[at++] = '/';
+        memcpy(et->address + at, n->name, n->len);
+        et->address_len = at + n->len;
+        et->address[et->address_len] = '\0';
+        et->rel = et->address + d->t.prefix_len + 1;
+        et->rel_len = et->address_len - d->t.prefix_len - 1;
+        d->cur.name = et->address + at;
+        d->cur.name_len = n->len;
+        d->cur.path = et->address;
+        d->cur.path_len = et->address_len;
+        d->cur.type = type_of(n->type);
+        d->next++;
+        *out = &d->cur;
+        return 1;
+    }
+    return 0;
+}
+
+int pathgate_fs_scandir_stat(pathgate_fs_stat_result *out, pathgate_fs_scandir *d, int follow,
+                             pathgate_error *err)
+{
+    if (!out || !d || !d->cur.path)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    const pathgate__fs_target *et = &d->et;
+    struct statx sx;
+    int e;
+    if (follow && d->cur.type == PATHGATE_FS_TYPE_SYMLINK) {
+        int fd = pathgate__fs_open(et, NULL, O_PATH, 0);
+        if (fd < 0)
+            return pathgate__fs_fail_errno(err, fd, et, PATHGATE__FS_FILE);
+        e = statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
+                  &sx);
+        if (e < 0)
+            e = -errno;
+        close(fd);
+    } else {
+        e = statx(d->fd, d->cur.name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+                  STATX_BASIC_STATS | STATX_BTIME, &sx);
+        if (e < 0)
+            e = -errno;
+    }
+    if (e < 0)
+        return pathgate__fs_fail_errno(err, e, et, PATHGATE__FS_FILE);
+    if (pathgate__fs_stat_fill(out, et->alloc, et->address, et->address_len, &sx) < 0)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    return PATHGATE_OK;
+}
+
+size_t pathgate_fs_scandir_skipped(const pathgate_fs_scandir *d)
+{
+    return d ? d->skipped : 0;
+}
+
+void pathgate_fs_scandir_free(pathgate_fs_scandir *d)
+{
+    if (!d)
+        return;
+    const pathgate_allocator *a = d->a;
+    if (d->fd >= 0)
+        close(d->fd);
+    pathgate__fs_listing_free(&d->L, a);
+    pathgate__free(a, d);
+}

@@ -1,0 +1,121 @@
+/* fs_subroot.c - subroot: a resolver whose one root is a directory inside
+ * a base, as Go's Root.OpenRoot. The directory is opened beneath the base;
+ * the new resolver opens it again by its real path and is kept only when
+ * that is the very directory (device and inode) the contained open found. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "alloc.h"
+#include "error.h"
+#include "fs_entry.h"
+#include "resolver_internal.h"
+
+#define KEY_CAP 64
+
+/* The key derived from a name: lower case, [a-z0-9_] kept, anything else
+ * `_`, `d` in front when it does not start with a letter. */
+static size_t derive_key(char out[KEY_CAP + 1], const char *name, size_t len)
+{
+    size_t n = 0;
+    if (len == 0 || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+        out[n++] = 'd';
+    for (size_t i = 0; i < len && n < KEY_CAP; i++) {
+        char c = name[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        out[n++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '_';
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* The real path of the directory held as fd, checked to name that very
+ * inode. 0 or -errno. */
+static int real_path(char *out, size_t size, int fd)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1 || out[0] != '/')
+        return -ENOENT;
+    out[n] = '\0';
+    struct stat held, seen;
+    if (fstat(fd, &held) < 0 || stat(out, &seen) < 0)
+        return -errno;
+    return held.st_dev == seen.st_dev && held.st_ino == seen.st_ino ? 0 : -ESTALE;
+}
+
+static int same_dir(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, const char *address,
+                        size_t len, const char *key, size_t key_len,
+                        const pathgate_fs_options *opts, pathgate_error *err)
+{
+    if (!out || !address || (!key && key_len))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    *out = NULL;
+    if (key && !pathgate__address_key_valid(key, key_len))
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "a subroot's key must match [a-z][a-z0-9_]*");
+    pathgate__fs_target t;
+    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    if (rc < 0)
+        return rc;
+    int fd = pathgate__fs_open_dir(&t, err);
+    if (fd < 0)
+        return fd;
+    int ro = (t.base_flags & PATHGATE_BASE_READ_ONLY) != 0;
+    if (!ro) {
+        int a = pathgate__resolver_dir_read_only(t.r, t.base, fd);
+        int b = a == 1 ? 0 : pathgate__resolver_dir_holds_read_only(t.r, fd);
+        if (a < 0 || b < 0) {
+            close(fd);
+            return pathgate__fs_fail_errno(err, a < 0 ? a : b, &t, PATHGATE__FS_DIRECTORY);
+        }
+        ro = a == 1 || b == 1;
+    }
+    char host[PATH_MAX];
+    if ((rc = real_path(host, sizeof host, fd)) < 0) {
+        close(fd);
+        return pathgate__error_set(err, PATHGATE_EIO,
+                                   "The directory of '%s' has no real path to open a root at",
+                                   t.address);
+    }
+    char derived[KEY_CAP + 1];
+    if (!key) {
+        const char *name = t.rel_len ? strrchr(t.address, '/') + 1 : strchr(t.address, ':') + 1;
+        key_len = derive_key(derived, name, strlen(name));
+        key = derived;
+    }
+    pathgate_base_spec spec = {key, key_len, host, strlen(host), ro ? PATHGATE_BASE_READ_ONLY : 0};
+    pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+    o.roots = &spec;
+    o.nroots = 1;
+    o.flags = pathgate__resolver_flags(t.r);
+    o.allocator = pathgate__resolver_allocator(t.r);
+    pathgate_resolver *nr = NULL;
+    rc = pathgate_resolver_new(&nr, &o, err);
+    if (rc == 0 && !same_dir(pathgate__resolver_base_fd(nr, 0), fd)) {
+        /* the path led elsewhere by the time it was opened again */
+        pathgate_resolver_free(nr);
+        nr = NULL;
+        rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_DIRECTORY);
+    }
+    close(fd);
+    if (rc < 0)
+        return rc;
+    *out = nr;
+    return PATHGATE_OK;
+}

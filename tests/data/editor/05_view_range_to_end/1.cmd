@@ -1,0 +1,3 @@
+command: view
+path: root:t/n.txt
+view_range: 18 -1

@@ -1,0 +1,3 @@
+command: view
+path: root:t/nope.txt
+kind: not_found

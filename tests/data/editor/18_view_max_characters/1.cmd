@@ -1,0 +1,3 @@
+command: view
+path: root:t/n.txt
+max_characters: 30

@@ -1,0 +1,3 @@
+command: view
+path: root:t/l.txt
+kind: invalid_utf8

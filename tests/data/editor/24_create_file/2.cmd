@@ -1,0 +1,2 @@
+command: view
+path: root:t/new.txt

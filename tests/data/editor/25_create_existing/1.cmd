@@ -1,0 +1,3 @@
+command: create
+path: root:t/a.txt
+kind: already_exists

@@ -1,0 +1,3 @@
+command: create
+path: root:t/sub
+kind: already_exists

@@ -1,0 +1,3 @@
+command: create
+path: root:t/new.txt
+kind: invalid_argument

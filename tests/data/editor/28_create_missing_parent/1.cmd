@@ -1,0 +1,2 @@
+command: create
+path: root:t/sub/new.txt

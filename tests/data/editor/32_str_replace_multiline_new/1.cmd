@@ -1,0 +1,2 @@
+command: str_replace
+path: root:t/n.txt

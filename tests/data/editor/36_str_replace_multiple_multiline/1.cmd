@@ -1,0 +1,3 @@
+command: str_replace
+path: root:t/r.txt
+kind: edit_ambiguous

@@ -1,0 +1,3 @@
+command: str_replace
+path: root:t/n.txt
+kind: invalid_argument

@@ -1,0 +1,3 @@
+command: str_replace
+path: root:t/sub
+kind: is_directory

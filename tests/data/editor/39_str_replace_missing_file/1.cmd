@@ -1,0 +1,3 @@
+command: str_replace
+path: root:t/nope.txt
+kind: not_found

@@ -1,0 +1,4 @@
+def f():
+	if x:
+	        return 11
+	return 2

@@ -1,0 +1,3 @@
+command: insert
+path: root:t/n.txt
+insert_line: 21

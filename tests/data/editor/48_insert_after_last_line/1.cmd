@@ -1,0 +1,3 @@
+command: insert
+path: root:t/s.txt
+insert_line: 2

@@ -1,0 +1,3 @@
+command: insert
+path: root:t/n.txt
+kind: invalid_argument

@@ -1,0 +1,3 @@
+command: insert
+path: root:t/t.py
+insert_line: 1

@@ -1,0 +1,5 @@
+def f():
+	# comment
+	if x:
+		return 1
+	return 2

@@ -1,0 +1,4 @@
+command: insert
+path: root:t/n.txt
+tool: str_replace_editor
+insert_line: 1

@@ -1,0 +1,3 @@
+command: create
+path: root:t/c.txt
+tool: str_replace_editor

@@ -1,0 +1,3 @@
+command: undo_edit
+path: root:t/n.txt
+kind: invalid_argument

@@ -1,0 +1,3 @@
+command: delete
+path: root:t/nope.txt
+kind: not_found

@@ -1,0 +1,3 @@
+command: view
+path: root:t/../outside/secret.txt
+kind: invalid_path

@@ -1,0 +1,3 @@
+command: create
+path: root:t/../outside/new.txt
+kind: invalid_path

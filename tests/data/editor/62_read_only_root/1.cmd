@@ -1,0 +1,3 @@
+command: str_replace
+path: root:ro/ro.txt
+kind: permission_denied

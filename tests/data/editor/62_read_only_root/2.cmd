@@ -1,0 +1,2 @@
+command: view
+path: root:ro/ro.txt
