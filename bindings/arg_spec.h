@@ -64,7 +64,12 @@ typedef struct pg_arg {
     int64_t aux;
 } pg_arg;
 
-#define PG_ARGS_MAX 10
+#define PG_ARGS_MAX 12
+
+/* The size cap of the files a call reads (docs/fs.md), an option. */
+/* clang-format off */
+#define PG_MAX_FILE_SIZE {"max_file_size", PG_FILE_SIZE, 0, 0}
+/* clang-format on */
 
 /* A description: its arguments and how many (PG_SPEC(array)); a prefix of
  * an array describes a call taking fewer of them. */

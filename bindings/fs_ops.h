@@ -95,7 +95,6 @@ typedef struct pg_fs_op {
 
 /* clang-format off */
 #define PG_PATH {"path", PG_TEXT, PG_POS | PG_REQ, 0}
-#define PG_MAX_FILE_SIZE {"max_file_size", PG_FILE_SIZE, 0, 0}
 /* Python only: the first that many items are converted (the core's list
  * is whole; a server bounding its answer converts no more than it shows) */
 #define PG_LIMIT_ARG {"limit", PG_LIMIT, PG_PY, 0}

@@ -264,7 +264,7 @@ def _fs_edits(
 # apply_patch -> (kind, error, output, files); the text editor's undo
 # history and its one call -> (kind, error, output).
 def _fs_apply_patch(
-    owner: _Owner, /, patch: str, *, atomic: bool = True
+    owner: _Owner, /, patch: str, *, atomic: bool = True, max_file_size: int | None = None
 ) -> tuple[str | None, str | None, str, list[dict[str, str | None]]]: ...
 @final
 class _Editor:
@@ -283,6 +283,7 @@ class _Editor:
         max_characters: int | None = None,
         view_range: Iterable[int] | None = None,
         view_range_invalid: bool = False,
+        max_file_size: int | None = None,
     ) -> tuple[str | None, str | None, str | None]: ...
 
 def _fs_head(

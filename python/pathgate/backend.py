@@ -1074,14 +1074,19 @@ class Backend(SandboxMixin):
 
     _EDITOR_ARGUMENTS = frozenset((
         "file_text", "old_str", "new_str", "insert_line", "view_range", "max_characters", "tool",
+        "max_file_size",
     ))
 
-    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+    def apply_patch(self, patch: str, *, atomic: bool = True,
+                    max_file_size: int | None = None) -> PatchResult:
         """Applies a patch in Codex's ``*** Begin Patch`` format. Every path is
         resolved (and checked writable) before anything is written; with
         ``atomic`` (the default) every file changes or none does, otherwise
-        the hunks apply one by one as Codex applies them."""
-        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)
+        the hunks apply one by one as Codex applies them. A file to update
+        larger than ``max_file_size`` (bytes; default 64 MiB) is
+        ``too_large``."""
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic,
+                                                           max_file_size=max_file_size)
         return PatchResult(error=error, output=output or "", files=cast("list[PatchFile]", files),
                            kind=kind)
 
@@ -1089,7 +1094,8 @@ class Backend(SandboxMixin):
         """Runs a command of the text editor tool (``view``, ``create``,
         ``str_replace``, ``insert``, ``undo_edit``) with its arguments
         (``file_text``, ``old_str``, ``new_str``, ``insert_line``,
-        ``view_range``, ``max_characters``; ``tool``:
+        ``view_range``, ``max_characters``; ``max_file_size``, the size cap
+        of the file read (bytes; default 64 MiB); ``tool``:
         ``"str_replace_based_edit_tool"`` (default) or ``"str_replace_editor"``,
         which has ``undo_edit``). Answers as Anthropic's reference
         implementation does, addresses in place of paths; the undo history
@@ -1107,9 +1113,11 @@ class Backend(SandboxMixin):
         kind, error, output = self._editor.run(self._owner, command, path_text(path), **arguments)
         return TextEditorResult(error=error, output=output, kind=kind)
 
-    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+    async def aapply_patch(self, patch: str, *, atomic: bool = True,
+                           max_file_size: int | None = None) -> PatchResult:
         """``apply_patch`` in a worker thread."""
-        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic,
+                                       max_file_size=max_file_size)
 
     async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
         """``text_editor`` in a worker thread."""

@@ -143,3 +143,77 @@ def test_caps_over_one_connection(tree):
     assert len(sized["entries"]) == 3 and sized["truncated"] is True
     assert "Total: 3 files, 0 directories" in a[6]["content"][0]["text"]
     assert len(r) == 0
+
+
+def test_the_edit_tools_under_client_roots_and_caps(tree):
+    """apply_patch and the text editor tools go through the connection's
+    address check like every tool: every path a patch names, and the
+    editor's path, must lie inside the client's roots; a file over the read
+    cap is refused; nothing outside is written."""
+    from pathgate import Resolver
+    from pathgate.mcp.tools import ConnectionTools, ToolError, build_tools
+
+    repo = tree["repo"]
+    (repo / "docs" / "d.txt").write_text("one\ntwo\n")
+    (repo / "docs" / "big.txt").write_text("z\n" * 600)
+    r = Resolver(roots={"repo": repo})
+    limits = Limits(max_read=1000)
+    state = ConnectionTools(r, allow_execute=False, limits=limits)
+    state.scope.apply([{"uri": (repo / "docs").as_uri()}])  # the client narrows to docs
+    assert state.session.pwd() == "root:repo/docs"
+    tools = {t.name: t.run for t in build_tools(allow_execute=False, limits=limits)}
+
+    def call(name, **args):
+        try:
+            return tools[name](state, args)
+        except ToolError as e:
+            return e
+
+    def text(answer):
+        return json.loads(answer.json if hasattr(answer, "json") else json.dumps(answer))
+
+    def patch(*lines):
+        return "\n".join(("*** Begin Patch", *lines, "*** End Patch"))
+
+    outside = [
+        patch("*** Update File: root:repo/README.md", "@@", "-readme", "+changed"),
+        patch("*** Add File: new.txt", "+n", "*** Update File: ../README.md", "@@", "-readme", "+x"),
+        patch("*** Update File: d.txt", "*** Move to: ../moved.txt", "@@", "-one", "+1"),
+        patch("  *** Delete File:  ../README.md"),  # a header is read trimmed
+    ]
+    for p in outside:
+        e = call("apply_patch", input=p)
+        assert isinstance(e, ToolError) and (str(e), e.kind) == ("Invalid path / not found",
+                                                                 "outside_client_roots"), p
+    assert (repo / "README.md").read_text() == "readme\n"
+    assert not (repo / "docs" / "new.txt").exists() and not (repo / "moved.txt").exists()
+    assert (repo / "docs" / "d.txt").read_text() == "one\ntwo\n"
+    ok = call("apply_patch", input=patch("*** Add File: new.txt", "+n", "*** Update File: d.txt",
+                                         "@@", "-one", "+1"))
+    assert "A root:repo/docs/new.txt\nM root:repo/docs/d.txt" in text(ok)["content"][0]["text"]
+    big = call("apply_patch", input=patch("*** Update File: big.txt", "@@", "-z", "+y"))
+    assert str(big) == ("Failed to read file to update root:repo/docs/big.txt: File "
+                        "'root:repo/docs/big.txt' is larger than the 1000-byte size cap")
+    for tool in ("str_replace_based_edit_tool", "str_replace_editor"):
+        e = call(tool, command="view", path="../README.md")
+        assert isinstance(e, ToolError) and e.kind == "outside_client_roots"
+        e = call(tool, command="str_replace", path="root:repo/README.md", old_str="readme", new_str="x")
+        assert isinstance(e, ToolError) and e.kind == "outside_client_roots"
+        assert str(call(tool, command="view", path="big.txt")) == (  # in the reference's words
+            "Ran into File 'root:repo/docs/big.txt' is larger than the 1000-byte size cap while "
+            "trying to read root:repo/docs/big.txt")
+        view = text(call(tool, command="view", path="d.txt"))["content"][0]["text"]
+        assert view.startswith("Here's the result of running `cat -n` on root:repo/docs/d.txt:")
+    assert (repo / "README.md").read_text() == "readme\n"
+    assert len(r) == 0
+
+
+def test_patch_paths_reads_every_path_the_core_may_take():
+    from pathgate.mcp.edit_tools import patch_paths
+
+    p = ("*** Begin Patch\r\n  *** Add File: a b.txt \r\n+*** Delete File: not-a-header\r\n"
+         "*** Update File: u.txt\n*** Move to: m.txt  \n@@\n context\n"
+         " *** Delete File: ctx\n\u3000*** Delete File: d.txt\n*** End Patch")
+    # trimmed as a header; "Move to" both as read (untrimmed) and trimmed;
+    # a context line that looks like a header too (more is checked, never less)
+    assert patch_paths(p) == ["a b.txt", "u.txt", "m.txt", "m.txt  ", "ctx", "d.txt"]

@@ -832,7 +832,7 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
             C.execute, _out({"output": _STR, "exit_code": {"type": "integer"}})))
     from .edit_tools import build as edit_tools  # apply_patch and the text editor tools
 
-    tools.extend(edit_tools())
+    tools.extend(edit_tools(limits))
     return tools
 
 
