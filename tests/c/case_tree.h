@@ -125,7 +125,7 @@ CT_FN void snapshot_into(strlist *l, const char *root, const char *rel)
             assert_true(asprintf(&line, "l %s -> %s", sub, target) > 0);
             strlist_add(l, line);
         } else {
-            size_t n;
+            size_t n = 0;
             char *data = slurp(path, &n);
             assert_non_null(data);
             size_t cap = 4 * n + strlen(sub) + 8, k = 0;
