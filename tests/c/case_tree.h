@@ -23,6 +23,8 @@
 
 CT_FN char *slurp(const char *path, size_t *len)
 {
+    if (len)
+        *len = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
@@ -125,7 +127,7 @@ CT_FN void snapshot_into(strlist *l, const char *root, const char *rel)
             assert_true(asprintf(&line, "l %s -> %s", sub, target) > 0);
             strlist_add(l, line);
         } else {
-            size_t n = 0;
+            size_t n;
             char *data = slurp(path, &n);
             assert_non_null(data);
             size_t cap = 4 * n + strlen(sub) + 8, k = 0;
