@@ -10,15 +10,16 @@ _pathgate() {
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --base|--config|--convention|--cwd|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) ((i++)) ;;
+            --allow-origin|--base|--config|--convention|--cwd|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     case "$prev" in
         --convention) COMPREPLY=($(compgen -W "posix windows" -- "$cur")); return ;;
+        --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --base|--cwd|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) return ;;
+        --allow-origin|--base|--cwd|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
@@ -42,7 +43,7 @@ _pathgate() {
         apply-patch) cmd_opts="--file-by-file" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
-        mcp) cmd_opts="--allow-execute" ;;
+        mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$cmd_opts $global_opts" -- "$cur"))
