@@ -48,7 +48,8 @@ typedef enum pg_kind {
     PG_MAX_COUNT, /* search.max_count >= 0 (absent: PATHGATE_FS_NO_LIMIT) */
     PG_THREADS,   /* search.threads, 0..1024 */
     PG_FILE_SIZE, /* opts.max_file_size and search.max_file_size, > 0 */
-    PG_INFO       /* a->want_info: Python answers a walk's info too */
+    PG_INFO,      /* a->want_info: Python answers a walk's info too */
+    PG_LIMIT      /* a->limit >= 0: the most items the result converts (absent: all) */
 } pg_kind;
 
 #define PG_POS 0x1u
@@ -63,7 +64,12 @@ typedef struct pg_arg {
     int64_t aux;
 } pg_arg;
 
-#define PG_ARGS_MAX 10
+#define PG_ARGS_MAX 12
+
+/* The size cap of the files a call reads (docs/fs.md), an option. */
+/* clang-format off */
+#define PG_MAX_FILE_SIZE {"max_file_size", PG_FILE_SIZE, 0, 0}
+/* clang-format on */
 
 /* A description: its arguments and how many (PG_SPEC(array)); a prefix of
  * an array describes a call taking fewer of them. */
@@ -96,6 +102,7 @@ typedef struct pg_argv {
     pathgate_fs_search_options search; /* its fs part: see pg_search */
     pathgate_fs_edit_op edit;          /* see pg_edit */
     int want_info;
+    size_t limit; /* PG_LIMIT's: the converter leaves out the items after it */
     pg_val v[PG_ARGS_MAX];
     pathgate_error err;
 } pg_argv;
@@ -140,6 +147,7 @@ static inline void pg_argv_init(pg_argv *a, pg_spec spec)
     memset(a, 0, sizeof *a);
     a->opts = init;
     a->search = search;
+    a->limit = PATHGATE_FS_NO_LIMIT;
     for (size_t i = 0; i < spec.n; i++) {
         a->v[i].i = spec.args[i].aux;
         a->v[i].n = pg_is_list(spec.args[i].kind) ? 0 : PATHGATE_FS_NO_LIMIT;
@@ -157,9 +165,12 @@ static inline const char *pg_argv_number(pg_argv *a, const pg_arg *spec, size_t 
     switch (arg->kind) {
     case PG_COUNT:
     case PG_MAX_COUNT:
+    case PG_LIMIT:
         if (v < 0)
             return "must be >= 0";
-        *(arg->kind == PG_COUNT ? &a->v[i].n : &a->search.max_count) = (size_t)v;
+        *(arg->kind == PG_COUNT       ? &a->v[i].n
+          : arg->kind == PG_MAX_COUNT ? &a->search.max_count
+                                      : &a->limit) = (size_t)v;
         return NULL;
     case PG_THREADS:
         if (v < 0 || v > 1024)

@@ -15,10 +15,12 @@
 #include "pathgate/editor.h"
 #include "pathgate/fs_patch.h"
 
-/* apply_patch(patch, atomic=true): atomic false is Codex's file by file. */
+/* apply_patch(patch, atomic=true, max_file_size=): atomic false is Codex's
+ * file by file; max_file_size: the size cap of the files it reads. */
 static const pg_arg pg_patch_args[] = {
     {"patch", PG_TEXT, PG_POS | PG_REQ, 0},
     {"atomic", PG_NOFLAG, 0, PATHGATE_FS_PATCH_FILE_BY_FILE},
+    PG_MAX_FILE_SIZE,
 };
 
 /* Indices into pg_editor_args. */
@@ -32,14 +34,15 @@ enum {
     PG_ED_INSERT_LINE,
     PG_ED_MAX_CHARACTERS,
     PG_ED_VIEW_RANGE,
-    PG_ED_VIEW_RANGE_INVALID
+    PG_ED_VIEW_RANGE_INVALID,
+    PG_ED_MAX_FILE_SIZE
 };
 
 /* An insert_line not given. */
 #define PG_ED_ABSENT INT64_MIN
 
 /* text_editor(command, path, {tool=, file_text=, old_str=, new_str=,
- * insert_line=, max_characters=, view_range=}): the Lua binding reads
+ * insert_line=, max_characters=, view_range=, max_file_size=}): the Lua binding reads
  * view_range itself (a list is not an option there); Python also takes
  * view_range_invalid (the value given was not a list of integers, which
  * the tool answers with the reference's message). */
@@ -54,6 +57,7 @@ static const pg_arg pg_editor_args[] = {
     {"max_characters", PG_INT, 0, 0},
     {"view_range", PG_INTS, PG_PY, 0},
     {"view_range_invalid", PG_BOOL, PG_PY, 0},
+    PG_MAX_FILE_SIZE,
 };
 
 /* The tool named by the `tool` argument: 0 and *out, or -1 (unknown). */

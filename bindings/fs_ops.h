@@ -95,14 +95,16 @@ typedef struct pg_fs_op {
 
 /* clang-format off */
 #define PG_PATH {"path", PG_TEXT, PG_POS | PG_REQ, 0}
-#define PG_MAX_FILE_SIZE {"max_file_size", PG_FILE_SIZE, 0, 0}
+/* Python only: the first that many items are converted (the core's list
+ * is whole; a server bounding its answer converts no more than it shows) */
+#define PG_LIMIT_ARG {"limit", PG_LIMIT, PG_PY, 0}
 /* clang-format on */
 
 /* ------------------------------------------------------------ the table */
 
 PG_OP(ls, ls, PG_R_LIST, pathgate_fs_ls(&r->list, a->resolver, PG_TXT(a, 0), &a->opts, &a->err),
       {"path", PG_TEXT, PG_POS, 0}, {"metadata", PG_NOFLAG, 0, PATHGATE_FS_NO_METADATA},
-      {"info", PG_INFO, PG_PY, 0})
+      {"info", PG_INFO, PG_PY, 0}, PG_LIMIT_ARG)
 
 PG_OP(read, read, PG_R_READ,
       pathgate_fs_read(&r->read, a->resolver, PG_TXT(a, 0), a->v[1].i, a->v[2].i, &a->opts,
@@ -183,20 +185,20 @@ PG_OP(edits, multi_edit, PG_R_ADDR_DIFF,
                         &a->opts, &a->err),
       PG_PATH, {"edits", PG_EDITS, PG_POS | PG_REQ, 0},
       {"dry_run", PG_FLAG, PG_POS, PATHGATE_FS_DRY_RUN},
-      {"lenient", PG_FLAG, 0, PATHGATE_FS_EDIT_LENIENT})
+      {"lenient", PG_FLAG, 0, PATHGATE_FS_EDIT_LENIENT}, PG_MAX_FILE_SIZE)
 
 PG_OP(head, head, PG_R_BYTES,
       pathgate_fs_head(&r->buf, a->resolver, PG_TXT(a, 0), a->v[1].n, &a->opts, &a->err), PG_PATH,
-      {"lines", PG_COUNT, PG_POS, 0})
+      {"lines", PG_COUNT, PG_POS, 0}, PG_MAX_FILE_SIZE)
 
 PG_OP(tail, tail, PG_R_BYTES,
       pathgate_fs_tail(&r->buf, a->resolver, PG_TXT(a, 0), a->v[1].n, &a->opts, &a->err), PG_PATH,
-      {"lines", PG_COUNT, PG_POS, 0})
+      {"lines", PG_COUNT, PG_POS, 0}, PG_MAX_FILE_SIZE)
 
 PG_OP(tree, tree, PG_R_TREE,
       pathgate_fs_tree(&r->list, a->resolver, PG_TXT(a, 0), a->v[1].texts, a->v[1].lens, a->v[1].n,
                        &a->opts, &a->err),
-      PG_PATH, {"excludes", PG_TEXTS, PG_POS, 0})
+      PG_PATH, {"excludes", PG_TEXTS, PG_POS, 0}, PG_LIMIT_ARG)
 
 #include "fs_toolkit_ops.h" /* copy, link, symlink, readlink, chmod, remove_tree, lstat */
 

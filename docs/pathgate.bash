@@ -10,16 +10,17 @@ _pathgate() {
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--preset|--read-only|--root|--timeout) ((i++)) ;;
+            --allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--offset|--preset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     case "$prev" in
         --convention) COMPREPLY=($(compgen -W "posix windows" -- "$cur")); return ;;
+        --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --preset) COMPREPLY=($(compgen -W "vcs secrets agent-config" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--limit|--max-count|--max-tokens|--mod|--offset|--read-only|--root|--timeout) return ;;
+        --allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
@@ -43,7 +44,7 @@ _pathgate() {
         apply-patch) cmd_opts="--file-by-file" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
-        mcp) cmd_opts="--allow-execute" ;;
+        mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$cmd_opts $global_opts" -- "$cur"))

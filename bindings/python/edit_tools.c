@@ -3,14 +3,14 @@
  * pathgate._core (arguments: ../edit_ops.h), used by Backend.apply_patch
  * and Backend.text_editor:
  *
- *   _fs_apply_patch(owner, patch, *, atomic=True)
+ *   _fs_apply_patch(owner, patch, *, atomic=True, max_file_size=None)
  *       -> (kind or None, error or None, output, files)
  *          files: [{"change": "A"|"M"|"D", "path": address, "from": address or None}]
  *   _Editor()  an undo history (docs/editor.md)
  *   _Editor.run(owner, command, path, *, tool=None, file_text=None,
  *              old_str=None, new_str=None, insert_line=None,
  *              max_characters=None, view_range=None,
- *              view_range_invalid=False)
+ *              view_range_invalid=False, max_file_size=None)
  *       -> (kind or None, error or None, output or None)
  *
  * owner is a Resolver or a Session. What the tool answers (a patch that
@@ -141,7 +141,7 @@ static PyMethodDef editor_methods[] = {
     {"run", (PyCFunction)(void (*)(void))editor_run, METH_METHOD | METH_FASTCALL | METH_KEYWORDS,
      PyDoc_STR("run($self, owner, /, command, path, *, tool=None, file_text=None, old_str=None, "
                "new_str=None, insert_line=None, max_characters=None, view_range=None, "
-               "view_range_invalid=False)\n--\n\n(kind, error, output).")},
+               "view_range_invalid=False, max_file_size=None)\n--\n\n(kind, error, output).")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -163,7 +163,8 @@ static PyType_Spec editor_spec_type = {
 
 static PyMethodDef edit_tools_methods[] = {
     {"_fs_apply_patch", PG_METH(apply_patch), METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("_fs_apply_patch($module, owner, /, patch, *, atomic=True)\n--\n\n"
+     PyDoc_STR("_fs_apply_patch($module, owner, /, patch, *, atomic=True, max_file_size=None)\n"
+               "--\n\n"
                "(kind, error, output, files).")},
     {NULL, NULL, 0, NULL},
 };

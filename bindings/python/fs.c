@@ -88,6 +88,31 @@ static PyObject *op_error(int code) {
     return e ? PyUnicode_FromString(e) : Py_NewRef(Py_None);
 }
 
+/* The bytes of a core buffer, copied from its end a MiB at a time while the
+ * buffer shrinks behind the copy, so that a long answer (head or tail up to
+ * the size cap) is never held twice. Disposes of buf. */
+static PyObject *bytes_of_buf(pathgate_buf *buf) {
+    size_t n = buf->len;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (b == NULL) {
+        pathgate_buf_dispose(buf);
+        return NULL;
+    }
+    char *dst = PyBytes_AsString(b);
+    const size_t step = (size_t)1 << 20;
+    while (n > step && buf->alloc.realloc) {
+        memcpy(dst + n - step, buf->ptr + n - step, step);
+        n -= step;
+        char *p = buf->alloc.realloc(buf->ptr, n, buf->alloc.ctx);
+        if (p)
+            buf->ptr = p;
+    }
+    if (n)
+        memcpy(dst, buf->ptr, n);
+    pathgate_buf_dispose(buf);
+    return b;
+}
+
 /* Returns a list of n converted items; item(i) gives a new reference or NULL. */
 #define PG_RETURN_LIST(n, item)                                                                    \
     do {                                                                                           \
@@ -116,6 +141,8 @@ static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_it
 /* The Python value of a successful call's result (see pg_result_kind). */
 static PyObject *result(PyObject *module, pg_args *h, pg_result_kind kind, pg_result *r) {
     const pg_argv *a = &h->a;
+    /* a list is converted up to the call's limit (PG_LIMIT) */
+    size_t listed = r->list.count < a->limit ? r->list.count : a->limit;
     PyObject *truncated = r->list.truncated || r->matches.truncated ? Py_True : Py_False;
     switch (kind) {
     case PG_R_ADDR:
@@ -127,14 +154,14 @@ static PyObject *result(PyObject *module, pg_args *h, pg_result_kind kind, pg_re
                              PyUnicode_DecodeUTF8(r->buf2.ptr ? r->buf2.ptr : "",
                                                   (Py_ssize_t)r->buf2.len, "replace"));
     case PG_R_BYTES:
-        return PyBytes_FromStringAndSize(r->buf.ptr ? r->buf.ptr : "", (Py_ssize_t)r->buf.len);
+        return bytes_of_buf(&r->buf);
     case PG_R_LIST:
         if (a->want_info)
-            return Py_BuildValue("(NN)", dict_list(r->list.items, NULL, r->list.count),
+            return Py_BuildValue("(NN)", dict_list(r->list.items, NULL, listed),
                                  list_info(&r->list));
-        return dict_list(r->list.items, NULL, r->list.count);
+        return dict_list(r->list.items, NULL, listed);
     case PG_R_TREE:
-        return Py_BuildValue("(NO)", dict_list(r->list.items, NULL, r->list.count), truncated);
+        return Py_BuildValue("(NO)", dict_list(r->list.items, NULL, listed), truncated);
     case PG_R_MATCHES:
         if (a->want_info)
             return Py_BuildValue("(NON)", dict_list(NULL, r->matches.items, r->matches.count),
@@ -318,8 +345,9 @@ static PyObject *make_iter(PyObject *module, PyObject *owner_obj, pathgate_fs_it
     }
 
 static PyMethodDef fs_methods[] = {
-    PG_FS_METH(ls, "path=None, *, metadata=True, info=False",
-               "FileInfo dicts, or (list, info); metadata=False: path and is_dir only."),
+    PG_FS_METH(ls, "path=None, *, metadata=True, info=False, limit=None",
+               "FileInfo dicts, or (list, info); metadata=False: path and is_dir only; "
+               "limit: the first that many."),
     PG_FS_METH(read, "path, offset=0, limit=2000, *, max_file_size=None, keep_crlf=False",
                "The read dict: a line window, or the whole file as base64."),
     PG_FS_METH(read_bytes, "path, *, max_file_size=None", "The whole file's bytes."),
@@ -346,11 +374,14 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(mkdir, "path, parents=True", "The address of the directory."),
     PG_FS_METH(move, "source, destination", "The destination address."),
     PG_FS_METH(stat, "path", "The stat dict."),
-    PG_FS_METH(edits, "path, edits, dry_run=False, *, lenient=False",
+    PG_FS_METH(edits, "path, edits, dry_run=False, *, lenient=False, max_file_size=None",
                "(address, unified diff); edits: (old, new[, replace_all]) tuples."),
-    PG_FS_METH(head, "path, lines=None", "The first lines' bytes (None: all)."),
-    PG_FS_METH(tail, "path, lines=None", "The last lines' bytes (None: all)."),
-    PG_FS_METH(tree, "path, excludes=()", "(FileInfo dicts, truncated)."),
+    PG_FS_METH(head, "path, lines=None, *, max_file_size=None",
+               "The first lines' bytes (None: all)."),
+    PG_FS_METH(tail, "path, lines=None, *, max_file_size=None",
+               "The last lines' bytes (None: all)."),
+    PG_FS_METH(tree, "path, excludes=(), *, limit=None",
+               "(FileInfo dicts, truncated); limit: the first that many."),
     PG_FS_METH(copy, "source, destination, *, replace=False", "The destination address."),
     PG_FS_METH(link, "source, destination", "The address of the new hard link."),
     PG_FS_METH(symlink, "target, path", "The address of the symbolic link."),

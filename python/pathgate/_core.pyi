@@ -194,7 +194,8 @@ class _FsIter(Iterator[dict[str, Any]]):
     def files_scanned(self) -> int: ...
 
 def _fs_ls(
-    owner: _Owner, /, path: str | None = None, *, metadata: bool = True, info: bool = False
+    owner: _Owner, /, path: str | None = None, *, metadata: bool = True, info: bool = False,
+    limit: int | None = None,
 ) -> Any: ...
 def _fs_read(
     owner: _Owner,
@@ -272,13 +273,13 @@ def _fs_move(owner: _Owner, /, source: str, destination: str) -> str: ...
 def _fs_stat(owner: _Owner, /, path: str) -> dict[str, Any]: ...
 def _fs_edits(
     owner: _Owner, /, path: str, edits: Iterable[tuple[str, str] | tuple[str, str, bool]],
-    dry_run: bool = False, *, lenient: bool = False,
+    dry_run: bool = False, *, lenient: bool = False, max_file_size: int | None = None,
 ) -> tuple[str, str]: ...
 # The edit tools models are trained on (bindings/python/edit_tools.c):
 # apply_patch -> (kind, error, output, files); the text editor's undo
 # history and its one call -> (kind, error, output).
 def _fs_apply_patch(
-    owner: _Owner, /, patch: str, *, atomic: bool = True
+    owner: _Owner, /, patch: str, *, atomic: bool = True, max_file_size: int | None = None
 ) -> tuple[str | None, str | None, str, list[dict[str, str | None]]]: ...
 @final
 class _Editor:
@@ -297,12 +298,17 @@ class _Editor:
         max_characters: int | None = None,
         view_range: Iterable[int] | None = None,
         view_range_invalid: bool = False,
+        max_file_size: int | None = None,
     ) -> tuple[str | None, str | None, str | None]: ...
 
-def _fs_head(owner: _Owner, /, path: str, lines: int | None = None) -> bytes: ...
-def _fs_tail(owner: _Owner, /, path: str, lines: int | None = None) -> bytes: ...
+def _fs_head(
+    owner: _Owner, /, path: str, lines: int | None = None, *, max_file_size: int | None = None
+) -> bytes: ...
+def _fs_tail(
+    owner: _Owner, /, path: str, lines: int | None = None, *, max_file_size: int | None = None
+) -> bytes: ...
 def _fs_tree(
-    owner: _Owner, /, path: str, excludes: Iterable[str] | None = ()
+    owner: _Owner, /, path: str, excludes: Iterable[str] | None = (), *, limit: int | None = None
 ) -> tuple[list[dict[str, Any]], bool]: ...
 
 # Handles, iterators and the toolkit (used by pathgate.handles and Backend).

@@ -284,11 +284,14 @@ class StatResult:
 @dataclass
 class LinesResult:
     """``head``'s and ``tail``'s answer: the lines as they are in the file
-    (line breaks kept), bytes that are not UTF-8 replaced by U+FFFD."""
+    (line breaks kept) as text, bytes that are not UTF-8 replaced by
+    U+FFFD; or, asked for ``binary``, as ``data``, the bytes themselves
+    (``content`` then None)."""
 
     error: str | None = None
     content: str | None = None
     kind: str | None = None
+    data: bytes | None = None
 
 
 @dataclass
@@ -509,8 +512,11 @@ def _stat_result(st: Mapping[str, Any]) -> StatResult:
                       changed_at=st["changed_at"], created_at=st.get("created_at"))
 
 
-def _text_lines(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+def _lines_result(data: bytes, binary: bool) -> LinesResult:
+    """head's and tail's answer: the bytes, or the text they hold."""
+    if binary:
+        return LinesResult(data=data)
+    return LinesResult(content=data.decode("utf-8", "replace"))
 
 
 class Backend(SandboxMixin):
@@ -567,14 +573,19 @@ class Backend(SandboxMixin):
 
     # ------------------------------------------------------------ sync
 
-    def ls(self, path: PathArg) -> LsResult:
+    def ls(self, path: PathArg, *, metadata: bool = True, limit: int | None = None) -> LsResult:
         """The entries directly in the directory ``path``, sorted: each a
         FileInfo with ``path`` (a directory's ends in ``/``), ``is_dir``,
-        ``size`` and ``modified_at``. ``incomplete``/``notice`` say what
-        could not be listed. Fails with ``not_found``, ``not_a_directory``,
+        ``size`` and ``modified_at``; ``metadata=False``: ``path`` and
+        ``is_dir`` only, from the directory entries without a stat per
+        entry. ``limit``: only the first that many entries are converted
+        and answered (ask for one more than you show to learn that there
+        were more). ``incomplete``/``notice`` say what could not be
+        listed. Fails with ``not_found``, ``not_a_directory``,
         ``invalid_path``, ``permission_denied``."""
         try:
-            entries, info = _core._fs_ls(self._owner, path_text(path), info=True)
+            entries, info = _core._fs_ls(self._owner, path_text(path), info=True,
+                                         metadata=metadata, limit=limit)
         except Error as exc:
             return LsResult(error=str(exc), kind=exc.kind)
         return LsResult(entries=entries, incomplete=info["incomplete"], notice=_walk_notice(info))
@@ -875,51 +886,66 @@ class Backend(SandboxMixin):
 
     def multi_edit(
         self, file_path: PathArg, edits: Iterable[tuple[str, str] | tuple[str, str, bool]], *,
-        dry_run: bool = False, lenient: bool = False,
+        dry_run: bool = False, lenient: bool = False, max_file_size: int | None = None,
     ) -> EditResult:
         """Applies ``(old, new[, replace_all])`` edits in order, each to the
         result of the one before, all or nothing, with edit's rules; answers
         the address and the unified ``diff`` of the change. ``dry_run``
-        computes the diff and changes nothing. Fails as edit does.
-        ``lenient`` matches as the reference MCP server's ``edit_file``
-        (docs/fs.md): the first exact occurrence, else the first lines equal
-        ignoring whitespace at both ends, re-indented (``replace_all`` is
-        not used)."""
+        computes the diff and changes nothing. Fails as edit does, and with
+        ``too_large`` for a file larger than ``max_file_size`` (bytes;
+        default 64 MiB). ``lenient`` matches as the reference MCP server's
+        ``edit_file`` (docs/fs.md): the first exact occurrence, else the
+        first lines equal ignoring whitespace at both ends, re-indented
+        (``replace_all`` is not used)."""
         try:
             path, diff = _core._fs_edits(self._owner, path_text(file_path), list(edits), dry_run,
-                                         lenient=lenient)
+                                         lenient=lenient, max_file_size=max_file_size)
         except Error as exc:
             return EditResult(error=str(exc), kind=exc.kind)
         return EditResult(path=path, diff=diff)
 
-    def head(self, file_path: PathArg, lines: int | None = None) -> LinesResult:
+    def head(self, file_path: PathArg, lines: int | None = None, *,
+             max_file_size: int | None = None, binary: bool = False) -> LinesResult:
         """The first ``lines`` lines of a regular file (None: all of it),
-        as they are in the file. Fails with ``not_found``,
+        as they are in the file, read from the start only as far as
+        needed: ``content`` the text, or with ``binary`` ``data`` the bytes.
+        ``max_file_size`` (bytes; default 64 MiB) bounds what one call
+        reads and holds: an answer that would be larger (the whole of a
+        larger file, or a window of more bytes, such as the first line of a
+        file without a newline) fails with ``too_large`` after reading at
+        most the cap and 64 KiB. Fails with ``not_found``,
         ``is_directory``, ``not_regular_file``, ``invalid_path``; a
         negative ``lines`` raises ValueError."""
         try:
-            return LinesResult(content=_text_lines(_core._fs_head(self._owner, path_text(file_path),
-                                                                  lines)))
+            data = _core._fs_head(self._owner, path_text(file_path), lines,
+                                  max_file_size=max_file_size)
         except Error as exc:
             return LinesResult(error=str(exc), kind=exc.kind)
+        return _lines_result(data, binary)
 
-    def tail(self, file_path: PathArg, lines: int) -> LinesResult:
+    def tail(self, file_path: PathArg, lines: int, *, max_file_size: int | None = None,
+             binary: bool = False) -> LinesResult:
         """The last ``lines`` lines of a regular file (read backwards from
         the end), as head."""
         try:
-            return LinesResult(content=_text_lines(_core._fs_tail(self._owner, path_text(file_path),
-                                                                  lines)))
+            data = _core._fs_tail(self._owner, path_text(file_path), lines,
+                                  max_file_size=max_file_size)
         except Error as exc:
             return LinesResult(error=str(exc), kind=exc.kind)
+        return _lines_result(data, binary)
 
-    def tree(self, path: PathArg, exclude: Iterable[str] = ()) -> TreeResult:
+    def tree(self, path: PathArg, exclude: Iterable[str] = (), *,
+             limit: int | None = None) -> TreeResult:
         """Every directory and regular file below the directory ``path``,
         depth first (a directory's address ends in ``/`` and comes before
         its entries), leaving out what matches an ``exclude`` glob
-        (relative to ``path``). Fails with ``not_found``,
+        (relative to ``path``); ``limit``: only the first that many entries
+        are converted and answered (ask for one more than you show to learn
+        that there were more). Fails with ``not_found``,
         ``not_a_directory``, ``invalid_path``."""
         try:
-            entries, truncated = _core._fs_tree(self._owner, path_text(path), list(exclude))
+            entries, truncated = _core._fs_tree(self._owner, path_text(path), list(exclude),
+                                                limit=limit)
         except Error as exc:
             return TreeResult(error=str(exc), kind=exc.kind)
         return TreeResult(entries=cast("list[FileInfo]", entries), truncated=truncated)
@@ -1050,14 +1076,19 @@ class Backend(SandboxMixin):
 
     _EDITOR_ARGUMENTS = frozenset((
         "file_text", "old_str", "new_str", "insert_line", "view_range", "max_characters", "tool",
+        "max_file_size",
     ))
 
-    def apply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+    def apply_patch(self, patch: str, *, atomic: bool = True,
+                    max_file_size: int | None = None) -> PatchResult:
         """Applies a patch in Codex's ``*** Begin Patch`` format. Every path is
         resolved (and checked writable) before anything is written; with
         ``atomic`` (the default) every file changes or none does, otherwise
-        the hunks apply one by one as Codex applies them."""
-        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic)
+        the hunks apply one by one as Codex applies them. A file to update
+        larger than ``max_file_size`` (bytes; default 64 MiB) is
+        ``too_large``."""
+        kind, error, output, files = _core._fs_apply_patch(self._owner, patch, atomic=atomic,
+                                                           max_file_size=max_file_size)
         return PatchResult(error=error, output=output or "", files=cast("list[PatchFile]", files),
                            kind=kind)
 
@@ -1065,7 +1096,8 @@ class Backend(SandboxMixin):
         """Runs a command of the text editor tool (``view``, ``create``,
         ``str_replace``, ``insert``, ``undo_edit``) with its arguments
         (``file_text``, ``old_str``, ``new_str``, ``insert_line``,
-        ``view_range``, ``max_characters``; ``tool``:
+        ``view_range``, ``max_characters``; ``max_file_size``, the size cap
+        of the file read (bytes; default 64 MiB); ``tool``:
         ``"str_replace_based_edit_tool"`` (default) or ``"str_replace_editor"``,
         which has ``undo_edit``). Answers as Anthropic's reference
         implementation does, addresses in place of paths; the undo history
@@ -1083,9 +1115,11 @@ class Backend(SandboxMixin):
         kind, error, output = self._editor.run(self._owner, command, path_text(path), **arguments)
         return TextEditorResult(error=error, output=output, kind=kind)
 
-    async def aapply_patch(self, patch: str, *, atomic: bool = True) -> PatchResult:
+    async def aapply_patch(self, patch: str, *, atomic: bool = True,
+                           max_file_size: int | None = None) -> PatchResult:
         """``apply_patch`` in a worker thread."""
-        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic)
+        return await asyncio.to_thread(self.apply_patch, patch, atomic=atomic,
+                                       max_file_size=max_file_size)
 
     async def atext_editor(self, command: str, path: PathArg, **arguments: Any) -> TextEditorResult:
         """``text_editor`` in a worker thread."""

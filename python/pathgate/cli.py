@@ -916,13 +916,16 @@ def build_parser() -> argparse.ArgumentParser:
             "run a shell command contained to the bases (as Backend.execute), in --cwd")
     p.add_argument("shell_command", metavar="COMMAND", help="the shell command, as one argument")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (default: 120)")
-    p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio (docs/mcp.md)")
+    p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio or HTTP (docs/mcp.md)")
     # (unless the common options define them already)
     if "--read-only" not in p._option_string_actions:
         p.add_argument("--read-only", action="append", metavar="NAME",
                        help="a root key or mod name to serve read-only (repeatable)")
     if "--allow-execute" not in p._option_string_actions:
         p.add_argument("--allow-execute", action="store_true", help="offer the contained execute tool")
+    from .mcp import add_arguments as add_mcp_arguments
+
+    add_mcp_arguments(p)
     return parser
 
 

@@ -23,6 +23,8 @@
 
 CT_FN char *slurp(const char *path, size_t *len)
 {
+    if (len)
+        *len = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
         return NULL;

@@ -97,6 +97,26 @@ describe("MCP file operations", function()
     assert.are.equal("'root:repo/dir' is a directory", msg)
   end)
 
+  it("head and tail answer at most max_file_size bytes", function()
+    -- a.txt is "alpha\nbeta\ngamma\n" (17 bytes): a window within the cap
+    -- is answered, one larger is too_large with the size cap's message
+    assert.are.equal("alpha\n", r:head("root:repo/a.txt", 1, { max_file_size = 6 }))
+    assert.are.equal("gamma\n", r:tail("root:repo/a.txt", 1, { max_file_size = 6 }))
+    local cap = "File 'root:repo/a.txt' is larger than the 6-byte size cap"
+    for _, call in ipairs({
+      function() return r:head("root:repo/a.txt", 2, { max_file_size = 6 }) end,
+      function() return r:tail("root:repo/a.txt", 2, { max_file_size = 6 }) end,
+      function() return r:head("root:repo/a.txt", nil, { max_file_size = 6 }) end,
+    }) do
+      local v, msg, code = call()
+      assert.is_nil(v)
+      assert.are.equal(cap, msg)
+      assert.are.equal("too_large", code)
+    end
+    assert.are.equal("alpha\nbeta\ngamma\n", r:head("root:repo/a.txt", nil, { max_file_size = 17 }))
+    assert.has_error(function() r:head("root:repo/a.txt", 1, { max_file_size = 0 }) end)
+  end)
+
   it("tree walks depth first, excludes, and works from a session", function()
     local list, truncated = r:tree("root:repo", { "link_out_dir" })
     local paths = {}

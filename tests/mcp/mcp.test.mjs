@@ -227,13 +227,20 @@ test("pathgate's own: resolve, grep", async () => {
   const r = await ok(c1, "resolve", { path: `file://${repo}/dir/x.py` });
   assert.equal(r.structuredContent.address, "root:repo/dir/x.py");
   assert.equal(r.structuredContent.exists, true);
-  assert.match(r.structuredContent.token, /^[0-9a-f-]{36}$/);
+  // the answer holds no token: nothing outlives the call
+  assert.equal(r.structuredContent.token, undefined);
+  assert.ok(!JSON.stringify(r).match(/[0-9a-f]{8}-[0-9a-f]{4}-/));
   await fails(c1, "resolve", { path: "missing.txt" }, INVALID);
   const m = await ok(c1, "resolve", { path: "missing.txt", require_exists: false });
   assert.equal(m.structuredContent.exists, false);
+  // printed as the command line prints them: address:line:text
   assert.equal(await text(c1, "grep", { pattern: "needle", path: "root:repo/dir" }),
-    "root:repo/dir/sub/deep.txt:1: deep needle\nroot:repo/dir/x.py:1: print('needle')");
-  assert.equal(await text(c1, "grep", { pattern: "needle", glob: "*.py" }), "root:repo/dir/x.py:1: print('needle')");
+    "root:repo/dir/sub/deep.txt:1:deep needle\nroot:repo/dir/x.py:1:print('needle')");
+  assert.equal(await text(c1, "grep", { pattern: "needle", glob: "*.py" }), "root:repo/dir/x.py:1:print('needle')");
+  assert.equal(await text(c1, "grep", { pattern: "NEEDLE'\\)$", path: "root:repo/dir", regex: true, ignore_case: true }),
+    "root:repo/dir/x.py:1:print('needle')");
+  assert.equal(await text(c1, "grep", { pattern: "NEEDLE", path: "root:repo/dir" }), "No matches found");
+  await fails(c1, "grep", { pattern: "(", regex: true });
   // the outward link is not followed: nothing outside is found
   assert.equal(await text(c1, "grep", { pattern: "SECRET" }), "No matches found");
 });

@@ -87,6 +87,39 @@ def test_multi_edit_head_tail(backend, tree):
         backend.multi_edit("root:repo/m.txt", ["bad"])  # type: ignore[list-item]
 
 
+def test_bounded_head_tail_multi_edit_and_listings(backend, tree):
+    """The size cap (max_file_size) and the bytes (binary) of head and tail,
+    the cap of multi_edit, and listings converted only up to a limit."""
+    f = tree["repo"] / "b.txt"
+    f.write_bytes(b"ab\xff\n" + b"x" * 100 + b"\nend\n")  # 4 + 101 + 4 bytes
+    r = backend.head("root:repo/b.txt", 1, binary=True)
+    assert (r.data, r.content, r.error) == (b"ab\xff\n", None, None)
+    assert backend.head("root:repo/b.txt", 1).content == "ab\ufffd\n"
+    assert backend.tail("root:repo/b.txt", 1, max_file_size=4, binary=True).data == b"end\n"
+    cap = "File 'root:repo/b.txt' is larger than the 50-byte size cap"
+    for r in (backend.head("root:repo/b.txt", 2, max_file_size=50),  # a window over the cap
+              backend.tail("root:repo/b.txt", 2, max_file_size=50, binary=True),
+              backend.head("root:repo/b.txt", max_file_size=50),  # the whole file
+              backend.multi_edit("root:repo/b.txt", [("end", "END")], max_file_size=50)):
+        assert (r.error, r.kind) == (cap, "too_large"), r
+    assert f.read_bytes().endswith(b"\nend\n")
+    assert backend.head("root:repo/b.txt", max_file_size=109, binary=True).data == f.read_bytes()
+    with pytest.raises(ValueError):
+        backend.head("root:repo/b.txt", 1, max_file_size=0)
+    # listings: every entry, or the first `limit`, with or without metadata
+    whole = backend.ls("root:repo").entries
+    assert len(whole) > 2 and all("size" in e for e in whole)
+    names = backend.ls("root:repo", metadata=False).entries
+    assert names == [{"path": e["path"], "is_dir": e["is_dir"]} for e in whole]
+    assert backend.ls("root:repo", limit=2).entries == whole[:2]
+    assert backend.ls("root:repo", limit=0).entries == []
+    everything = backend.tree("root:repo").entries
+    r = backend.tree("root:repo", limit=3)
+    assert r.entries == everything[:3] and r.error is None
+    with pytest.raises(ValueError):
+        backend.ls("root:repo", limit=-1)
+
+
 def test_tree_and_session(resolver, tree):
     s = Session(resolver)
     b = Backend(s)

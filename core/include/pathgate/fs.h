@@ -605,6 +605,11 @@ PATHGATE_EXTERN int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff,
  * they are (terminators kept; a final line without "\n" counts). head reads
  * from the start only as far as needed; tail reads backwards from the end.
  * PATHGATE_FS_NO_LIMIT: the whole file. content gets the bytes.
+ * Memory is bounded by the size cap (opts->max_file_size, default
+ * PATHGATE_FS_MAX_FILE_DEFAULT): an answer that would hold more than the
+ * cap (the whole of a larger file, or a window of more bytes) is
+ * PATHGATE_ETOOLARGE with the size cap's message, given as soon as the
+ * bytes read show it (at most the cap plus 64 KiB is read or held).
  */
 PATHGATE_EXTERN int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver,
                                      const char *address, size_t len, size_t lines,

@@ -11,13 +11,17 @@
   to the connection.
 
 Each runs through the connection's :class:`~pathgate.Backend`, so paths are
-what every tool takes (relative ones against the connection's directory).
+what every tool takes (relative ones against the connection's directory),
+and as every tool, inside the client's roots (checked with
+:meth:`ConnectionTools.address`, which names the address in the call log:
+for a patch, every path it names), reading no file over the read cap.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .limits import Limits
 from .tools import PATHS, ConnectionTools, Result, Tool, ToolError, _out, _schema, _text, _write
 
 __all__ = ["build"]
@@ -36,7 +40,7 @@ APPLY_PATCH_DESCRIPTION = (
     "+added line\n"
     "*** End Patch\n"
     "Show 3 lines of context above and below each change. All or nothing: when a hunk does "
-    "not apply, no file is changed (atomic: false applies file by file, as Codex)." + PATHS
+    "not apply, no file is changed (atomic: false applies file by file, as Codex)."
 )
 
 _EDITOR_COMMON = (
@@ -66,35 +70,71 @@ def _editor_schema(undo: bool) -> dict[str, Any]:
     return _schema(props, ("command", "path"))
 
 
+# The markers of the lines that name a path, and what the core's parser
+# trims (Rust's White_Space, core/src/fs_patch_seek.c).
+_PATH_MARKERS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
+_RS_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) \
+    + "\u2028\u2029\u202f\u205f\u3000"
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Every path a patch may name: what follows a marker on a line (split
+    at "\n" as the core splits it), the line trimmed as the core trims a
+    hunk header, and untrimmed as it reads "Move to". A context line that
+    looks like a header is taken too: more paths are checked, never fewer."""
+    found: list[str] = []
+    for line in patch.split("\n"):
+        for text in (line.strip(_RS_SPACE), line.removesuffix("\r")):
+            for marker in _PATH_MARKERS:
+                if text.startswith(marker):
+                    found.append(text[len(marker):])
+    return list(dict.fromkeys(found))
+
+
 def apply_patch(c: ConnectionTools, a: dict[str, Any]) -> Result:
-    r = c.backend.apply_patch(a["input"], atomic=bool(a.get("atomic", True)))
+    patch = a["input"]
+    for path in patch_paths(patch):
+        try:
+            c.address(path)  # inside the client's roots; the first is logged
+        except ToolError as e:
+            # only the client's narrowing refuses here: a path that does
+            # not resolve is the core's to answer (every path of the patch
+            # is resolved before anything is written), and a line taken
+            # for a header may be none
+            if e.kind == "outside_client_roots":
+                raise
+    r = c.backend.apply_patch(patch, atomic=bool(a.get("atomic", True)),
+                              max_file_size=c.limits.max_read)
     if r.error is not None:
-        raise ToolError(r.error)
+        raise ToolError(r.error, r.kind)
     return _text(r.output, files=r.files)
 
 
 def _editor(tool: str) -> Any:
     def run(c: ConnectionTools, a: dict[str, Any]) -> Result:
+        address = c.address(a["path"])
         args = {k: v for k, v in a.items() if k not in ("command", "path")}
-        r = c.backend.text_editor(a["command"], a["path"], tool=tool, **args)
+        r = c.backend.text_editor(a["command"], address, tool=tool, max_file_size=c.limits.max_read,
+                                  **args)
         if r.error is not None:
-            raise ToolError(r.error)
+            raise ToolError(r.error, r.kind)
         return _text(r.output or "")
 
     return run
 
 
-def build() -> list[Tool]:
+def build(limits: Limits) -> list[Tool]:
     """The three tools, for build_tools' list."""
+    cap = f" A file over {limits.max_read} bytes is refused as larger than the size cap."
     return [
-        Tool("apply_patch", "Apply Patch", APPLY_PATCH_DESCRIPTION,
+        Tool("apply_patch", "Apply Patch", APPLY_PATCH_DESCRIPTION + cap + PATHS,
              _schema({"input": {"type": "string", "description": "The entire contents of the "
                                 "apply_patch command"},
                       "atomic": {"type": "boolean", "default": True}}, ("input",)),
              _write(False, True), apply_patch, _out({"files": {"type": "array"}})),
-        Tool("str_replace_based_edit_tool", "Text Editor", _EDITOR_COMMON + PATHS,
+        Tool("str_replace_based_edit_tool", "Text Editor", _EDITOR_COMMON + cap + PATHS,
              _editor_schema(undo=False), _write(False, True), _editor("str_replace_based_edit_tool")),
         Tool("str_replace_editor", "Text Editor (2025-01-24)",
              _EDITOR_COMMON + " `undo_edit` reverts the last edit of a file (this connection's)."
-             + PATHS, _editor_schema(undo=True), _write(False, True), _editor("str_replace_editor")),
+             + cap + PATHS, _editor_schema(undo=True), _write(False, True), _editor("str_replace_editor")),
     ]

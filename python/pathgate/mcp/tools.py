@@ -1,39 +1,54 @@
 """The tools of ``pathgate mcp``: the reference filesystem server's tools
 (same names and arguments) and pathgate's own, over one resolver per process
-and one :class:`~pathgate.Session` per connection.
+and one :class:`~pathgate.Session` per connection, every file operation
+through :class:`~pathgate.Backend`.
 
 Every path argument takes whatever the resolver accepts (canonical
 addresses, legacy aliases, ``file://`` URIs and host paths inside a root)
-plus text relative to the connection's working directory; answers name
-canonical addresses only. A failure the agent should see is a tool result
-with ``isError: true`` whose text is pathgate's one agent-visible message;
-misuse of the protocol (unknown tool, missing or mistyped argument) is a
-JSON-RPC ``-32602`` error.
+plus text relative to the connection's working directory; a tool resolves
+it once with :meth:`ConnectionTools.address` (which applies the client's
+roots, see :mod:`.roots`, and names the address in the call log) and works
+on the canonical address. Answers name canonical addresses only. Every tool
+is bounded by the :class:`~.limits.Limits` (bytes read, bytes answered,
+items listed), and says so when it cut an answer short. A failure the agent
+should see is a tool result with ``isError: true`` whose text is pathgate's
+one agent-visible message; misuse of the protocol (unknown tool, missing or
+mistyped argument) is a JSON-RPC ``-32602`` error.
+
+The table is :func:`build_tools`: a tool is a :class:`Tool` whose ``run``
+takes the connection's :class:`ConnectionTools` and the checked arguments,
+and answers a result (see :func:`text_result`) or raises :class:`ToolError`.
 """
 
 from __future__ import annotations
 
-import base64
-import json
+import time
 import collections.abc as _abc
 import typing as _t
 import dataclasses as _dc
 from typing import Any
 
-from .. import Backend, Error, Resolver, Session, _core
-from .protocol import INVALID_PARAMS, Encoded, Request, RpcError, json_str, json_text
-from .protocol import _str_ascii
+from .. import Backend, Error, Resolver, Session
+from . import calllog
+from .limits import Limits
+from .protocol import INVALID_PARAMS, Base64, Encoded, Peer, Request, RpcError, Text, json_str, json_text
+from .roots import Scope
 
-__all__ = ["QUICK_TOOLS", "ConnectionTools", "Tool", "build_tools", "quick_predicate", "tool_handlers"]
+__all__ = ["QUICK_TOOLS", "ConnectionTools", "Tool", "ToolError", "build_tools", "quick_predicate",
+           "text_result", "tool_handlers"]
 
 PATHS = (
     " Paths: a canonical address (root:<key>/<path> or mod:<Name>/<path>), a file:// URI or "
     "host path inside a root, or text relative to the current directory (see cwd_push). "
     "Answers name canonical addresses."
 )
+INVALID = "Invalid path / not found"
 
 _STR = {"type": "string"}
-_TEXT_OUT = {"type": "object", "properties": {"content": _STR}, "required": ["content"]}
+_BOOL = {"type": "boolean"}
+# Every structured answer may say that it was cut short.
+_CUT = {"truncated": _BOOL, "notice": _STR}
+_TEXT_OUT = {"type": "object", "properties": {"content": _STR, **_CUT}, "required": ["content"]}
 
 
 # What a tool answers: a result dict, or one already encoded.
@@ -41,20 +56,28 @@ Result = _t.Union[dict[str, Any], Encoded]
 
 
 class ToolError(Exception):
-    """A failure shown to the agent as an isError result."""
+    """A failure shown to the agent as an isError result; kind (the core's
+    error name, when there is one) goes to the call log."""
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class _Result(_t.Protocol):
-    error: str | None
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def kind(self) -> str | None: ...
 
 
 _R = _t.TypeVar("_R", bound=_Result)
 
 
 def _ok(result: _R) -> _R:
-    """A Backend result, or its error as the tool's."""
+    """A Backend result, or its error (and kind) as the tool's."""
     if result.error is not None:
-        raise ToolError(result.error)
+        raise ToolError(result.error, result.kind)
     return result
 
 
@@ -99,12 +122,6 @@ def _write(idempotent: bool, destructive: bool) -> dict[str, Any]:
 # --------------------------------------------------------- argument checks
 
 
-def _check(tool: Tool, args: dict[str, Any]) -> None:
-    """The subset of JSON Schema the tools use: required, string, integer,
-    number, boolean, enum, minimum, array of those or of objects."""
-    _validator(tool.name, tool.input_schema)(args)
-
-
 _TYPES: dict[str, _abc.Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool)
@@ -117,8 +134,10 @@ _TYPES: dict[str, _abc.Callable[[Any], bool]] = {
 
 
 def _validator(tool: str, schema: dict[str, Any]) -> _abc.Callable[[dict[str, Any]], None]:
-    """A function checking a tool's arguments against its input schema,
-    built once per tool (RpcError -32602 naming what is wrong)."""
+    """A function checking a tool's arguments against its input schema
+    (the subset of JSON Schema the tools use: required, string, integer,
+    number, boolean, enum, minimum, maximum, arrays of those or of
+    objects), built once per tool (RpcError -32602 naming what is wrong)."""
     required = tuple(schema.get("required", ()))
     props = [(name, _value_check(tool, name, sub)) for name, sub in schema.get("properties", {}).items()]
 
@@ -140,6 +159,7 @@ def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any
     ok = _TYPES.get(t if isinstance(t, str) else "", lambda v: True)
     enum = s.get("enum")
     minimum = s.get("minimum")
+    maximum = s.get("maximum")
     items = _value_check(tool, where, s.get("items", {})) if t == "array" else None
     min_items = s.get("minItems", 0)
     required = tuple(s.get("required", ())) if t == "object" else ()
@@ -153,6 +173,8 @@ def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any
             raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be one of {enum}")
         if minimum is not None and v < minimum:
             raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be >= {minimum}")
+        if maximum is not None and v > maximum:
+            raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must be <= {maximum}")
         if items is not None:
             if len(v) < min_items:
                 raise RpcError(INVALID_PARAMS, f"Invalid arguments for tool {tool}: '{where}' must not be empty")
@@ -169,19 +191,52 @@ def _value_check(tool: str, where: str, s: dict[str, Any]) -> _abc.Callable[[Any
     return check
 
 
-# ------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------ answers
 
 
-def _text(text: str, _json: str = "", **structured: Any) -> Encoded:
+def text_result(text: str, _json: str = "", *, notice: str | None = None, **structured: Any) -> Encoded:
     """A text result: the text as content and as structuredContent.content
     (encoded once), with the other structured fields; `_json` adds fields
-    already encoded ('"name":value,...')."""
+    already encoded ('"name":value,...'). A notice (the answer was cut
+    short) ends the text and sets truncated and notice."""
+    if notice:
+        text = f"{text}\n{notice}" if text else notice
+        structured["truncated"] = True
+        structured["notice"] = notice
     t = json_str(text)
     more = json_text(structured)[1:-1] if structured else ""
     if _json:
         more = _json + ("," + more if more else "")
     return Encoded('{"content":[{"type":"text","text":' + t + '}],"structuredContent":{"content":'
                    + t + ("," + more if more else "") + "}}")
+
+
+_text = text_result
+
+
+def _file_text(data: bytes) -> Encoded:
+    """A file's bytes as a text result (content and structuredContent),
+    written from the bytes a piece at a time when long."""
+    if len(data) <= 1 << 16:
+        return text_result(data.decode("utf-8", "replace"))
+    t = Text(data)
+    return Encoded('{"content":[{"type":"text","text":', t, '}],"structuredContent":{"content":', t, "}}")
+
+
+def _tree_json(nodes: list[dict[str, Any]], depth: int = 0) -> str:
+    """json.dumps(nodes, indent=2, ensure_ascii=False) of a directory tree
+    ({name, type[, children]}), written directly (the encoder is the pure
+    Python one whenever it indents)."""
+    if not nodes:
+        return "[]"
+    pad, inner = "  " * (depth + 1), "  " * (depth + 2)
+    items = []
+    for n in nodes:
+        item = pad + "{\n" + inner + '"name": ' + json_str(n["name"]) + ",\n" + inner + '"type": "' + n["type"] + '"'
+        if "children" in n:
+            item += ",\n" + inner + '"children": ' + _tree_json(n["children"], depth + 2)
+        items.append(item + "\n" + pad + "}")
+    return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
 
 
 def _name(address: str) -> str:
@@ -206,23 +261,70 @@ _MIME = {
 }
 
 
-def _int(v: Any) -> int:
-    return int(v)
+def _fail(exc: Error) -> ToolError:
+    return ToolError(str(exc), getattr(exc, "kind", None))
+
+
+class _Budget:
+    """Items and bytes an answer may still take (Limits.max_items,
+    max_answer): take() is False once either would be exceeded."""
+
+    __slots__ = ("items", "bytes", "cut_by_bytes")
+
+    def __init__(self, limits: Limits) -> None:
+        self.items = limits.max_items
+        self.bytes = limits.max_answer
+        self.cut_by_bytes = False
+
+    def take(self, size: int) -> bool:
+        if self.items <= 0:
+            return False
+        if size > self.bytes:
+            self.cut_by_bytes = True
+            return False
+        self.items -= 1
+        self.bytes -= size
+        return True
+
+    def notice(self, limits: Limits, shown: int, what: str) -> str:
+        return limits.answer_notice(shown, what) if self.cut_by_bytes else limits.items_notice(shown, what)
 
 
 class ConnectionTools:
-    """The per-connection state: a Session (home root, cwd stack) and the
-    Backend over it."""
+    """The per-connection state: a Session (home root, cwd stack), the
+    Backend over it, the client's roots (Scope) and the caps."""
 
-    def __init__(self, resolver: Resolver, *, allow_execute: bool) -> None:
+    def __init__(self, resolver: Resolver, *, allow_execute: bool, limits: Limits | None = None,
+                 label: str = "stdio") -> None:
         self.resolver = resolver
         self.session = Session(resolver)
         self.backend = Backend(self.session)
         self.allow_execute = allow_execute
+        self.limits = limits or Limits()
+        self.label = label
+        self.scope = Scope(resolver, self.session, label)
         self._allowed = tuple([f"root:{k}" for k in resolver.roots] + [f"mod:{m}" for m in resolver.mods])
 
-    def _fail(self, exc: Error) -> ToolError:
-        return ToolError(str(exc))
+    # ---------------------------------------------------------- paths
+
+    def address(self, text: str | None) -> str:
+        """The canonical address of a path argument (None: the current
+        directory), inside the client's roots when it narrowed them; noted
+        for the call log. The resolution's token is released at once."""
+        session = self.session
+        if text is None:
+            text = session.pwd()
+        res = session.resolve(text, require_exists=False)
+        if not res.ok or res.ref is None:
+            raise ToolError(res.error_message or INVALID, res.reason)
+        try:
+            address = str(res.ref)
+            if self.scope.allowed is not None and not self.scope.contains(res.ref):
+                raise ToolError(INVALID, "outside_client_roots")
+        finally:
+            self.resolver.release(res.ref)
+        calllog.note(address)
+        return address
 
     # -------------------------------------------------------- reading
 
@@ -230,58 +332,114 @@ class ConnectionTools:
         head, tail = a.get("head"), a.get("tail")
         if head is not None and tail is not None:
             raise ToolError("Cannot specify both head and tail parameters simultaneously")
-        try:
-            if tail is not None:
-                data = _core._fs_tail(self.session, a["path"], _int(tail))
-            else:
-                data = _core._fs_head(self.session, a["path"], None if head is None else _int(head))
-        except Error as e:
-            raise self._fail(e) from None
-        return _text(data.decode("utf-8", "replace"))
+        address = self.address(a["path"])
+        cap = self.limits.max_read
+        if tail is not None:
+            r = self.backend.tail(address, int(tail), max_file_size=cap, binary=True)
+        else:
+            r = self.backend.head(address, None if head is None else int(head),
+                                  max_file_size=cap, binary=True)
+        return _file_text(_ok(r).data or b"")
 
     def read_media_file(self, a: dict[str, Any]) -> Result:
-        address = _ok(self.backend.stat(a["path"])).path or ""
-        try:
-            data: bytes = _core._fs_head(self.session, address, None)
-        except Error as e:
-            raise self._fail(e) from None
-        dot = _name(address).rfind(".")
-        mime = _MIME.get(_name(address)[dot:].lower() if dot > 0 else "", "application/octet-stream")
-        b64 = base64.b64encode(data).decode("ascii")
+        address = self.address(a["path"])
+        data = _ok(self.backend.head(address, None, max_file_size=self.limits.max_read,
+                                     binary=True)).data or b""
+        name = _name(address)
+        dot = name.rfind(".")
+        mime = _MIME.get(name[dot:].lower() if dot > 0 else "", "application/octet-stream")
+        b64 = Base64(data)
         if mime.startswith(("image/", "audio/")):
-            item: dict[str, Any] = {"type": mime.split("/")[0], "data": b64, "mimeType": mime}
+            head = '{"type":"' + mime.split("/")[0] + '","data":'
+            tail = ',"mimeType":"' + mime + '"}'
         else:
-            item = {"type": "resource", "resource": {"uri": address, "mimeType": mime, "blob": b64}}
-        return {"content": [item], "structuredContent": {"content": [item]}}
+            head = '{"type":"resource","resource":{"uri":' + json_str(address) + ',"mimeType":"' + mime \
+                + '","blob":'
+            tail = "}}"
+        return Encoded('{"content":[' + head, b64, tail + '],"structuredContent":{"content":[' + head,
+                       b64, tail + "]}}")
 
     def read_multiple_files(self, a: dict[str, Any]) -> Result:
-        parts: list[str] = []
-        files: list[dict[str, Any]] = []
-        for i, p in enumerate(a["paths"]):
+        limits = self.limits
+        paths = a["paths"]
+        left = limits.max_read
+        # the text: "<address>:\n<text>\n" per file, joined by "\n---\n";
+        # structured: files[] with each text again
+        text: list[str | bytes] = []
+        files: list[str | Text] = []
+        skipped = 0
+        for i, p in enumerate(paths):
+            if i >= limits.max_items:
+                skipped = len(paths) - i
+                break
+            if i:
+                text.append("\n---\n")
+                files.append(",")
+            message = None
+            data = b""
             try:
-                address = _ok(self.backend.stat(p)).path or ""
-                text = _ok(self.backend.head(address, None)).content
-                parts.append(f"{address}:\n{text}\n")
-                files.append({"path": address, "content": text})
+                address = self.address(p)
+                if left <= 0:
+                    message = f"File '{address}' was not read: the files before it reached the " \
+                              f"{limits.max_read}-byte cap of one call"
+                else:
+                    r = self.backend.head(address, None, max_file_size=min(left, limits.max_read),
+                                          binary=True)
+                    if r.error is not None:
+                        message = r.error
+                        if r.kind == "too_large" and left < limits.max_read:
+                            message = self._over_budget(address, limits)
+                    else:
+                        data = r.data or b""
             except ToolError as e:
-                parts.append(f"paths[{i}]: Error - {e}")
-                files.append({"index": i, "error": str(e)})
-        return _text("\n---\n".join(parts), files=files)
+                message = str(e)
+            if message is not None:
+                text.append(f"paths[{i}]: Error - {message}")
+                files.append('{"index":' + str(i) + ',"error":' + json_str(message) + "}")
+                continue
+            left -= len(data)
+            text += [address + ":\n", data, "\n"]
+            files += ['{"path":' + json_str(address) + ',"content":', Text(data), "}"]
+        notice = None
+        if skipped:
+            notice = limits.items_notice(limits.max_items, "files")
+            text += ["\n", notice]
+        whole = Text(*text)
+        structured_more = ',"truncated":true,"notice":' + json_str(notice) if notice else ""
+        return Encoded('{"content":[{"type":"text","text":', whole,
+                       '}],"structuredContent":{"content":', whole, ',"files":[', *files,
+                       "]" + structured_more + "}}")
+
+    def _over_budget(self, address: str, limits: Limits) -> str:
+        """Why a file larger than what is left of a call's read cap was not
+        read: too large for any call, or only for what was left."""
+        st = self.backend.stat(address)
+        if st.error is not None:
+            return st.error
+        if st.size is not None and st.size > limits.max_read:
+            # refused from its size, with the size cap's message
+            r = self.backend.head(address, None, max_file_size=limits.max_read, binary=True)
+            if r.error is not None:
+                return r.error
+        return (f"File '{address}' was not read: the files before it reached the "
+                f"{limits.max_read}-byte cap of one call")
 
     # -------------------------------------------------------- writing
 
     def write_file(self, a: dict[str, Any]) -> Result:
-        r = self.backend.write(a["path"], a["content"])
+        address = self.address(a["path"])
+        r = self.backend.write(address, a["content"])
         if r.error:
-            raise ToolError(r.error)
+            raise ToolError(r.error, r.kind)
         return _text(f"Successfully wrote to {r.path}", path=r.path)
 
     def edit_file(self, a: dict[str, Any]) -> Result:
+        address = self.address(a["path"])
         edits = [(e["oldText"], e["newText"]) for e in a["edits"]]
         # matched as the reference server matches (PATHGATE_FS_EDIT_LENIENT)
-        r = _ok(self.backend.multi_edit(a["path"], edits, dry_run=bool(a.get("dryRun", False)),
-                                        lenient=True))
-        address, diff = r.path, r.diff or ""
+        r = _ok(self.backend.multi_edit(address, edits, dry_run=bool(a.get("dryRun", False)),
+                                        lenient=True, max_file_size=self.limits.max_read))
+        address, diff = r.path or address, r.diff or ""
         ticks = 3
         while "`" * ticks in diff:
             ticks += 1
@@ -289,24 +447,22 @@ class ConnectionTools:
         return _text(f"{fence}diff\n{diff}{fence}\n\n", path=address, diff=diff)
 
     def create_directory(self, a: dict[str, Any]) -> Result:
-        address = _ok(self.backend.mkdir(a["path"], parents=True)).path
+        address = _ok(self.backend.mkdir(self.address(a["path"]), parents=True)).path
         return _text(f"Successfully created directory {address}", path=address)
 
     def move_file(self, a: dict[str, Any]) -> Result:
-        source = _ok(self.backend.stat(a["source"])).path or ""
-        dest = _ok(self.backend.move(source, a["destination"])).path
+        source = self.address(a["source"])
+        destination = self.address(a["destination"])
+        source = _ok(self.backend.stat(source)).path or source
+        dest = _ok(self.backend.move(source, destination)).path
         return _text(f"Successfully moved {source} to {dest}", source=source, destination=dest)
 
     # -------------------------------------------------------- listing
 
-    def _ls(self, path: str) -> list[dict[str, Any]]:
-        return _t.cast("list[dict[str, Any]]", _ok(self.backend.ls(path)).entries or [])
-
     def list_directory(self, a: dict[str, Any]) -> Result:
-        try:  # names and kinds only: no stat per entry
-            listing = _core._fs_ls(self.session, a["path"], metadata=False)
-        except Error as e:
-            raise self._fail(e) from None
+        # names and kinds only: no stat per entry
+        listing = _ok(self.backend.ls(self.address(a["path"]), metadata=False,
+                                      limit=self.limits.max_items + 1)).entries or []
         # entries [{name, path, type}] written as JSON here: the encoder
         # takes longer over many small dicts than over the listing. Every
         # entry is <directory address>/<name>[/]; names never hold '\\' or
@@ -318,8 +474,14 @@ class ConnectionTools:
         start = first.rindex("/", 0, len(first) - 1) + 1
         prefix_json = json_str(first[:start])[1:-1]
         entries, lines = [], []
+        limits = self.limits
+        items, room = limits.max_items, limits.max_answer  # (the budget, inline: per entry)
         for item in listing:
             path = item["path"]
+            room -= len(path) + 8
+            if room < 0 or not items:
+                break
+            items -= 1
             if item["is_dir"]:
                 name = path[start:-1]
                 lines.append("[DIR] " + name)
@@ -331,97 +493,169 @@ class ConnectionTools:
             if '"' in name:
                 name = json_str(name)[1:-1]
             entries.append('{"name":"' + name + '","path":"' + prefix_json + name + tail)
-        return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]")
+        notice = None
+        if len(lines) < len(listing):
+            notice = (limits.answer_notice if room < 0 else limits.items_notice)(len(lines), "entries")
+        return _text("\n".join(lines), '"entries":[' + ",".join(entries) + "]", notice=notice)
 
     def list_directory_with_sizes(self, a: dict[str, Any]) -> Result:
-        entries = self._ls(a["path"])
+        entries: list[Any] = _ok(self.backend.ls(self.address(a["path"]),
+                                                 limit=self.limits.max_items + 1)).entries or []
+        # (cut short, the answer sorts and counts the entries it lists)
         if a.get("sortBy", "name") == "size":
-            entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else e.get("size", 0)))
-        lines = [
-            f"{'[DIR]' if e['is_dir'] else '[FILE]'} {_name(e['path']).ljust(30)} "
-            f"{'' if e['is_dir'] else _size(e.get('size', 0)).rjust(10)}"
-            for e in entries
-        ]
-        files = [e for e in entries if not e["is_dir"]]
+            entries = sorted(entries, key=lambda e: -(0 if e["is_dir"] else int(e.get("size", 0))))
+        budget = _Budget(self.limits)
+        lines: list[str] = []
+        shown = []
+        for e in entries:
+            line = (f"{'[DIR]' if e['is_dir'] else '[FILE]'} {_name(e['path']).ljust(30)} "
+                    f"{'' if e['is_dir'] else _size(e.get('size', 0)).rjust(10)}")
+            if not budget.take(len(line) + len(e["path"]) + 40):
+                break
+            lines.append(line)
+            shown.append(e)
+        notice = budget.notice(self.limits, len(shown), "entries") if len(shown) < len(entries) else None
+        files = [e for e in shown if not e["is_dir"]]
         total = sum(e.get("size", 0) for e in files)
-        lines += ["", f"Total: {len(files)} files, {len(entries) - len(files)} directories",
+        lines += ["", f"Total: {len(files)} files, {len(shown) - len(files)} directories",
                   f"Combined size: {_size(total)}"]
-        return _text("\n".join(lines), entries=[
+        return _text("\n".join(lines), notice=notice, entries=[
             {"name": _name(e["path"]), "path": e["path"],
              "type": "directory" if e["is_dir"] else "file",
-             "size": 0 if e["is_dir"] else e.get("size", 0)} for e in entries])
+             "size": 0 if e["is_dir"] else e.get("size", 0)} for e in shown])
 
     def directory_tree(self, a: dict[str, Any]) -> Result:
-        address = _ok(self.backend.stat(a["path"])).path or ""
-        entries = _ok(self.backend.tree(address, a.get("excludePatterns") or ())).entries or []
+        top = self.address(a["path"])
+        entries = _ok(self.backend.tree(top, a.get("excludePatterns") or (),
+                                        limit=self.limits.max_items + 1)).entries or []
+        limits = self.limits
+        keep = len(entries)
+        budget = _Budget(limits)
+        for i, entry in enumerate(entries):
+            # a node costs its name and the JSON around it at its depth
+            depth = entry["path"].count("/")
+            if not budget.take(len(_name(entry["path"])) + 40 + 4 * depth):
+                keep = i
+                break
         root: list[dict[str, Any]] = []
-        dirs: dict[str, list[dict[str, Any]]] = {address.rstrip("/") + "/": root}
-        for entry in entries:
+        dirs: dict[str, list[dict[str, Any]]] = {top.rstrip("/") + "/": root}
+        for entry in entries[:keep]:
             path = entry["path"]
             parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
             node: dict[str, Any] = {"name": _name(path), "type": "directory" if entry["is_dir"] else "file"}
             if entry["is_dir"]:
                 node["children"] = dirs[path] = []
             dirs.get(parent, root).append(node)
-        return _text(json.dumps(root, indent=2, ensure_ascii=False))
+        notice = budget.notice(limits, keep, "entries") if keep < len(entries) else None
+        return _text(_tree_json(root), notice=notice)
 
     def search_files(self, a: dict[str, Any]) -> Result:
-        try:
-            matches = [m["path"] for m in _core._fs_glob(self.session, a["pattern"], a["path"])]
-        except Error as e:
-            raise self._fail(e) from None
+        top = self.address(a["path"])
+        limits = self.limits
         excludes = a.get("excludePatterns") or []
-        if excludes and matches:
-            address = _ok(self.backend.stat(a["path"])).path or ""
-            kept = _ok(self.backend.tree(address, excludes)).entries or []
+        allowed: set[str] | None = None
+        if excludes:
+            kept = _ok(self.backend.tree(top, excludes)).entries or []
             allowed = {e["path"] for e in kept}
-            matches = [m for m in matches if m in allowed]
-        return _text("\n".join(matches) if matches else "No matches found", matches=matches)
+        matches: list[str] = []
+        budget = _Budget(limits)
+        cut = False
+        walk = self.backend.glob_iter(a["pattern"], top)
+        try:
+            for m in walk:
+                path = m["path"]
+                if allowed is not None and path not in allowed:
+                    continue
+                if not budget.take(len(path) + 1):
+                    cut = True
+                    break
+                matches.append(path)
+        except Error as e:
+            raise _fail(e) from None
+        finally:
+            walk.close()
+        notice = budget.notice(limits, len(matches), "matches") if cut else None
+        return _text("\n".join(matches) if matches else "No matches found", notice=notice,
+                     matches=matches)
 
     def get_file_info(self, a: dict[str, Any]) -> Result:
-        try:
-            st = _core._fs_stat(self.session, a["path"])
-        except Error as e:
-            raise self._fail(e) from None
+        st = _ok(self.backend.stat(self.address(a["path"])))
         # the text and the structured fields written here: one stat, no
         # intermediate dicts
-        size, created, mode = st["size"], st.get("created_at") or "", st["mode"]
-        modified, accessed = st["modified_at"], st["accessed_at"]
-        is_dir = "true" if st["type"] == "directory" else "false"
-        is_file = "true" if st["type"] == "file" else "false"
+        size, created, mode = st.size or 0, st.created_at or "", st.mode or 0
+        modified, accessed = st.modified_at or "", st.accessed_at or ""
+        is_dir = "true" if st.type == "directory" else "false"
+        is_file = "true" if st.type == "file" else "false"
         permissions = format(mode & 0o777, "03o")
         text = (f"size: {size}\ncreated: {created}\nmodified: {modified}\naccessed: {accessed}\n"
                 f"isDirectory: {is_dir}\nisFile: {is_file}\npermissions: {permissions}")
-        return _text(text, f'"path":{json_str(st["path"])},"size":{size},"created":"{created}",'
+        return _text(text, f'"path":{json_str(st.path or "")},"size":{size},"created":"{created}",'
                            f'"modified":"{modified}","accessed":"{accessed}","isDirectory":{is_dir},'
                            f'"isFile":{is_file},"permissions":"{permissions}"')
 
     def list_allowed_directories(self, a: dict[str, Any]) -> Result:
-        dirs = self._allowed  # a resolver's roots and mods never change
+        narrowed = self.scope.addresses
+        dirs = narrowed if narrowed is not None else self._allowed
         return _text("Allowed directories:\n" + "\n".join(dirs), directories=list(dirs))
 
     # ------------------------------------------------------ pathgate's own
 
     def resolve(self, a: dict[str, Any]) -> Result:
-        res = self.session.resolve(a["path"], require_exists=bool(a.get("require_exists", True)))
-        if not res.ok or res.ref is None:
-            raise ToolError(res.error_message or "Invalid path / not found")
-        address = str(res.ref)
-        return _text(address, address=address, exists=bool(res.exists), token=res.ref.token)
+        # The answer carries the address only: no token outlives the call.
+        with self.backend.resolved(a["path"], require_exists=bool(a.get("require_exists", True))) as res:
+            if not res.ok or res.ref is None:
+                raise ToolError(res.error_message or INVALID, res.reason)
+            if self.scope.allowed is not None and not self.scope.contains(res.ref):
+                raise ToolError(INVALID, "outside_client_roots")
+            address = str(res.ref)
+            exists = bool(res.exists)
+        calllog.note(address)
+        return _text(address, address=address, exists=exists)
 
     def grep(self, a: dict[str, Any]) -> Result:
+        limits = self.limits
         mc = a.get("max_count")
-        r = self.backend.grep(a["pattern"], a.get("path"), a.get("glob"),
-                              max_count=None if mc is None else _int(mc))
-        if r.error:
-            raise ToolError(r.error)
-        matches = r.matches or []
-        lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches]
+        path = self.address(a.get("path"))
+        walk = self.backend.grep_iter(a["pattern"], path, a.get("glob"),
+                                      max_count=None if mc is None else int(mc),
+                                      regex=bool(a.get("regex", False)),
+                                      ignore_case=bool(a.get("ignore_case", False)),
+                                      max_file_size=limits.max_read)
+        matches: list[Any] = []
+        lines: list[str] = []
+        budget = _Budget(limits)
+        summary: dict[str, Any] | None = None
+        cut = False
+        try:
+            for m in walk:
+                # as the command line prints them: address:line:text
+                line = f"{m['path']}:{m['line']}:{m['text']}"
+                if not budget.take(len(line) + len(m["path"]) + 32):
+                    cut = True
+                    break
+                lines.append(line)
+                matches.append(m)
+            else:
+                summary = walk.summary()  # the walk's flags and counts, once it ended
+        except Error as e:
+            raise _fail(e) from None
+        finally:
+            walk.close()
+        truncated = bool(summary and summary.get("truncated"))
         if not lines:
             lines = ["No matches found"]
-        if r.truncated:
+        if truncated:
             lines.append(f"(stopped after {len(matches)} matches)")
-        return _text("\n".join(lines), matches=[dict(m) for m in matches], truncated=r.truncated)
+        notices = []
+        if cut:
+            notices.append(budget.notice(limits, len(matches), "matches"))
+        if summary and summary.get("skipped_large"):
+            notices.append(f"[{summary['skipped_large']} file(s) larger than the {limits.max_read}-byte "
+                           "read cap were not searched]")
+        structured: dict[str, Any] = {"matches": matches}
+        if not notices:
+            structured["truncated"] = truncated
+        return _text("\n".join(lines), notice="\n".join(notices) or None, **structured)
 
     def cwd_get(self, a: dict[str, Any]) -> Result:
         s = self.session.get()
@@ -430,9 +664,9 @@ class ConnectionTools:
 
     def cwd_push(self, a: dict[str, Any]) -> Result:
         try:
-            msg = self.session.push(a["path"])
+            msg = self.session.push(self.address(a["path"]))
         except Error as e:
-            raise self._fail(e) from None
+            raise _fail(e) from None
         s = self.session.get()
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
@@ -440,15 +674,18 @@ class ConnectionTools:
         try:
             msg = self.session.pop()
         except Error as e:
-            raise self._fail(e) from None
+            raise _fail(e) from None
         s = self.session.get()
+        calllog.note(s.cwd)
         return _text(msg, cwd=s.cwd, depth=s.depth)
 
     def execute(self, a: dict[str, Any]) -> Result:
+        self.address(None)  # the directory it runs in: inside the client's roots
         t = a.get("timeout")
-        r = self.backend.execute(a["command"], timeout=None if t is None else _int(t))
+        timeout = min(120, self.limits.max_timeout) if t is None else int(t)
+        r = self.backend.execute(a["command"], timeout=timeout)
         if r.exit_code is None:
-            raise ToolError(r.output)
+            raise ToolError(r.output, "not_run")
         text = r.output + ("" if r.output.endswith("\n") or not r.output else "\n")
         text += f"[exit code {r.exit_code}]" + (" [output truncated]" if r.truncated else "")
         return _text(text, output=r.output, exit_code=r.exit_code, truncated=bool(r.truncated))
@@ -460,35 +697,41 @@ _PATH = {"path": {"type": "string", "description": "file or directory" + PATHS}}
 
 
 def _out(props: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"content": _STR, **props}, "required": ["content"]}
+    return {"type": "object", "properties": {"content": _STR, **_CUT, **props}, "required": ["content"]}
 
 
 _ENTRY = {"type": "object", "properties": {"name": _STR, "path": _STR, "type": _STR}}
 
 
-def build_tools(*, allow_execute: bool) -> list[Tool]:
+def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[Tool]:
+    limits = limits or Limits()
     read_text = _schema({
         **_PATH,
         "head": {"type": "integer", "minimum": 0, "description": "only the first N lines"},
         "tail": {"type": "integer", "minimum": 0, "description": "only the last N lines"},
     }, ("path",))
+    cap = (f" Reads at most {limits.max_read} bytes: a larger file (or head/tail window) answers "
+           "that it is larger than the size cap.")
+    listed = (f" Lists at most {limits.max_items} items and {limits.max_answer} bytes, saying so "
+              "when it leaves some out.")
     C = ConnectionTools
     tools = [
         Tool("read_text_file", "Read Text File",
              "Read a file as text (bytes that are not UTF-8 shown as U+FFFD). 'head' reads only "
-             "the first N lines, 'tail' only the last N." + PATHS,
+             "the first N lines, 'tail' only the last N." + cap + PATHS,
              read_text, READ, C.read_text_file),
         Tool("read_file", "Read File (Deprecated)",
-             "Read the complete contents of a file as text. DEPRECATED: use read_text_file." + PATHS,
+             "Read the complete contents of a file as text. DEPRECATED: use read_text_file." + cap + PATHS,
              read_text, READ, C.read_text_file),
         Tool("read_media_file", "Read Media File",
              "Read a file as base64 with its MIME type: image/audio content, or an embedded "
-             "resource (its uri the canonical address) for any other type." + PATHS,
+             "resource (its uri the canonical address) for any other type." + cap + PATHS,
              _schema(_PATH, ("path",)), READ, C.read_media_file,
              {"type": "object", "properties": {"content": {"type": "array"}}, "required": ["content"]}),
         Tool("read_multiple_files", "Read Multiple Files",
              "Read several files; each is answered under its canonical address, and a failed one "
-             "(named by its index) does not fail the others." + PATHS,
+             "(named by its index) does not fail the others. Reads at most "
+             f"{limits.max_read} bytes and {limits.max_items} files in all." + PATHS,
              _schema({"paths": {"type": "array", "items": _STR, "minItems": 1}}, ("paths",)),
              READ, C.read_multiple_files, _out({"files": {"type": "array"}})),
         Tool("write_file", "Write File",
@@ -510,18 +753,18 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
              "Create a directory and any missing parents; an existing directory is success." + PATHS,
              _schema(_PATH, ("path",)), _write(True, False), C.create_directory, _out({"path": _STR})),
         Tool("list_directory", "List Directory",
-             "The entries of a directory as '[DIR] name' and '[FILE] name' lines." + PATHS,
+             "The entries of a directory as '[DIR] name' and '[FILE] name' lines." + listed + PATHS,
              _schema(_PATH, ("path",)), READ, C.list_directory,
              _out({"entries": {"type": "array", "items": _ENTRY}})),
         Tool("list_directory_with_sizes", "List Directory with Sizes",
-             "The entries of a directory with sizes and a total; sortBy 'name' or 'size'." + PATHS,
+             "The entries of a directory with sizes and a total; sortBy 'name' or 'size'." + listed + PATHS,
              _schema({**_PATH, "sortBy": {"type": "string", "enum": ["name", "size"], "default": "name"}},
                      ("path",)), READ, C.list_directory_with_sizes,
              _out({"entries": {"type": "array", "items": _ENTRY}})),
         Tool("directory_tree", "Directory Tree",
              "A recursive JSON tree of {name, type, children}; excludePatterns are globs matched "
              "against paths relative to 'path' (a pattern without '/' matches a name at any "
-             "depth). Symlinked directories are listed, not entered." + PATHS,
+             "depth). Symlinked directories are listed, not entered." + listed + PATHS,
              _schema({**_PATH, "excludePatterns": {"type": "array", "items": _STR}}, ("path",)),
              READ, C.directory_tree),
         Tool("move_file", "Move File",
@@ -531,7 +774,7 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
              _write(False, True), C.move_file, _out({"source": _STR, "destination": _STR})),
         Tool("search_files", "Search Files",
              "Files below 'path' whose path relative to it matches the glob 'pattern' ('*.ext' "
-             "matches at any depth; '**' spans directories), minus excludePatterns." + PATHS,
+             "matches at any depth; '**' spans directories), minus excludePatterns." + listed + PATHS,
              _schema({**_PATH, "pattern": _STR, "excludePatterns": {"type": "array", "items": _STR}},
                      ("path", "pattern")), READ, C.search_files,
              _out({"matches": {"type": "array", "items": _STR}})),
@@ -540,21 +783,26 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
              _schema(_PATH, ("path",)), READ, C.get_file_info, _out({"path": _STR})),
         Tool("list_allowed_directories", "List Allowed Directories",
              "The canonical addresses of the roots and mods this server serves (root:<key>, "
-             "mod:<Name>); everything below them is reachable, nothing else.",
+             "mod:<Name>), or of the client's roots inside them; everything below them is "
+             "reachable, nothing else.",
              _schema({}), READ, C.list_allowed_directories,
              _out({"directories": {"type": "array", "items": _STR}})),
         Tool("resolve", "Resolve",
              "The canonical address of a path; require_exists (default true) fails on a missing "
              "target." + PATHS,
              _schema({**_PATH, "require_exists": {"type": "boolean", "default": True}}, ("path",)),
-             READ, C.resolve, _out({"address": _STR, "exists": {"type": "boolean"}, "token": _STR})),
+             READ, C.resolve, _out({"address": _STR, "exists": _BOOL})),
         Tool("grep", "Grep",
-             "Literal, case-sensitive search of the files below 'path' (default: the current "
-             "directory): 'address:line: text' lines. 'glob' filters files, max_count caps the "
-             "matches." + PATHS,
+             "Search the files below 'path' (default: the current directory) for 'pattern': "
+             "literal text, or a PCRE2 regular expression with regex; ignore_case matches "
+             "case-insensitively. Answers 'address:line:text' lines. 'glob' filters files, "
+             f"max_count caps the matches; files over {limits.max_read} bytes are not searched."
+             + listed + PATHS,
              _schema({"pattern": _STR, "path": _PATH["path"], "glob": _STR,
-                      "max_count": {"type": "integer", "minimum": 0}}, ("pattern",)),
-             READ, C.grep, _out({"matches": {"type": "array"}, "truncated": {"type": "boolean"}})),
+                      "max_count": {"type": "integer", "minimum": 0},
+                      "regex": {"type": "boolean", "default": False},
+                      "ignore_case": {"type": "boolean", "default": False}}, ("pattern",)),
+             READ, C.grep, _out({"matches": {"type": "array"}})),
         Tool("cwd_get", "Current Directory",
              "The current directory, the home root and the depth of the directory stack (this "
              "connection's own).",
@@ -576,14 +824,15 @@ def build_tools(*, allow_execute: bool) -> list[Tool]:
         tools.append(Tool(
             "execute", "Execute",
             "Run a shell command in the current directory, contained (Landlock: writes only "
-            "below writable roots, no network); answers its output and exit code.",
-            _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1}}, ("command",)),
+            "below writable roots, no network); answers its output and exit code. 'timeout' in "
+            f"seconds, at most {limits.max_timeout} (default {min(120, limits.max_timeout)}).",
+            _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1,
+                                                  "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
-            C.execute, _out({"output": _STR, "exit_code": {"type": "integer"},
-                             "truncated": {"type": "boolean"}})))
+            C.execute, _out({"output": _STR, "exit_code": {"type": "integer"}})))
     from .edit_tools import build as edit_tools  # apply_patch and the text editor tools
 
-    tools.extend(edit_tools())
+    tools.extend(edit_tools(limits))
     return tools
 
 
@@ -598,48 +847,71 @@ QUICK_TOOLS = frozenset((
 ))
 
 
-def quick_predicate(tools: list[Tool]) -> _abc.Callable[[str, dict[str, Any]], bool]:
+def quick_predicate(tools: list[Tool], state: ConnectionTools | None = None
+                    ) -> _abc.Callable[[str, dict[str, Any]], bool]:
     """The Connection's `quick` predicate: ping, initialize, tools/list and
-    calls of the QUICK_TOOLS among `tools`."""
+    calls of the QUICK_TOOLS among `tools` (none while the client's roots
+    are to be asked: the call waits for the client's answer, which the
+    reading thread must be free to read)."""
     quick_tools = QUICK_TOOLS & {t.name for t in tools}
     protocol = frozenset(("ping", "initialize", "tools/list"))
+    scope = state.scope if state is not None else None
 
     def quick(method: str, params: dict[str, Any]) -> bool:
         if method == "tools/call":
             name = params.get("name")
-            return isinstance(name, str) and name in quick_tools
+            return isinstance(name, str) and name in quick_tools and not (scope and scope.stale)
         return method in protocol
 
     return quick
 
 
-def tool_handlers(tools: list[Tool], state: ConnectionTools) -> dict[str, Any]:
-    """The tools/list and tools/call handlers of one connection."""
+def tool_handlers(tools: list[Tool], state: ConnectionTools, log: calllog.CallLog | None = None
+                  ) -> dict[str, Any]:
+    """The tools/list and tools/call handlers of one connection; each call
+    is one line of the call log."""
     by_name = {t.name: (t.run, _validator(t.name, t.input_schema)) for t in tools}
     listing = {"tools": [t.listing() for t in tools]}
+    calls = log or calllog.CallLog()
 
     def tools_list(params: dict[str, Any], req: Request) -> dict[str, Any]:
         return listing
 
     def tools_call(params: dict[str, Any], req: Request) -> Result:
         name = params.get("name")
-        if not isinstance(name, str):
-            raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
-        found = by_name.get(name)
-        if found is None:
-            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
-        run, check = found
-        args = params.get("arguments")
-        if args is None:
-            args = {}
-        if not isinstance(args, dict):
-            raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
-        check(args)
+        rec = calls.begin()
+        started = time.perf_counter()
+        outcome, kind = "invalid", None
         try:
-            return run(state, args)
-        except ToolError as e:
-            return {"content": [{"type": "text", "text": str(e)}], "isError": True}
-        except (Error, ValueError) as e:  # a core refusal not caught above: its message
-            return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+            if not isinstance(name, str):
+                raise RpcError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
+            found = by_name.get(name)
+            if found is None:
+                raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+            run, check = found
+            args = params.get("arguments")
+            if args is None:
+                args = {}
+            if not isinstance(args, dict):
+                raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+            check(args)
+            outcome = "failed"
+            if isinstance(req.peer, Peer) and req.out is not None:
+                state.scope.refresh(req.peer, req.out)
+            try:
+                result = run(state, args)
+                outcome = "ok"
+                return result
+            except ToolError as e:
+                outcome, kind = "error", e.kind
+                return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+            except (Error, ValueError) as e:  # a core refusal not caught above: its message
+                outcome, kind = "error", getattr(e, "kind", None)
+                return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+        finally:
+            if req.cancelled:
+                outcome = "cancelled"
+            calls.end(rec, session=state.label, tool=name if isinstance(name, str) else "?",
+                      outcome=outcome, kind=kind, started=started)
 
     return {"tools/list": tools_list, "tools/call": tools_call}
