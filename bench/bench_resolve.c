@@ -9,6 +9,9 @@
  *   (d) the registry alone: mint + release, and lookup
  *   (e) registry bytes per live token (counting allocator)
  *   (f) (a) with 10 and with 1,000,000 live tokens (max_tokens 1,100,000)
+ *   (g) (a) on a resolver with ten deny_read patterns (docs/policy.md), and
+ *       (a) again, alternated in short rounds on the thread's CPU clock:
+ *       the policy's cost
  *
  * Each figure is the best of several timed runs (ns per operation). It
  * prints ratios measured in one run and asserts nothing about time.
@@ -63,6 +66,7 @@ static void die(const char *what)
 
 typedef struct bctx {
     pathgate_resolver *r;
+    pathgate_resolver *policy; /* the same root, ten deny_read patterns */
     int root_fd;
     pathgate__registry *reg;
     pathgate_ref *probe; /* a live ref of reg, for lookups */
@@ -84,6 +88,23 @@ __attribute__((noinline)) static void case_existing(bctx *c)
 {
     resolve_release(c, "root:repo/" EXISTING, 1, 1);
 }
+
+__attribute__((noinline)) static void case_policy(bctx *c)
+{
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    if (pathgate_resolver_resolve(&res, c->policy, "root:repo/" EXISTING,
+                                  strlen("root:repo/" EXISTING), NULL, NULL) != 0 ||
+        !res.ok)
+        die("resolve under the policy failed");
+    pathgate_resolver_release(c->policy, res.ref);
+    pathgate_resolution_dispose(&res);
+}
+
+/* Ten patterns of the shapes operators write (docs/policy.md). */
+static const char *const ten_patterns[] = {
+    "**/.env", ".env.*",   "*.pem",         "*.key",          "id_rsa*",
+    ".npmrc",  "secrets/", "/build/cache/", "**/.git/hooks/", "*.{p12,pfx}",
+};
 
 static void case_missing(bctx *c)
 {
@@ -133,6 +154,17 @@ static double time_case(void (*fn)(bctx *), bctx *c, long iters)
             best = ns;
     }
     return best;
+}
+
+/* One timed run of fn on the thread's CPU clock: ns per operation. */
+static double time_cpu(void (*fn)(bctx *), bctx *c, long iters)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    for (long i = 0; i < iters; i++)
+        fn(c);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (double)iters;
 }
 
 /* --------------------------------------------------- counting allocator */
@@ -280,6 +312,7 @@ static int profile(bctx *c, const char *tmp, size_t live, long iters)
     pathgate__registry_free(c->reg);
     close(c->root_fd);
     pathgate_resolver_free(c->r);
+    pathgate_resolver_free(c->policy);
     rm_tree(tmp);
     return 0;
 }
@@ -327,6 +360,12 @@ int main(int argc, char **argv)
     pathgate_error err;
     if (pathgate_resolver_new(&c.r, &o, &err) != 0)
         die(err.message);
+    o.deny_read = ten_patterns;
+    o.ndeny_read = sizeof ten_patterns / sizeof *ten_patterns;
+    if (pathgate_resolver_new(&c.policy, &o, &err) != 0)
+        die(err.message);
+    o.deny_read = NULL;
+    o.ndeny_read = 0;
     c.root_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (c.root_fd < 0)
         die("open root failed");
@@ -343,6 +382,18 @@ int main(int argc, char **argv)
     double a_ns = time_case(case_existing, &c, iters);
     double b_ns = time_case(case_missing, &c, iters);
     double mint_ns = time_case(case_mint_release, &c, iters * 5);
+    /* (g): alternated in short rounds, so that both see the same machine,
+     * timed on the thread's CPU clock (user + system: the kernel's part
+     * counts, time spent descheduled does not); the best of each */
+    double plain_ns = 1e300, policy_ns = 1e300;
+    for (int round = 0; round < 40; round++) {
+        double p0 = time_cpu(case_existing, &c, iters / 20);
+        double p1 = time_cpu(case_policy, &c, iters / 20);
+        if (p0 < plain_ns)
+            plain_ns = p0;
+        if (p1 < policy_ns)
+            policy_ns = p1;
+    }
     double lookup_ns = time_case(case_lookup, &c, iters * 5);
 
     /* (f): the same resolve with 10, then 1,000,000 live tokens */
@@ -385,6 +436,9 @@ int main(int argc, char **argv)
            a_ns / floor_ns);
     printf("%-58s %10.0f %10.2f\n", "(b) resolve, require_exists=0, missing file", b_ns,
            b_ns / floor_ns);
+    printf("%-58s %10.0f %10s\n", "(g) (a), CPU time, alternated with the line below", plain_ns,
+           "-");
+    printf("%-58s %10.0f %10s\n", "(g) (a) under ten deny_read patterns, CPU time", policy_ns, "-");
     printf("%-58s %10.0f %10s\n", "(d) registry mint + release (+ ref free)", mint_ns, "-");
     printf("%-58s %10.0f %10s\n", "(d) registry lookup", lookup_ns, "-");
     char label[128];
@@ -398,6 +452,7 @@ int main(int argc, char **argv)
            f1m_ns / f10_ns, fill_s);
     printf("(e) registry bytes per live token: %.1f (address of %zu bytes, 100000 tokens)\n", bpt,
            strlen(address));
+    printf("(g) policy / plain = %.3f (ten patterns; the budget is 1.10)\n", policy_ns / plain_ns);
 
     for (size_t i = 0; i < live; i++)
         pathgate_resolution_dispose(&held[i]);
@@ -406,6 +461,7 @@ int main(int argc, char **argv)
     pathgate__registry_free(c.reg);
     close(c.root_fd);
     pathgate_resolver_free(c.r);
+    pathgate_resolver_free(c.policy);
     rm_tree(tmp);
     return 0;
 }

@@ -42,17 +42,15 @@ static pg_result *new_result(lua_State *L)
  * out. */
 static void push_info(lua_State *L, int incomplete, int truncated, size_t unreadable_dirs,
                       size_t unreadable_files, size_t skipped_names, size_t skipped_large,
-                      size_t files_scanned)
+                      size_t files_scanned, size_t skipped_denied)
 {
     const struct {
         const char *name;
         size_t n;
-    } counts[] = {{"unreadable_dirs", unreadable_dirs},
-                  {"unreadable_files", unreadable_files},
-                  {"skipped_names", skipped_names},
-                  {"skipped_large", skipped_large},
-                  {"files_scanned", files_scanned}};
-    lua_createtable(L, 0, 7);
+    } counts[] = {{"unreadable_dirs", unreadable_dirs}, {"unreadable_files", unreadable_files},
+                  {"skipped_names", skipped_names},     {"skipped_large", skipped_large},
+                  {"files_scanned", files_scanned},     {"skipped_denied", skipped_denied}};
+    lua_createtable(L, 0, 8);
     lua_pushboolean(L, incomplete);
     lua_setfield(L, -2, "incomplete");
     lua_pushboolean(L, truncated);
@@ -65,13 +63,14 @@ static void push_info(lua_State *L, int incomplete, int truncated, size_t unread
 
 static void push_list_info(lua_State *L, const pathgate_fs_list *l)
 {
-    push_info(L, l->incomplete, l->truncated, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+    push_info(L, l->incomplete, l->truncated, l->unreadable_dirs, 0, l->skipped_names, 0, 0,
+              l->skipped_denied);
 }
 
 static void push_matches_info(lua_State *L, const pathgate_fs_matches *m)
 {
     push_info(L, m->incomplete, 0, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
-              m->skipped_large, m->files_scanned);
+              m->skipped_large, m->files_scanned, m->skipped_denied);
 }
 
 static void push_fileinfo(lua_State *L, const pathgate_fs_info *e)

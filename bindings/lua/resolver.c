@@ -3,7 +3,8 @@
  * (docs/spec.md sections 4-5).
  *
  *   Resolver{roots = {key = dir, ...}, mods = {Name = dir, ...}, max_tokens = n,
- *            read_only = {name, ...}}
+ *            read_only = {name, ...}, deny_read = {...}, deny_write = {...},
+ *            presets = {...}, audit = function, audit_door = "lua"}  (policy.c)
  *       -> resolver | nil, msg, code         (roots/mods: map, sorted by
  *          name, or a list {{key, dir}, ...} keeping its order)
  *   r:resolve(text [, {require_exists = bool, base = addr | ref}]) -> resolution
@@ -11,6 +12,7 @@
  *   r:release(ref)   -> boolean
  *   r:count(), #r    -> live tokens
  *   r:roots(), r:mods() -> configured keys / names, in order
+ *   r:restrict{...}, r:policy_check(text)               (policy.c)
  *   r:close()
  *
  * A resolution is a record read by field (and by pairs): ok, ref,
@@ -262,6 +264,7 @@ void pg_resolver_release_core(pg_resolver *r)
     if (r->closed && r->sessions == 0 && r->ptr) {
         pathgate_resolver_free(r->ptr);
         r->ptr = NULL;
+        pg_audit_release(NULL, r); /* no event can come any more */
     }
 }
 
@@ -373,7 +376,8 @@ static int resolver_new(lua_State *L)
     while (lua_next(L, 1)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens") &&
-                   strcmp(k, "read_only")))
+                   strcmp(k, "read_only") && strcmp(k, "deny_read") && strcmp(k, "deny_write") &&
+                   strcmp(k, "presets") && strcmp(k, "audit") && strcmp(k, "audit_door")))
             luaL_argerror(L, 1,
                           lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         lua_pop(L, 1);
@@ -400,11 +404,18 @@ static int resolver_new(lua_State *L)
     opts.roots = roots;
     opts.mods = mods;
     opts.read_only = read_only_names(L, &opts.nread_only);
+    opts.deny_read = pg_policy_list(L, 1, "deny_read", &opts.ndeny_read);
+    opts.deny_write = pg_policy_list(L, 1, "deny_write", &opts.ndeny_write);
+    opts.presets = pg_policy_list(L, 1, "presets", &opts.npresets);
 
     pathgate_error err = PATHGATE_ERROR_INIT;
     pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
+    pg_audit_prepare(L, 1, &opts, r);
     int rc = pathgate_resolver_new(&r->ptr, &opts, &err);
-    return pg_commit(L, rc, &err);
+    int n = pg_commit(L, rc, &err);
+    if (rc == 0)
+        pg_audit_attach(L, 1, r);
+    return n;
 }
 
 static int resolver_resolve(lua_State *L)
@@ -508,10 +519,16 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {NULL, NULL},
     };
     static const luaL_Reg methods[] = {
-        {"resolve", resolver_resolve}, {"host_path", resolver_host_path},
-        {"release", resolver_release}, {"count", resolver_count},
-        {"roots", resolver_roots},     {"mods", resolver_mods},
-        {"close", resolver_close},     {NULL, NULL},
+        {"resolve", resolver_resolve},
+        {"host_path", resolver_host_path},
+        {"release", resolver_release},
+        {"count", resolver_count},
+        {"roots", resolver_roots},
+        {"mods", resolver_mods},
+        {"close", resolver_close},
+        {"restrict", pg_resolver_restrict},
+        {"policy_check", pg_resolver_policy_check},
+        {NULL, NULL},
     };
     pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);
     pg_newclass(L, scratch_idx, PG_RESOLVER, meta, methods);

@@ -93,7 +93,14 @@ static int t_subroot(lua_State *L)
     luaL_argcheck(L, lua_isnoneornil(L, 4), 4, "no more arguments expected");
     pg_argv a;
     pg_args_owner(L, &a);
-    pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 0, PG_RESOLVER);
+    pg_resolver *r = (pg_resolver *)pg_newbox(L, sizeof(pg_resolver), 1, PG_RESOLVER);
+    /* the subroot's audit events go to the function of the box it was
+     * made from (the session's): that box lives as long as the subroot */
+    if (pg_testudata(L, 1, PG_SESSION))
+        lua_getiuservalue(L, 1, 1);
+    else
+        lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -3, 1);
     int rc = pathgate_fs_subroot(&r->ptr, a.resolver, path, len, key, klen, &a.opts, &a.err);
     return pg_commit(L, rc, &a.err);
 }

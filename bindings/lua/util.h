@@ -211,10 +211,29 @@ typedef struct pg_resolver {
     pathgate_resolver *ptr;
     int closed;      /* closed from Lua: methods raise */
     size_t sessions; /* live sessions using ptr: freed when 0 and closed */
+    /* the audit function (policy.c): the core's audit_ctx, so it lives in
+     * the box, which outlives the core resolver */
+    struct pg_lua_audit {
+        lua_State *T; /* the thread the function runs on */
+        int fn_ref;   /* registry refs of the function and of T */
+        int thread_ref;
+    } audit;
 } pg_resolver;
 pg_resolver *pg_checkresolver(lua_State *L, int arg);
 /* Frees the core resolver when it is closed and no session uses it. */
 void pg_resolver_release_core(pg_resolver *r);
+
+/* The policy (policy.c). Before the core resolver is made: the lists of
+ * option `name` of the table at idx (an array pushed on the stack; NULL and
+ * nil when absent), then the audit options into opts (nothing pushed);
+ * after: the audit function attached to the box; and released with the
+ * core resolver. */
+const char **pg_policy_list(lua_State *L, int idx, const char *name, size_t *count);
+void pg_audit_prepare(lua_State *L, int idx, pathgate_resolver_options *opts, pg_resolver *r);
+void pg_audit_attach(lua_State *L, int idx, pg_resolver *r);
+void pg_audit_release(lua_State *L, pg_resolver *r);
+int pg_resolver_restrict(lua_State *L);
+int pg_resolver_policy_check(lua_State *L);
 
 /* The kinds of ../result_fields.h as Lua values (util.c), and the field
  * setter its descriptions expand with: the field is set on the table at

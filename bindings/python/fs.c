@@ -49,16 +49,18 @@ static PyObject *dict_list(const pathgate_fs_info *infos, const pathgate_fs_matc
 
 /* {"incomplete": bool, "unreadable_dirs": int, ...}: what a walk left out. */
 static PyObject *walk_info(int incomplete, size_t unreadable_dirs, size_t unreadable_files,
-                           size_t skipped_names, size_t skipped_large, size_t files_scanned) {
-    return Py_BuildValue("{s:N,s:n,s:n,s:n,s:n,s:n}", "incomplete", PyBool_FromLong(incomplete),
+                           size_t skipped_names, size_t skipped_large, size_t files_scanned,
+                           size_t skipped_denied) {
+    return Py_BuildValue("{s:N,s:n,s:n,s:n,s:n,s:n,s:n}", "incomplete", PyBool_FromLong(incomplete),
                          "unreadable_dirs", (Py_ssize_t)unreadable_dirs, "unreadable_files",
                          (Py_ssize_t)unreadable_files, "skipped_names", (Py_ssize_t)skipped_names,
                          "skipped_large", (Py_ssize_t)skipped_large, "files_scanned",
-                         (Py_ssize_t)files_scanned);
+                         (Py_ssize_t)files_scanned, "skipped_denied", (Py_ssize_t)skipped_denied);
 }
 
 static PyObject *list_info(const pathgate_fs_list *l) {
-    PyObject *d = walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+    PyObject *d =
+        walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0, l->skipped_denied);
     if (d != NULL && l->truncated && PyDict_SetItemString(d, "depth_limited", Py_True) < 0)
         Py_CLEAR(d);
     return d;
@@ -66,7 +68,7 @@ static PyObject *list_info(const pathgate_fs_list *l) {
 
 static PyObject *matches_info(const pathgate_fs_matches *m) {
     return walk_info(m->incomplete, m->unreadable_dirs, m->unreadable_files, m->skipped_names,
-                     m->skipped_large, m->files_scanned);
+                     m->skipped_large, m->files_scanned, m->skipped_denied);
 }
 
 /* A result dict of read or stat. */
@@ -275,9 +277,9 @@ static PyObject *iter_summary(PyObject *obj, PyObject *unused) {
         Py_RETURN_NONE;
     const pathgate_fs_matches *m = pathgate_fs_iter_grep_summary(self->it);
     const pathgate_fs_list *l = pathgate_fs_iter_glob_summary(self->it);
-    PyObject *d = self->is_grep
-                      ? matches_info(m)
-                      : walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names, 0, 0);
+    PyObject *d = self->is_grep ? matches_info(m)
+                                : walk_info(l->incomplete, l->unreadable_dirs, 0, l->skipped_names,
+                                            0, 0, l->skipped_denied);
     int truncated = self->is_grep ? m->truncated : l->truncated;
     if (d != NULL && PyDict_SetItemString(d, "truncated", truncated ? Py_True : Py_False) < 0)
         Py_CLEAR(d);

@@ -109,6 +109,10 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD pathgate_resolver *resolver;
+    struct pg_audit *audit; /* the audit callable (policy.h), or NULL */
+    /* a subroot's: the Resolver or Session it was made from, whose audit
+     * callable the subroot's events go to (kept alive as long as it) */
+    PyObject *parent;
 } pg_resolver_object;
 
 typedef struct {

@@ -9,6 +9,7 @@
  * number of threads. Resolution failures are results, never exceptions.
  */
 #include "module.h"
+#include "policy.h"
 
 #define PG_RESOLVER(o) (((pg_resolver_object *)(o))->resolver)
 
@@ -304,12 +305,15 @@ static int resolver_read_only(PyObject *read_only, const char ***names, size_t *
 }
 
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"roots", "mods", "max_tokens", "read_only", NULL};
+    static char *kwlist[] = {"roots",      "mods",    "max_tokens", "read_only",  "deny_read",
+                             "deny_write", "presets", "audit",      "audit_door", NULL};
     pg_state *st = pg_state_of_type(type);
     PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL;
+    PyObject *deny_read = NULL, *deny_write = NULL, *presets = NULL, *audit = NULL, *door = NULL;
     Py_ssize_t max_tokens = PATHGATE_MAX_TOKENS_DEFAULT;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$O:Resolver", kwlist, &roots_obj, &mods_obj,
-                                     &max_tokens, &read_only))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$OOOOOO:Resolver", kwlist, &roots_obj,
+                                     &mods_obj, &max_tokens, &read_only, &deny_read, &deny_write,
+                                     &presets, &audit, &door))
         return NULL;
     if (max_tokens < 1) {
         pathgate_error err = {PATHGATE_ECONFIG, "max_tokens must be at least 1"};
@@ -322,9 +326,11 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     const char **read_only_names = NULL;
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
     PyObject *result = NULL;
+    pg_audit *audit_ctx = NULL;
     if (resolver_bases(roots_obj, "roots", &roots, &opts.nroots, keep) < 0 ||
         resolver_bases(mods_obj, "mods", &mods, &opts.nmods, keep) < 0 ||
-        resolver_read_only(read_only, &read_only_names, &opts.nread_only, keep) < 0)
+        resolver_read_only(read_only, &read_only_names, &opts.nread_only, keep) < 0 ||
+        pg_policy_options(&opts, deny_read, deny_write, presets, audit, door, &audit_ctx, keep) < 0)
         goto done;
     opts.read_only = read_only_names;
     opts.roots = roots;
@@ -346,8 +352,12 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
         goto done;
     }
     self->resolver = resolver;
+    self->audit = audit_ctx;
+    audit_ctx = NULL;
     result = (PyObject *)self;
 done:
+    pg_audit_free(audit_ctx);
+    pg_policy_options_free(&opts);
     PyMem_Free(roots);
     PyMem_Free(mods);
     PyMem_Free((void *)read_only_names);
@@ -356,8 +366,31 @@ done:
 }
 
 static void resolver_dealloc(PyObject *self) {
+    PyObject_GC_UnTrack(self);
     pathgate_resolver_free(PG_RESOLVER(self));
+    pg_audit_free(((pg_resolver_object *)self)->audit); /* after: no event outlives it */
+    Py_CLEAR(((pg_resolver_object *)self)->parent);     /* so does a subroot's parent */
     pg_free_instance(self);
+}
+
+/* The audit callable may refer back to the resolver: the GC sees it. */
+static int resolver_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    pg_audit *a = ((pg_resolver_object *)self)->audit;
+    if (a != NULL)
+        Py_VISIT(a->fn);
+    Py_VISIT(((pg_resolver_object *)self)->parent);
+    return 0;
+}
+
+/* A subroot's parent is not cleared here: its core resolver calls the
+ * parent's audit callable until it is freed; clearing the callables
+ * (here and in the parent) breaks any cycle. */
+static int resolver_clear(PyObject *self) {
+    pg_audit *a = ((pg_resolver_object *)self)->audit;
+    if (a != NULL) /* events from now on call None, reported unraisable */
+        Py_CLEAR(a->fn);
+    return 0;
 }
 
 /* The base argument of resolve: a canonical address (str), a
@@ -504,11 +537,13 @@ static PyMethodDef resolver_methods[] = {
     {"release", PG_METH(resolver_release), METH_O,
      "release($self, ref, /)\n--\n\n"
      "Free the ref's token; True when it was live here."},
-    {NULL, NULL, 0, NULL},
+    PG_POLICY_METHODS{NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot resolver_slots[] = {
-    {Py_tp_doc, "Resolver(roots, mods=None, max_tokens=10000, *, read_only=None)\n--\n\n"
+    {Py_tp_doc, "Resolver(roots, mods=None, max_tokens=10000, *, read_only=None, "
+                "deny_read=None,\ndeny_write=None, presets=None, audit=None, "
+                "audit_door='python')\n--\n\n"
                 "Resolves agent-named paths strictly inside the configured roots\n"
                 "(key -> directory) and mods (name -> directory); directories may be\n"
                 "str or os.PathLike; read_only names the roots and mods (by key,\n"
@@ -516,9 +551,15 @@ static PyType_Slot resolver_slots[] = {
                 "file operations and commands may read but never write. Raises\n"
                 "pathgate.Error (kind 'invalid_config' or\n"
                 "'io_error') for a bad configuration. len() is the number of live\n"
-                "tokens. Safe to share between threads."},
+                "tokens. Safe to share between threads.\n\n"
+                "deny_read / deny_write: gitignore-style patterns no operation may\n"
+                "read (hidden: 'Invalid path / not found') / change; presets: 'vcs',\n"
+                "'secrets', 'agent-config'; audit: called with a dict per decision\n"
+                "(door audit_door). See docs/policy.md."},
     {Py_tp_new, resolver_new},
     {Py_tp_dealloc, resolver_dealloc},
+    {Py_tp_traverse, resolver_traverse},
+    {Py_tp_clear, resolver_clear},
     {Py_tp_repr, resolver_repr},
     {Py_mp_length, resolver_len},
     {Py_tp_getset, resolver_getset},
@@ -529,7 +570,7 @@ static PyType_Slot resolver_slots[] = {
 static PyType_Spec resolver_spec = {
     .name = "pathgate.Resolver",
     .basicsize = sizeof(pg_resolver_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
     .slots = resolver_slots,
 };
 

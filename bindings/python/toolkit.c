@@ -119,6 +119,7 @@ static PyObject *fs_subroot(PyObject *module, PyObject *const *args, Py_ssize_t 
             pathgate_resolver_free(sub);
         } else {
             self->resolver = sub;
+            self->parent = Py_NewRef(h.owner); /* the events' callable lives there */
             out = (PyObject *)self;
         }
     }

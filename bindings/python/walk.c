@@ -9,7 +9,8 @@
  *
  * _Walk keeps the dirnames list it last handed out: when the next step
  * comes (top down) and the list was changed, only the names left in it are
- * entered, as with os.walk. Both have close() and .skipped / stats(). A
+ * entered, as with os.walk. Both have close() and .skipped (and
+ * .skipped_denied) / stats(). A
  * bad start raises pathgate.Error; the GIL is released around the core.
  */
 #include "module.h"
@@ -68,6 +69,11 @@ static PyObject *scandir_skipped(PyObject *obj, void *closure) {
     return PyLong_FromSize_t(pathgate_fs_scandir_skipped(((scandir_object *)obj)->dir));
 }
 
+static PyObject *scandir_skipped_denied(PyObject *obj, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(pathgate_fs_scandir_skipped_denied(((scandir_object *)obj)->dir));
+}
+
 static PyMethodDef scandir_methods[] = {
     {"close", scandir_close, METH_NOARGS, "Closes the directory."},
     {NULL, NULL, 0, NULL},
@@ -75,6 +81,8 @@ static PyMethodDef scandir_methods[] = {
 
 static PyGetSetDef scandir_getset[] = {
     {"skipped", scandir_skipped, NULL, "Names no address can spell, left out.", NULL},
+    {"skipped_denied", scandir_skipped_denied, NULL,
+     "Entries the host's policy hides (docs/policy.md), left out.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -281,16 +289,19 @@ static PyObject *walk_stats(PyObject *obj, PyObject *unused) {
     (void)unused;
     size_t unreadable, skipped;
     int truncated;
-    pathgate_fs_walk_stats(((walk_object *)obj)->walk, &unreadable, &skipped, &truncated);
-    return Py_BuildValue("{s:n,s:n,s:O}", "unreadable_dirs", (Py_ssize_t)unreadable,
+    const pathgate_fs_walk *w = ((walk_object *)obj)->walk;
+    pathgate_fs_walk_stats(w, &unreadable, &skipped, &truncated);
+    return Py_BuildValue("{s:n,s:n,s:O,s:n}", "unreadable_dirs", (Py_ssize_t)unreadable,
                          "skipped_names", (Py_ssize_t)skipped, "depth_limited",
-                         truncated ? Py_True : Py_False);
+                         truncated ? Py_True : Py_False, "skipped_denied",
+                         (Py_ssize_t)pathgate_fs_walk_skipped_denied(w));
 }
 
 static PyMethodDef walk_methods[] = {
     {"close", walk_close, METH_NOARGS, "Stops the walk and closes its directories."},
     {"stats", walk_stats, METH_NOARGS,
-     "What was left out so far: {unreadable_dirs, skipped_names, depth_limited}."},
+     "What was left out so far: {unreadable_dirs, skipped_names, depth_limited, "
+     "skipped_denied}."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -33,7 +33,7 @@
 #define SYS_openat2 437 /* the same number on every architecture */
 #endif
 
-static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode, int no_links)
 {
     struct open_how how;
     memset(&how, 0, sizeof how);
@@ -41,7 +41,7 @@ static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
     /* openat2 refuses a mode without O_CREAT / O_TMPFILE */
     if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
         how.mode = mode;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (no_links ? RESOLVE_NO_SYMLINKS : 0);
     const char *path = *rel ? rel : ".";
     for (int attempt = 0; attempt <= PATHGATE__CONTAIN_EAGAIN_RETRIES; attempt++) {
         long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
@@ -56,6 +56,40 @@ static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 
 /* ---------------------------------------------------------- the walk */
 
+/* The names the walk has gone through (real_rel): each level's name, so
+ * that `..` can drop it. */
+typedef struct names {
+    char buf[PATHGATE_PATH_MAX + 1];
+    size_t len;
+    size_t depth;
+    size_t at[PATHGATE_PATH_MAX / 2 + 2]; /* len before each level */
+    int overflow;
+} names;
+
+static void names_push(names *n, const char *s, size_t len)
+{
+    if (!n)
+        return;
+    if (n->depth >= sizeof n->at / sizeof *n->at || n->len + 1 + len >= sizeof n->buf) {
+        n->overflow = 1;
+        return;
+    }
+    n->at[n->depth++] = n->len;
+    if (n->len)
+        n->buf[n->len++] = '/';
+    memcpy(n->buf + n->len, s, len);
+    n->len += len;
+    n->buf[n->len] = '\0';
+}
+
+static void names_pop(names *n)
+{
+    if (!n || n->depth == 0)
+        return;
+    n->len = n->at[--n->depth];
+    n->buf[n->len] = '\0';
+}
+
 typedef struct walk {
     int base;  /* not owned */
     int depth; /* fds[0..depth) are owned, fds[depth-1] is the current dir */
@@ -65,6 +99,8 @@ typedef struct walk {
     int probe;     /* probe mode (see walk_run) */
     int missed;    /* probe: something on the way was missing */
     size_t vdepth; /* probe: lexical levels below a missing directory */
+    int max_links; /* PATHGATE__CONTAIN_MAX_LINKS, or 0: any link is -ELOOP */
+    names *names;  /* real_rel: the names gone through, or NULL */
     char buf[3 * PATHGATE_PATH_MAX];
 } walk;
 
@@ -91,7 +127,7 @@ static void walk_close(walk *w)
  * begins with '/' or is empty), relative to the link's directory. */
 static int walk_follow(walk *w, const char *target, size_t len)
 {
-    if (++w->links > PATHGATE__CONTAIN_MAX_LINKS)
+    if (++w->links > w->max_links)
         return -ELOOP;
     if (len == 0)
         return -ENOENT; /* an empty symlink, as the kernel says */
@@ -148,10 +184,13 @@ static int walk_lexical(walk *w, component *c)
             return -EXDEV; /* above the base */
         else
             close(w->fds[--w->depth]);
+        names_pop(w->names);
         c->dot = 1;
     } else if (w->vdepth) {
-        if (!c->dot)
+        if (!c->dot) {
             w->vdepth++;
+            names_push(w->names, w->buf + c->s, c->n);
+        }
     }
     if (w->vdepth)
         return c->final ? -ENOENT : 1;
@@ -169,6 +208,7 @@ static int walk_enter(walk *w, const char *name)
             return -ENAMETOOLONG;
         }
         w->fds[w->depth++] = fd;
+        names_push(w->names, name, strlen(name));
         return 0;
     }
     int err = errno;
@@ -184,6 +224,7 @@ static int walk_enter(walk *w, const char *name)
     if (err == ENOENT && w->probe) {
         w->missed = 1;
         w->vdepth = 1;
+        names_push(w->names, name, strlen(name));
         return 0;
     }
     return -err;
@@ -265,12 +306,15 @@ static int walk_run(walk *w, int flags, mode_t mode)
         }
         int again;
         rc = walk_final(w, name, &c, flags, mode, &again);
+        if (!again && !c.dot && (rc >= 0 || rc == -ENOENT))
+            names_push(w->names, name, strlen(name));
         if (!again || rc < 0)
             return rc;
     }
 }
 
-static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int probe)
+static int walk_open_names(int dirfd, const char *rel, int flags, mode_t mode, int probe,
+                           int no_links, names *nm)
 {
     size_t len = strlen(rel);
     if (len >= PATHGATE_PATH_MAX)
@@ -282,6 +326,8 @@ static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int pro
     w.probe = probe;
     w.missed = 0;
     w.vdepth = 0;
+    w.max_links = no_links ? 0 : PATHGATE__CONTAIN_MAX_LINKS;
+    w.names = nm;
     w.start = sizeof w.buf - len;
     memcpy(w.buf + w.start, rel, len);
     int rc = walk_run(&w, flags, mode);
@@ -289,21 +335,34 @@ static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int pro
     return rc;
 }
 
+static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int probe)
+{
+    return walk_open_names(dirfd, rel, flags, mode, probe, 0, NULL);
+}
+
 /* ------------------------------------------------------------- API */
 
-int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
-                           int force_fallback)
+int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, mode_t mode,
+                               unsigned int how)
 {
     if (!rel || dirfd < 0)
         return -EINVAL;
     if (rel[0] == '/')
         return -EXDEV;
-    if (!force_fallback) {
-        int fd = openat2_beneath(dirfd, rel, open_flags, mode);
+    int no_links = (how & PATHGATE__CONTAIN_NO_LINKS) != 0;
+    if (!(how & PATHGATE__CONTAIN_FALLBACK)) {
+        int fd = openat2_beneath(dirfd, rel, open_flags, mode, no_links);
         if (fd != -ENOSYS && fd != -EPERM)
             return fd;
     }
-    return walk_open(dirfd, rel, open_flags, mode, 0);
+    return walk_open_names(dirfd, rel, open_flags, mode, 0, no_links, NULL);
+}
+
+int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
+                           int force_fallback)
+{
+    return pathgate__contain_open_how(dirfd, rel, open_flags, mode,
+                                      force_fallback ? PATHGATE__CONTAIN_FALLBACK : 0);
 }
 
 /*
@@ -325,7 +384,7 @@ static int probe_last_missing(int dirfd, const char *rel)
             return 1;
         memcpy(parent, rel, n);
         parent[n] = '\0';
-        pfd = openat2_beneath(dirfd, parent, O_PATH | O_DIRECTORY, 0);
+        pfd = openat2_beneath(dirfd, parent, O_PATH | O_DIRECTORY, 0, 0);
         if (pfd == -ENOENT)
             return 1;
         if (pfd < 0)
@@ -338,15 +397,30 @@ static int probe_last_missing(int dirfd, const char *rel)
     return rc;
 }
 
-int pathgate__contain_probe(int dirfd, const char *rel, int force_fallback)
+int pathgate__contain_probe_how(int dirfd, const char *rel, unsigned int how)
 {
     if (!rel || dirfd < 0)
         return -EINVAL;
     if (rel[0] == '/')
         return -EXDEV;
     int fd;
+    if (how & PATHGATE__CONTAIN_NO_LINKS) {
+        /* no link on the way: a miss needs no explaining (nothing after
+         * it can lead anywhere) */
+        fd = -ENOSYS;
+        if (!(how & PATHGATE__CONTAIN_FALLBACK))
+            fd = openat2_beneath(dirfd, rel, O_PATH, 0, 1);
+        if (fd == -ENOSYS || fd == -EPERM)
+            fd = walk_open_names(dirfd, rel, O_PATH, 0, 1, 1, NULL);
+        if (fd >= 0) {
+            close(fd);
+            return 0;
+        }
+        return fd;
+    }
+    int force_fallback = (how & PATHGATE__CONTAIN_FALLBACK) != 0;
     if (!force_fallback) {
-        fd = openat2_beneath(dirfd, rel, O_PATH, 0);
+        fd = openat2_beneath(dirfd, rel, O_PATH, 0, 0);
         if (fd >= 0) {
             close(fd);
             return 0;
@@ -366,6 +440,35 @@ int pathgate__contain_probe(int dirfd, const char *rel, int force_fallback)
         return 0;
     }
     return fd;
+}
+
+int pathgate__contain_probe(int dirfd, const char *rel, int force_fallback)
+{
+    return pathgate__contain_probe_how(dirfd, rel, force_fallback ? PATHGATE__CONTAIN_FALLBACK : 0);
+}
+
+int pathgate__contain_real_rel(char *out, size_t cap, int dirfd, const char *rel,
+                               int force_fallback)
+{
+    (void)force_fallback; /* the walk is the only way to learn the names */
+    if (!rel || dirfd < 0 || !out || cap == 0)
+        return -EINVAL;
+    if (rel[0] == '/')
+        return -EXDEV;
+    names nm;
+    nm.len = 0;
+    nm.depth = 0;
+    nm.overflow = 0;
+    nm.buf[0] = '\0';
+    int fd = walk_open_names(dirfd, rel, O_PATH, 0, 1, 0, &nm);
+    if (fd >= 0)
+        close(fd);
+    else if (fd != -ENOENT)
+        return fd;
+    if (nm.overflow || nm.len >= cap)
+        return -ENAMETOOLONG;
+    memcpy(out, nm.buf, nm.len + 1);
+    return 0;
 }
 
 int pathgate__errno_to_code(int neg_errno)
@@ -390,6 +493,10 @@ int pathgate__errno_to_code(int neg_errno)
         return PATHGATE_EACCES;
     case EEXIST:
         return PATHGATE_EEXIST;
+    case ENOKEY: /* the policy hides it (policy_internal.h) */
+        return PATHGATE_EINVALIDPATH;
+    case EKEYREJECTED: /* the policy protects it */
+        return PATHGATE_EPOLICY;
     case ENOMEM:
         return PATHGATE_ENOMEM;
     case EINVAL:

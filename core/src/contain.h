@@ -31,7 +31,33 @@
 int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
                            int force_fallback);
 
-/* Maps a negative errno from pathgate__contain_open to a pathgate code. */
+/* How contain_open_how and contain_probe_how look up. */
+#define PATHGATE__CONTAIN_FALLBACK 0x1u /* the component walk, never openat2 */
+#define PATHGATE__CONTAIN_NO_LINKS                                                                 \
+    0x2u /* a symlink anywhere on the way: -ELOOP
+                                           (a final one too, unless O_PATH|O_NOFOLLOW) */
+
+/* contain_open with `how` (PATHGATE__CONTAIN_*). */
+int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, mode_t mode,
+                               unsigned int how);
+
+/* contain_probe with `how`. With NO_LINKS: 0 exists, -ENOENT missing (no
+ * link before the miss), -ELOOP a link on the way, or -errno. */
+int pathgate__contain_probe_how(int dirfd, const char *rel, unsigned int how);
+
+/*
+ * The real relative path of `rel` beneath dirfd: the names the component
+ * walk goes through, every symlink on the way followed (a final one too),
+ * `..` dropping a name, a missing tail kept as written. 0 with out filled,
+ * or -errno (-EXDEV when it leads out, -ELOOP, -ENAMETOOLONG). One system
+ * call per component: for the rare path holding a symlink.
+ */
+int pathgate__contain_real_rel(char *out, size_t cap, int dirfd, const char *rel,
+                               int force_fallback);
+
+/* Maps a negative errno from pathgate__contain_open to a pathgate code
+ * (and the two policy refusals of policy_internal.h: ENOKEY to
+ * PATHGATE_EINVALIDPATH, EKEYREJECTED to PATHGATE_EPOLICY). */
 int pathgate__errno_to_code(int neg_errno);
 
 /*

@@ -19,6 +19,7 @@
 #include "editor_internal.h"
 #include "error.h"
 #include "fs_internal.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 #include "text.h"
 
@@ -161,6 +162,9 @@ typedef struct cmd {
     int code; /* PATHGATE__FS_CHANGED: the file changed under an edit */
     pathgate__sb out, msg;
     pathgate__fs_guard read; /* the file as read_text read it (fd -1: none) */
+    /* view of a directory under a policy: what it hides, how many */
+    const pathgate__walk_policy *wp;
+    size_t hidden;
 } cmd;
 
 static int failf(cmd *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -359,8 +363,32 @@ static void python_list(pathgate__sb *out, const int64_t *v, size_t n)
 
 /* ---------------------------------------------------------------- view */
 
+/* 1 when the policy hides the entry name of the directory rel (by name,
+ * or, a symlink, by what it leads to): counted in c->hidden. */
+static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, unsigned char type)
+{
+    size_t rl = strlen(rel);
+    int hidden = pathgate__fs_policy_hidden(c->wp, rel, rl, name, nl);
+    if (!hidden && (type == DT_LNK || type == DT_UNKNOWN) && rl + 1 + nl <= PATHGATE_PATH_MAX) {
+        char sub[PATHGATE_PATH_MAX + 1];
+        memcpy(sub, rel, rl);
+        size_t k = rl;
+        if (rl)
+            sub[k++] = '/';
+        memcpy(sub + k, name, nl);
+        sub[k + nl] = '\0';
+        int fd = pathgate__fs_open(&c->t, sub, O_PATH, 0);
+        if (fd >= 0)
+            close(fd);
+        hidden = fd == -PATHGATE__POLICY_ENOREAD;
+    }
+    c->hidden += hidden != 0;
+    return hidden;
+}
+
 /* find <dir> -maxdepth 2 -not -path '*' '/' '.*', sorted by name: the
- * directory, then each entry (and, for a directory, its entries). */
+ * directory, then each entry (and, for a directory, its entries). Under a
+ * policy, what it hides is left out (as ls leaves it out). */
 static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
 {
     int fd = pathgate__fs_open(&c->t, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
@@ -390,6 +418,8 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
         for (size_t i = 0; i < nl; i++)
             ctrl |= (unsigned char)name[i] < 0x20 || name[i] == 0x7f;
         if (ctrl)
+            continue;
+        if (c->wp && policy_hides(c, rel, name, nl, e->d_type))
             continue;
         if (n == cap) {
             size_t c2 = cap;
@@ -477,7 +507,23 @@ static int view_dir(cmd *c)
         char rel[PATHGATE_PATH_MAX + 1];
         memcpy(rel, c->t.rel, c->t.rel_len);
         rel[c->t.rel_len] = '\0';
+        char real[PATHGATE_PATH_MAX + 1];
+        pathgate__walk_policy wp = {&c->t, NULL, 0};
+        if (c->t.policy) { /* where the directory really is, when a link led there */
+            int fd = pathgate__fs_open(&c->t, NULL, O_PATH | O_DIRECTORY, 0);
+            int rr = fd < 0 ? 0 : pathgate__fs_policy_real_root(&c->t, fd, real, sizeof real);
+            if (fd >= 0)
+                close(fd);
+            if (rr == 1) {
+                wp.real_root = real;
+                wp.real_len = strlen(real);
+            }
+            c->wp = &wp;
+        }
         rc = list_dir(c, &listing, rel, 1);
+        c->wp = NULL;
+        if (rc == 0)
+            pathgate__fs_audit_hidden(&c->t, c->hidden);
     }
     if (rc < 0 || listing.oom) {
         pathgate__sb_free(&listing);
@@ -859,6 +905,20 @@ static int is(const char *s, size_t len, const char *word)
     return len == strlen(word) && !memcmp(s, word, len);
 }
 
+/* The operation of a command in audit events (docs/policy.md). */
+static const char *audit_op(const char *command, size_t len)
+{
+    static const char *const ops[][2] = {{"view", "editor_view"},
+                                         {"create", "editor_create"},
+                                         {"str_replace", "editor_str_replace"},
+                                         {"insert", "editor_insert"},
+                                         {"undo_edit", "editor_undo_edit"}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (command && is(command, len, ops[i][0]))
+            return ops[i][1];
+    return "editor";
+}
+
 void pathgate_editor_result_dispose(pathgate_editor_result *res)
 {
     if (!res)
@@ -899,13 +959,26 @@ int pathgate_editor_run(pathgate_editor_result *out, pathgate_editor *editor,
     c->out.a = c->msg.a = c->a;
     c->read.fd = -1;
     pathgate_error perr = PATHGATE_ERROR_INIT;
-    int rc = pathgate__fs_resolve(&c->t, r, opts, path ? path : "", path_len, &perr);
+    int view_cmd = is(command, command_len, "view");
+    int rc = pathgate__fs_resolve(&c->t, audit_op(command, command_len), r, opts, path ? path : "",
+                                  path_len, &perr);
     kind k = NONE;
     if (rc < 0) {
         failf(c, rc, "%s", perr.message);
     } else {
         c->addr = c->t.address;
-        probe(c, &k);
+        /* the policy first: a change of what it protects fails before
+         * anything is read (write_bytes makes the operation's event) */
+        if (!view_cmd && c->t.policy) {
+            c->t.access = PATHGATE__ACCESS_WRITE;
+            if ((rc = pathgate__fs_policy_writable(&c->t, &perr)) < 0 ||
+                (rc = pathgate__fs_policy_where(&c->t, &perr)) < 0)
+                failf(c, rc, "Ran into %s while trying to write to %s", perr.message, c->addr);
+        } else if (view_cmd) {
+            pathgate__fs_audit(&c->t, "allowed", NULL, NULL);
+        }
+        if (!c->code)
+            probe(c, &k);
     }
     int create_cmd = is(command, command_len, "create");
     if (c->code) {
@@ -921,7 +994,7 @@ int pathgate_editor_run(pathgate_editor_result *out, pathgate_editor *editor,
         failf(c, PATHGATE_EISDIR,
               "The path %s is a directory and only the `view` command can be used on directories",
               c->addr);
-    } else if (is(command, command_len, "view")) {
+    } else if (view_cmd) {
         if (k == DIR_)
             view_dir(c);
         else

@@ -12,6 +12,7 @@
 #include "exec_run.h"
 #include "exec_landlock.h"
 #include "text.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 /* The working directory's path in the view: "/" + its canonical address
@@ -72,6 +73,13 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         return rc;
     if (!o.cwd && o.cwd_len)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    /* Commands do not apply deny_read / deny_write yet (docs/policy.md):
+     * refuse, rather than run what could read or change what the file
+     * operations protect. */
+    if (pathgate__policy_of(resolver))
+        return pathgate__error_set(err, PATHGATE_EPOLICY,
+                                   "commands cannot apply this resolver's deny_read/deny_write "
+                                   "rules yet (see docs/policy.md)");
 
     const pathgate_allocator *alloc = pathgate__resolver_allocator(resolver);
     size_t n = pathgate__resolver_base_count(resolver);

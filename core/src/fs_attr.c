@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 #ifndef SYS_fchmodat2
@@ -28,7 +29,7 @@ int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, cons
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     *type = 0;
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "exists", resolver, opts, address, len, err);
     if (rc == PATHGATE_EINVALIDPATH || rc == PATHGATE_ECAPACITY) {
         pathgate__error_clear(err);
         return PATHGATE_OK; /* names nothing a caller may reach */
@@ -39,6 +40,10 @@ int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, cons
     if (fd < 0) {
         if (fd == -ENOMEM)
             return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        if (fd == -PATHGATE__POLICY_ENOREAD) { /* leads to what the policy hides */
+            pathgate_error ignored;
+            pathgate__fs_fail_errno(&ignored, fd, &t, PATHGATE__FS_FILE); /* its event */
+        }
         return PATHGATE_OK;
     }
     struct stat st;
@@ -60,7 +65,7 @@ int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "lstat", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     pathgate__fs_entry e;
@@ -71,6 +76,8 @@ int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
         rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
     else if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if (S_ISLNK(e.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+        ;
     else if (statx(e.dirfd, e.name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
                    STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
         rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
@@ -145,8 +152,11 @@ int pathgate_fs_chmod(pathgate_buf *path, pathgate_resolver *resolver, const cha
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "mode may hold permission bits only (0777): never setuid, "
                                    "setgid or sticky");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_change(&t, "chmod", NULL, r, opts, address, len, err);
     if (rc < 0)
         return rc;
     int fd = open_for_change(&t, err);
@@ -194,8 +204,11 @@ int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const cha
                         : ns == PATHGATE_FS_TIME_OMIT ? UTIME_OMIT
                                                       : ns;
     }
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_change(&t, "utime", NULL, r, opts, address, len, err);
     if (rc < 0)
         return rc;
     int fd = open_for_change(&t, err);

@@ -91,8 +91,12 @@ int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char
     int in = -1, out = -1, rc;
     pathgate_fs_atomic *a = NULL;
     struct stat st;
-    if ((rc = pathgate__fs_resolve(src, r, opts, source, source_len, err)) < 0 ||
-        (rc = pathgate__fs_resolve(dst, r, opts, destination, destination_len, err)) < 0 ||
+    if ((rc = pathgate__fs_resolve_role(src, "copy", "source", r, opts, source, source_len, err)) <
+        0)
+        goto done;
+    pathgate__fs_audit(src, "allowed", NULL, NULL);
+    if ((rc = pathgate__fs_target_for_change(dst, "copy", "destination", r, opts, destination,
+                                             destination_len, err)) < 0 ||
         (rc = in = pathgate__fs_open_regular(src, &st, err)) < 0)
         goto done;
     unsigned int of = PATHGATE_FS_OPEN_WRITE | PATHGATE_FS_OPEN_CREATE | PATHGATE_FS_OPEN_TRUNCATE;

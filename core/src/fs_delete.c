@@ -81,7 +81,7 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, "delete", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     if (t.rel_len == 0) /* never the base itself */
@@ -112,6 +112,8 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
          * inside is an entry like any other) */
         if (pathgate__contain_probe(t.base_fd, t.rel, t.force_fallback) == -EXDEV)
             rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+        else if ((rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+            ; /* a link to what the policy hides is hidden too */
         else if (unlinkat(dirfd, name, 0) < 0)
             rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
     } else if (S_ISDIR(st.st_mode)) {

@@ -389,8 +389,8 @@ int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occur
         if ((!ops[i].old_text && ops[i].old_len) || (!ops[i].new_text && ops[i].new_len))
             return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = dry_run ? pathgate__fs_target_of(&t, resolver, opts, address, len, err)
-                     : pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = dry_run ? pathgate__fs_target_of(&t, "edit", resolver, opts, address, len, err)
+                     : pathgate__fs_target_for_write(&t, "edit", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     const int lenient = opts && (opts->flags & PATHGATE_FS_EDIT_LENIENT);

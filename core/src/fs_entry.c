@@ -61,6 +61,20 @@ static int open_dir_of(pathgate__fs_entry *e, const pathgate__fs_target *t, char
     return fd;
 }
 
+/* The entry a symlink led to, judged by the policy where it really is
+ * (what the name was judged for, by resolve and the opens on the way, is
+ * not where it is now). 0, or -errno with e closed. */
+static int judge_followed(pathgate__fs_entry *e, const pathgate__fs_target *t, const char *buf,
+                          size_t dlen)
+{
+    int rc = pathgate__fs_policy_entry(t, buf, dlen, e->dirfd, e->name);
+    if (rc < 0) {
+        pathgate__fs_entry_close(e);
+        e->exists = 0;
+    }
+    return rc;
+}
+
 int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t, int follow)
 {
     char buf[REL_CAP];
@@ -82,14 +96,14 @@ int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t,
             int err = errno;
             if (err == ENOENT) {
                 memset(&e->st, 0, sizeof e->st);
-                return 0;
+                return links ? judge_followed(e, t, buf, dlen) : 0;
             }
             pathgate__fs_entry_close(e);
             return -err;
         }
         e->exists = 1;
         if (!follow || !S_ISLNK(e->st.st_mode))
-            return 0;
+            return links ? judge_followed(e, t, buf, dlen) : 0;
         /* a symlink: splice its target in place of the name */
         if (++links > PATHGATE__CONTAIN_MAX_LINKS) {
             pathgate__fs_entry_close(e);

@@ -41,7 +41,9 @@ typedef struct pathgate__fs_entry {
  * the base) and looked up again, at most PATHGATE__CONTAIN_MAX_LINKS times.
  * 0 (e->dirfd open; a missing name is exists = 0), or -errno: -ENOENT or
  * -ENOTDIR when the directory is missing, -EXDEV for an escape (an absolute
- * or outward target), -ELOOP, ...
+ * or outward target), -ELOOP, ... Under a policy, an entry reached by
+ * following a symlink is judged where it really is, for t->access
+ * (pathgate__fs_policy_entry: -ENOKEY hidden, -EKEYREJECTED protected).
  */
 int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t, int follow);
 void pathgate__fs_entry_close(pathgate__fs_entry *e);

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 #include "random.h"
 #include "testing.h"
@@ -34,7 +35,8 @@ int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pat
     return lives_verdict(t, pathgate__resolver_dir_read_only(t->r, t->base, dirfd), err);
 }
 
-int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err)
+/* The read-only part of pathgate__fs_check_writable. */
+static int check_read_only(const pathgate__fs_target *t, pathgate_error *err)
 {
     if (t->base_flags & PATHGATE_BASE_READ_ONLY)
         return pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
@@ -70,6 +72,23 @@ int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *er
     rc = pathgate__resolver_dir_holds_read_only(t->r, fd);
     close(fd);
     return lives_verdict(t, rc, err);
+}
+
+int pathgate__fs_check_writable(pathgate__fs_target *t, pathgate_error *err)
+{
+    t->access = PATHGATE__ACCESS_WRITE;
+    int rc = pathgate__fs_policy_writable(t, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = check_read_only(t, err)) < 0) {
+        if (rc == PATHGATE_EACCES)
+            pathgate__fs_audit(t, "denied", "read_only", NULL);
+        return rc;
+    }
+    if ((rc = pathgate__fs_policy_tree(t, err)) < 0)
+        return rc;
+    pathgate__fs_audit(t, "allowed", NULL, NULL);
+    return PATHGATE_OK;
 }
 
 int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err)

@@ -89,7 +89,7 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
     int rc = pathgate__fs_search_check(opts, err);
-    if (rc < 0 || (rc = pathgate__fs_target_of(&t, resolver, PATHGATE__FS_OF(opts), address,
+    if (rc < 0 || (rc = pathgate__fs_target_of(&t, "glob", resolver, PATHGATE__FS_OF(opts), address,
                                                address_len, err)) < 0)
         return rc;
     pathgate__glob *g = NULL;
@@ -122,7 +122,10 @@ static int glob_run(pathgate_fs_list *out, pathgate_resolver *resolver, const ch
     out->truncated = w.stats.truncated;
     out->unreadable_dirs = w.stats.unreadable_dirs;
     out->skipped_names = w.stats.skipped_names;
-    out->incomplete = out->truncated || out->unreadable_dirs || out->skipped_names;
+    out->skipped_denied = w.stats.skipped_denied;
+    out->incomplete =
+        out->truncated || out->unreadable_dirs || out->skipped_names || out->skipped_denied;
+    pathgate__fs_audit_hidden(&t, out->skipped_denied);
     return PATHGATE_OK;
 }
 

@@ -550,6 +550,7 @@ static int grep_tree(grep_ctx *c, const pathgate__glob *g, unsigned int threads,
     c->out->truncated |= w.stats.truncated;
     c->out->unreadable_dirs = w.stats.unreadable_dirs;
     c->out->skipped_names = w.stats.skipped_names;
+    c->out->skipped_denied = w.stats.skipped_denied;
     return rc;
 }
 
@@ -575,8 +576,8 @@ static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const
         (rc = compile(&re, pattern, pattern_len, flags, err)) < 0)
         return rc;
     pathgate__fs_target t;
-    if ((rc = pathgate__fs_target_of(&t, resolver, PATHGATE__FS_OF(opts), address, address_len,
-                                     err)) < 0) {
+    if ((rc = pathgate__fs_target_of(&t, "grep", resolver, PATHGATE__FS_OF(opts), address,
+                                     address_len, err)) < 0) {
         pcre2_code_free(re);
         return rc;
     }
@@ -640,8 +641,9 @@ done:
         pathgate_fs_matches_dispose(out);
         return rc;
     }
-    out->incomplete =
-        out->unreadable_dirs || out->unreadable_files || out->skipped_names || out->skipped_large;
+    out->incomplete = out->unreadable_dirs || out->unreadable_files || out->skipped_names ||
+                      out->skipped_large || out->skipped_denied;
+    pathgate__fs_audit_hidden(&t, out->skipped_denied);
     return rc;
 }
 

@@ -14,15 +14,15 @@
 
 #define CHUNK 65536
 
-static int open_target(pathgate__fs_target *t, struct stat *st, pathgate_buf *content,
-                       pathgate_resolver *resolver, const char *address, size_t len,
-                       const pathgate_fs_options *opts, pathgate_error *err)
+static int open_target(pathgate__fs_target *t, const char *op, struct stat *st,
+                       pathgate_buf *content, pathgate_resolver *resolver, const char *address,
+                       size_t len, const pathgate_fs_options *opts, pathgate_error *err)
 {
     if (content)
         pathgate_buf_dispose(content);
     if (!content || !address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    int rc = pathgate__fs_target_of(t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(t, op, resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     return pathgate__fs_open_regular(t, st, err);
@@ -51,7 +51,7 @@ int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const c
 {
     pathgate__fs_target t;
     struct stat st;
-    int fd = open_target(&t, &st, content, resolver, address, len, opts, err);
+    int fd = open_target(&t, "head", &st, content, resolver, address, len, opts, err);
     if (fd < 0)
         return fd;
     const pathgate_allocator *a = t.alloc;
@@ -145,7 +145,7 @@ int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *resolver, const c
 {
     pathgate__fs_target t;
     struct stat st;
-    int fd = open_target(&t, &st, content, resolver, address, len, opts, err);
+    int fd = open_target(&t, "tail", &st, content, resolver, address, len, opts, err);
     if (fd < 0)
         return fd;
     const pathgate_allocator *a = t.alloc;

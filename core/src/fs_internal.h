@@ -9,6 +9,7 @@
  *   fs_walk_plan.c  the walk split into tasks run on threads, in order
  *   fs_grep.c    grep (literal and PCRE2); fs_glob.c, fs_list.c, fs_read.c
  *   fs_iter.c    pull iterators over the streaming grep and glob
+ *   fs_policy.c  how the operations apply the policy (policy_internal.h)
  */
 #ifndef PATHGATE_FS_INTERNAL_H
 #define PATHGATE_FS_INTERNAL_H
@@ -32,8 +33,18 @@ typedef struct pathgate__fs_target {
     const char *rel;   /* into address; "" at the base */
     size_t rel_len;
     size_t address_len;
+    /* the policy (fs_policy.c) */
+    const char *op;      /* the operation, as audit events name it */
+    const char *role;    /* "source" / "destination" of a move, else NULL */
+    unsigned int access; /* PATHGATE__ACCESS_READ, or _WRITE once checked writable */
+    int policy;          /* rules may apply in this base: opens look for links */
+    int quiet;           /* emit no audit event (an internal call) */
     char address[2 * PATHGATE_PATH_MAX + 2];
 } pathgate__fs_target;
+
+/* Options version marking an internal call whose events are someone
+ * else's (the pull iterators' walk thread, a move's own delete). */
+#define PATHGATE__FS_OPTIONS_QUIET_VERSION (0x40000000u | PATHGATE_FS_OPTIONS_VERSION)
 
 /* The resolver of (resolver, opts): resolver, or the session's; NULL (and
  * err filled) for misuse. */
@@ -42,29 +53,48 @@ pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
 
 /*
  * Resolves text (NULL: the default search root, the session cwd or the
- * first root) into t. Canonical input is split lexically without touching
- * the registry; any other form goes through the resolver (or the session)
- * with require_exists = 0 and the token it mints is released at once.
- * PATHGATE_EINVALIDPATH / PATHGATE_ECAPACITY (agent message), ENOMEM.
+ * first root) into t, for the operation `op` (its name in audit events).
+ * Canonical input is split lexically without touching the registry; any
+ * other form goes through the resolver (with the session's cwd as base)
+ * with require_exists = 0 and the token it mints is released at once. An
+ * address the policy hides (deny_read, by name) fails like one that does
+ * not resolve. PATHGATE_EINVALIDPATH / PATHGATE_ECAPACITY (agent message),
+ * ENOMEM. A failure is an audit event.
  */
-int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
+int pathgate__fs_resolve(pathgate__fs_target *t, const char *op, pathgate_resolver *r,
                          const pathgate_fs_options *opts, const char *text, size_t len,
                          pathgate_error *err);
+/* The same for one operand of a move (role "source" / "destination"). */
+int pathgate__fs_resolve_role(pathgate__fs_target *t, const char *op, const char *role,
+                              pathgate_resolver *r, const pathgate_fs_options *opts,
+                              const char *text, size_t len, pathgate_error *err);
 
-/* pathgate__fs_resolver then pathgate__fs_resolve: the prologue of every
- * operation on one operand. */
-int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
+/* pathgate__fs_resolve_role then pathgate__fs_policy_change: the prologue
+ * of a toolkit operation (fs_toolkit.h) that changes its operand, whose
+ * read-only checks are its own (fs_entry.h). r is the resolver. */
+int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
+                                   pathgate_resolver *r, const pathgate_fs_options *opts,
+                                   const char *text, size_t len, pathgate_error *err);
+
+/* pathgate__fs_resolver then pathgate__fs_resolve, and the operation's
+ * "allowed" event: the prologue of every operation that reads its one
+ * operand. */
+int pathgate__fs_target_of(pathgate__fs_target *t, const char *op, pathgate_resolver *resolver,
                            const pathgate_fs_options *opts, const char *text, size_t len,
                            pathgate_error *err);
 
-/* pathgate__fs_target_of then pathgate__fs_check_writable: the prologue
- * of every operation that changes its operand. */
-int pathgate__fs_target_for_write(pathgate__fs_target *t, pathgate_resolver *resolver,
-                                  const pathgate_fs_options *opts, const char *text, size_t len,
-                                  pathgate_error *err);
+/* pathgate__fs_resolver, pathgate__fs_resolve then
+ * pathgate__fs_check_writable: the prologue of every operation that
+ * changes its operand. */
+int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
+                                  pathgate_resolver *resolver, const pathgate_fs_options *opts,
+                                  const char *text, size_t len, pathgate_error *err);
 
 /* contain_open of t's rel (or of rel_override when not NULL) with t's
- * containment flags: the fd or -errno. */
+ * containment flags: the fd or -errno. Under a policy, an open that meets
+ * a symlink judges what it reached (and the rest of t's rel below it):
+ * -ENOKEY when that is hidden, -EKEYREJECTED when t changes it and it is
+ * protected (pathgate__fs_fail_errno reports both). */
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
 
 /* Nouns of the not-found message. */
@@ -254,8 +284,11 @@ int pathgate__fs_edit_gave_up(const pathgate__fs_target *t, pathgate_error *err)
 /* PATHGATE_EACCES with the message when t's entry may not be written:
  * its base is read-only, the directory it lives in (its deepest existing
  * parent) lies inside a read-only base, or it is a directory that holds a
- * read-only base; else 0. */
-int pathgate__fs_check_writable(const pathgate__fs_target *t, pathgate_error *err);
+ * read-only base; PATHGATE_EPOLICY when the policy protects it (deny_write
+ * by name) or, a directory, holds anything the policy hides or protects;
+ * else 0. Marks t as written (its opens are judged for writing) and is
+ * the operation's audit event. */
+int pathgate__fs_check_writable(pathgate__fs_target *t, pathgate_error *err);
 
 /* The same for an entry of the directory open as dirfd beneath t's base
  * (the very directory an operation is about to change). */
@@ -297,6 +330,7 @@ typedef struct pathgate__walk_stats {
     int truncated;          /* a level deeper than PATHGATE_FS_MAX_DEPTH */
     size_t unreadable_dirs; /* directories that could not be opened/read */
     size_t skipped_names;   /* names no address can spell */
+    size_t skipped_denied;  /* entries the policy hides (deny_read) */
 } pathgate__walk_stats;
 
 /*
@@ -326,10 +360,88 @@ typedef struct pathgate__walk {
      * negative return fails the walk, 1 ends it with success. */
     int (*emit)(void *ctx, void *sink);
     pathgate__walk_stats stats; /* out */
+    /* set by pathgate__fs_walk: what the policy hides (NULL: nothing) */
+    const struct pathgate__walk_policy *policy;
 } pathgate__walk;
 
 /* Runs the walk. 0, a negative code of a callback, or a negative pathgate
- * code with the message set (the root cannot be opened). */
+ * code with the message set (the root cannot be opened). Entries the
+ * policy hides are left out (counted in skipped_denied), by name and, for
+ * a walk whose root was reached through a symlink, by where they are. */
 int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err);
+
+/* ------------------------------------------------------------- policy */
+
+/* What a walk needs to leave hidden entries out: the operand, and the real
+ * path of the walk's root when a symlink led to it (else NULL). */
+struct pathgate__walk_policy {
+    const pathgate__fs_target *t;
+    const char *real_root;
+    size_t real_len;
+};
+typedef struct pathgate__walk_policy pathgate__walk_policy;
+
+/* 1 when the entry `name` of the directory dir_rel (rel from the base) is
+ * hidden from listings. */
+int pathgate__fs_policy_hidden(const pathgate__walk_policy *wp, const char *dir_rel,
+                               size_t dir_rel_len, const char *name, size_t name_len);
+
+/* The real path of t's (a directory) rel when a symlink is on the way to
+ * it, checked to be the directory rootfd holds: into buf (cap bytes),
+ * returns 1; 0 when no link is on the way; -errno. */
+int pathgate__fs_policy_real_root(const pathgate__fs_target *t, int rootfd, char *buf, size_t cap);
+
+/* The audit event of t's decision (nothing when quiet or no callback). */
+void pathgate__fs_audit(const pathgate__fs_target *t, const char *outcome, const char *reason,
+                        const pathgate_policy_verdict *v);
+/* The "hidden" event of a listing that left count entries out (none for 0). */
+void pathgate__fs_audit_hidden(const pathgate__fs_target *t, size_t count);
+
+/* The policy parts of pathgate__fs_check_writable: deny_write by name
+ * (before the read-only checks), what a directory holds (after). */
+int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *err);
+int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err);
+
+/* The policy part of a toolkit change (pathgate__fs_target_for_change):
+ * marks t as written (its opens are judged for writing), deny_write by
+ * name (PATHGATE_EPOLICY, with its event); else the "allowed" event. */
+int pathgate__fs_policy_change(pathgate__fs_target *t, pathgate_error *err);
+
+/* For an entry a toolkit operation reached by following symlinks
+ * (fs_entry.c): the directory dir (dlen bytes of rel text, symlinks and
+ * `..` in it, "" for the base) held as dirfd, and the name in it ("." for
+ * dirfd itself). Judges where that really is for t->access: 0, -ENOKEY
+ * hidden, -EKEYREJECTED protected, -EAGAIN when dir no longer leads to
+ * dirfd, -errno. 0 at once without a policy. */
+int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, size_t dlen, int dirfd,
+                              const char *name);
+
+/* For a symlink t names (delete, move, readlink, lstat): PATHGATE_EINVALIDPATH (the
+ * message and event of a hidden operand) when what it leads to is hidden;
+ * else 0. */
+int pathgate__fs_policy_link_hidden(const pathgate__fs_target *t, pathgate_error *err);
+
+/* For the symlink t is about to become, with the target text `target`
+ * (relative to t's directory): PATHGATE_EINVALIDPATH (message and event,
+ * role "target") when the target, where it really leads, is hidden; else
+ * 0. */
+int pathgate__fs_policy_link_target(const pathgate__fs_target *t, const char *target, size_t len,
+                                    pathgate_error *err);
+
+/* t's entry judged where it really is when a symlink is on the way to
+ * the directory it lives in (a final symlink is not followed: it is the
+ * entry), for t->access: PATHGATE_EINVALIDPATH / PATHGATE_EPOLICY with the
+ * message and event; else 0. For an operation that judges all its paths
+ * before it opens any (apply_patch, the editor). */
+int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err);
+
+/* pathgate__fs_open when t->policy is set. */
+int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
+
+/* For a move of the directory src to dst: PATHGATE_EPOLICY (event and
+ * message) when something below src is hidden or protected where it is
+ * or would be protected under dst; else 0. */
+int pathgate__fs_policy_move_tree(const pathgate__fs_target *src, const pathgate__fs_target *dst,
+                                  pathgate_error *err);
 
 #endif

@@ -4,6 +4,11 @@
  * over copies of its batches through a queue of at most QUEUE_MAX batches,
  * so memory stays bounded whatever the consumer's pace; freeing the
  * iterator stops the walk at the next batch.
+ *
+ * Audit events are the consumer's: the operand's decision is made (and
+ * emitted) by iter_new on the calling thread, the walk thread runs quiet,
+ * and the count of entries the policy hid is emitted by the next call
+ * that sees the end.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -46,6 +51,9 @@ struct pathgate_fs_iter {
     /* the consumer's batch */
     batch *cur;
     size_t pos;
+    /* the operand, for the end's audit event */
+    pathgate__fs_target *target;
+    int ended;
 };
 
 static void batch_free(pathgate_fs_iter *it, batch *b)
@@ -168,6 +176,7 @@ static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *reso
     it->resolver = resolver;
     pathgate_fs_search_options init = PATHGATE_FS_SEARCH_OPTIONS_INIT;
     it->opts = opts ? *opts : init;
+    it->opts.fs.version = PATHGATE__FS_OPTIONS_QUIET_VERSION; /* events are ours */
     it->pattern_len = pattern_len;
     it->address_len = address_len;
     it->pattern = pathgate__strndup(a, pattern ? pattern : "", pattern_len);
@@ -178,6 +187,18 @@ static int iter_new(pathgate_fs_iter **out, int is_grep, pathgate_resolver *reso
     if (!it->pattern || (address && !it->address) || (glob && !it->glob)) {
         pathgate_fs_iter_free(it);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    /* the operand's decision, on this thread (the walk makes it again) */
+    it->target = pathgate__malloc(a, sizeof *it->target);
+    if (!it->target) {
+        pathgate_fs_iter_free(it);
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    pathgate_error ignored;
+    if (pathgate__fs_target_of(it->target, is_grep ? "grep" : "glob", r, PATHGATE__FS_OF(opts),
+                               address, address_len, &ignored) < 0) {
+        pathgate__free(a, it->target);
+        it->target = NULL;
     }
     pthread_mutex_init(&it->mu, NULL);
     pthread_cond_init(&it->cv, NULL);
@@ -237,6 +258,10 @@ static int advance(pathgate_fs_iter *it, pathgate_error *err)
                     *err = e;
                 return rc;
             }
+            if (!it->ended && it->target)
+                pathgate__fs_audit_hidden(it->target, it->is_grep ? it->msum.skipped_denied
+                                                                  : it->lsum.skipped_denied);
+            it->ended = 1;
             return 0;
         }
         it->cur = b;
@@ -309,5 +334,6 @@ void pathgate_fs_iter_free(pathgate_fs_iter *it)
     pathgate__free(&a, it->pattern);
     pathgate__free(&a, it->address);
     pathgate__free(&a, it->glob);
+    pathgate__free(&a, it->target);
     pathgate__free(&a, it);
 }

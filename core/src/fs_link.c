@@ -24,8 +24,9 @@ static int new_name(pathgate__fs_entry *e, const pathgate__fs_target *t, pathgat
     int rc = pathgate__fs_entry_find(e, t, 0);
     if (rc < 0)
         return pathgate__fs_fail_parent(err, rc, t);
-    if ((rc = pathgate__fs_entry_writable(t, e, err)) >= 0 && e->exists)
-        rc = pathgate__fs_fail_exists(err, t->address);
+    if ((rc = pathgate__fs_entry_writable(t, e, err)) >= 0 && e->exists &&
+        (!S_ISLNK(e->st.st_mode) || (rc = pathgate__fs_policy_link_hidden(t, err)) >= 0))
+        rc = pathgate__fs_fail_exists(err, t->address); /* (a link to what is hidden is too) */
     if (rc < 0)
         pathgate__fs_entry_close(e);
     return rc;
@@ -51,8 +52,12 @@ int pathgate_fs_link(pathgate_buf *path, pathgate_resolver *resolver, const char
     pathgate__fs_target *dst = src + 1;
     pathgate__fs_entry se = {-1, 0, {0}, {0}}, de = {-1, 0, {0}, {0}};
     int rc;
-    if ((rc = pathgate__fs_resolve(src, r, opts, source, source_len, err)) < 0 ||
-        (rc = pathgate__fs_resolve(dst, r, opts, destination, destination_len, err)) < 0)
+    /* the source too is judged for writing: a second name for a protected
+     * file would be a way to change it */
+    if ((rc = pathgate__fs_target_for_change(src, "link", "source", r, opts, source, source_len,
+                                             err)) < 0 ||
+        (rc = pathgate__fs_target_for_change(dst, "link", "destination", r, opts, destination,
+                                             destination_len, err)) < 0)
         goto done;
     if (src->base_flags & PATHGATE_BASE_READ_ONLY) {
         rc = pathgate__fs_fail(err, PATHGATE_EACCES, src, PATHGATE__FS_FILE);
@@ -78,6 +83,8 @@ int pathgate_fs_link(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
         goto done;
     }
+    if (S_ISLNK(se.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
+        goto done; /* a link to what the policy hides is hidden too */
     /* a second name for a file of a read-only base would make it writable */
     if ((rc = pathgate__fs_entry_writable(src, &se, err)) < 0 || (rc = new_name(&de, dst, err)) < 0)
         goto done;
@@ -180,8 +187,13 @@ int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const c
                                    "Symlink target '%s' is absolute: it must be relative and stay "
                                    "inside the base",
                                    quoted);
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err)) < 0)
+    if ((rc = pathgate__fs_target_for_change(&t, "symlink", NULL, r, opts, address, len, err)) <
+            0 ||
+        (rc = pathgate__fs_policy_link_target(&t, target, target_len, err)) < 0)
         return rc;
     pathgate__fs_entry e;
     if ((rc = new_name(&e, &t, err)) < 0)
@@ -216,7 +228,7 @@ int pathgate_fs_readlink(pathgate_buf *target, pathgate_resolver *resolver, cons
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate_buf_dispose(target);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "readlink", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     pathgate__fs_entry e;
@@ -230,6 +242,8 @@ int pathgate_fs_readlink(pathgate_buf *target, pathgate_resolver *resolver, cons
         rc = pathgate__error_set(err, PATHGATE_ENOTLINK, "'%s' is not a symbolic link", t.address);
     else if (pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if ((rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+        ;
     else if ((n = readlinkat(e.dirfd, e.name, buf, sizeof buf)) < 0)
         rc =
             pathgate__fs_fail_errno(err, errno == EINVAL ? -ENOENT : -errno, &t, PATHGATE__FS_FILE);

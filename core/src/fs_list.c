@@ -85,7 +85,7 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "ls", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     out->alloc = *t.alloc;
@@ -110,7 +110,9 @@ int pathgate_fs_ls(pathgate_fs_list *out, pathgate_resolver *resolver, const cha
     }
     out->unreadable_dirs = w.stats.unreadable_dirs;
     out->skipped_names = w.stats.skipped_names;
-    out->incomplete = out->unreadable_dirs || out->skipped_names;
+    out->skipped_denied = w.stats.skipped_denied;
+    out->incomplete = out->unreadable_dirs || out->skipped_names || out->skipped_denied;
+    pathgate__fs_audit_hidden(&t, out->skipped_denied);
     /* the walk sorts by name; a directory's address gains a '/' that can
      * move it ("a/" after "a.txt"): sort again only when that happened */
     size_t i = 1;

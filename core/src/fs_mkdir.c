@@ -65,7 +65,7 @@ int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver, const cha
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_for_write(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_write(&t, "mkdir", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     char rel[PATHGATE_PATH_MAX + 1];

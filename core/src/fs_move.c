@@ -133,15 +133,17 @@ static int exdev_move(pathgate__fs_target *src, pathgate__fs_target *dst, int sp
     int e = copy_entry(sp, sname, dp, dname, buf, 0);
     pathgate__free(src->alloc, buf);
     pathgate_error ignored;
+    /* the deletes below are this move's own: no events of their own */
+    pathgate_fs_options o = PATHGATE_FS_OPTIONS_INIT;
+    o.version = PATHGATE__FS_OPTIONS_QUIET_VERSION;
     if (e) {
         /* remove what was copied; the source is untouched */
         if (e != -EEXIST)
-            pathgate_fs_delete(NULL, dst->r, dst->address, dst->address_len, NULL, &ignored);
+            pathgate_fs_delete(NULL, dst->r, dst->address, dst->address_len, &o, &ignored);
         if (e == -EEXIST)
             return pathgate__error_set(err, PATHGATE_EEXIST, "'%s' already exists", dst->address);
         return pathgate__fs_fail_errno(err, e, src, PATHGATE__FS_FILE);
     }
-    pathgate_fs_options o = PATHGATE_FS_OPTIONS_INIT;
     (void)opts;
     return pathgate_fs_delete(NULL, src->r, src->address, src->address_len, &o, err);
 }
@@ -165,10 +167,13 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
     char srel[PATHGATE_PATH_MAX + 1], drel[PATHGATE_PATH_MAX + 1];
     const char *sname, *dname;
     int sp = -1, dp = -1, rc;
-    if ((rc = pathgate__fs_resolve(src, r, opts, source, source_len, err)) < 0 ||
-        (rc = pathgate__fs_resolve(dst, r, opts, destination, destination_len, err)) < 0 ||
+    if ((rc = pathgate__fs_resolve_role(src, "move", "source", r, opts, source, source_len, err)) <
+            0 ||
+        (rc = pathgate__fs_resolve_role(dst, "move", "destination", r, opts, destination,
+                                        destination_len, err)) < 0 ||
         (rc = pathgate__fs_check_writable(src, err)) < 0 ||
-        (rc = pathgate__fs_check_writable(dst, err)) < 0)
+        (rc = pathgate__fs_check_writable(dst, err)) < 0 ||
+        (rc = pathgate__fs_policy_move_tree(src, dst, err)) < 0)
         goto done;
     if (src->rel_len == 0 || dst->rel_len == 0) {
         rc = pathgate__fs_fail(err, PATHGATE_EACCES, src->rel_len ? dst : src, PATHGATE__FS_FILE);
@@ -194,6 +199,8 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
         goto done;
     }
+    if (S_ISLNK(st.st_mode) && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
+        goto done; /* a link to what the policy hides is hidden too */
     if ((dp = open_parent(dst, drel, &dname)) < 0) {
         rc = dp == -ENOENT || dp == -ENOTDIR
                  ? pathgate__error_set(err, PATHGATE_ENOTFOUND,

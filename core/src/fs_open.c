@@ -150,8 +150,14 @@ int pathgate_fs_open(int *fd, pathgate_buf *path, pathgate_resolver *resolver, c
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "mode may hold permission bits only (0777): never setuid, "
                                    "setgid or sticky");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err)) < 0)
+    rc = flags & OPEN_WRITING
+             ? pathgate__fs_target_for_change(&t, "open", NULL, r, opts, address, len, err)
+             : pathgate__fs_target_of(&t, "open", r, opts, address, len, err);
+    if (rc < 0)
         return rc;
     int f;
     if (flags & OPEN_WRITING) {
@@ -269,8 +275,12 @@ int pathgate_fs_atomic_open(pathgate_fs_atomic **out, int *fd, pathgate_buf *pat
         return rc;
     if (!(flags & OPEN_WRITING))
         return pathgate__error_set(err, PATHGATE_EINVAL, "an atomic handle needs WRITE");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    if ((rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err)) < 0)
+    if ((rc = pathgate__fs_target_for_change(&t, "atomic_open", NULL, r, opts, address, len, err)) <
+        0)
         return rc;
     pathgate_fs_atomic *a;
     int tfd;

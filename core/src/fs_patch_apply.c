@@ -19,6 +19,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "fs_patch_internal.h"
+#include "policy_internal.h"
 #include "random.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
@@ -191,11 +192,30 @@ static size_t entry_of(apply *ap, const char *addr, size_t len)
     return ap->ne - 1;
 }
 
+/* ap->t = the target of a canonical address the patch changes, resolved
+ * again (resolve_all judged it and emitted its event): every open below is
+ * judged for writing. 0 or a code as pathgate__fs_resolve. */
+static int retarget(apply *ap, const char *addr, size_t len, pathgate_error *err)
+{
+    int rc = pathgate__fs_resolve(ap->t, "apply_patch", ap->r, ap->opts, addr, len, err);
+    ap->t->access = PATHGATE__ACCESS_WRITE;
+    return rc;
+}
+
+/* The failure of an open the policy refused (ap->t's): its message and
+ * event, as every operation gives them. */
+static int fail_policy(apply *ap, int neg_errno)
+{
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int code = pathgate__fs_fail_errno(&err, neg_errno, ap->t, PATHGATE__FS_FILE);
+    return fail(ap, code, "%s", err.message);
+}
+
 /* ap->t = the target of an entry's (canonical) address. */
 static int target(apply *ap, const entry *x)
 {
     pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = pathgate__fs_resolve(ap->t, ap->r, ap->opts, x->addr, x->addr_len, &err);
+    int rc = retarget(ap, x->addr, x->addr_len, &err);
     return rc < 0 ? fail(ap, rc, "%s", err.message) : 0;
 }
 
@@ -252,9 +272,16 @@ static int resolve_all(apply *ap)
         for (int which = 0; which < 1 + h->has_move; which++) {
             pathgate__span text = which ? h->move_to : h->path;
             pathgate_error err = PATHGATE_ERROR_INIT;
-            int rc = pathgate__fs_resolve(ap->t, ap->r, ap->opts, text.p, text.len, &err);
+            /* every path judged (deny_read: not found; deny_write:
+             * protected) before anything is read or written */
+            int rc =
+                pathgate__fs_resolve(ap->t, "apply_patch", ap->r, ap->opts, text.p, text.len, &err);
             if (rc >= 0)
                 rc = pathgate__fs_check_writable(ap->t, &err);
+            if (rc >= 0) /* and where it is, when a link is on the way */
+                rc = pathgate__fs_policy_where(ap->t, &err);
+            if (rc >= 0) /* a link to what is hidden is hidden too */
+                rc = pathgate__fs_policy_link_hidden(ap->t, &err);
             if (rc < 0)
                 return fail(ap, rc, "%s", err.message);
             size_t k = entry_of(ap, ap->t->address, ap->t->address_len);
@@ -286,6 +313,8 @@ static int probe(apply *ap, entry *x, const char *what)
     int fd = pathgate__fs_open(ap->t, NULL, O_PATH | O_NOFOLLOW, 0);
     if (fd == -ENOENT || fd == -ENOTDIR)
         return 0;
+    if (fd == -PATHGATE__POLICY_ENOREAD || fd == -PATHGATE__POLICY_ENOWRITE)
+        return fail_policy(ap, fd);
     if (fd < 0) {
         char os[128];
         return fail(ap, pathgate__errno_to_code(fd), "%s %s: %s", what, x->addr,
@@ -594,6 +623,8 @@ static int write_all(int fd, const char *p, size_t len)
 /* A failure while staging or committing x: Codex's message for it. */
 static int fail_write(apply *ap, entry *x, int neg_errno, const char *what)
 {
+    if (neg_errno == -PATHGATE__POLICY_ENOREAD || neg_errno == -PATHGATE__POLICY_ENOWRITE)
+        return fail_policy(ap, neg_errno);
     int code = neg_errno == -EISDIR ? PATHGATE_EISDIR : pathgate__errno_to_code(neg_errno);
     if (code == PATHGATE_EACCES)
         return fail(ap, code, "Permission denied: '%s'", x->addr);
@@ -832,7 +863,7 @@ static void put_back(apply *ap, entry *x, int dirfd, const char *name)
 static void undo(apply *ap, entry *x)
 {
     pathgate_error err = PATHGATE_ERROR_INIT;
-    if (pathgate__fs_resolve(ap->t, ap->r, ap->opts, x->addr, x->addr_len, &err) < 0)
+    if (retarget(ap, x->addr, x->addr_len, &err) < 0)
         return;
     int owned;
     int dirfd = parent_fd(ap, 0, &owned);
@@ -857,8 +888,7 @@ static void undo(apply *ap, entry *x)
 static void finish(apply *ap, entry *x)
 {
     pathgate_error err = PATHGATE_ERROR_INIT;
-    if (x->staged &&
-        pathgate__fs_resolve(ap->t, ap->r, ap->opts, x->addr, x->addr_len, &err) == 0) {
+    if (x->staged && retarget(ap, x->addr, x->addr_len, &err) == 0) {
         int owned;
         int dirfd = parent_fd(ap, 0, &owned);
         if (dirfd >= 0) {
@@ -881,8 +911,7 @@ static void unmake(apply *ap)
     while (ap->nmade) {
         char *a = ap->made[--ap->nmade];
         pathgate_error err = PATHGATE_ERROR_INIT;
-        if (pathgate__fs_resolve(ap->t, ap->r, ap->opts, a, strlen(a), &err) == 0 &&
-            ap->t->rel_len) {
+        if (retarget(ap, a, strlen(a), &err) == 0 && ap->t->rel_len) {
             int dirfd = open_parent(ap, 0);
             if (dirfd >= 0) {
                 unlinkat(dirfd, name_of(ap->t), AT_REMOVEDIR);

@@ -16,7 +16,7 @@ static int slurp_target(char **data, size_t *len, struct stat *st, pathgate__fs_
                         pathgate_resolver *r, const pathgate_fs_options *opts, const char *text,
                         size_t text_len, pathgate_error *err)
 {
-    int rc = pathgate__fs_resolve(t, r, opts, text, text_len, err);
+    int rc = pathgate__fs_target_of(t, "download", r, opts, text, text_len, err);
     if (rc < 0)
         return rc;
     int fd = pathgate__fs_open_regular(t, st, err);
@@ -267,12 +267,9 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
     if (!out || !address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
-    if (!r)
-        return PATHGATE_EINVAL;
     pathgate__fs_target t;
     int rc;
-    if ((rc = pathgate__fs_resolve(&t, r, opts, address, len, err)) < 0)
+    if ((rc = pathgate__fs_target_of(&t, "read", resolver, opts, address, len, err)) < 0)
         return rc;
     const pathgate_allocator *a = t.alloc;
     if (limit <= 0) {

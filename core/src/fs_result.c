@@ -240,6 +240,7 @@ const char *pathgate_fs_operation_error(int code)
     case PATHGATE_ENOTFOUND:
         return "file_not_found";
     case PATHGATE_EACCES:
+    case PATHGATE_EPOLICY: /* protected by the host's policy */
         return "permission_denied";
     case PATHGATE_EISDIR:
         return "is_directory";

@@ -49,8 +49,11 @@ int pathgate_fs_remove_tree(pathgate_buf *path, int *removed, pathgate_resolver 
         *removed = 0;
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_for_change(&t, "remove_tree", NULL, r, opts, address, len, err);
     if (rc < 0)
         return rc;
     if (t.base_flags & PATHGATE_BASE_READ_ONLY || t.rel_len == 0) /* never the base itself */
@@ -67,8 +70,12 @@ int pathgate_fs_remove_tree(pathgate_buf *path, int *removed, pathgate_resolver 
     }
     if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if (S_ISLNK(e.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+        ; /* a link to what the policy hides is hidden too */
     else if ((rc = pathgate__fs_entry_writable(&t, &e, err)) < 0)
         ;
+    else if (S_ISDIR(e.st.st_mode) && (rc = pathgate__fs_policy_tree(&t, err)) < 0)
+        ; /* holds what the policy hides or protects: nothing removed */
     else if (S_ISDIR(e.st.st_mode))
         rc = remove_dir(&t, &e, err);
     else if (unlinkat(e.dirfd, e.name, 0) < 0 && errno != ENOENT)

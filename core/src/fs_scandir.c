@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 #define LISTING_BUF_MIN 32768
@@ -123,9 +124,64 @@ struct pathgate_fs_scandir {
     int fd;
     size_t next;
     size_t skipped;
+    size_t denied; /* entries the policy hides */
     pathgate__fs_listing L;
     pathgate_fs_dirent cur;
 };
+
+/* et = the entry n of d's directory; 0, or -1 when its rel would be
+ * longer than PATHGATE_PATH_MAX. */
+static int entry_target(pathgate_fs_scandir *d, pathgate__fs_target *et, const pathgate__fs_name *n)
+{
+    if (d->t.rel_len + 1 + n->len > PATHGATE_PATH_MAX)
+        return -1;
+    memcpy(et, &d->t, offsetof(pathgate__fs_target, address));
+    memcpy(et->address, d->t.address, d->t.address_len);
+    size_t at = d->t.address_len;
+    et->address[at++] = '/';
+    memcpy(et->address + at, n->name, n->len);
+    et->address_len = at + n->len;
+    et->address[et->address_len] = '\0';
+    et->rel = et->address + d->t.prefix_len + 1;
+    et->rel_len = et->address_len - d->t.prefix_len - 1;
+    return 0;
+}
+
+/* Leaves out of the listing what the policy hides: names it hides (here,
+ * or where the directory really is when a symlink led to it), and
+ * symlinks leading to what it hides. 0 or a negative pathgate code with
+ * err set. */
+static int hide_denied(pathgate_fs_scandir *d, pathgate_error *err)
+{
+    char *real = pathgate__malloc(d->a, PATHGATE_PATH_MAX + 1);
+    if (!real)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    int rr = pathgate__fs_policy_real_root(&d->t, d->fd, real, PATHGATE_PATH_MAX + 1);
+    if (rr < 0) {
+        pathgate__free(d->a, real);
+        return pathgate__fs_fail_errno(err, rr, &d->t, PATHGATE__FS_DIRECTORY);
+    }
+    pathgate__walk_policy wp = {&d->t, rr == 1 ? real : NULL, rr == 1 ? strlen(real) : 0};
+    size_t kept = 0;
+    for (size_t i = 0; i < d->L.n; i++) {
+        const pathgate__fs_name *n = &d->L.names[i];
+        int hidden = pathgate__fs_policy_hidden(&wp, d->t.rel, d->t.rel_len, n->name, n->len);
+        if (!hidden && n->type == DT_LNK && entry_target(d, &d->et, n) == 0) {
+            int fd = pathgate__fs_open(&d->et, NULL, O_PATH, 0);
+            if (fd >= 0)
+                close(fd);
+            hidden = fd == -PATHGATE__POLICY_ENOREAD;
+        }
+        if (hidden)
+            d->denied++;
+        else
+            d->L.names[kept++] = *n;
+    }
+    d->L.n = kept;
+    pathgate__free(d->a, real);
+    pathgate__fs_audit_hidden(&d->t, d->denied);
+    return PATHGATE_OK;
+}
 
 int pathgate_fs_scandir_open(pathgate_fs_scandir **out, pathgate_resolver *resolver,
                              const char *address, size_t len, const pathgate_fs_options *opts,
@@ -143,11 +199,15 @@ int pathgate_fs_scandir_open(pathgate_fs_scandir **out, pathgate_resolver *resol
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     d->a = a;
     d->fd = -1;
-    int rc = pathgate__fs_resolve(&d->t, r, opts, address, len, err);
+    int rc = pathgate__fs_resolve(&d->t, "scandir", r, opts, address, len, err);
+    if (rc >= 0)
+        pathgate__fs_audit(&d->t, "allowed", NULL, NULL);
     if (rc >= 0 && (rc = d->fd = pathgate__fs_open_dir(&d->t, err)) >= 0) {
         rc = pathgate__fs_listing_read(&d->L, d->fd, a);
         if (rc < 0)
             pathgate__error_set(err, rc, NULL);
+        else if (d->t.policy)
+            rc = hide_denied(d, err);
     }
     if (rc < 0) {
         pathgate_fs_scandir_free(d);
@@ -176,20 +236,11 @@ int pathgate_fs_scandir_next(const pathgate_fs_dirent **out, pathgate_fs_scandir
     for (; d->next < d->L.n; d->next++) {
         const pathgate__fs_name *n = &d->L.names[d->next];
         /* "<address>/<name>": its rel must stay within PATHGATE_PATH_MAX */
-        if (d->t.rel_len + 1 + n->len > PATHGATE_PATH_MAX) {
+        if (entry_target(d, et, n) < 0) {
             d->skipped++;
             continue;
         }
-        memcpy(et, &d->t, offsetof(pathgate__fs_target, address));
-        memcpy(et->address, d->t.address, d->t.address_len);
-        size_t at = d->t.address_len;
-        et->address[at++] = '/';
-        memcpy(et->address + at, n->name, n->len);
-        et->address_len = at + n->len;
-        et->address[et->address_len] = '\0';
-        et->rel = et->address + d->t.prefix_len + 1;
-        et->rel_len = et->address_len - d->t.prefix_len - 1;
-        d->cur.name = et->address + at;
+        d->cur.name = et->address + et->address_len - n->len;
         d->cur.name_len = n->len;
         d->cur.path = et->address;
         d->cur.path_len = et->address_len;
@@ -235,6 +286,11 @@ int pathgate_fs_scandir_stat(pathgate_fs_stat_result *out, pathgate_fs_scandir *
 size_t pathgate_fs_scandir_skipped(const pathgate_fs_scandir *d)
 {
     return d ? d->skipped : 0;
+}
+
+size_t pathgate_fs_scandir_skipped_denied(const pathgate_fs_scandir *d)
+{
+    return d ? d->denied : 0;
 }
 
 void pathgate_fs_scandir_free(pathgate_fs_scandir *d)

@@ -26,7 +26,7 @@ int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver, 
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "stat", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);

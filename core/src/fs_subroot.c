@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 #define KEY_CAP 64
@@ -70,7 +71,7 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "a subroot's key must match [a-z][a-z0-9_]*");
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "subroot", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     int fd = pathgate__fs_open_dir(&t, err);
@@ -105,6 +106,8 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
     o.nroots = 1;
     o.flags = pathgate__resolver_flags(t.r);
     o.allocator = pathgate__resolver_allocator(t.r);
+    /* its events go where the parent's go (docs/policy.md) */
+    o.audit_door = pathgate__resolver_audit(t.r, &o.audit, &o.audit_ctx);
     pathgate_resolver *nr = NULL;
     rc = pathgate_resolver_new(&nr, &o, err);
     if (rc == 0 && !same_dir(pathgate__resolver_base_fd(nr, 0), fd)) {
@@ -112,6 +115,17 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
         pathgate_resolver_free(nr);
         nr = NULL;
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_DIRECTORY);
+    }
+    const char *hp = rc == 0 ? pathgate__resolver_base_host_path(nr, 0) : NULL;
+    if (rc == 0 && (rc = pathgate__policy_inherit(nr, t.r, t.base, hp, strlen(hp))) < 0) {
+        /* the parent's rules must hold in it, or there is no subroot */
+        pathgate_resolver_free(nr);
+        nr = NULL;
+        rc = rc == PATHGATE_ENOMEM
+                 ? pathgate__error_set(err, rc, NULL)
+                 : pathgate__error_set(err, PATHGATE_EIO,
+                                       "The directory of '%s' has no real path to open a root at",
+                                       t.address);
     }
     close(fd);
     if (rc < 0)

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 #include "testing.h"
 #include "text.h"
@@ -16,6 +17,7 @@ pathgate_resolver *pathgate__fs_resolver(pathgate_resolver *resolver,
 {
     pathgate_session *s = opts ? opts->session : NULL;
     if (opts && opts->version != PATHGATE_FS_OPTIONS_VERSION &&
+        opts->version != PATHGATE__FS_OPTIONS_QUIET_VERSION &&
         !pathgate__fs_test_options_of(opts)) {
         pathgate__error_set(err, PATHGATE_EINVAL, "unsupported options version");
         return NULL;
@@ -56,6 +58,7 @@ static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *addres
     t->base_fd = pathgate__resolver_base_fd(r, base);
     t->base_flags = pathgate__resolver_base_flags(r, base);
     t->force_fallback = (pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK) != 0;
+    t->policy = pathgate__policy_active(pathgate__policy_of(r), base);
     if (*rel) {
         t->rel = t->address + (rel - address);
         t->rel_len = len - (size_t)(rel - address);
@@ -68,9 +71,54 @@ static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *addres
     return PATHGATE_OK;
 }
 
-int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
-                         const pathgate_fs_options *opts, const char *text, size_t len,
-                         pathgate_error *err)
+/* The event of an operand that names no address (reason: why). */
+static void audit_invalid(const pathgate__fs_target *t, pathgate_resolver *r, const char *reason)
+{
+    if (t->quiet || !pathgate__audit_enabled(r))
+        return;
+    pathgate__audit_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.operation = t->op;
+    rec.role = t->role;
+    rec.outcome = "invalid";
+    rec.reason = reason;
+    pathgate__audit_emit(r, &rec);
+}
+
+/* The event of an operand that did not resolve: "denied" with the
+ * address it names when the policy hid it, else "invalid". */
+static void audit_unresolved(const pathgate__fs_target *t, pathgate_resolver *r,
+                             const pathgate_resolution *res, const char *text, size_t len,
+                             const char *base, size_t base_len)
+{
+    if (t->quiet || !pathgate__audit_enabled(r))
+        return;
+    if (res->reason != PATHGATE_REASON_DENIED) {
+        audit_invalid(t, r, pathgate_reason_name(res->reason));
+        return;
+    }
+    pathgate__fs_target *named = pathgate__malloc(pathgate__resolver_allocator(r), sizeof *named);
+    if (!named || pathgate__resolver_locate(&named->base, named->address, sizeof named->address,
+                                            &named->rel, r, text, len, base, base_len, NULL) < 0) {
+        pathgate__free(pathgate__resolver_allocator(r), named);
+        audit_invalid(t, r, "denied");
+        return;
+    }
+    named->r = r;
+    named->op = t->op;
+    named->role = t->role;
+    named->quiet = 0;
+    pathgate_policy_verdict v;
+    pathgate__policy_verdict(&v, r, named->base, named->rel, strlen(named->rel),
+                             PATHGATE__ACCESS_READ);
+    pathgate__fs_audit(named, "denied", "deny_read", v.rule ? &v : NULL);
+    pathgate__free(pathgate__resolver_allocator(r), named);
+}
+
+/* Resolution proper (see pathgate__fs_resolve), without the policy. */
+static int resolve_text(pathgate__fs_target *t, pathgate_resolver *r,
+                        const pathgate_fs_options *opts, const char *text, size_t len,
+                        pathgate_error *err)
 {
     pathgate_session *s = opts ? opts->session : NULL;
     int rc;
@@ -87,25 +135,34 @@ int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
         const char *a = pathgate__resolver_base_address(r, 0);
         return fill(t, r, a, strlen(a), err);
     }
-    if (pathgate__text_check(text, len, PATHGATE_PATH_MAX, NULL) != 0)
+    if (pathgate__text_check(text, len, PATHGATE_PATH_MAX, NULL) != 0) {
+        audit_invalid(t, r, "encoding");
         return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    }
     size_t base;
     const char *rel;
     if (pathgate__resolver_split(&base, &rel, r, text, len) == 0)
         return fill(t, r, text, len, err);
 
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
-    if (s)
-        rc = pathgate_session_resolve(&res, s, text, len, 0, err);
-    else {
+    pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
+    ro.require_exists = 0;
+    pathgate_buf cwd = PATHGATE_BUF_INIT;
+    if (s) { /* relative to the session's cwd */
+        if ((rc = pathgate_session_pwd(&cwd, s, err)) < 0)
+            return rc;
+        ro.base = cwd.ptr;
+        ro.base_len = cwd.len;
+    } else {
         /* without a session, as a session at its start: relative text is
          * relative to the first base (docs/fs.md, "Relative paths") */
-        pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
-        ro.require_exists = 0;
         ro.base = pathgate__resolver_base_address(r, 0);
         ro.base_len = strlen(ro.base);
-        rc = pathgate_resolver_resolve(&res, r, text, len, &ro, err);
     }
+    rc = pathgate__resolver_resolve_quiet(&res, r, text, len, &ro, err);
+    if (rc >= 0 && !res.ok)
+        audit_unresolved(t, r, &res, text, len, ro.base, ro.base_len);
+    pathgate_buf_dispose(&cwd);
     if (rc < 0)
         return rc;
     if (!res.ok) {
@@ -123,8 +180,50 @@ int pathgate__fs_resolve(pathgate__fs_target *t, pathgate_resolver *r,
     return rc;
 }
 
+int pathgate__fs_resolve_role(pathgate__fs_target *t, const char *op, const char *role,
+                              pathgate_resolver *r, const pathgate_fs_options *opts,
+                              const char *text, size_t len, pathgate_error *err)
+{
+    t->op = op;
+    t->role = role;
+    t->access = PATHGATE__ACCESS_READ;
+    t->quiet = opts && opts->version == PATHGATE__FS_OPTIONS_QUIET_VERSION;
+    t->policy = 0;
+    int rc = resolve_text(t, r, opts, text, len, err);
+    if (rc < 0) {
+        if (rc == PATHGATE_EINVALIDPATH && !text)
+            audit_invalid(t, r, "syntax");
+        return rc;
+    }
+    if (!t->policy)
+        return PATHGATE_OK;
+    pathgate_policy_verdict v;
+    if (pathgate__policy_verdict(&v, r, t->base, t->rel, t->rel_len, PATHGATE__ACCESS_READ)) {
+        pathgate__fs_audit(t, "denied", "deny_read", &v);
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    }
+    return PATHGATE_OK;
+}
+
+int pathgate__fs_resolve(pathgate__fs_target *t, const char *op, pathgate_resolver *r,
+                         const pathgate_fs_options *opts, const char *text, size_t len,
+                         pathgate_error *err)
+{
+    return pathgate__fs_resolve_role(t, op, NULL, r, opts, text, len, err);
+}
+
+int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
+                                   pathgate_resolver *r, const pathgate_fs_options *opts,
+                                   const char *text, size_t len, pathgate_error *err)
+{
+    int rc = pathgate__fs_resolve_role(t, op, role, r, opts, text, len, err);
+    return rc < 0 ? rc : pathgate__fs_policy_change(t, err);
+}
+
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
 {
+    if (t->policy)
+        return pathgate__fs_policy_open(t, rel ? rel : t->rel, flags, mode);
     return pathgate__contain_open(t->base_fd, rel ? rel : t->rel, flags, mode, t->force_fallback);
 }
 
@@ -146,6 +245,8 @@ int pathgate__fs_fail(pathgate_error *err, int code, const pathgate__fs_target *
         return pathgate__error_set(err, code, "'%s' is not a regular file", a);
     case PATHGATE_EACCES:
         return pathgate__error_set(err, code, "Permission denied: '%s'", a);
+    case PATHGATE_EPOLICY:
+        return pathgate__error_set(err, code, "Protected by policy: '%s'", a);
     case PATHGATE_ENOMEM:
         return pathgate__error_set(err, code, NULL);
     default:
@@ -157,6 +258,16 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
                             pathgate__fs_noun noun)
 {
     int code = neg_errno == -ENOTDIR ? PATHGATE_ENOTFOUND : pathgate__errno_to_code(neg_errno);
+    if (t && (neg_errno == -PATHGATE__POLICY_ENOREAD || neg_errno == -PATHGATE__POLICY_ENOWRITE) &&
+        !t->quiet && pathgate__audit_enabled(t->r)) {
+        /* what a symlink led to (pathgate__fs_open): the rule, again */
+        pathgate_policy_verdict v = {0, NULL, NULL};
+        char real[PATHGATE_PATH_MAX + 1];
+        if (pathgate__policy_real_rel(real, sizeof real, t->r, t->base, t->rel) == 0)
+            pathgate__policy_verdict(&v, t->r, t->base, real, strlen(real), t->access);
+        pathgate__fs_audit(t, "denied",
+                           neg_errno == -PATHGATE__POLICY_ENOREAD ? "deny_read" : "deny_write", &v);
+    }
     if (code == PATHGATE_EIO) {
         const char *a = t ? t->address : "";
         const char *why = strerrordesc_np(-neg_errno);
@@ -165,20 +276,26 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
     return pathgate__fs_fail(err, code, t, noun);
 }
 
-int pathgate__fs_target_of(pathgate__fs_target *t, pathgate_resolver *resolver,
+int pathgate__fs_target_of(pathgate__fs_target *t, const char *op, pathgate_resolver *resolver,
                            const pathgate_fs_options *opts, const char *text, size_t len,
                            pathgate_error *err)
 {
     pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
     if (!r)
         return PATHGATE_EINVAL;
-    return pathgate__fs_resolve(t, r, opts, text, len, err);
+    int rc = pathgate__fs_resolve(t, op, r, opts, text, len, err);
+    if (rc == 0)
+        pathgate__fs_audit(t, "allowed", NULL, NULL);
+    return rc;
 }
 
-int pathgate__fs_target_for_write(pathgate__fs_target *t, pathgate_resolver *resolver,
-                                  const pathgate_fs_options *opts, const char *text, size_t len,
-                                  pathgate_error *err)
+int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
+                                  pathgate_resolver *resolver, const pathgate_fs_options *opts,
+                                  const char *text, size_t len, pathgate_error *err)
 {
-    int rc = pathgate__fs_target_of(t, resolver, opts, text, len, err);
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    int rc = pathgate__fs_resolve(t, op, r, opts, text, len, err);
     return rc < 0 ? rc : pathgate__fs_check_writable(t, err);
 }

@@ -20,6 +20,7 @@ typedef struct tree_ctx {
     int depth;
     int truncated;
     pathgate_error *err;
+    size_t skipped_denied; /* entries the policy hides */
 } tree_ctx;
 
 static int walk_dir(tree_ctx *c, const char *address, size_t len);
@@ -100,7 +101,9 @@ static int walk_dir(tree_ctx *c, const char *address, size_t len)
     pathgate__fs_target *t = pathgate__malloc(&c->out->alloc, sizeof *t);
     if (!t)
         return PATHGATE_ENOMEM;
-    int rc = pathgate__fs_resolve(t, c->r, NULL, address, len, c->err);
+    pathgate_fs_options quiet = PATHGATE_FS_OPTIONS_INIT;
+    quiet.version = PATHGATE__FS_OPTIONS_QUIET_VERSION; /* the tree's event is its root's */
+    int rc = pathgate__fs_resolve(t, "tree", c->r, &quiet, address, len, c->err);
     if (rc == 0) {
         pathgate__walk w;
         memset(&w, 0, sizeof w);
@@ -115,6 +118,7 @@ static int walk_dir(tree_ctx *c, const char *address, size_t len)
         rc = pathgate__fs_walk(&w, c->err);
         if (w.stats.truncated)
             c->truncated = 1;
+        c->skipped_denied += w.stats.skipped_denied;
     }
     pathgate__free(&c->out->alloc, t);
     return rc;
@@ -128,7 +132,7 @@ int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const c
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     pathgate__fs_target t;
-    int rc = pathgate__fs_target_of(&t, resolver, opts, address, len, err);
+    int rc = pathgate__fs_target_of(&t, "tree", resolver, opts, address, len, err);
     if (rc < 0)
         return rc;
     out->alloc = *t.alloc;
@@ -145,10 +149,14 @@ int pathgate_fs_tree(pathgate_fs_list *out, pathgate_resolver *resolver, const c
             rc = pathgate__glob_compile(&ex[i], excludes[i], exclude_lens[i], t.alloc, err);
     }
     if (rc == 0) {
-        tree_ctx c = {out, t.r, ex, nexcludes, t.address_len, 0, 0, err};
+        tree_ctx c = {out, t.r, ex, nexcludes, t.address_len, 0, 0, err, 0};
         /* the root must be a directory: walk_dir opens it as one */
         rc = walk_dir(&c, t.address, t.address_len);
         out->truncated = c.truncated;
+        out->skipped_denied = c.skipped_denied;
+        out->incomplete |= c.skipped_denied != 0;
+        if (rc == 0)
+            pathgate__fs_audit_hidden(&t, c.skipped_denied);
         if (rc == PATHGATE_ENOMEM)
             pathgate__error_set(err, rc, NULL);
     }

@@ -36,6 +36,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "glob.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 #include "fs_walk.h"
 #include "text.h"
@@ -88,6 +89,7 @@ int pathgate__walk_open_dir(int dirfd, const char *name)
  * read is kept, the directory counted unreadable). */
 int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
                             const unsigned char *state, unsigned char *scratch, int shallow,
+                            const pathgate__walk_policy *wp, const char *dir_rel,
                             pathgate__walk_stats *stats)
 {
     size_t used = 0;
@@ -140,6 +142,10 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
                 keep = pathgate__glob_accepts(g, scratch);
             if (!keep)
                 continue;
+        }
+        if (wp && pathgate__fs_policy_hidden(wp, dir_rel, L->rel_len, name, len)) {
+            stats->skipped_denied++; /* what the listing would have shown */
+            continue;
         }
         if (L->n == L->ecap) {
             size_t cap = L->ecap ? L->ecap * 2 : 64;
@@ -314,7 +320,8 @@ static int enter_dir(walker *W, int depth, int base_depth, const ent *e, size_t 
     C->fd = fd;
     C->rel_len = len;
     unsigned char *scratch = w->glob ? W->states + W->ss * (PATHGATE_FS_MAX_DEPTH + 1) : NULL;
-    return pathgate__walk_read_dir(C, W->a, w->glob, cstate, scratch, 0, &W->stats) < 0
+    return pathgate__walk_read_dir(C, W->a, w->glob, cstate, scratch, 0, w->policy, W->rel,
+                                   &W->stats) < 0
                ? PATHGATE_ENOMEM
                : 1;
 }
@@ -339,6 +346,8 @@ static int visit_entry(walker *W, const level *L, const ent *e, size_t len, void
     f.is_link = e->type == DT_LNK;
     if (f.is_link) {
         int fd = pathgate__fs_open(w->t, W->rel, O_PATH, 0);
+        if (fd == -PATHGATE__POLICY_ENOREAD)
+            W->stats.skipped_denied++; /* leads to what the policy hides */
         if (fd < 0)
             return 0; /* leads out, dangling, a loop */
         int ok = fstat(fd, &f.st) == 0 &&

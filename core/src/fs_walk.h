@@ -59,9 +59,11 @@ typedef struct walker {
  * full descriptor table for a while: the fd or -errno. */
 int pathgate__walk_open_dir(int dirfd, const char *name);
 
-/* Reads every entry of L->fd and sorts them (see fs_walk.c). */
+/* Reads every entry of L->fd and sorts them (see fs_walk.c); leaves out
+ * what wp (NULL: nothing) hides below dir_rel (L's rel, L->rel_len bytes). */
 int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgate__glob *g,
                             const unsigned char *state, unsigned char *scratch, int shallow,
+                            const pathgate__walk_policy *wp, const char *dir_rel,
                             pathgate__walk_stats *stats);
 
 int pathgate__walker_init(walker *W, pathgate__walk *w);

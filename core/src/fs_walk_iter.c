@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fs_entry.h"
 #include "fs_walk.h"
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 enum { KIND_DIR = 0, KIND_DIR_LINK = 1, KIND_PRUNED = 2 };
@@ -42,6 +43,11 @@ struct pathgate_fs_walk {
     char *addr;
     size_t unreadable, skipped;
     int truncated;
+    /* the policy: what it hides (t.policy set), and how many were left out */
+    pathgate__walk_policy wp;
+    char *real_root;
+    size_t denied;
+    int reported;
     /* the answer */
     pathgate_fs_walk_dir out;
     const char **names;
@@ -75,7 +81,8 @@ static int push_index(const pathgate_allocator *a, size_t **arr, size_t *n, size
 }
 
 /* What a symlink in the directory at addr[0..len) leads to, beneath the
- * base: DT_DIR, DT_REG, or 0 (out, dangling, anything else). */
+ * base: DT_DIR, DT_REG, or 0 (out, dangling, anything else); 1 (no DT_*
+ * value) when it leads to what the policy hides. */
 static unsigned char link_kind(pathgate_fs_walk *w, size_t len, const pathgate__fs_name *n)
 {
     char *rel = w->addr + w->t.prefix_len + 1; /* "<dir rel>/<name>", or <name> at the base */
@@ -83,8 +90,12 @@ static unsigned char link_kind(pathgate_fs_walk *w, size_t len, const pathgate__
     w->addr[at++] = '/';
     memcpy(w->addr + at, n->name, n->len);
     w->addr[at + n->len] = '\0';
-    int fd = pathgate__contain_open(w->t.base_fd, rel, O_PATH, 0, w->t.force_fallback);
+    int fd = w->t.policy
+                 ? pathgate__fs_open(&w->t, rel, O_PATH, 0)
+                 : pathgate__contain_open(w->t.base_fd, rel, O_PATH, 0, w->t.force_fallback);
     w->addr[len] = '\0';
+    if (fd == -PATHGATE__POLICY_ENOREAD)
+        return 1; /* leads to what the policy hides */
     if (fd < 0)
         return 0;
     struct stat st;
@@ -107,16 +118,30 @@ static int fill_frame(pathgate_fs_walk *w, frame *f)
         w->unreadable++;
     f->ndirs = f->nfiles = f->next = 0;
     size_t room = PATHGATE_PATH_MAX - (f->addr_len - w->t.prefix_len);
+    /* the directory's rel, for the policy */
+    const char *dir_rel = w->addr + w->t.prefix_len + 1;
+    size_t dir_rel_len = f->addr_len > w->t.prefix_len ? f->addr_len - w->t.prefix_len - 1 : 0;
+    if (!dir_rel_len)
+        dir_rel = "";
     for (size_t i = 0; i < f->L.n; i++) {
         const pathgate__fs_name *n = &f->L.names[i];
         if (n->len + 1 > room) { /* its address would be too long to resolve */
             w->skipped++;
             continue;
         }
+        if (w->t.policy &&
+            pathgate__fs_policy_hidden(&w->wp, dir_rel, dir_rel_len, n->name, n->len)) {
+            w->denied++;
+            continue;
+        }
         unsigned char type = n->type, kind = KIND_DIR;
         if (type == DT_LNK) {
             type = link_kind(w, f->addr_len, n);
             kind = KIND_DIR_LINK;
+            if (type == 1) {
+                w->denied++;
+                continue;
+            }
         }
         if (type == DT_DIR)
             rc = push_index(w->a, &f->dirs, &f->ndirs, &f->dcap, i, &f->kind, kind);
@@ -172,11 +197,12 @@ int pathgate_fs_walk_open(pathgate_fs_walk **out, pathgate_resolver *resolver, c
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     w->a = a;
     w->bottom_up = (flags & PATHGATE_FS_WALK_BOTTOM_UP) != 0;
-    int rc = pathgate__fs_resolve(&w->t, r, opts, address, len, err);
+    int rc = pathgate__fs_resolve(&w->t, "walk", r, opts, address, len, err);
     if (rc < 0) {
         pathgate__free(a, w);
         return rc;
     }
+    pathgate__fs_audit(&w->t, "allowed", NULL, NULL);
     w->frames = pathgate__calloc(a, PATHGATE_FS_MAX_DEPTH + 1, sizeof *w->frames);
     w->addr = pathgate__malloc(a, ADDR_CAP(w));
     if (!w->frames || !w->addr) {
@@ -191,6 +217,23 @@ int pathgate_fs_walk_open(pathgate_fs_walk **out, pathgate_resolver *resolver, c
         f->fd = -1;
         pathgate_fs_walk_free(w);
         return rc;
+    }
+    if (w->t.policy) { /* where the root really is, when a symlink led to it */
+        w->wp.t = &w->t;
+        if (!(w->real_root = pathgate__malloc(a, PATHGATE_PATH_MAX + 1))) {
+            pathgate_fs_walk_free(w);
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        }
+        int rr = pathgate__fs_policy_real_root(&w->t, f->fd, w->real_root, PATHGATE_PATH_MAX + 1);
+        if (rr < 0) {
+            rc = pathgate__fs_fail_errno(err, rr, &w->t, PATHGATE__FS_DIRECTORY);
+            pathgate_fs_walk_free(w);
+            return rc;
+        }
+        if (rr == 1) {
+            w->wp.real_root = w->real_root;
+            w->wp.real_len = strlen(w->real_root);
+        }
     }
     memcpy(w->addr, w->t.address, w->t.address_len + 1);
     f->addr_len = w->t.address_len;
@@ -287,6 +330,15 @@ static int answer(pathgate_fs_walk *w, frame *f)
     return PATHGATE_OK;
 }
 
+/* The end of the walk: its "hidden" event, once. 0. */
+static int walk_end(pathgate_fs_walk *w)
+{
+    if (!w->reported)
+        pathgate__fs_audit_hidden(&w->t, w->denied);
+    w->reported = 1;
+    return 0;
+}
+
 int pathgate_fs_walk_next(const pathgate_fs_walk_dir **out, pathgate_fs_walk *w,
                           pathgate_error *err)
 {
@@ -301,7 +353,7 @@ int pathgate_fs_walk_next(const pathgate_fs_walk_dir **out, pathgate_fs_walk *w,
         } else {
             for (;;) {
                 if (w->depth == 0)
-                    return 0;
+                    return walk_end(w);
                 if ((rc = descend(w)) < 0)
                     return pathgate__error_set(err, rc, NULL);
                 if (rc == 1)
@@ -320,7 +372,7 @@ int pathgate_fs_walk_next(const pathgate_fs_walk_dir **out, pathgate_fs_walk *w,
         pop(w);
     }
     if (w->depth == 0)
-        return 0;
+        return walk_end(w);
     for (;;) {
         if ((rc = descend(w)) < 0)
             return pathgate__error_set(err, rc, NULL);
@@ -381,11 +433,17 @@ void pathgate_fs_walk_stats(const pathgate_fs_walk *w, size_t *unreadable_dirs,
         *truncated = w ? w->truncated : 0;
 }
 
+size_t pathgate_fs_walk_skipped_denied(const pathgate_fs_walk *w)
+{
+    return w ? w->denied : 0;
+}
+
 void pathgate_fs_walk_free(pathgate_fs_walk *w)
 {
     if (!w)
         return;
     const pathgate_allocator *a = w->a;
+    pathgate__free(a, w->real_root);
     if (w->frames) {
         for (int i = 0; i <= PATHGATE_FS_MAX_DEPTH; i++)
             free_frame(w, &w->frames[i]);

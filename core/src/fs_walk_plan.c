@@ -113,7 +113,7 @@ static int make_listing(plan *P, listing **out, int fd, const char *rel, size_t 
             memcpy(d->state, state, ss);
         d->L.rel_len = rel_len;
         rc = pathgate__walk_read_dir(&d->L, a, w->glob, d->state, d->state ? d->state + ss : NULL,
-                                     w->shallow, &P->stats);
+                                     w->shallow, w->policy, d->rel, &P->stats);
     }
     if (rc == 0 && P->ndirs == P->dcap) {
         size_t cap = P->dcap ? P->dcap * 2 : 8;
@@ -249,6 +249,7 @@ static void add_stats(pathgate__walk_stats *to, const pathgate__walk_stats *s)
     to->truncated |= s->truncated;
     to->unreadable_dirs += s->unreadable_dirs;
     to->skipped_names += s->skipped_names;
+    to->skipped_denied += s->skipped_denied;
 }
 
 /* Runs the tasks on the calling thread and up to nworkers more, emitting
@@ -327,6 +328,29 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
         }
         return pathgate__fs_fail_errno(err, root, t, PATHGATE__FS_DIRECTORY);
     }
+    /* what the policy hides, by name and, when a symlink led to the root,
+     * by where the entries really are */
+    pathgate__walk_policy wp = {t, NULL, 0};
+    char *real_root = NULL;
+    w->policy = NULL;
+    if (t->policy) {
+        real_root = pathgate__malloc(a, PATHGATE_PATH_MAX + 1);
+        int rr = real_root
+                     ? pathgate__fs_policy_real_root(t, root, real_root, PATHGATE_PATH_MAX + 1)
+                     : PATHGATE_ENOMEM;
+        if (rr < 0) {
+            close(root);
+            pathgate__free(a, real_root);
+            return rr == PATHGATE_ENOMEM
+                       ? pathgate__error_set(err, rr, NULL)
+                       : pathgate__fs_fail_errno(err, rr, t, PATHGATE__FS_DIRECTORY);
+        }
+        if (rr == 1) {
+            wp.real_root = real_root;
+            wp.real_len = strlen(real_root);
+        }
+        w->policy = &wp;
+    }
     plan P;
     memset(&P, 0, sizeof P);
     P.w = w;
@@ -393,6 +417,8 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
     pathgate__free(a, P.dirs);
     pathgate__free(a, P.tasks);
     pathgate__free(a, workers);
+    pathgate__free(a, real_root);
+    w->policy = NULL;
     if (rc == PATHGATE_ENOMEM)
         pathgate__error_set(err, rc, NULL);
     return rc;

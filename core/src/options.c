@@ -41,3 +41,9 @@ int pathgate_exec_options_init(pathgate_exec_options *opts, unsigned int version
 {
     OPTIONS_INIT(pathgate_exec_options, PATHGATE_EXEC_OPTIONS_INIT, PATHGATE_EXEC_OPTIONS_VERSION);
 }
+
+int pathgate_policy_options_init(pathgate_policy_options *opts, unsigned int version)
+{
+    OPTIONS_INIT(pathgate_policy_options, PATHGATE_POLICY_OPTIONS_INIT,
+                 PATHGATE_POLICY_OPTIONS_VERSION);
+}

@@ -26,6 +26,7 @@
 #include "contain.h"
 #include "error.h"
 #include "pathgate/uri.h"
+#include "policy_internal.h"
 #include "registry.h"
 #include "text.h"
 
@@ -53,6 +54,10 @@ struct pathgate_resolver {
     unsigned int flags;
     int has_read_only; /* some base is PATHGATE_BASE_READ_ONLY */
     pathgate__registry *reg;
+    pathgate__policy_store *policy; /* rule sets (policy.c) */
+    pathgate_audit_fn audit;
+    void *audit_ctx;
+    char *door; /* of audit events */
 };
 
 /* A canonical address: at most PATHGATE_PATH_MAX bytes. */
@@ -124,6 +129,8 @@ void pathgate_resolver_free(pathgate_resolver *r)
         base_dispose(&a, &r->bases[i]);
     pathgate__free(&a, r->bases);
     pathgate__registry_free(r->reg);
+    pathgate__policy_store_free(r->policy);
+    pathgate__free(&a, r->door);
     pathgate__free(&a, r);
 }
 
@@ -346,6 +353,24 @@ static void derive_read_only(pathgate_resolver *r)
             r->has_read_only = 1;
 }
 
+/* The policy (version 3) and the audit settings of the options. */
+static int policy_and_audit(pathgate_resolver *r, const pathgate_resolver_options *opts,
+                            pathgate_error *err)
+{
+    int rc = pathgate__policy_store_new(&r->policy, r, &r->alloc);
+    if (rc < 0)
+        return pathgate__error_set(err, rc, NULL);
+    const char *door = opts->version >= 3 && opts->audit_door ? opts->audit_door : "c";
+    r->door = pathgate__strndup(&r->alloc, door, strlen(door));
+    if (!r->door)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    if (opts->version >= 3) {
+        r->audit = opts->audit;
+        r->audit_ctx = opts->audit_ctx;
+    }
+    return pathgate__policy_from_options(r, opts, err);
+}
+
 int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_options *opts,
                           pathgate_error *err)
 {
@@ -396,6 +421,8 @@ int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_optio
         rc = mark_named_read_only(r, read_only, nread_only, err);
     if (rc == 0)
         derive_read_only(r);
+    if (rc == 0)
+        rc = policy_and_audit(r, opts, err);
     if (rc == 0) {
         size_t max = opts->max_tokens ? opts->max_tokens : PATHGATE_MAX_TOKENS_DEFAULT;
         rc = pathgate__registry_new(&r->reg, max, &r->alloc);
@@ -566,13 +593,10 @@ static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver
     return PATHGATE_OK;
 }
 
-/* The kernel's answer about an address whose lexical form is valid. */
-static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, const located *loc,
-                                    int require_exists)
+/* The kernel's answer (rc of a probe) about an address whose lexical form
+ * is valid. */
+static pathgate_reason exists_reason(int *exists, int rc, int require_exists)
 {
-    const char *rel = loc->addr + loc->rel_off;
-    int rc = pathgate__contain_probe(r->bases[loc->base].fd, rel,
-                                     r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
     *exists = rc == 0;
     switch (-rc) {
     case 0:
@@ -593,6 +617,39 @@ static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, con
     }
 }
 
+static pathgate_reason check_exists(int *exists, const pathgate_resolver *r, const located *loc,
+                                    int require_exists)
+{
+    const char *rel = loc->addr + loc->rel_off;
+    int rc = pathgate__contain_probe(r->bases[loc->base].fd, rel,
+                                     r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK);
+    return exists_reason(exists, rc, require_exists);
+}
+
+/* check_exists under a policy: by name first, then, when a symlink is on
+ * the way (the probe refuses links, so that costs nothing otherwise), by
+ * the real path it leads to. *v gets the deciding rule of a denial. */
+static pathgate_reason check_policy_exists(int *exists, const pathgate_resolver *r,
+                                           const located *loc, int require_exists,
+                                           pathgate_policy_verdict *v)
+{
+    const char *rel = loc->addr + loc->rel_off;
+    size_t len = loc->len - loc->rel_off;
+    if (pathgate__policy_verdict(v, r, loc->base, rel, len, PATHGATE__ACCESS_READ))
+        return PATHGATE_REASON_DENIED;
+    unsigned int how = PATHGATE__CONTAIN_NO_LINKS;
+    if (r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK)
+        how |= PATHGATE__CONTAIN_FALLBACK;
+    int rc = pathgate__contain_probe_how(r->bases[loc->base].fd, rel, how);
+    if (rc != -ELOOP)
+        return exists_reason(exists, rc, require_exists);
+    char real[PATHGATE_PATH_MAX + 1];
+    if (pathgate__policy_real_rel(real, sizeof real, r, loc->base, rel) == 0 &&
+        pathgate__policy_verdict(v, r, loc->base, real, strlen(real), PATHGATE__ACCESS_READ))
+        return PATHGATE_REASON_DENIED;
+    return check_exists(exists, r, loc, require_exists);
+}
+
 static void fail(pathgate_resolution *out, pathgate_reason reason)
 {
     out->ok = 0;
@@ -602,8 +659,8 @@ static void fail(pathgate_resolution *out, pathgate_reason reason)
         reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
 }
 
-int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text,
-                              size_t len, const pathgate_resolve_options *opts, pathgate_error *err)
+static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
+                   const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
 {
     if (!out)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
@@ -628,9 +685,26 @@ int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, co
     if (rc != 0)
         return pathgate__error_set(err, rc, NULL);
     int exists = 0;
+    pathgate_policy_verdict v = {0, NULL, NULL};
     if (reason == PATHGATE_REASON_OK)
-        reason = check_exists(&exists, r, &loc, require_exists);
+        reason = pathgate__policy_active(pathgate__policy_of(r), loc.base)
+                     ? check_policy_exists(&exists, r, &loc, require_exists, &v)
+                     : check_exists(&exists, r, &loc, require_exists);
     if (reason != PATHGATE_REASON_OK) {
+        if (reason == PATHGATE_REASON_DENIED && !quiet && r->audit) {
+            pathgate__audit_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.operation = "resolve";
+            rec.has_base = 1;
+            rec.base = loc.base;
+            rec.address = loc.addr;
+            rec.rel = loc.addr + loc.rel_off;
+            rec.outcome = "denied";
+            rec.reason = "deny_read";
+            rec.rule = v.rule;
+            rec.source = v.source;
+            pathgate__audit_emit(r, &rec);
+        }
         fail(out, reason);
         return PATHGATE_OK;
     }
@@ -653,6 +727,37 @@ int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, co
     out->root_category = b->is_mod ? NULL : b->name;
     out->mod_name = b->is_mod ? b->name : NULL;
     out->relative_path = addr + loc.rel_off; /* inside the ref: "" at the base */
+    return PATHGATE_OK;
+}
+
+int pathgate_resolver_resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text,
+                              size_t len, const pathgate_resolve_options *opts, pathgate_error *err)
+{
+    return resolve(out, r, text, len, opts, 0, err);
+}
+
+int pathgate__resolver_resolve_quiet(pathgate_resolution *out, pathgate_resolver *r,
+                                     const char *text, size_t len,
+                                     const pathgate_resolve_options *opts, pathgate_error *err)
+{
+    return resolve(out, r, text, len, opts, 1, err);
+}
+
+int pathgate__resolver_locate(size_t *base_index, char *addr, size_t cap, const char **rel,
+                              const pathgate_resolver *r, const char *text, size_t len,
+                              const char *base_text, size_t base_len, pathgate_error *err)
+{
+    located loc;
+    pathgate_reason reason;
+    int rc = locate(&reason, &loc, r, text, len, base_text, base_len);
+    if (rc != 0)
+        return pathgate__error_set(err, rc, NULL);
+    if (reason != PATHGATE_REASON_OK || loc.len >= cap)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    memcpy(addr, loc.addr, loc.len);
+    addr[loc.len] = '\0';
+    *base_index = loc.base;
+    *rel = addr + loc.rel_off;
     return PATHGATE_OK;
 }
 
@@ -879,6 +984,23 @@ const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *
 unsigned int pathgate__resolver_flags(const pathgate_resolver *r)
 {
     return r->flags;
+}
+
+pathgate__policy_store *pathgate__resolver_policy_store(const pathgate_resolver *r)
+{
+    return r->policy;
+}
+
+int pathgate__audit_enabled(const pathgate_resolver *r)
+{
+    return r->audit != NULL;
+}
+
+const char *pathgate__resolver_audit(const pathgate_resolver *r, pathgate_audit_fn *fn, void **ctx)
+{
+    *fn = r->audit;
+    *ctx = r->audit_ctx;
+    return r->door;
 }
 
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,

@@ -69,4 +69,25 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,
                             size_t len, int open_flags, mode_t mode);
 
+/* pathgate_resolver_resolve without an audit event (for operations that
+ * emit their own). */
+int pathgate__resolver_resolve_quiet(pathgate_resolution *out, pathgate_resolver *r,
+                                     const char *text, size_t len,
+                                     const pathgate_resolve_options *opts, pathgate_error *err);
+
+/* The lexical part of resolve: the base and the canonical address of
+ * text (relative text against base_text, when not NULL) into addr (cap
+ * bytes; *rel points into it). No system call, no token.
+ * PATHGATE_EINVALIDPATH when it names no address. */
+int pathgate__resolver_locate(size_t *base, char *addr, size_t cap, const char **rel,
+                              const pathgate_resolver *r, const char *text, size_t len,
+                              const char *base_text, size_t base_len, pathgate_error *err);
+
+/* The resolver's policy store (policy.c), made with it. */
+struct pathgate__policy_store;
+struct pathgate__policy_store *pathgate__resolver_policy_store(const pathgate_resolver *r);
+
+/* The audit callback and context (*fn NULL: none); returns the door. */
+const char *pathgate__resolver_audit(const pathgate_resolver *r, pathgate_audit_fn *fn, void **ctx);
+
 #endif

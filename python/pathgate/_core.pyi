@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, Self, final
 
 _Convention = Literal["posix", "windows"]
@@ -116,7 +116,22 @@ class Resolver:
         max_tokens: int = 10000,
         *,
         read_only: Iterable[str] | None = None,
+        deny_read: Iterable[str] | None = None,
+        deny_write: Iterable[str] | None = None,
+        presets: Iterable[str] | None = None,
+        audit: Callable[[dict[str, Any]], object] | None = None,
+        audit_door: str | None = None,
     ) -> Self: ...
+    def restrict(
+        self,
+        /,
+        *,
+        deny_read: Iterable[str] | None = None,
+        deny_write: Iterable[str] | None = None,
+        presets: Iterable[str] | None = None,
+        source: str | None = None,
+    ) -> None: ...
+    def policy_check(self, text: _StrPath, /) -> dict[str, str | None]: ...
     @property
     def roots(self) -> tuple[str, ...]: ...
     @property
@@ -317,6 +332,8 @@ class _Scandir(Iterator[tuple[str, str, str]]):
     def close(self) -> None: ...
     @property
     def skipped(self) -> int: ...
+    @property
+    def skipped_denied(self) -> int: ...
 
 @final
 class _Walk(Iterator[tuple[str, list[str], list[str]]]):

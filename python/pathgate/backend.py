@@ -364,6 +364,8 @@ def _walk_notice(info: Mapping[str, Any]) -> str | None:
         parts.append(f"{info['skipped_names']} entries whose names are not UTF-8, hold a "
                      "backslash or control character, or begin or end with whitespace "
                      "were skipped")
+    if info.get("skipped_denied"):
+        parts.append(f"{info['skipped_denied']} entries the host's policy hides were left out")
     if info.get("unreadable_dirs"):
         parts.append(f"{info['unreadable_dirs']} directories could not be read")
     if info.get("unreadable_files"):

@@ -23,6 +23,10 @@ The TOML file::
     max_tokens = 10000
     read_only = ["game"]  # root keys or mod names: read, never written
     allow_execute = true  # pathgate mcp: offer the contained execute tool
+    deny_read = ["**/.env", "root:repo/private/"]  # hidden from every operation
+    deny_write = ["dist/"]                        # read, never changed
+    presets = ["vcs", "secrets"]                  # docs/policy.md
+    audit_log = "/var/log/pathgate/audit.jsonl"    # one JSON line per decision
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -94,6 +98,11 @@ class Config:
     allow_execute: bool
     source: str  # "config", "flags", "user", "default"
     file: Path | None
+    # the policy (docs/policy.md): the file's lists, then the flags'
+    deny_read: list[str] = dataclasses.field(default_factory=list)
+    deny_write: list[str] = dataclasses.field(default_factory=list)
+    presets: list[str] = dataclasses.field(default_factory=list)
+    audit_log: str | None = None
 
 
 def user_config_path() -> Path | None:
@@ -135,10 +144,13 @@ def _read_config_file(path: Path, cfg: Config) -> None:
     except OSError as e:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
-    unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute"}
+    unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
+                           *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
-                          "(known: roots, mods, read_only, max_tokens, allow_execute)")
+                          "(known: roots, mods, read_only, max_tokens, allow_execute, "
+                          "deny_read, deny_write, presets, audit_log)")
+    _read_policy_keys(data, cfg, where, here)
     for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
         section = data.get(table, {})
         if not isinstance(section, dict):
@@ -187,6 +199,11 @@ def load_config(args: argparse.Namespace) -> Config:
         name, value = _split_assignment(text, "--mod")
         cfg.mods[name] = os.path.abspath(value)
     cfg.read_only.extend(args.read_only or ())
+    cfg.deny_read.extend(getattr(args, "deny_read", None) or ())
+    cfg.deny_write.extend(getattr(args, "deny_write", None) or ())
+    cfg.presets.extend(getattr(args, "preset", None) or ())
+    if getattr(args, "audit_log", None):
+        cfg.audit_log = os.path.abspath(args.audit_log)
     if args.max_tokens is not None:
         if args.max_tokens <= 0:
             raise UsageError("--max-tokens must be a positive integer")
@@ -252,6 +269,90 @@ def check_config_not_writable(cfg: Config) -> None:
                         f"mark the {kind} read-only (--read-only {name}) or use another directory")
 
 
+# ---------------------------------------------------------------- policy
+
+_POLICY_KEYS = ("deny_read", "deny_write", "presets", "audit_log")
+
+
+def _read_policy_keys(data: dict[str, Any], cfg: Config, where: str, here: Path) -> None:
+    """deny_read, deny_write, presets (lists of str) and audit_log (a file,
+    relative to the configuration's directory) of a configuration file."""
+    for key, target in (("deny_read", cfg.deny_read), ("deny_write", cfg.deny_write),
+                        ("presets", cfg.presets)):
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: {key} must be a list of strings")
+            target.extend(value)
+    if "audit_log" in data:
+        value = data["audit_log"]
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: audit_log must be a file name (a non-empty string)")
+        cfg.audit_log = os.fspath(here / os.path.expanduser(value))
+
+
+class AuditLog:
+    """The audit callback of ``--audit-log FILE``: one JSON object per line
+    per decision (docs/policy.md "Audit"), appended and flushed at once, so
+    that a crash loses no decision. The file is the operator's: it holds
+    host paths (``host_path``) and is never shown to an agent."""
+
+    def __init__(self, path: str) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        # O_APPEND: several writers (an MCP server and a CLI run) interleave
+        # whole lines; 0o600: the operator's alone
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._file = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        import datetime
+
+        record = dict(event)
+        record["time"] = datetime.datetime.fromtimestamp(
+            event["time"], datetime.timezone.utc).isoformat(timespec="microseconds")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+
+def _check_log_not_writable(cfg: Config) -> None:
+    """An audit log the sandbox could rewrite records nothing: refused
+    inside a writable base, as a configuration is."""
+    if not cfg.audit_log:
+        return
+    for kind, bases in (("root", cfg.roots), ("mod", cfg.mods)):
+        for name, directory in bases.items():
+            if _base_is_read_only(kind, name, cfg.read_only):
+                continue
+            spellings = {os.path.normpath(os.path.abspath(directory)), os.path.realpath(directory)}
+            if any(_inside(p, d) for p in _spellings(Path(cfg.audit_log)) for d in spellings):
+                raise ConfigError(
+                    f"the audit log {cfg.audit_log} lies inside the writable {kind} '{name}' "
+                    f"({directory}): the sandbox could rewrite its own log; put it elsewhere or "
+                    f"mark the {kind} read-only (--read-only {name})")
+
+
+def _policy_kwargs(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if cfg.deny_read:
+        kwargs["deny_read"] = cfg.deny_read
+    if cfg.deny_write:
+        kwargs["deny_write"] = cfg.deny_write
+    if cfg.presets:
+        kwargs["presets"] = cfg.presets
+    if cfg.audit_log:
+        try:
+            kwargs["audit"] = AuditLog(cfg.audit_log)
+        except OSError as e:
+            raise ConfigError(f"--audit-log {cfg.audit_log}: cannot be opened "
+                              f"({e.strerror or e})") from None
+        kwargs["audit_door"] = "mcp" if getattr(args, "command", None) == "mcp" else "cli"
+    return kwargs
+
+
 def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
     """The resolver of cfg (default: load_config(args)), after the checks
     every configuration gets."""
@@ -272,6 +373,8 @@ def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
         kwargs["max_tokens"] = cfg.max_tokens
     if cfg.read_only:
         kwargs["read_only"] = cfg.read_only
+    _check_log_not_writable(cfg)
+    kwargs.update(_policy_kwargs(args, cfg))
     try:
         resolver = Resolver(**kwargs)
     except Error as e:
@@ -714,8 +817,20 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--read-only", action="append", metavar="NAME", **extra,
                        help="a root key or mod name whose files are read but never written, "
                             "deleted or changed by a command (repeatable)")
+        p.add_argument("--deny-read", action="append", metavar="PATTERN", **extra,
+                       help="a gitignore-style pattern no operation may read: hidden, "
+                            "'Invalid path / not found' (repeatable; docs/policy.md)")
+        p.add_argument("--deny-write", action="append", metavar="PATTERN", **extra,
+                       help="a gitignore-style pattern no operation may change (repeatable)")
+        p.add_argument("--preset", action="append", metavar="NAME", **extra,
+                       choices=("vcs", "secrets", "agent-config"),
+                       help="a built-in rule set: vcs, secrets, agent-config (repeatable)")
+        p.add_argument("--audit-log", metavar="FILE", **extra,
+                       help="append one JSON line per decision to FILE (the operator's: it "
+                            "holds host paths)")
         p.add_argument("--config", metavar="FILE", **extra,
-                       help="TOML configuration ([roots], [mods], read_only, max_tokens); "
+                       help="TOML configuration ([roots], [mods], read_only, max_tokens, "
+                            "deny_read, deny_write, presets, audit_log); "
                             "default: $XDG_CONFIG_HOME/pathgate/config.toml when no "
                             "--root/--mod is given")
         p.add_argument("--cwd", metavar="ADDRESS", **extra,

@@ -196,6 +196,9 @@ class PathgateBackend(_da.SandboxBackendProtocol):
     ``max_file_size_mb`` caps the files grep re-reads for context lines.
     ``execute_options`` are passed to :meth:`pathgate.Backend.configure_execute`
     (``allow_network``, ``allow_unconfined``, ``output_cap``, ``env``).
+    ``permissions`` (deepagents' ``FilesystemPermission`` rules) are added to
+    the resolver's policy (docs/policy.md): give them here, not to
+    ``create_deep_agent``, which refuses them next to ``execute``.
     """
 
     def __init__(
@@ -205,6 +208,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         home: str | None = None,
         glob_timeout: float = _DEFAULT_GLOB_TIMEOUT,
         max_file_size_mb: int = 10,
+        permissions: Iterable[Any] | None = None,
         **execute_options: Any,
     ) -> None:
         self._backend = Backend(resolver_or_session, glob_metadata=True)
@@ -243,6 +247,25 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                         bases.append((str(host).rstrip("/") or "/", address))
         bases.sort(key=lambda b: len(b[0]), reverse=True)
         self._bases = bases
+        if permissions is not None:
+            self._restrict(permissions)
+
+    # ----------------------------------------------------- permissions
+
+    def _restrict(self, permissions: Iterable[Any]) -> None:
+        """deepagents' FilesystemPermission rules, into the resolver's policy
+        (docs/policy.md "deepagents"): held by the core for every spelling of
+        a path, for every user of this resolver, from now on."""
+        from .permissions import policy_lists
+
+        deny_read, deny_write, interrupting = policy_lists(permissions, home=self.home,
+                                                           bases=self._bases)
+        if interrupting:
+            logger.warning("pathgate cannot pause for approval: 'interrupt' permissions on %s "
+                           "are enforced as 'deny'", ", ".join(interrupting))
+        if deny_read or deny_write:
+            self._backend.resolver.restrict(deny_read=deny_read, deny_write=deny_write,
+                                            source="deepagents")
 
     # ------------------------------------------------------------ helpers
 

@@ -79,6 +79,7 @@ _OS_ERRORS: dict[str, tuple[int, type[OSError]]] = {
     "is_directory": (errno.EISDIR, IsADirectoryError),
     "not_a_directory": (errno.ENOTDIR, NotADirectoryError),
     "permission_denied": (errno.EACCES, PermissionError),
+    "policy_denied": (errno.EACCES, PermissionError),  # the host's policy (docs/policy.md)
     "already_exists": (errno.EEXIST, FileExistsError),
     "not_regular_file": (errno.EINVAL, OSError),
 }
@@ -350,6 +351,11 @@ class ScandirIterator:
     def skipped(self) -> int:
         """Names no address can spell (left out)."""
         return int(self._it.skipped)
+
+    @property
+    def skipped_denied(self) -> int:
+        """Entries the host's policy hides (left out; docs/policy.md)."""
+        return int(self._it.skipped_denied)
 
     def close(self) -> None:
         self._it.close()

@@ -91,7 +91,12 @@ def test_types_are_final_immutable_heap_types(cls):
         (pathgate.LegacyAppPathString.from_uri, "(uri, convention=None)"),
         (pathgate.LegacyAppPathString.resolve_against, "(self, /, cwd, home=None)"),
         (pathgate.VisibilityRef, "(token, session_abs)"),
-        (pathgate.Resolver, "(roots, mods=None, max_tokens=10000, *, read_only=None)"),
+        (pathgate.Resolver, "(roots, mods=None, max_tokens=10000, *, read_only=None, "
+                            "deny_read=None, deny_write=None, presets=None, audit=None, "
+                            "audit_door='python')"),
+        (pathgate.Resolver.restrict, "(self, /, *, deny_read=None, deny_write=None, presets=None, "
+                                     "source=None)"),
+        (pathgate.Resolver.policy_check, "(self, text, /)"),
         (pathgate.Resolver.resolve, "(self, text, /, *, require_exists=True, base=None)"),
         (pathgate.Resolver.host_path, "(self, ref, /)"),
         (pathgate.Session, "(resolver, home=None)"),

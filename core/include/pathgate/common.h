@@ -86,7 +86,8 @@ extern "C" {
     X(EAMBIGUOUS, -38, "edit_ambiguous", "the text to replace occurs more than once")              \
     X(EPATCH, -39, "invalid_patch", "invalid patch")                                               \
     X(ECONFLICT, -40, "patch_conflict", "patch does not apply")                                    \
-    X(ENOTLINK, -41, "not_a_symlink", "not a symbolic link")
+    X(ENOTLINK, -41, "not_a_symlink", "not a symbolic link")                                       \
+    X(EPOLICY, -42, "policy_denied", "protected by the host's policy")
 
 typedef enum pathgate_errno {
     PATHGATE_OK = 0,

@@ -210,14 +210,14 @@ typedef struct pathgate_fs_list {
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
+    /* entries the host's policy hides (deny_read, pathgate/policy.h); also
+     * makes incomplete */
+    size_t skipped_denied;
 } pathgate_fs_list;
 
 #define PATHGATE_FS_LIST_INIT                                                                      \
     {                                                                                              \
-        NULL, 0, 0, 0, 0, 0, 0, NULL,                                                              \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+        NULL, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}, 0                                  \
     }
 /* Frees and resets. NULL is a no-op. */
 PATHGATE_EXTERN void pathgate_fs_list_dispose(pathgate_fs_list *list);
@@ -248,14 +248,14 @@ typedef struct pathgate_fs_matches {
     size_t cap;
     void *arena;
     pathgate_allocator alloc;
+    /* entries the host's policy hides (deny_read, pathgate/policy.h); also
+     * makes incomplete */
+    size_t skipped_denied;
 } pathgate_fs_matches;
 
 #define PATHGATE_FS_MATCHES_INIT                                                                   \
     {                                                                                              \
-        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL,                                                     \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, {NULL, NULL, NULL, NULL}, 0                         \
     }
 PATHGATE_EXTERN void pathgate_fs_matches_dispose(pathgate_fs_matches *matches);
 
@@ -338,7 +338,7 @@ PATHGATE_EXTERN void pathgate_fs_blobs_dispose(pathgate_fs_blobs *blobs);
 
 /*
  * The deepagents FileOperationError of a per-item code: "file_not_found"
- * (ENOTFOUND), "permission_denied" (EACCES), "is_directory" (EISDIR),
+ * (ENOTFOUND), "permission_denied" (EACCES, EPOLICY), "is_directory" (EISDIR),
  * "invalid_path" (everything else); NULL for 0.
  */
 PATHGATE_EXTERN const char *pathgate_fs_operation_error(int code);

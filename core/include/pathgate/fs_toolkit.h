@@ -136,6 +136,9 @@ PATHGATE_EXTERN int pathgate_fs_scandir_next(const pathgate_fs_dirent **out,
 PATHGATE_EXTERN int pathgate_fs_scandir_stat(pathgate_fs_stat_result *out, pathgate_fs_scandir *dir,
                                              int follow, pathgate_error *err);
 PATHGATE_EXTERN size_t pathgate_fs_scandir_skipped(const pathgate_fs_scandir *dir);
+/* Entries the host's policy hides (deny_read, pathgate/policy.h), left out
+ * of the listing: names it hides and symlinks leading to what it hides. */
+PATHGATE_EXTERN size_t pathgate_fs_scandir_skipped_denied(const pathgate_fs_scandir *dir);
 PATHGATE_EXTERN void pathgate_fs_scandir_free(pathgate_fs_scandir *dir);
 
 /* ---------------------------------------------------------------- walk */
@@ -186,6 +189,9 @@ PATHGATE_EXTERN int pathgate_fs_walk_prune(pathgate_fs_walk *walk, const char *c
 /* What was left out so far. */
 PATHGATE_EXTERN void pathgate_fs_walk_stats(const pathgate_fs_walk *walk, size_t *unreadable_dirs,
                                             size_t *skipped_names, int *truncated);
+/* Entries the host's policy hides (deny_read, pathgate/policy.h) left out
+ * so far, as for scandir; a hidden directory is not entered. */
+PATHGATE_EXTERN size_t pathgate_fs_walk_skipped_denied(const pathgate_fs_walk *walk);
 PATHGATE_EXTERN void pathgate_fs_walk_free(pathgate_fs_walk *walk);
 
 /* ---------------------------------------------------- the little tools */

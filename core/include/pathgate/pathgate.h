@@ -33,6 +33,7 @@
 #include "uri.h"
 #include "legacy.h"
 #include "resolver.h"
+#include "policy.h"
 #include "session.h"
 #include "fs.h"
 #include "fs_toolkit.h"

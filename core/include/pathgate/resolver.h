@@ -20,6 +20,7 @@
 #define PATHGATE_RESOLVER_H
 
 #include "common.h"
+#include "policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,7 +51,8 @@ extern "C" {
     X(NOT_FOUND, "not_found")                                                                      \
     X(NOT_A_DIRECTORY, "not_a_directory") /* a file used as a dir */                               \
     X(IO, "io")                           /* unexpected kernel error */                            \
-    X(CAPACITY, "capacity")
+    X(CAPACITY, "capacity")                                                                        \
+    X(DENIED, "denied") /* the policy hides it: deny_read (pathgate/policy.h) */
 
 typedef enum pathgate_reason {
 #define PATHGATE_X_REASON(name, text) PATHGATE_REASON_##name,
@@ -128,13 +130,32 @@ typedef struct pathgate_resolver_options {
      * no configured base is ECONFIG. */
     const char *const *read_only;
     size_t nread_only;
+    /* Version 3: the policy (pathgate/policy.h, docs/policy.md). Patterns
+     * no operation may read, patterns no operation may change, and presets
+     * by name ("vcs", "secrets", "agent-config"); each list is one rule set
+     * with the named presets' rules first, so an exception (`!x`) in
+     * deny_read may re-allow what a preset denies. A bad pattern, an unknown
+     * preset or a base prefix naming no base is ECONFIG. */
+    const char *const *deny_read;
+    size_t ndeny_read;
+    const char *const *deny_write;
+    size_t ndeny_write;
+    const char *const *presets;
+    size_t npresets;
+    /* Called once per decision (see pathgate_audit_fn); NULL = none. */
+    pathgate_audit_fn audit;
+    void *audit_ctx;
+    /* The `door` of this resolver's audit events; NULL = "c". Copied. */
+    const char *audit_door;
 } pathgate_resolver_options;
 
-/* Version 1 (without read_only) is still accepted. */
-#define PATHGATE_RESOLVER_OPTIONS_VERSION 2
+/* Versions 1 (without read_only) and 2 (without the policy) are still
+ * accepted. */
+#define PATHGATE_RESOLVER_OPTIONS_VERSION 3
 #define PATHGATE_RESOLVER_OPTIONS_INIT                                                             \
     {                                                                                              \
-        PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0                   \
+        PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, 0, NULL,   \
+            0, NULL, 0, NULL, NULL, NULL                                                           \
     }
 /* Fills opts as PATHGATE_RESOLVER_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_RESOLVER_OPTIONS_VERSION. For callers without C macros. */

@@ -1,0 +1,58 @@
+/*
+ * audit.c - the audit events of the policy layer (pathgate/policy.h,
+ * docs/policy.md "Audit"): one per decision, handed to the resolver's
+ * callback on the thread that made the call. Builds the event on the
+ * stack: no allocation, so an event is never lost to memory.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <time.h>
+
+#include "policy_internal.h"
+#include "resolver_internal.h"
+
+void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec *rec)
+{
+    pathgate_audit_fn fn;
+    void *ctx;
+    const char *door = pathgate__resolver_audit(r, &fn, &ctx);
+    if (!fn)
+        return;
+    pathgate_audit_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.version = PATHGATE_AUDIT_EVENT_VERSION;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) == 0) {
+        ev.time_sec = (int64_t)ts.tv_sec;
+        ev.time_nsec = ts.tv_nsec;
+    }
+    ev.door = door;
+    ev.operation = rec->operation;
+    ev.role = rec->role;
+    ev.address = rec->address;
+    ev.outcome = rec->outcome;
+    ev.reason = rec->reason;
+    ev.rule = rec->rule;
+    ev.source = rec->source;
+    ev.count = rec->count;
+    ev.ip = rec->ip;
+    /* the host path, for the operator: the base's real path and the rel */
+    char host[2 * PATHGATE_PATH_MAX + 2];
+    if (rec->has_base && rec->rel) {
+        const char *dir = pathgate__resolver_base_host_path(r, rec->base);
+        size_t dl = dir ? strlen(dir) : 0, rl = strlen(rec->rel);
+        if (dir && dl + 1 + rl < sizeof host) {
+            memcpy(host, dir, dl);
+            size_t n = dl;
+            if (rl) {
+                if (!(dl == 1 && dir[0] == '/'))
+                    host[n++] = '/';
+                memcpy(host + n, rec->rel, rl);
+                n += rl;
+            }
+            host[n] = '\0';
+            ev.host_path = host;
+        }
+    }
+    fn(&ev, ctx);
+}

@@ -1,0 +1,182 @@
+/*
+ * policy_scan.c - what the policy denies below a directory: the check a
+ * delete or a move of a directory needs (nothing hidden or protected may
+ * go with it), and the enumeration the command view needs to mask or
+ * mount read-only what matches when a command starts.
+ *
+ * The walk opens every directory relative to its parent with
+ * O_NOFOLLOW|O_DIRECTORY (a symlink is an entry, never followed), reads a
+ * whole listing before going down (one buffer per level, from the
+ * resolver's allocator), reports a denied directory without entering it,
+ * and does not enter a directory under which no rule can match
+ * (pathgate__policy_may_deny_below). A directory it cannot read fails the
+ * scan: what cannot be seen is not known to be allowed.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "pathgate/fs.h"
+#include "policy_internal.h"
+#include "resolver_internal.h"
+
+#define SCAN_BUF 16384
+
+typedef struct scan {
+    const pathgate_resolver *r;
+    const pathgate_allocator *a;
+    size_t base, alt_base;
+    int has_alt;
+    unsigned int access;
+    pathgate__scan_fn fn;
+    void *ctx;
+    char path[PATHGATE_PATH_MAX + 1]; /* rel of the entry */
+    size_t root_len;                  /* of the scanned directory in path */
+    char alt[PATHGATE_PATH_MAX + 1];  /* the same entry under alt */
+    size_t alt_root_len;
+} scan;
+
+/* Appends "/name" to buf at len (len 0: no slash): the new length, or 0
+ * when it does not fit. */
+static size_t put(char *buf, size_t len, const char *name, size_t nlen)
+{
+    size_t n = len + (len ? 1 : 0) + nlen;
+    if (n > PATHGATE_PATH_MAX)
+        return 0;
+    if (len)
+        buf[len++] = '/';
+    memcpy(buf + len, name, nlen);
+    buf[n] = '\0';
+    return n;
+}
+
+static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
+{
+    if (depth > PATHGATE_FS_MAX_DEPTH)
+        return -ELOOP; /* deeper than any walk goes: not known to be allowed */
+    size_t cap = SCAN_BUF, used = 0;
+    char *buf = pathgate__malloc(s->a, cap);
+    if (!buf)
+        return -ENOMEM;
+    int rc = 0;
+    for (;;) { /* the whole listing first: no fd kept while below */
+        if (cap - used < SCAN_BUF / 2) {
+            char *nb = pathgate__realloc(s->a, buf, cap * 2);
+            if (!nb) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = getdents64(fd, buf + used, cap - used);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            rc = -errno;
+        if (r <= 0)
+            break;
+        used += (size_t)r;
+    }
+    for (size_t off = 0; rc == 0 && off < used;) {
+        struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+        off += d->d_reclen;
+        const char *name = d->d_name;
+        size_t nlen = strlen(name);
+        if ((nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.'))
+            continue;
+        size_t n = put(s->path, len, name, nlen);
+        size_t an = s->has_alt ? put(s->alt, alen, name, nlen) : 0;
+        if (!n || (s->has_alt && !an)) {
+            rc = -ENAMETOOLONG; /* cannot be judged: not known to be allowed */
+            break;
+        }
+        unsigned char type = d->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st;
+            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno == ENOENT)
+                    continue;
+                rc = -errno;
+                break;
+            }
+            type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+        }
+        pathgate_policy_verdict v;
+        unsigned int denied = pathgate__policy_verdict(&v, s->r, s->base, s->path, n, s->access);
+        if (!denied && s->has_alt)
+            denied = pathgate__policy_verdict(&v, s->r, s->alt_base, s->alt, an, s->access);
+        size_t sub = s->root_len ? s->root_len + 1 : 0;
+        if (denied) {
+            rc = s->fn(s->ctx, s->path + sub, n - sub, type == DT_DIR, denied, &v);
+            if (rc)
+                break;
+            continue;
+        }
+        if (type != DT_DIR)
+            continue;
+        if (!pathgate__policy_may_deny_below(s->r, s->base, s->path, n, s->access) &&
+            !(s->has_alt &&
+              pathgate__policy_may_deny_below(s->r, s->alt_base, s->alt, an, s->access)))
+            continue;
+        int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (cfd < 0) {
+            if (errno == ENOENT)
+                continue; /* gone since the listing */
+            rc = -errno;
+            break;
+        }
+        rc = scan_dir(s, cfd, n, an, depth + 1);
+        close(cfd);
+    }
+    pathgate__free(s->a, buf);
+    return rc;
+}
+
+int pathgate__policy_scan(const pathgate_resolver *r, size_t base, const char *rel, int dirfd,
+                          size_t alt_base, const char *alt_rel, unsigned int access,
+                          pathgate__scan_fn fn, void *ctx)
+{
+    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    scan *s = pathgate__malloc(a, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    s->r = r;
+    s->a = a;
+    s->base = base;
+    s->alt_base = alt_base;
+    s->has_alt = alt_rel != NULL;
+    s->access = access;
+    s->fn = fn;
+    s->ctx = ctx;
+    size_t len = strlen(rel), alen = alt_rel ? strlen(alt_rel) : 0;
+    int rc = -ENAMETOOLONG;
+    if (len <= PATHGATE_PATH_MAX && alen <= PATHGATE_PATH_MAX) {
+        memcpy(s->path, rel, len + 1);
+        s->root_len = len;
+        if (alt_rel)
+            memcpy(s->alt, alt_rel, alen + 1);
+        s->alt_root_len = alen;
+        /* a private fd: getdents moves its offset */
+        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rc = fd < 0 ? -errno : scan_dir(s, fd, len, alen, 0);
+        if (fd >= 0)
+            close(fd);
+    }
+    pathgate__free(a, s);
+    return rc;
+}
+
+int pathgate__policy_enumerate(const pathgate_resolver *r, size_t base, pathgate__scan_fn fn,
+                               void *ctx)
+{
+    if (!pathgate__policy_active(pathgate__policy_of(r), base))
+        return 0;
+    return pathgate__policy_scan(r, base, "", pathgate__resolver_base_fd(r, base), 0, NULL,
+                                 PATHGATE__ACCESS_WRITE, fn, ctx);
+}
