@@ -60,8 +60,8 @@ static void run_pathgate(void)
                               "root:bench", NULL};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err;
-    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "/root:bench", "true", 4, NULL,
-                                  &err) != 0 ||
+    if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "/pathgate/root/bench", "true", 4,
+                                  NULL, &err) != 0 ||
         res.exit_code != 0) {
         fprintf(stderr, "exec failed: %s\n", err.message);
         exit(1);
@@ -74,7 +74,7 @@ static void run_ruleset_only(void)
     pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
                               "root:bench", NULL};
     int rs;
-    if (pathgate__exec_sandbox_build(&rs, pathgate__landlock_abi(), 1, &g, 1, NULL) == 0)
+    if (pathgate__exec_sandbox_build(&rs, pathgate__landlock_abi(), 1, &g, 1, NULL, 0, NULL) == 0)
         close(rs);
 }
 

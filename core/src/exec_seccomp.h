@@ -17,6 +17,7 @@
  *                                                falls back to clone)
  *   setns                                EPERM
  *   System V IPC (without an own IPC namespace)    EPERM
+ *   memfd_create (without a memory cgroup)         ENOSYS
  * Foreign-architecture calls (a 32-bit binary on x86_64, x32) kill the
  * process: their numbers would bypass the checks.
  */
@@ -27,7 +28,10 @@
 
 #define PATHGATE__SECCOMP_NETWORK 0x1u /* socket() allowed */
 #define PATHGATE__SECCOMP_OWN_IPC 0x2u /* SysV IPC allowed (own IPC namespace) */
-#define PATHGATE__SECCOMP_MAX 224
+/* memfd_create refused (ENOSYS): without a memory control group nothing
+ * would bound what a memfd holds (RLIMIT_AS counts only mappings). */
+#define PATHGATE__SECCOMP_NO_MEMFD 0x4u
+#define PATHGATE__SECCOMP_MAX 256
 
 typedef struct pathgate__exec_seccomp {
     struct sock_filter insn[PATHGATE__SECCOMP_MAX];

@@ -1,52 +1,55 @@
-/* exec_spawn.c - the child's start (raw system calls) and its handover to
- * the supervisor (exec_supervise.c). */
+/* exec_spawn.c - the command's start (raw system calls) and its handover
+ * to the supervisor (exec_supervise.c). exec_spawn.h describes the
+ * processes. */
 #define _GNU_SOURCE
 #include "exec_spawn.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
+#include <net/if.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
-#include "exec_idmap.h"
 #include "exec_landlock.h"
-#include "exec_seccomp.h"
+#include "exec_raw.h"
 #include "exec_supervise.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
 #ifndef __NR_close_range
 #define __NR_close_range 436
+#endif
+#ifndef __NR_setns
+#define __NR_setns 308
 #endif
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-#define CHILD_STACK_SIZE (64 * 1024)
+#define STACK_SIZE (64 * 1024)
 /* The kernel's sigset size (64 signals) and the highest signal. */
 #define KERNEL_SIGSET_SIZE 8
 #define KERNEL_NSIG 64
 
-/* Where the child failed before execve (shared memory: CLONE_VM). */
+/* Where a child failed before execve (shared memory: CLONE_VM). */
 enum child_stage {
     STAGE_OK = 0,
     STAGE_SIGNALS,
@@ -54,6 +57,7 @@ enum child_stage {
     STAGE_STDIO,
     STAGE_CWD,
     STAGE_VIEW,
+    STAGE_CGROUP,
     STAGE_LIMITS,
     STAGE_CAPS,
     STAGE_NO_NEW_PRIVS,
@@ -71,6 +75,7 @@ static const char *const stage_names[] = {
     "standard streams",
     "working directory",
     "namespace view",
+    "control group",
     "resource limits",
     "capability drop",
     "no_new_privs",
@@ -85,144 +90,81 @@ typedef pathgate__clone_func clone_func;
 
 typedef struct child_args {
     const pathgate__exec_spec *spec;
-    const struct sock_fprog *filter;
     int devnull;
     int pipe_w;
+    int done_w;
     int cwd_fd;
     int ruleset_fd;
+    clone_func do_clone;
+    char *stack_init, *stack_shell; /* tops */
     volatile int stage;
     volatile int error;
     const char *volatile view_step;
-    volatile int pid_limited;
-    /* With an init (PG_HAVE_INIT and a view): the first child stays as
-     * pid 1 and starts the shell on stack_b. */
-    int init;
-    clone_func do_clone;
-    void *stack_b;
-    int sync_w; /* held until the shell has started or failed */
-    /* Unprivileged view: the child waits for one byte on map_r (the
-     * parent has written its uid and gid maps) or EOF (it could not). */
-    int map_r, map_w;
+    /* the joiner */
+    volatile int init_pid;
+    volatile int made_netns;
+    /* the init */
+    volatile int done;
+    volatile int status;
+    volatile int net_clean;
 } child_args;
 
-/* The init runs alongside the parent's threads once the shell has
- * started (it is not a vfork child): its system calls must not touch
- * errno, which is the calling thread's. Inline system calls, for the
- * architectures that have them. */
-#if defined(__x86_64__)
-#define PG_HAVE_INIT 1
-__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long pg_sys4(
-    long n, long a, long b, long c, long d)
+PG_NOSAN static void stage_fail(child_args *a, int stage, long neg_errno)
 {
-    long ret;
-    register long r10 __asm__("r10") = d;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-#elif defined(__aarch64__)
-#define PG_HAVE_INIT 1
-__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long pg_sys4(
-    long n, long a, long b, long c, long d)
-{
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-    return x0;
-}
-#else
-#define PG_HAVE_INIT 0
-#endif
-
-/* Raw system call, -errno on failure. glibc's syscall() writes errno on
- * failure; under CLONE_VM|CLONE_VFORK that is the suspended parent thread's
- * errno slot, which the parent does not read across the clone. */
-#define RAW(...) raw_result(syscall(__VA_ARGS__))
-__attribute__((no_sanitize("address", "undefined", "thread"))) static inline long raw_result(long r)
-{
-    return r < 0 ? -(long)errno : r;
+    if (a->stage == STAGE_OK) {
+        a->error = (int)-neg_errno;
+        a->stage = stage;
+    }
 }
 
-__attribute__((no_sanitize("address", "undefined", "thread"))) static int move_fd(int from, int to)
+__attribute__((noreturn)) PG_NOSAN static void child_fail(child_args *a, int stage, long neg_errno)
 {
-    if (from == to) /* only possible for to >= 3, never here; keep it correct anyway */
-        return (int)RAW(SYS_fcntl, from, F_SETFD, 0);
-    return (int)RAW(SYS_dup3, from, to, 0);
-}
-
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void child_fail(
-    child_args *a, int stage, long neg_errno)
-{
-    a->error = (int)-neg_errno;
-    a->stage = stage;
-    syscall(SYS_exit_group, 127);
+    stage_fail(a, stage, neg_errno);
+    pg_raw(SYS_exit_group, 127);
     __builtin_unreachable();
 }
 
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
-confine_and_exec(child_args *a);
-
-#if PG_HAVE_INIT
-__attribute__((no_sanitize("address", "undefined", "thread"))) static int shell_main(void *p)
+__attribute__((noreturn)) PG_NOSAN static void view_fail(child_args *a, const char *step, long rc)
 {
-    confine_and_exec(p);
+    if (a->stage == STAGE_OK)
+        a->view_step = step;
+    child_fail(a, STAGE_VIEW, rc);
 }
 
-/* pid 1 of the PID namespace: starts the shell (pid 2, a vfork child),
- * then reaps every process that ends up its child until the shell has
- * exited, and exits with the shell's status (128 + N after signal N).
- * Its own exit ends every other process of the namespace. It keeps the
- * namespace's capabilities: the confined shell can neither trace it nor
- * read its memory (which is the host's). */
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void init_main(
-    child_args *a)
+PG_NOSAN static int move_fd(int from, int to)
 {
-    int shell = a->do_clone(shell_main, a->stack_b, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
-    /* From here on the parent runs: inline system calls only. Drop every
-     * descriptor but the standard ones (the host's too). */
-    pg_sys4(__NR_close_range, 3, ~0U, 0, 0);
-    if (shell < 0) {
-        a->error = EAGAIN;
-        a->stage = STAGE_INIT;
-    }
-    if (a->stage != STAGE_OK)
-        pg_sys4(SYS_exit_group, 127, 0, 0, 0);
-    for (;;) {
-        int st = 0;
-        long r = pg_sys4(SYS_wait4, -1, (long)&st, __WALL, 0);
-        if (r == shell)
-            pg_sys4(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0, 0, 0);
-        if (r < 0 && r != -EINTR)
-            pg_sys4(SYS_exit_group, 127, 0, 0, 0);
-    }
+    if (from == to) /* only possible for to >= 3, never here; keep it correct anyway */
+        return (int)pg_raw(SYS_fcntl, from, F_SETFD, 0);
+    return (int)pg_raw(SYS_dup3, from, to, 0);
 }
-#endif
 
-/* The child: raw system calls only, on its own stack, sharing the parent's
- * memory until execve (or, as init, ever after). No allocation, no locks,
- * no sanitizer hooks. */
-__attribute__((no_sanitize("address", "undefined", "thread"))) static int child_main(void *p)
+PG_NOSAN static size_t rlen(const char *s)
 {
-    child_args *a = p;
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+/* ------------------------------------------------------ the shell's side */
+
+/* Signals, session, standard streams, keyring, control group, limits:
+ * what the shell sets up before confining itself. */
+PG_NOSAN static void shell_prepare(child_args *a)
+{
     long rc;
-
     /* 1. Every signal back to its default action (an ignored SIGPIPE
      * would survive execve), while all of them are still blocked. */
     unsigned long dfl[4] = {0, 0, 0, 0}; /* SIG_DFL, no flags, empty mask */
     for (int s = 1; s <= KERNEL_NSIG; s++) {
         if (s == SIGKILL || s == SIGSTOP)
             continue;
-        rc = RAW(SYS_rt_sigaction, s, dfl, NULL, KERNEL_SIGSET_SIZE);
+        rc = pg_raw(SYS_rt_sigaction, s, dfl, NULL, KERNEL_SIGSET_SIZE);
         if (rc < 0 && rc != -EINVAL)
             child_fail(a, STAGE_SIGNALS, rc);
     }
     /* 2. New session and process group (pgid = pid), no controlling tty. */
-    if ((rc = RAW(SYS_setsid)) < 0)
+    if ((rc = pg_raw(SYS_setsid)) < 0)
         child_fail(a, STAGE_SETSID, rc);
     /* 3. stdin </dev/null, stdout and stderr the same pipe (ordered). */
     if ((rc = move_fd(a->devnull, 0)) < 0 || (rc = move_fd(a->pipe_w, 1)) < 0 ||
@@ -230,56 +172,29 @@ __attribute__((no_sanitize("address", "undefined", "thread"))) static int child_
         child_fail(a, STAGE_STDIO, rc);
     /* 4. A fresh session keyring (the host's keyrings are out of reach;
      * seccomp denies keyctl afterwards anyway). */
-    RAW(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
-    /* 5. The view (namespaces) and its working directory, or without it
-     * the working directory by fd: no path string is involved. */
-    if (a->map_r >= 0) {
-        char c;
-        RAW(SYS_close, a->map_w);
-        rc = RAW(SYS_read, a->map_r, &c, 1);
-        RAW(SYS_close, a->map_r);
-        if (rc != 1) {
-            a->view_step = "uid map";
-            child_fail(a, STAGE_VIEW, rc < 0 ? rc : -EPERM);
-        }
-    }
-    if (a->spec->view) {
-        const char *step = "";
-        rc = pathgate__exec_view_enter(a->spec->view, a->ruleset_fd, &step, &a->pid_limited);
-        a->view_step = step;
-        if (rc < 0)
-            child_fail(a, STAGE_VIEW, rc);
-    } else if ((rc = RAW(SYS_fchdir, a->cwd_fd)) < 0) {
-        child_fail(a, STAGE_CWD, rc);
-    }
-    /* 6. Resource limits (soft = hard: the command cannot raise them). */
-    const pathgate__exec_limits *l = &a->spec->limits;
-    const unsigned long long lims[][2] = {{RLIMIT_NPROC, l->nproc},
-                                          {RLIMIT_AS, l->as},
-                                          {RLIMIT_CPU, l->cpu},
-                                          {RLIMIT_FSIZE, l->fsize}};
-    for (int i = 0; i < 4; i++) {
-        unsigned long long cur[2], lim[2] = {lims[i][1], lims[i][1]};
-        if (!lim[0])
-            continue;
-        /* never above the hard limit we have (raising it needs privilege) */
-        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], NULL, cur)) < 0)
+    pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
+    /* 5. The command's control group: this process moves itself in, so
+     * everything it starts is counted there (the init is not). */
+    for (int i = 0; i < 2; i++)
+        if (a->spec->cgroup_procs[i] >= 0 &&
+            (rc = pg_raw(SYS_write, a->spec->cgroup_procs[i], "0", 1)) < 0)
+            child_fail(a, STAGE_CGROUP, rc);
+    /* 6. Resource limits (soft = hard: the command cannot raise them),
+     * never above the hard limit we have (raising it needs privilege). */
+    for (size_t i = 0; i < a->spec->nrlimits; i++) {
+        const pathgate__exec_rlimit *l = &a->spec->rlimits[i];
+        unsigned long long cur[2], lim[2] = {l->value, l->value};
+        if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, NULL, cur)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
         if (cur[1] < lim[1])
             lim[0] = lim[1] = cur[1];
-        if ((rc = RAW(SYS_prlimit64, 0, (int)lims[i][0], lim, NULL)) < 0)
+        if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, lim, NULL)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
     }
-#if PG_HAVE_INIT
-    if (a->init)
-        init_main(a);
-#endif
-    confine_and_exec(a);
 }
 
 /* The shell's own confinement, then execve. */
-__attribute__((noreturn, no_sanitize("address", "undefined", "thread"))) static void
-confine_and_exec(child_args *a)
+__attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
 {
     long rc;
     /* 7. No capabilities, now or after execve (root included): with
@@ -288,54 +203,239 @@ confine_and_exec(child_args *a)
      * (no_new_privs below rules out setuid and file capabilities). Setting
      * securebits needs CAP_SETPCAP: without it (EPERM) the process is not
      * privileged and exec grants it nothing anyway. */
-    rc = RAW(SYS_prctl, PR_SET_SECUREBITS,
-             SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-                 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-             0, 0, 0);
+    rc = pg_raw(SYS_prctl, PR_SET_SECUREBITS,
+                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+                0, 0, 0);
     if (rc < 0 && rc != -EPERM)
         child_fail(a, STAGE_CAPS, rc);
-    rc = RAW(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    rc = pg_raw(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     if (rc < 0 && rc != -EINVAL)
         child_fail(a, STAGE_CAPS, rc);
     struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];
     for (int i = 0; i < 2; i++)
         data[i].effective = data[i].permitted = data[i].inheritable = 0;
-    if ((rc = RAW(SYS_capset, &hdr, data)) < 0)
+    if ((rc = pg_raw(SYS_capset, &hdr, data)) < 0)
         child_fail(a, STAGE_CAPS, rc);
     /* 8. */
-    if ((rc = RAW(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
+    if ((rc = pg_raw(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
         child_fail(a, STAGE_NO_NEW_PRIVS, rc);
     /* 9. */
     if (a->ruleset_fd >= 0 &&
-        (rc = RAW(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
+        (rc = pg_raw(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
         child_fail(a, STAGE_LANDLOCK, rc);
     /* 10. */
-    if (a->filter &&
-        (rc = RAW(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->filter, 0, 0)) < 0)
+    if (a->spec->filter &&
+        (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->spec->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
     /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */
-    rc = RAW(__NR_close_range, 3, ~0U, 0);
+    rc = pg_raw(__NR_close_range, 3, ~0U, 0);
     if (rc == -ENOSYS) {
         for (int fd = 3; fd < 65536; fd++)
-            RAW(SYS_close, fd);
+            pg_raw(SYS_close, fd);
     } else if (rc < 0) {
         child_fail(a, STAGE_CLOSE, rc);
     }
     /* 12. Unblock signals last: the dispositions are defaults by now. */
     uint64_t empty = 0;
-    if ((rc = RAW(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, KERNEL_SIGSET_SIZE)) < 0)
+    if ((rc = pg_raw(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, KERNEL_SIGSET_SIZE)) < 0)
         child_fail(a, STAGE_SIGNALS, rc);
-    rc = RAW(SYS_execve, a->spec->argv[0], a->spec->argv, a->spec->envp);
+    rc = pg_raw(SYS_execve, a->spec->argv[0], a->spec->argv, a->spec->envp);
     child_fail(a, STAGE_EXEC, rc);
 }
 
+/* The shell in a view: pid 2, a vfork child of the init. */
+PG_NOSAN static int shell_main(void *p)
+{
+    child_args *a = p;
+    shell_prepare(a);
+    confine_and_exec(a);
+}
+
+/* Without a view: the one child, a vfork child of the host thread. */
+PG_NOSAN static int plain_main(void *p)
+{
+    child_args *a = p;
+    shell_prepare(a);
+    long rc = pg_raw(SYS_fchdir, a->cwd_fd);
+    if (rc < 0)
+        child_fail(a, STAGE_CWD, rc);
+    confine_and_exec(a);
+}
+
+/* ------------------------------------------------------------ the init */
+
+#if PG_RAW_INLINE
+/* 1 when no socket is left in the current network namespace ("sockets:
+ * used 0", no TCP socket in use or in TIME_WAIT), read from proc. */
+PG_NOSAN static int net_is_clean(void)
+{
+    char buf[512];
+    long fd = pg_raw(SYS_openat, AT_FDCWD, "/proc/self/net/sockstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    long n = pg_raw(SYS_read, fd, buf, sizeof buf - 1);
+    pg_raw(SYS_close, fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    static const char *const want[] = {"sockets: used 0\n", "TCP: inuse 0 orphan 0 tw 0 "};
+    for (int k = 0; k < 2; k++) {
+        const char *w = want[k];
+        size_t wl = rlen(w);
+        int found = 0;
+        for (long i = 0; !found && i + (long)wl <= n; i++) {
+            size_t j = 0;
+            while (j < wl && buf[i + (long)j] == w[j])
+                j++;
+            found = j == wl;
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* pid 1 of the command's PID namespace: a child of the host process
+ * (CLONE_PARENT) that shares its memory and runs alongside its threads,
+ * so inline system calls only. It keeps the namespace's capabilities: the
+ * confined shell can neither trace it nor read its memory. */
+__attribute__((noreturn)) PG_NOSAN static int init_main(void *p)
+{
+    child_args *a = p;
+    const pathgate__exec_spec *sp = a->spec;
+    long rc;
+    /* gone with the thread that waits for it */
+    pg_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if ((rc = pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0)) <
+        0) {
+        a->view_step = "proc";
+        stage_fail(a, STAGE_VIEW, rc);
+    }
+    int shell = -1;
+    if (a->stage == STAGE_OK) {
+        shell = a->do_clone(shell_main, a->stack_shell, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+        if (shell < 0)
+            stage_fail(a, STAGE_INIT, -EAGAIN);
+    }
+    /* Every descriptor but the done pipe goes (the host's too). */
+    int d = a->done_w;
+    if (d > 3)
+        pg_raw(__NR_close_range, 3, d - 1, 0);
+    pg_raw(__NR_close_range, d + 1, ~0U, 0);
+    int status = 127;
+    for (;;) {
+        int st = 0;
+        if (shell < 0)
+            break;
+        rc = pg_raw(SYS_wait4, -1, &st, __WALL, 0);
+        if (rc == shell) {
+            status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            break;
+        }
+        if (rc < 0 && rc != -EINTR)
+            break;
+    }
+    /* The shell has ended: so does everything it started, before the
+     * call returns. */
+    pg_raw(SYS_kill, -1, SIGKILL);
+    for (;;) {
+        rc = pg_raw(SYS_wait4, -1, 0, __WALL, 0);
+        if (rc < 0 && rc != -EINTR)
+            break;
+    }
+    if (sp->netns_fd != PATHGATE__NETNS_HOST)
+        a->net_clean = net_is_clean();
+    a->status = status;
+    __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+    /* exit closes the done pipe before the namespaces are torn down */
+    pg_raw(SYS_exit_group, status & 0xff);
+    __builtin_unreachable();
+}
+
+/* ---------------------------------------------------------- the joiner */
+
+PG_NOSAN static long loopback_up(void)
+{
+    long s = pg_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return s;
+    struct ifreq r;
+    for (size_t i = 0; i < sizeof r; i++)
+        ((char *)&r)[i] = 0;
+    r.ifr_name[0] = 'l';
+    r.ifr_name[1] = 'o';
+    long rc = pg_raw(SYS_ioctl, s, SIOCGIFFLAGS, &r);
+    if (rc == 0) {
+        r.ifr_flags |= IFF_UP;
+        rc = pg_raw(SYS_ioctl, s, SIOCSIFFLAGS, &r);
+    }
+    pg_raw(SYS_close, s);
+    return rc;
+}
+
+/* A vfork child of the host thread sharing its descriptor table: enters
+ * the prepared view and starts the init. */
+__attribute__((noreturn)) PG_NOSAN static int joiner_main(void *p)
+{
+    child_args *a = p;
+    const pathgate__exec_spec *sp = a->spec;
+    const pathgate__exec_template *t = sp->tpl;
+    long rc;
+    if ((rc = pg_raw(__NR_setns, t->userns_fd, CLONE_NEWUSER)) < 0)
+        view_fail(a, "user namespace", rc);
+    if (t->unpriv) {
+        /* uid and gid 0 of the view (the host's 65534), no supplementary
+         * group. A uid change makes the memory (the host process's)
+         * non-dumpable: its flag is put back. */
+        long dumpable = pg_raw(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+        if ((rc = pg_raw(SYS_setresgid, 0, 0, 0)) < 0 || (rc = pg_raw(SYS_setgroups, 0, 0)) < 0 ||
+            (rc = pg_raw(SYS_setresuid, 0, 0, 0)) < 0)
+            view_fail(a, "uid map", rc);
+        if (dumpable == 0 || dumpable == 1)
+            pg_raw(SYS_prctl, PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+    }
+    if (sp->netns_fd >= 0) {
+        if ((rc = pg_raw(__NR_setns, sp->netns_fd, CLONE_NEWNET)) < 0)
+            view_fail(a, "network namespace", rc);
+    } else if (sp->netns_fd == PATHGATE__NETNS_NEW) {
+        if ((rc = pg_raw(SYS_unshare, CLONE_NEWNET)) < 0 || (rc = loopback_up()) < 0)
+            view_fail(a, "network namespace", rc);
+        /* kept by the caller for later commands (the table is shared) */
+        a->made_netns =
+            (int)pg_raw(SYS_openat, AT_FDCWD, "/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    }
+    if ((rc = pg_raw(__NR_setns, t->mntns_fd, CLONE_NEWNS)) < 0)
+        view_fail(a, "mount namespace", rc);
+    if ((rc = pg_raw(SYS_unshare, CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)) < 0)
+        view_fail(a, "namespaces", rc);
+    if ((rc = pg_raw(SYS_sethostname, "pathgate", 8)) < 0)
+        view_fail(a, "hostname", rc);
+    const char *step = "";
+    if ((rc = pathgate__exec_view_apply(sp->cmd, 0, sp->cmd->nops, a->ruleset_fd, &step)) < 0)
+        view_fail(a, step, rc);
+    struct stat st;
+    if ((rc = pg_raw(SYS_chdir, sp->cwd_view)) < 0 ||
+        (rc = pg_raw(SYS_newfstatat, AT_FDCWD, ".", &st, 0)) < 0)
+        view_fail(a, "working directory", rc);
+    if (st.st_dev != sp->cwd_dev || st.st_ino != sp->cwd_ino)
+        view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
+    int init = a->do_clone(init_main, a->stack_init, CLONE_VM | CLONE_PARENT, a);
+    if (init < 0)
+        child_fail(a, STAGE_INIT, -EAGAIN);
+    a->init_pid = init;
+    pg_raw(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+#endif
+
 /* ------------------------------------------------------------- parent */
 
-int pathgate__exec_spawn_can_map(void)
+int pathgate__exec_spawn_can_view(void)
 {
-    return PG_HAVE_INIT;
+    return PG_RAW_INLINE;
 }
 
 /* A descriptor the child can move onto 0/1/2 without clobbering another:
@@ -385,201 +485,267 @@ clone_func pathgate__exec_libc_clone(void)
     return clone;
 }
 
-/* Starts the child. Without an init the clone is a vfork (the calling
- * thread waits until the shell has started or failed); with one, the
- * calling thread waits the same way on a pipe the init and the shell hold
- * until then. *stack is the mapping to unmap once the child is reaped. */
-static pid_t start_child(int *pidfd, child_args *args, void **stack, size_t *stack_size)
+/* Inits whose exit is still under way when their call returned: reaped by
+ * a later call (they are invisible to the host's other waits: no exit
+ * signal). */
+static struct {
+    pthread_mutex_t mu;
+    pid_t pids[256];
+    int n;
+} pending = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static int reap_now(pid_t pid)
 {
-    args->do_clone = pathgate__exec_libc_clone();
-    args->init = PG_HAVE_INIT && args->spec->view;
-    *stack_size = args->init ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
-    *stack = mmap(NULL, *stack_size, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (*stack == MAP_FAILED) {
-        *stack = NULL;
-        return -1;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | __WALL) < 0) {
+        if (errno != EINTR)
+            return 1; /* gone (reaped elsewhere): nothing to keep */
     }
-    args->stack_b = (char *)*stack + 2 * CHILD_STACK_SIZE;
-    int sync[2] = {-1, -1}, map[2] = {-1, -1}, dup_map[2] = {-1, -1};
-    if (args->init && args->spec->view->unpriv) {
-        if (pipe2(map, O_CLOEXEC) < 0 || (args->map_r = high_fd(map[0], &dup_map[0])) < 0 ||
-            (args->map_w = high_fd(map[1], &dup_map[1])) < 0) {
-            int e = errno;
-            for (int i = 0; i < 2; i++) {
-                close_fd(&map[i]);
-                close_fd(&dup_map[i]);
-            }
-            errno = e;
-            return -1;
-        }
-    }
-    if (args->init) {
-        int dup_w;
-        if (pipe2(sync, O_CLOEXEC) < 0 || (args->sync_w = high_fd(sync[1], &dup_w)) < 0) {
-            int e = errno;
-            close_fd(&sync[0]);
-            close_fd(&sync[1]);
-            for (int i = 0; i < 2; i++) {
-                close_fd(&map[i]);
-                close_fd(&dup_map[i]);
-            }
-            errno = e;
-            return -1;
-        }
-        if (dup_w >= 0) {
-            close(sync[1]);
-            sync[1] = dup_w;
-        }
-    }
-    /* All signals blocked across the clone: until the child has reset
-     * the dispositions, a handler of the parent must not run in it. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    /* No exit signal (low byte 0): no SIGCHLD for the process's handlers
-     * and no auto-reaping when SIGCHLD is ignored; only a __WALL wait
-     * sees the child. */
-    int flags = CLONE_VM | (args->init ? 0 : CLONE_VFORK);
-    if (args->spec->view)
-        flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
-    *pidfd = -1;
-    char *top = (char *)*stack + CHILD_STACK_SIZE;
-    pid_t pid = args->do_clone(child_main, top, flags | CLONE_PIDFD, args, pidfd);
-    if (pid < 0 && errno == EINVAL) {
-        *pidfd = -1;
-        pid = args->do_clone(child_main, top, flags, args);
-    }
-    int e = errno;
-    if (args->map_w >= 0) {
-        /* The child waits for its maps (privileged: only a process
-         * outside its namespace may write them). */
-        if (pid >= 0 && pathgate__exec_idmap_write(pid, args->spec->view->uid_map,
-                                                   args->spec->view->gid_map) == 0) {
-            while (write(args->map_w, "1", 1) < 0 && errno == EINTR) {
-            }
-        }
-        for (int i = 0; i < 2; i++) {
-            close_fd(&map[i]);
-            close_fd(&dup_map[i]);
-        }
-    }
-    if (args->init) {
-        close_fd(&sync[1]);
-        char c;
-        if (pid >= 0)
-            while (read(sync[0], &c, 1) < 0 && errno == EINTR) {
-            }
-        close_fd(&sync[0]);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return pid;
+    return si.si_pid == pid;
 }
 
-/* errno values of clone(CLONE_NEWUSER|...) that mean "no user namespaces
- * here" (disabled, limit reached, not built in), and of the first steps
- * in one (a security module refusing the mappings or the mounts). */
-static int userns_unavailable(int e)
+static void reap_pending(void)
 {
-    return e == EPERM || e == EACCES || e == ENOSPC || e == EUSERS || e == EINVAL || e == ENOSYS;
+    pthread_mutex_lock(&pending.mu);
+    for (int i = 0; i < pending.n;)
+        if (reap_now(pending.pids[i]))
+            pending.pids[i] = pending.pids[--pending.n];
+        else
+            i++;
+    pthread_mutex_unlock(&pending.mu);
 }
 
-/* The error of a child that failed before execve: a refused uid map or
- * mount propagation means no usable user namespace (the caller may fall
- * back); otherwise the stage (and view step) is named, never a path. */
+static void reap_later(pid_t pid)
+{
+    if (reap_now(pid))
+        return;
+    pthread_mutex_lock(&pending.mu);
+    int full = pending.n == (int)(sizeof pending.pids / sizeof pending.pids[0]);
+    if (!full)
+        pending.pids[pending.n++] = pid;
+    pthread_mutex_unlock(&pending.mu);
+    if (full) {
+        int ignored;
+        pathgate__exec_reap(&ignored, pid);
+    }
+}
+
+/* The error of a child that failed before execve: the stage (and view
+ * step) is named, never a path. */
 static int child_failure(const child_args *a, pathgate_error *err)
 {
     int stage = a->stage;
-    const char *step = a->view_step;
-    if (stage == STAGE_VIEW && (a->error == EPERM || a->error == EACCES) &&
-        (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
-         !strcmp(step, "mount propagation")))
-        return PATHGATE__EXEC_NO_USERNS;
     if (stage == STAGE_VIEW)
         return pathgate__error_set(err, PATHGATE_EIO, "cannot confine the command (%s: %s): %s",
-                                   stage_names[stage], step, strerrordesc_np(a->error));
+                                   stage_names[stage], a->view_step ? a->view_step : "",
+                                   strerrordesc_np(a->error));
     return pathgate__error_set(err, stage == STAGE_LANDLOCK ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
                                "cannot confine the command (%s): %s", stage_names[stage],
                                strerrordesc_np(a->error));
 }
 
-int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
-                         unsigned int *prot, pathgate_error *err)
+/* The children's descriptors and stacks. */
+typedef struct spawn_res {
+    int pipefd[2], done[2], devnull, dups[5], pidfd;
+    void *stack;
+    size_t stack_size;
+} spawn_res;
+
+static void spawn_res_free(spawn_res *r)
 {
-    int rc = PATHGATE_OK;
-    int pipefd[2] = {-1, -1};
-    int devnull = -1, dups[4] = {-1, -1, -1, -1}, pidfd = -1;
-    void *stack = NULL;
-    size_t stack_size = 0;
+    close_fd(&r->pipefd[0]);
+    close_fd(&r->pipefd[1]);
+    close_fd(&r->done[0]);
+    close_fd(&r->done[1]);
+    close_fd(&r->devnull);
+    for (int i = 0; i < 5; i++)
+        close_fd(&r->dups[i]);
+    close_fd(&r->pidfd);
+    if (r->stack) /* the children are gone (or were never started) */
+        munmap(r->stack, r->stack_size);
+    r->stack = NULL;
+}
 
-    if (pipe2(pipefd, O_CLOEXEC) < 0) {
-        rc = pathgate__error_set(err, PATHGATE_EIO, "cannot create the output pipe: %s",
-                                 strerrordesc_np(errno));
-        goto done;
+static int prepare(spawn_res *r, child_args *args, const pathgate__exec_spec *spec, int view,
+                   pathgate_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->pipefd[0] = r->pipefd[1] = r->done[0] = r->done[1] = r->devnull = r->pidfd = -1;
+    for (int i = 0; i < 5; i++)
+        r->dups[i] = -1;
+    memset(args, 0, sizeof *args);
+    args->spec = spec;
+    args->init_pid = -1;
+    args->made_netns = -1;
+    args->view_step = "";
+    args->do_clone = pathgate__exec_libc_clone();
+    r->stack_size = (view ? 3 : 1) * STACK_SIZE;
+    r->stack = mmap(NULL, r->stack_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (r->stack == MAP_FAILED) {
+        r->stack = NULL;
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot prepare the child's stack: %s",
+                                   strerrordesc_np(errno));
     }
-    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    child_args args = {spec, spec->filter, -1, -1, -1, -1, 0, 0, "", 0, 0, NULL, NULL, -1, -1, -1};
-    args.devnull = high_fd(devnull, &dups[0]);
-    args.pipe_w = high_fd(pipefd[1], &dups[1]);
-    args.cwd_fd = high_fd(spec->cwd_fd, &dups[2]);
-    args.ruleset_fd = high_fd(spec->ruleset_fd, &dups[3]);
-    if (devnull < 0 || args.devnull < 0 || args.pipe_w < 0 || args.cwd_fd < 0 ||
-        (spec->ruleset_fd >= 0 && args.ruleset_fd < 0) ||
-        fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0) {
-        rc = pathgate__error_set(err, PATHGATE_EIO, "cannot prepare the child's descriptors: %s",
-                                 strerrordesc_np(errno));
-        goto done;
-    }
+    args->stack_init = (char *)r->stack + 2 * STACK_SIZE;
+    args->stack_shell = (char *)r->stack + 3 * STACK_SIZE;
+    if (pipe2(r->pipefd, O_CLOEXEC) < 0 || (view && pipe2(r->done, O_CLOEXEC) < 0))
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot create the output pipe: %s",
+                                   strerrordesc_np(errno));
+    r->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    args->devnull = high_fd(r->devnull, &r->dups[0]);
+    args->pipe_w = high_fd(r->pipefd[1], &r->dups[1]);
+    args->cwd_fd = high_fd(spec->cwd_fd, &r->dups[2]);
+    args->ruleset_fd = high_fd(spec->ruleset_fd, &r->dups[3]);
+    args->done_w = view ? high_fd(r->done[1], &r->dups[4]) : -1;
+    if (r->devnull < 0 || args->devnull < 0 || args->pipe_w < 0 || (!view && args->cwd_fd < 0) ||
+        (spec->ruleset_fd >= 0 && args->ruleset_fd < 0) || (view && args->done_w < 0) ||
+        fcntl(r->pipefd[0], F_SETFL, O_NONBLOCK) < 0)
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot prepare the child's descriptors: %s",
+                                   strerrordesc_np(errno));
+    return PATHGATE_OK;
+}
 
-    pid_t pid = start_child(&pidfd, &args, &stack, &stack_size);
+/* Collects the output until the end, into *out. */
+static int supervise(pathgate_exec_result *out, const pathgate__exec_spec *spec, pid_t pid,
+                     int exit_fd, int pipe_r, int own_pidns, pathgate__exec_outcome *oc,
+                     pathgate_error *err)
+{
+    int rc = pathgate__exec_supervise(oc, spec->alloc, pid, exit_fd, pipe_r, own_pidns,
+                                      spec->timeout_ms, spec->output_cap, err);
+    if (rc)
+        return rc;
+    pathgate__buf_adopt(&out->output, spec->alloc, oc->output, oc->len);
+    out->truncated = oc->truncated;
+    out->timed_out = oc->timed_out;
+    out->exit_code = oc->exit_code;
+    return PATHGATE_OK;
+}
+
+#if PG_RAW_INLINE
+static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
+                      const pathgate__exec_spec *spec, pathgate_error *err)
+{
+    spawn_res r;
+    child_args args;
+    int rc = prepare(&r, &args, spec, 1, err);
+    if (rc) {
+        spawn_res_free(&r);
+        return rc;
+    }
+    /* All signals blocked across the clone: until the shell has reset
+     * the dispositions, a handler of the parent must not run in a child.
+     * The joiner shares the descriptor table (a namespace it makes lands
+     * here) and suspends this thread until it has exited. No exit signal:
+     * only a __WALL wait sees the children. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t joiner = args.do_clone(joiner_main, (char *)r.stack + STACK_SIZE,
+                                 CLONE_VM | CLONE_VFORK | CLONE_FILES, &args);
     int start_errno = errno;
-    close_fd(&pipefd[1]);
-    close_fd(&devnull);
-    for (int i = 0; i < 4; i++)
-        close_fd(&dups[i]);
-    if (pid < 0) {
-        if (spec->view && userns_unavailable(start_errno)) {
-            rc = PATHGATE__EXEC_NO_USERNS;
-            goto done;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* the children hold what they need of these */
+    close_fd(&r.pipefd[1]);
+    close_fd(&r.done[1]);
+    close_fd(&r.devnull);
+    for (int i = 0; i < 5; i++)
+        close_fd(&r.dups[i]);
+    if (joiner < 0) {
+        spawn_res_free(&r);
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
+                                   strerrordesc_np(start_errno));
+    }
+    int ignored;
+    pathgate__exec_reap(&ignored, joiner);
+    left->netns_fd = args.made_netns;
+    pid_t init = args.init_pid;
+    if (init < 0) {
+        spawn_res_free(&r);
+        return child_failure(&args, err);
+    }
+    pathgate__exec_outcome oc;
+    rc = supervise(out, spec, init, r.done[0], r.pipefd[0], 1, &oc, err);
+    int done = __atomic_load_n(&args.done, __ATOMIC_ACQUIRE);
+    if (!oc.reaped) {
+        if (done) {
+            /* its namespaces are torn down while we go on */
+            reap_later(init);
+        } else {
+            /* it ended some other way: its status is its own */
+            pathgate__exec_reap(&out->exit_code, init);
+            oc.reaped = 1;
         }
-        rc = pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
-                                 strerrordesc_np(start_errno));
-        goto done;
+    }
+    left->net_clean = done && args.net_clean && !oc.killed;
+    if (!rc && args.stage != STAGE_OK) {
+        pathgate_exec_result_dispose(out);
+        rc = child_failure(&args, err);
+    } else if (!rc && done && !oc.timed_out && !oc.killed) {
+        out->exit_code = args.status;
+    }
+    spawn_res_free(&r);
+    return rc;
+}
+#endif
+
+static int spawn_plain(pathgate_exec_result *out, const pathgate__exec_spec *spec,
+                       pathgate_error *err)
+{
+    spawn_res r;
+    child_args args;
+    int rc = prepare(&r, &args, spec, 0, err);
+    if (rc) {
+        spawn_res_free(&r);
+        return rc;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    char *top = (char *)r.stack + STACK_SIZE;
+    int flags = CLONE_VM | CLONE_VFORK;
+    pid_t pid = args.do_clone(plain_main, top, flags | CLONE_PIDFD, &args, &r.pidfd);
+    if (pid < 0 && errno == EINVAL) {
+        r.pidfd = -1;
+        pid = args.do_clone(plain_main, top, flags, &args);
+    }
+    int start_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close_fd(&r.pipefd[1]);
+    close_fd(&r.devnull);
+    for (int i = 0; i < 5; i++)
+        close_fd(&r.dups[i]);
+    if (pid < 0) {
+        spawn_res_free(&r);
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
+                                   strerrordesc_np(start_errno));
     }
     if (args.stage != STAGE_OK) {
         int ignored;
         pathgate__exec_reap(&ignored, pid);
-        rc = child_failure(&args, err);
-        goto done;
+        spawn_res_free(&r);
+        return child_failure(&args, err);
     }
-    if (spec->view)
-        *prot |= PATHGATE_EXEC_PROT_NAMESPACES;
-    if (spec->view && spec->view->unpriv)
-        *prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
-    if (args.pid_limited)
-        *prot |= PATHGATE_EXEC_PROT_PID_LIMIT;
-    *prot |= PATHGATE_EXEC_PROT_RLIMITS;
-
-    /* The child runs: the supervisor takes it to the end. */
     pathgate__exec_outcome oc;
-    rc = pathgate__exec_supervise(&oc, spec->alloc, pid, pidfd, pipefd[0], spec->view != NULL,
-                                  spec->timeout_ms, spec->output_cap, err);
-    if (rc)
-        goto done;
-    pathgate__buf_adopt(&out->output, spec->alloc, oc.output, oc.len);
-    out->truncated = oc.truncated;
-    out->timed_out = oc.timed_out;
-    out->exit_code = oc.exit_code;
-
-done:
-    close_fd(&pipefd[0]);
-    close_fd(&pipefd[1]);
-    close_fd(&devnull);
-    for (int i = 0; i < 4; i++)
-        close_fd(&dups[i]);
-    close_fd(&pidfd);
-    if (stack) /* the child is reaped (or was never started) */
-        munmap(stack, stack_size);
+    rc = supervise(out, spec, pid, r.pidfd, r.pipefd[0], 0, &oc, err);
+    spawn_res_free(&r);
     return rc;
+}
+
+int pathgate__exec_spawn(pathgate_exec_result *out, pathgate__exec_spawned *left,
+                         const pathgate__exec_spec *spec, pathgate_error *err)
+{
+    left->netns_fd = -1;
+    left->net_clean = 0;
+    reap_pending();
+#if PG_RAW_INLINE
+    if (spec->tpl)
+        return spawn_view(out, left, spec, err);
+#else
+    if (spec->tpl)
+        return pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
+                                   "no namespace view on this architecture");
+#endif
+    return spawn_plain(out, spec, err);
 }

@@ -1,45 +1,77 @@
 /*
- * exec_spawn.h - internal: start a confined child, collect its output,
- * enforce the timeout, kill its process group, reap it.
+ * exec_spawn.h - internal: start a confined command, collect its output,
+ * enforce the timeout, end every process of it.
  *
- * Everything the child needs is prepared by the caller before the call
- * (argv, envp, the cwd fd, the ruleset fd); between clone and execve the
- * child makes raw system calls only (async-signal-safe, no allocation, no
- * lock), so this is safe in a multithreaded process.
+ * Everything the children need is prepared by the caller before the call
+ * (argv, envp, descriptors, the prepared view); between clone and execve
+ * they make raw system calls only (exec_raw.h: no errno, no allocation,
+ * no lock), so this is safe in a multithreaded process.
+ *
+ * With a view (docs/exec.md, "Starting a command"), three processes, all
+ * sharing the host's memory until the shell's execve:
+ *  - the joiner (a vfork child: the calling thread waits for it) enters
+ *    the prepared view's user and mount namespaces, a network namespace,
+ *    and new mount, IPC, UTS and PID namespaces; mounts the command's
+ *    private parts; enters the working directory; starts
+ *  - the init (pid 1 of the new PID namespace, a child of the host
+ *    process through CLONE_PARENT): mounts its proc, starts the shell,
+ *    reaps orphans; when the shell has exited it kills and reaps every
+ *    other process of the namespace, records the status and exits; its
+ *    descriptor of the `done` pipe closes before its namespaces are torn
+ *    down, so the call returns without waiting for that;
+ *  - the shell (pid 2) joins the command's control group and confines
+ *    itself (limits, capabilities, no_new_privs, Landlock, seccomp).
+ * Without a view (weaker protection allowed) one vfork child confines
+ * itself and runs the shell in the host's namespaces.
  */
 #ifndef PATHGATE_EXEC_SPAWN_H
 #define PATHGATE_EXEC_SPAWN_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <linux/filter.h>
 
+#include "exec_template.h"
 #include "exec_view.h"
 #include "pathgate/exec.h"
 
-typedef struct pathgate__exec_limits {
-    unsigned int nproc;       /* RLIMIT_NPROC */
-    unsigned long long as;    /* RLIMIT_AS, bytes */
-    unsigned int cpu;         /* RLIMIT_CPU, seconds */
-    unsigned long long fsize; /* RLIMIT_FSIZE, bytes */
-} pathgate__exec_limits;
+/* Resource limits set (soft = hard, never above the caller's hard limit). */
+#define PATHGATE__EXEC_MAX_RLIMITS 8
+typedef struct pathgate__exec_rlimit {
+    int resource;
+    unsigned long long value;
+} pathgate__exec_rlimit;
 
 typedef struct pathgate__exec_spec {
     char *const *argv; /* argv[0] is the program path */
     char *const *envp;
-    int cwd_fd;                      /* directory to fchdir to without a view (O_PATH is fine) */
+    int cwd_fd;                      /* without a view: the working directory (O_PATH is fine) */
     int ruleset_fd;                  /* Landlock ruleset to enforce; -1 = none */
     const struct sock_fprog *filter; /* seccomp filter; NULL = none */
-    const pathgate__exec_view *view; /* NULL = no namespaces */
-    unsigned int timeout_ms;         /* > 0 */
+    /* With a view (tpl != NULL): */
+    const pathgate__exec_template *tpl;
+    const pathgate__exec_view *cmd; /* the command's own mounts */
+    const char *cwd_view;           /* the working directory in the view ... */
+    dev_t cwd_dev;                  /* ... and what it must be */
+    ino_t cwd_ino;
+    int netns_fd;            /* >= 0 join it; PATHGATE__NETNS_NEW make one; _HOST keep the host's */
+    int cgroup_procs[2];     /* cgroup.procs to join (-1 = none) */
+    unsigned int timeout_ms; /* > 0 */
     size_t output_cap;
     const pathgate_allocator *alloc;
-    pathgate__exec_limits limits;
+    pathgate__exec_rlimit rlimits[PATHGATE__EXEC_MAX_RLIMITS];
+    size_t nrlimits;
 } pathgate__exec_spec;
 
-/* pathgate__exec_spawn's answer when a view was asked for and user
- * namespaces are unavailable (nothing ran, no error set). */
-#define PATHGATE__EXEC_NO_USERNS 1
+#define PATHGATE__NETNS_NEW (-1)
+#define PATHGATE__NETNS_HOST (-2)
+
+/* What a run left for the caller. */
+typedef struct pathgate__exec_spawned {
+    int netns_fd;  /* a network namespace the command made (owned by the caller), or -1 */
+    int net_clean; /* nothing was left in the command's network namespace */
+} pathgate__exec_spawned;
 
 /* How long the output may stay open after the shell has exited before the
  * process group is killed, and how long to drain after a kill. */
@@ -51,16 +83,14 @@ typedef struct pathgate__exec_spec {
 typedef int (*pathgate__clone_func)(int (*)(void *), void *, int, void *, ...);
 pathgate__clone_func pathgate__exec_libc_clone(void);
 
-/* 1 when the parent can write the child's maps (the child is an init
- * that does not suspend the caller): an unprivileged view is possible. */
-int pathgate__exec_spawn_can_map(void);
+/* 1 when this build can start a command in a view (it has the inline
+ * system calls the children need: x86_64, aarch64). */
+int pathgate__exec_spawn_can_view(void);
 
-/* Runs the child to completion. Fills out->output, exit_code, truncated
- * and timed_out (landlock_abi is the caller's) and adds to *prot the
- * PATHGATE_EXEC_PROT_* bits it established (namespaces, pid limit,
- * rlimits). Returns 0, PATHGATE__EXEC_NO_USERNS, or ENOMEM / EIO /
- * EUNSUPPORTED with *out left INIT. */
-int pathgate__exec_spawn(pathgate_exec_result *out, const pathgate__exec_spec *spec,
-                         unsigned int *prot, pathgate_error *err);
+/* Runs the command to completion. Fills out->output, exit_code, truncated
+ * and timed_out (landlock_abi and protections are the caller's). Returns
+ * 0, or ENOMEM / EIO / EUNSUPPORTED with *out left INIT. */
+int pathgate__exec_spawn(pathgate_exec_result *out, pathgate__exec_spawned *left,
+                         const pathgate__exec_spec *spec, pathgate_error *err);
 
 #endif

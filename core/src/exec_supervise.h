@@ -26,16 +26,21 @@ typedef struct pathgate__exec_outcome {
     size_t len;
     int truncated;
     int timed_out;
+    int killed;    /* the supervisor killed it (timeout, grace over, no memory) */
+    int reaped;    /* pid was reaped here; exit_code is its status */
     int exit_code; /* status, 128 + signal, or PATHGATE_EXEC_EXIT_TIMEOUT */
 } pathgate__exec_outcome;
 
-/* Supervises the started child `pid` (pidfd may be -1; pipe_fd is the
- * read end of its output, non-blocking) to the end. own_pidns: the child
- * is the init of its own PID namespace (its exit ends every process of
- * it); otherwise the process group is waited for. Returns 0, ENOMEM or
- * EIO (the exit status was lost); the child is reaped either way. */
+/* Supervises the started child `pid` to the end; pipe_fd is the read end
+ * of its output (non-blocking). own_pidns: pid is the init of the
+ * command's PID namespace and exit_fd the pipe it holds until every
+ * other process of it has been reaped: its EOF ends the command, and pid
+ * is then left for the caller to reap (unless it had to be killed, then
+ * it is reaped here, which waits for the namespace to empty). Otherwise
+ * exit_fd is pid's pidfd (-1: none, a tick instead) and the process group
+ * is waited for. Returns 0, ENOMEM or EIO (the exit status was lost). */
 int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocator *alloc,
-                             pid_t pid, int pidfd, int pipe_fd, int own_pidns,
+                             pid_t pid, int exit_fd, int pipe_fd, int own_pidns,
                              unsigned int timeout_ms, size_t output_cap, pathgate_error *err);
 
 /* Waits for the child (also one that failed before execve). 0 or -1. */

@@ -25,6 +25,7 @@
 #include "alloc.h"
 #include "contain.h"
 #include "error.h"
+#include "exec_template.h"
 #include "pathgate/uri.h"
 #include "registry.h"
 #include "text.h"
@@ -53,6 +54,7 @@ struct pathgate_resolver {
     unsigned int flags;
     int has_read_only; /* some base is PATHGATE_BASE_READ_ONLY */
     pathgate__registry *reg;
+    void *exec_cache; /* exec_template.h: the prepared views of commands */
 };
 
 /* A canonical address: at most PATHGATE_PATH_MAX bytes. */
@@ -124,6 +126,7 @@ void pathgate_resolver_free(pathgate_resolver *r)
         base_dispose(&a, &r->bases[i]);
     pathgate__free(&a, r->bases);
     pathgate__registry_free(r->reg);
+    pathgate__exec_cache_free(r->exec_cache);
     pathgate__free(&a, r);
 }
 
@@ -872,6 +875,11 @@ int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd
 const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r)
 {
     return &r->alloc;
+}
+
+void **pathgate__resolver_exec_slot(pathgate_resolver *r)
+{
+    return &r->exec_cache;
 }
 
 unsigned int pathgate__resolver_flags(const pathgate_resolver *r)

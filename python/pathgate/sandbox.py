@@ -42,6 +42,8 @@ PROTECTIONS: dict[str, int] = {
     "pid_limit": 0x20,
     "rlimits": 0x40,
     "unprivileged_uid": 0x80,
+    "memory_limit": 0x100,
+    "network_namespace": 0x200,
 }
 
 

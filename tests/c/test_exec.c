@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -115,8 +116,8 @@ static int run_opts(pathgate_exec_result *res, const fixture *fx, const char *cm
          fx->root_real},
         {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "root:ro", NULL},
     };
-    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, "/root:root",
-                                     cmd, strlen(cmd), opts, err);
+    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd,
+                                     "/pathgate/root/root", cmd, strlen(cmd), opts, err);
 }
 
 /* Runs cmd with a 20 s timeout (a safety net, never reached by a passing
@@ -152,7 +153,7 @@ static void test_inside_create_read_delete_and_cwd(void **state)
         "&& echo moved");
     char expected[PATH_MAX + 64];
     /* the view's path, not the host's */
-    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", "/root:root");
+    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", "/pathgate/root/root");
     assert_string_equal(res.output.ptr, expected);
     assert_int_equal(res.exit_code, 0);
     assert_false(res.truncated);
@@ -652,17 +653,17 @@ static void test_environment_is_minimal_and_private_tmp(void **state)
     setenv("PATHGATE_TEST_HOST_SECRET", "leaked", 1);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     run(&res, fx,
-        "echo \"$HOME\"; test \"$HOME\" = \"$TMPDIR\" && echo same; echo \"$PATH\"; echo "
-        "\"$LANG\"; "
-        "echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; mkdir -p \"$HOME/a/b\"; "
-        "env | grep -c PATHGATE_TEST_HOST_SECRET");
+        "echo \"$HOME|$TMPDIR|$USER|$LOGNAME\"; echo \"$PATH\"; echo \"$LANG\"; "
+        "echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; mkdir -p \"$HOME/a/b\" && echo home; "
+        "stat -c %a \"$HOME\"; env | grep -c PATHGATE_TEST_HOST_SECRET");
     unsetenv("PATHGATE_TEST_HOST_SECRET");
-    char tmp[PATH_MAX];
-    assert_int_equal(sscanf(res.output.ptr, "%4095s", tmp), 1);
-    assert_string_equal(tmp, "/tmp"); /* the view's own tmpfs */
+    /* a private home, writable and the command's only; the view's own
+     * tmpfs as TMPDIR; the user's name (root: uid 0 in the view) */
+    struct passwd *pw = getpwuid(geteuid());
     char expected[PATH_MAX + 128];
     snprintf(expected, sizeof expected,
-             "%s\nsame\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\n0\n", tmp);
+             "/home/%s|/tmp|%s|%s\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\nhome\n700\n0\n",
+             pw->pw_name, pw->pw_name, pw->pw_name);
     assert_string_equal(res.output.ptr, expected);
     pathgate_exec_result_dispose(&res);
 
@@ -766,36 +767,36 @@ static void test_invalid_input(void **state)
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", "echo a\0b", 8, NULL, &err),
+                                               "/pathgate/root/root", "echo a\0b", 8, NULL, &err),
                      PATHGATE_ENUL);
     size_t big = PATHGATE_EXEC_COMMAND_MAX + 1;
     char *cmd = malloc(big);
     memset(cmd, 'x', big);
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", cmd, big, NULL, &err),
+                                               "/pathgate/root/root", cmd, big, NULL, &err),
                      PATHGATE_ETOOLONG);
     free(cmd);
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.version = 99;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     static const char *const bad_env[] = {"NOEQUALS", NULL};
     static const char *const bad_env2[] = {"=value", NULL};
     o = (pathgate_exec_options)PATHGATE_EXEC_OPTIONS_INIT;
     o.env = bad_env;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     o.env = bad_env2;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), NULL, &err),
+                                               "/pathgate/root/root", PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, "/root:root",
-                                               PG_S("true"), NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1,
+                                               "/pathgate/root/root", PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
     assert_null(res.output.ptr);
     pathgate_exec_result_dispose(&res);
@@ -815,7 +816,7 @@ static int run_with_alloc(const pathgate_allocator *alloc, void *p)
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.allow_unconfined = 1;
     o.timeout_ms = 20000;
-    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/root:root",
+    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/pathgate/root/root",
                                        PG_S("echo hello; echo world >&2"), &o, NULL);
     if (rc == 0) {
         assert_string_equal(res.output.ptr, "hello\nworld\n");

@@ -136,7 +136,8 @@ static void test_default_cwd_is_the_first_root(void **state)
         pathgate_exec_run(&res, r, PG_S("pwd -P; cat file.txt; echo made > made.txt"), NULL, &err),
         0);
     char expected[PATH_MAX + 64];
-    snprintf(expected, sizeof expected, "%s\nin repo\n", "/root:repo"); /* the view's path */
+    snprintf(expected, sizeof expected, "%s\nin repo\n",
+             "/pathgate/root/repo"); /* the view's path */
     assert_string_equal(res.output.ptr, expected);
     assert_int_equal(res.exit_code, 0);
     assert_int_equal(res.landlock_abi, pathgate_exec_landlock_abi());
@@ -164,7 +165,7 @@ static void test_session_cwd_and_every_base(void **state)
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     assert_int_equal(pathgate_exec_run_session(&res, s, cmd, strlen(cmd), NULL, NULL), 0);
     char expected[PATH_MAX + 64];
-    snprintf(expected, sizeof expected, "/root:repo/sub/deep\n");
+    snprintf(expected, sizeof expected, "/pathgate/root/repo/sub/deep\n");
     assert_int_equal(strncmp(res.output.ptr, expected, strlen(expected)), 0);
     assert_non_null(strstr(res.output.ptr, "mod text\n"));
     assert_non_null(strstr(res.output.ptr, "mod_rc=2"));
@@ -180,7 +181,7 @@ static void test_session_cwd_and_every_base(void **state)
     o.cwd = "mod:My Mod";
     o.cwd_len = strlen(o.cwd);
     assert_int_equal(pathgate_exec_run_session(&res, s, PG_S("pwd -P"), &o, NULL), 0);
-    assert_string_equal(res.output.ptr, "/mod:My Mod\n");
+    assert_string_equal(res.output.ptr, "/pathgate/mod/My Mod\n");
     pathgate_exec_result_dispose(&res);
     pathgate_session_free(s);
     pathgate_resolver_free(r);

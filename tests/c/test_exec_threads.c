@@ -50,8 +50,8 @@ static void *work(void *p)
         pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
         o.timeout_ms = 30000;
         pathgate_error err;
-        int rc = pathgate__exec_run_grants(&res, NULL, &g, 1, w->sh->root_fd, "/root:repo", cmd,
-                                           strlen(cmd), &o, &err);
+        int rc = pathgate__exec_run_grants(&res, NULL, &g, 1, w->sh->root_fd, "/pathgate/root/repo",
+                                           cmd, strlen(cmd), &o, &err);
         char expected[64];
         snprintf(expected, sizeof expected, "t%d r%d", w->index, round);
         if (rc != 0 || res.exit_code != 10 + w->index || strcmp(res.output.ptr, expected) != 0 ||
