@@ -35,6 +35,7 @@ def execute(
     max_cpu_seconds: int | None = None,
     max_file_size: int | None = None,
     tmp_size: int | None = None,
+    home: str | None = None,
 ) -> ExecuteResponse: ...
 
 class SandboxMixin:
@@ -54,6 +55,7 @@ class SandboxMixin:
         max_cpu_seconds: int | None = None,
         max_file_size: int | None = None,
         tmp_size: int | None = None,
+        home: str | None = None,
     ) -> None: ...
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse: ...
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse: ...

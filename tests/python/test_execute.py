@@ -70,16 +70,19 @@ def test_cwd_is_the_sessions_directory_and_files_land_in_the_tree(resolver, tree
     session.push("common/traits")
     b = Backend(session)
     res = b.execute("pwd -P; cat 00_traits.txt; echo made > new.txt; rm -f gone.txt")
-    # the view's path (the address spelling), never the host's
-    assert res.output == "/root:repo/common/traits\ntraits\n"
+    # the view's path (/pathgate/root/<key>), never the host's
+    assert res.output == "/pathgate/root/repo/common/traits\ntraits\n"
     assert (tree["repo"] / "common" / "traits" / "new.txt").read_text() == "made\n"
     # a Resolver-backed Backend starts in the first root
-    assert Backend(resolver).execute("pwd -P").output == "/root:repo\n"
-    # other bases are reachable at /root:<key> and /mod:<Name>
-    res = b.execute("cat '/mod:Some Mod/common/m.txt'; echo g > /root:game/g.txt")
-    assert res.output == "m\n" and (tree["game"] / "g.txt").read_text() == "g\n"
+    assert Backend(resolver).execute("pwd -P").output == "/pathgate/root/repo\n"
+    # other bases are reachable at /pathgate/{root,mod}/..., and at the
+    # address spellings /root:<key> and /mod:<Name> (symlinks to those)
+    res = b.execute("cat '/mod:Some Mod/common/m.txt'; echo g > /root:game/g.txt; "
+                    "cat '/pathgate/mod/Some Mod/common/m.txt'")
+    assert res.output == "m\nm\n" and (tree["game"] / "g.txt").read_text() == "g\n"
     # and a path the command prints is accepted back by the file operations
-    printed = b.execute("cd /root:game && pwd").output.strip() + "/g.txt"
+    printed = b.execute("cd /root:game && pwd -P").output.strip() + "/g.txt"
+    assert printed == "/pathgate/root/game/g.txt"
     got = b.read(printed)
     assert got.error is None and got.file_data is not None and "g" in str(got.file_data)
 
@@ -141,9 +144,11 @@ def test_exit_codes_truncation_and_early_close(backend):
     assert backend.execute("exit 42").exit_code == 42
     assert backend.execute("kill -TERM $$").exit_code == 128 + 15
     # orphans are reaped by the namespace's init: zombies do not pile up to
-    # the process limit
+    # the process limit (a pause every 32: a loaded machine may run the
+    # init late; one that did not reap would still leave 400 > 64)
     res = pathgate.execute(backend.session,
-                           "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); done; echo alive",
+                           "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); "
+                           "[ $((i % 32)) -eq 0 ] && sleep 0.05; done; echo alive",
                            max_processes=64)
     assert res.output == "alive\n" and res.exit_code == 0
     assert backend.execute("exec 1>&- 2>&-; sleep 0.2; exit 7").exit_code == 7
