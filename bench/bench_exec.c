@@ -57,7 +57,7 @@ static int root_fd;
 static void run_pathgate(void)
 {
     pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
-                              "root:bench", NULL};
+                              "root:bench"};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err;
     if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, "/pathgate/root/bench", "true", 4,
@@ -72,7 +72,7 @@ static void run_pathgate(void)
 static void run_ruleset_only(void)
 {
     pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
-                              "root:bench", NULL};
+                              "root:bench"};
     int rs;
     if (pathgate__exec_sandbox_build(&rs, pathgate__landlock_abi(), 1, &g, 1, NULL, 0, NULL) == 0)
         close(rs);
@@ -90,7 +90,7 @@ static void run_tmp_only(void)
 static void run_pathgate_unconfined(void)
 {
     pathgate__exec_grant g = {root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC,
-                              "root:bench", NULL};
+                              "root:bench"};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE__EXEC_TEST_NO_NAMESPACES;

@@ -142,7 +142,6 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     for (size_t i = 0; i < n; i++) {
         grants[i].fd = pathgate__resolver_base_fd(resolver, i);
         grants[i].view = pathgate__resolver_base_address(resolver, i);
-        grants[i].host = pathgate__resolver_base_host_path(resolver, i);
         grants[i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
         if (!(pathgate__resolver_base_flags(resolver, i) & PATHGATE_BASE_READ_ONLY))
             grants[i].classes |= PATHGATE__LL_WRITE;

@@ -16,7 +16,6 @@ typedef struct pathgate__exec_grant {
     int fd;               /* O_PATH directory (or file) fd, owned by the caller */
     unsigned int classes; /* PATHGATE__LL_* */
     const char *view;     /* its name in the view (`root:<key>`); NULL = not shown */
-    const char *host;     /* its real host path (finds nesting); NULL = unknown */
 } pathgate__exec_grant;
 
 /*

@@ -45,7 +45,7 @@ static void *work(void *p)
                  w->index, round, w->index, round, w->sh->secret, w->index, 10 + w->index);
         pathgate__exec_grant g = {w->sh->root_fd,
                                   PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE,
-                                  "root:repo", NULL};
+                                  "root:repo"};
         pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
         pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
         o.timeout_ms = 30000;
