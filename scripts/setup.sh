@@ -9,14 +9,16 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake make gcc clang pkg-config liburiparser-dev libcmocka-dev uuid-dev
           lua5.4 liblua5.4-dev lua-busted python3 python3-venv python3-dev python3-setuptools
           python3-pytest python3-hypothesis python3-mypy python3-wheel luarocks clang-format-14
-          libpcre2-dev)
+          libpcre2-dev git ripgrep)
+# git and ripgrep are run by tests/workloads (with gcc, make, cmake,
+# python3-venv and node/npm, listed for the other suites).
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# Node and npm for the MCP test (tests/mcp): Debian's, unless a node with
-# its own npm (e.g. NodeSource's nodejs) is there already.
+# Node and npm for the MCP test (tests/mcp) and tests/workloads: Debian's,
+# unless a node with its own npm (e.g. NodeSource's nodejs) is there already.
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
