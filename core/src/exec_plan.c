@@ -266,11 +266,14 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     plan_limits(p);
 
     /* seccomp: sockets where the network namespace (or the host's,
-     * allowed) is the wall; System V IPC in its own IPC namespace where a
-     * memory group counts what it holds, and memfd_create only there. */
+     * allowed) is the wall; process groups and sessions where the PID
+     * namespace is; System V IPC in its own IPC namespace where a memory
+     * group counts what it holds, and memfd_create only there. */
     unsigned int sflags = 0;
     if (o->allow_network || want_view)
         sflags |= PATHGATE__SECCOMP_NETWORK;
+    if (want_view)
+        sflags |= PATHGATE__SECCOMP_OWN_PIDNS;
     if (want_view && (p->prot & PATHGATE_EXEC_PROT_MEMORY_LIMIT))
         sflags |= PATHGATE__SECCOMP_OWN_IPC;
     if (!(p->prot & PATHGATE_EXEC_PROT_MEMORY_LIMIT))

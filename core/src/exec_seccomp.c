@@ -187,8 +187,10 @@ static const unsigned int sysv_ipc[] = {
 
 static void collect(rules *rs, unsigned int flags)
 {
-    add(rs, __NR_setsid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
-    add(rs, __NR_setpgid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    if (!(flags & PATHGATE__SECCOMP_OWN_PIDNS)) {
+        add(rs, __NR_setsid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+        add(rs, __NR_setpgid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    }
     add(rs, __NR_io_uring_setup, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
     add(rs, __NR_keyctl, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
     add(rs, __NR_add_key, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);

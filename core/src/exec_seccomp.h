@@ -2,8 +2,8 @@
  * exec_seccomp.h - internal: the seccomp filter of a contained command.
  *
  * Refused with an errno (never a kill, so programs can fall back):
- *   setsid, setpgid                      EPERM   the command stays in its process
- *                                                group (killing it kills all)
+ *   setsid, setpgid (without an own      EPERM   the command stays in its process
+ *   PID namespace)                               group (killing it kills all)
  *   io_uring_setup                       ENOSYS  io_uring could open sockets unseen
  *   socket (unless network)              EACCES  UDP, raw, netlink, Unix sockets by
  *                                                path (Landlock covers TCP only)
@@ -31,6 +31,9 @@
 /* memfd_create refused (ENOSYS): without a memory control group nothing
  * would bound what a memfd holds (RLIMIT_AS counts only mappings). */
 #define PATHGATE__SECCOMP_NO_MEMFD 0x4u
+/* setsid and setpgid allowed: the command has its own PID namespace,
+ * whose init ends every process of it whatever its group. */
+#define PATHGATE__SECCOMP_OWN_PIDNS 0x8u
 #define PATHGATE__SECCOMP_MAX 256
 
 typedef struct pathgate__exec_seccomp {
