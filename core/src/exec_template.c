@@ -207,7 +207,7 @@ static int open_in(pid_t pid, const char *what, int flags)
 
 /* Runs the builder of v; on success fills t's namespaces and view rules. */
 static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v, int *no_userns,
-                       pathgate_error *err)
+                       int *moved, pathgate_error *err)
 {
     builder b;
     memset(&b, 0, sizeof b);
@@ -267,15 +267,19 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
     if (n == 1) {
         t->userns_fd = open_in(pid, "ns/user", O_RDONLY);
         t->mntns_fd = open_in(pid, "ns/mnt", O_RDONLY);
-        int etc = open_in(pid, "root/etc", O_PATH | O_DIRECTORY);
-        int bases = open_in(pid, "root" PATHGATE__VIEW_BASES, O_PATH | O_DIRECTORY);
-        if (etc >= 0) {
-            t->rules[t->nrules].fd = etc;
-            t->rules[t->nrules++].classes = PATHGATE__LL_READ;
-        }
-        if (bases >= 0) {
-            t->rules[t->nrules].fd = bases;
-            t->rules[t->nrules++].classes = PATHGATE__LL_READ;
+        /* the view's own directories that may be listed (not / itself:
+         * that would cover /proc, whose mountinfo names host paths) */
+        static const char *const listed[] = {"root/etc", "root" PATHGATE__VIEW_BASES, "root/home",
+                                             "root/dev"};
+        int etc = -1;
+        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
+            int fd = open_in(pid, listed[i], O_PATH | O_DIRECTORY);
+            if (i == 0)
+                etc = fd;
+            if (fd >= 0) {
+                t->rules[t->nrules].fd = fd;
+                t->rules[t->nrules++].classes = PATHGATE__LL_READ;
+            }
         }
         if (t->userns_fd < 0 || t->mntns_fd < 0 || etc < 0)
             rc = pathgate__error_set(err, PATHGATE_EIO, "cannot hold the view: %s",
@@ -283,6 +287,8 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
     } else {
         const char *step = b.step ? b.step : "";
         int why = (int)b.error;
+        /* a nested base moved between the plan and its placement */
+        *moved = why == EXDEV && !strcmp(step, "nested read-only base");
         if ((why == EPERM || why == EACCES) &&
             (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
              !strcmp(step, "mount propagation")))
@@ -366,20 +372,26 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
     pathgate__exec_identity_make(&t->id, s->unpriv ? 0 : (unsigned)t->euid,
                                  s->unpriv ? 0 : (unsigned)t->egid, s->home);
     add_system_rules(t);
-    pathgate__exec_view v;
-    pathgate__exec_view_init(&v, a);
-    if (s->unpriv)
-        pathgate__exec_view_unprivileged(&v, PATHGATE__EXEC_RUN_AS_UID, PATHGATE__EXEC_RUN_AS_GID);
-    int rc = plan(&v, s, &t->id, t->private_home);
-    if (rc) {
-        rc = pathgate__error_set(err, rc,
-                                 rc == PATHGATE_ENOMEM         ? NULL
-                                 : rc == PATHGATE_EUNSUPPORTED ? "the bases cannot be idmapped"
-                                                               : "cannot plan the view");
-    } else {
-        rc = run_builder(t, &v, no_userns, err);
+    int rc = PATHGATE_OK, moved = 1;
+    /* A base moved by a running command between the plan (which reads
+     * where each base is now) and its placement: planned again. */
+    for (int attempt = 0; moved && attempt < 3; attempt++) {
+        moved = 0;
+        pathgate__exec_view v;
+        pathgate__exec_view_init(&v, a);
+        if (s->unpriv)
+            pathgate__exec_view_unprivileged(&v, PATHGATE__EXEC_RUN_AS_UID,
+                                             PATHGATE__EXEC_RUN_AS_GID);
+        rc = plan(&v, s, &t->id, t->private_home);
+        if (rc)
+            rc = pathgate__error_set(err, rc,
+                                     rc == PATHGATE_ENOMEM         ? NULL
+                                     : rc == PATHGATE_EUNSUPPORTED ? "the bases cannot be idmapped"
+                                                                   : "cannot plan the view");
+        else
+            rc = run_builder(t, &v, no_userns, &moved, err);
+        pathgate__exec_view_dispose(&v);
     }
-    pathgate__exec_view_dispose(&v);
     if (rc) {
         template_free(a, t);
         return rc;
