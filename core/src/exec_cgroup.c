@@ -6,15 +6,25 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_spawn.h"
+
 #define MAX_SLOTS 64
+/* pathgate's own processes a group holds besides the command's: the
+ * keeper, the init, one more while a joiner or an earlier init ends */
+#define HELPERS 3
 #define PREFIX "pathgate-"
 
 enum { MODE_NONE, MODE_V1, MODE_V2 };
@@ -25,6 +35,9 @@ struct pathgate__exec_cgroup {
     int procs[2];
     unsigned long long memory;
     unsigned int pids;
+    int has_keeper;
+    pathgate__exec_keeper keeper;
+    int oom_efd, oom_ctl; /* v1 with a keeper: the OOM notification (eventfd) */
 };
 
 static struct {
@@ -233,7 +246,7 @@ static int set_limits(pathgate__exec_cgroup *g, unsigned long long memory, unsig
     }
     const char *pd = pool.mode == MODE_V2 ? g->dir[0] : g->dir[1];
     if (pd && g->pids != pids) {
-        snprintf(v, sizeof v, "%u", pids);
+        snprintf(v, sizeof v, "%llu", (unsigned long long)pids + (g->has_keeper ? HELPERS : 0));
         if (write_text(pd, "pids.max", v) < 0)
             return -1;
         g->pids = pids;
@@ -241,8 +254,75 @@ static int set_limits(pathgate__exec_cgroup *g, unsigned long long memory, unsig
     return 0;
 }
 
+/* The kernel's OOM killer off for g's memory group, and its OOM events
+ * on an eventfd (cgroup v1's cgroup.event_control): the supervisor picks
+ * the victim (pathgate__exec_cgroup_oom_kill). 0 or -1. */
+static int oom_to_us(pathgate__exec_cgroup *g)
+{
+    if (pool.mode != MODE_V1 || !g->dir[0])
+        return -1;
+    char p[2048], line[64];
+    if (write_text(g->dir[0], "memory.oom_control", "1") != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/memory.oom_control", g->dir[0]);
+    g->oom_ctl = open(p, O_RDONLY | O_CLOEXEC);
+    g->oom_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (g->oom_ctl < 0 || g->oom_efd < 0)
+        return -1;
+    snprintf(line, sizeof line, "%d %d", g->oom_efd, g->oom_ctl);
+    return write_text(g->dir[0], "cgroup.event_control", line) == 0 ? 0 : -1;
+}
+
+static void oom_close(pathgate__exec_cgroup *g)
+{
+    if (g->oom_efd >= 0)
+        close(g->oom_efd);
+    if (g->oom_ctl >= 0)
+        close(g->oom_ctl);
+    g->oom_efd = g->oom_ctl = -1;
+}
+
+static void keeper_end(pathgate__exec_cgroup *g, int wait);
+
+/* A keeper for g: for a root caller of cgroup v1, whose OOM events it
+ * takes over (a keeper shares the host's memory: the kernel's killer
+ * must never pick it). */
+static void keeper_for(pathgate__exec_cgroup *g)
+{
+    g->has_keeper = 0;
+    if (geteuid() == 0 && oom_to_us(g) == 0 &&
+        pathgate__exec_keeper_start(&g->keeper, g->procs) == 0) {
+        g->has_keeper = 1;
+    } else {
+        oom_close(g);
+        if (g->dir[0])
+            write_text(g->dir[0], "memory.oom_control", "0");
+    }
+    g->pids = ~0u; /* pids.max allows for it: written again */
+}
+
+static void keeper_end(pathgate__exec_cgroup *g, int wait)
+{
+    oom_close(g);
+    if (!g->has_keeper)
+        return;
+    pid_t pid = g->keeper.pid;
+    int pidfd = dup(g->keeper.pidfd);
+    pathgate__exec_keeper_stop(&g->keeper);
+    if (wait && pidfd >= 0) {
+        struct pollfd p = {pidfd, POLLIN, 0};
+        poll(&p, 1, 200);
+        siginfo_t si;
+        waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | __WALL);
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    g->has_keeper = 0;
+}
+
 static void slot_free(pathgate__exec_cgroup *g, int remove)
 {
+    keeper_end(g, remove);
     for (int i = 0; i < 2; i++) {
         if (g->procs[i] >= 0)
             close(g->procs[i]);
@@ -259,6 +339,7 @@ static pathgate__exec_cgroup *slot_new(void)
     if (!g)
         return NULL;
     g->procs[0] = g->procs[1] = -1;
+    g->oom_efd = g->oom_ctl = -1;
     g->memory = ~0ull;
     g->pids = ~0u;
     char name[64];
@@ -279,16 +360,21 @@ static pathgate__exec_cgroup *slot_new(void)
         g->dir[i] = dir;
         free(procs);
     }
+    keeper_for(g);
     return g;
 }
 
 __attribute__((destructor)) static void remove_all(void)
 {
     pthread_mutex_lock(&pool.mu);
-    for (int i = 0; pool.owner == getpid() && i < pool.nslots; i++)
+    for (int i = 0; pool.owner == getpid() && i < pool.nslots; i++) {
+        if (pool.slots[i]->used)
+            continue;
+        keeper_end(pool.slots[i], 1);
         for (int k = 0; k < 2; k++)
-            if (!pool.slots[i]->used && pool.slots[i]->dir[k])
+            if (pool.slots[i]->dir[k])
                 rmdir(pool.slots[i]->dir[k]);
+    }
     pthread_mutex_unlock(&pool.mu);
 }
 
@@ -345,6 +431,13 @@ pathgate__exec_cgroup *pathgate__exec_cgroup_acquire(unsigned long long memory, 
     if (g) {
         g->used = 1;
         *what = pool.what;
+        if (g->has_keeper && !pathgate__exec_keeper_alive(&g->keeper)) {
+            /* its thread ended (or it was killed): another one */
+            keeper_end(g, 0);
+            keeper_for(g);
+            if (set_limits(g, memory, pids) < 0)
+                keeper_end(g, 0);
+        }
     }
     pthread_mutex_unlock(&pool.mu);
     return g;
@@ -357,6 +450,54 @@ void pathgate__exec_cgroup_release(pathgate__exec_cgroup *g)
     pthread_mutex_lock(&pool.mu);
     g->used = 0;
     pthread_mutex_unlock(&pool.mu);
+}
+
+pathgate__exec_keeper *pathgate__exec_cgroup_keeper(pathgate__exec_cgroup *g)
+{
+    return g && g->has_keeper ? &g->keeper : NULL;
+}
+
+int pathgate__exec_cgroup_oom_fd(const pathgate__exec_cgroup *g)
+{
+    return g && g->has_keeper ? g->oom_efd : -1;
+}
+
+#ifndef KCMP_VM
+#define KCMP_VM 1
+#endif
+
+void pathgate__exec_cgroup_oom_kill(pathgate__exec_cgroup *g, pid_t init)
+{
+    uint64_t n;
+    while (read(g->oom_efd, &n, sizeof n) > 0) {
+    }
+    char p[2048];
+    snprintf(p, sizeof p, "%s/cgroup.procs", g->dir[0]);
+    FILE *f = fopen(p, "re");
+    if (!f)
+        return;
+    long best = -1, best_rss = -1, pid;
+    pid_t self = getpid();
+    while (fscanf(f, "%ld", &pid) == 1) {
+        /* not pathgate's own (the keeper, the init, a child before its
+         * execve: they share this process's memory) */
+        if (pid == g->keeper.pid || pid == init ||
+            syscall(SYS_kcmp, self, (pid_t)pid, KCMP_VM, 0, 0) == 0)
+            continue;
+        char sp[64];
+        long size, rss;
+        snprintf(sp, sizeof sp, "/proc/%ld/statm", pid);
+        FILE *s = fopen(sp, "re");
+        if (s && fscanf(s, "%ld %ld", &size, &rss) == 2 && rss > best_rss) {
+            best = pid;
+            best_rss = rss;
+        }
+        if (s)
+            fclose(s);
+    }
+    fclose(f);
+    /* the largest, as the kernel's killer would; none: the whole command */
+    kill(best > 0 ? (pid_t)best : init, SIGKILL);
 }
 
 void pathgate__exec_cgroup_procs(const pathgate__exec_cgroup *g, int fds[2])

@@ -12,15 +12,21 @@
  *    the pids hierarchies (root, or a delegated group).
  * Groups are made once per process (`pathgate-<pid>-<n>`) and reused by
  * later commands: making and removing one waits for the kernel (up to
- * milliseconds), joining one costs two writes. A group is given to one
- * command at a time, after every process of the previous one has been
- * reaped. Groups left by a process that died are removed by the next
- * one that looks. The command's first process moves itself in (writes
- * "0" to the descriptors of cgroup.procs, opened here), so pathgate's
- * init, which shares the host's memory, is never in it.
+ * milliseconds), and so does moving a process into one (an RCU grace
+ * period, ~10-20 ms here once the kernel has been idle). So, for a root
+ * caller, each group has a keeper (exec_spawn.h), moved in once, that
+ * starts each command's first process: born in the group, nothing is
+ * moved per command. Otherwise the command's shell moves itself in
+ * (writes "0" to the descriptors of cgroup.procs, opened here), so that
+ * pathgate's init, which shares the host's memory, is not in it. A group
+ * is given to one command at a time, after every process of the previous
+ * one has been reaped. Groups left by a process that died are removed by
+ * the next one that looks.
  */
 #ifndef PATHGATE_EXEC_CGROUP_H
 #define PATHGATE_EXEC_CGROUP_H
+
+#include <sys/types.h>
 
 typedef struct pathgate__exec_cgroup pathgate__exec_cgroup;
 
@@ -36,6 +42,19 @@ pathgate__exec_cgroup *pathgate__exec_cgroup_acquire(unsigned long long memory, 
 
 /* Gives the group back (every process of the command reaped). */
 void pathgate__exec_cgroup_release(pathgate__exec_cgroup *g);
+
+/* The group's keeper (exec_spawn.h), which starts commands in it; NULL
+ * when it has none (then the shell moves itself in). */
+struct pathgate__exec_keeper *pathgate__exec_cgroup_keeper(pathgate__exec_cgroup *g);
+
+/* With a keeper (cgroup v1): the kernel's OOM killer is off in the
+ * group, and this eventfd (-1: none) is readable when the group is out of
+ * memory; then pathgate__exec_cgroup_oom_kill ends the process of the
+ * command holding the most memory (as the kernel's killer would choose;
+ * never pathgate's own, which share the host's memory), or when there is
+ * none the whole command (its init). */
+int pathgate__exec_cgroup_oom_fd(const pathgate__exec_cgroup *g);
+void pathgate__exec_cgroup_oom_kill(pathgate__exec_cgroup *g, pid_t init);
 
 /* The open cgroup.procs descriptors (-1 for none) to join it by. */
 void pathgate__exec_cgroup_procs(const pathgate__exec_cgroup *g, int fds[2]);

@@ -166,6 +166,11 @@ static void add_rlimit(pathgate__exec_spec *s, int resource, unsigned long long 
     s->rlimits[s->nrlimits++].value = value;
 }
 
+static void oom_kill(void *ctx, pid_t init)
+{
+    pathgate__exec_cgroup_oom_kill(ctx, init);
+}
+
 /* A control group where one can be had; rlimits (and the seccomp
  * filter: no memfd, no System V IPC) close what it would have bounded
  * where none can. */
@@ -175,6 +180,13 @@ static void plan_limits(pathgate__exec_plan *p)
     unsigned int what = 0;
     p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
     pathgate__exec_cgroup_procs(p->cg, s->cgroup_procs);
+    if (s->tpl && (s->keeper = pathgate__exec_cgroup_keeper(p->cg)) != NULL) {
+        /* a keeper starts the joiner (with a view); the group's OOM
+         * events are then ours to act on */
+        s->oom_fd = pathgate__exec_cgroup_oom_fd(p->cg);
+        s->oom_kill = oom_kill;
+        s->oom_ctx = p->cg;
+    }
     if (what & PATHGATE__CGROUP_MEMORY)
         p->prot |= PATHGATE_EXEC_PROT_MEMORY_LIMIT;
     if (what & PATHGATE__CGROUP_PIDS)
@@ -210,6 +222,7 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     pathgate__exec_view_init(&p->cmd, &p->alloc);
     pathgate__exec_spec *s = &p->spec;
     s->cgroup_procs[0] = s->cgroup_procs[1] = -1;
+    s->oom_fd = -1;
     s->ruleset_fd = -1;
     if ((!command && len) || (!t->grants && t->ngrants) || t->cwd_fd < 0)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");

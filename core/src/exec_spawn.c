@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <net/if.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -102,7 +103,9 @@ typedef struct child_args {
     const char *volatile view_step;
     /* the joiner */
     volatile int init_pid;
+    int init_pidfd; /* (in the host's descriptor table) */
     volatile int made_netns;
+    char *stack_joiner; /* top; used by a keeper */
     /* the init */
     volatile int done;
     volatile int status;
@@ -173,12 +176,14 @@ PG_NOSAN static void shell_prepare(child_args *a)
     /* 4. A fresh session keyring (the host's keyrings are out of reach;
      * seccomp denies keyctl afterwards anyway). */
     pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
-    /* 5. The command's control group: this process moves itself in, so
-     * everything it starts is counted there (the init is not). */
-    for (int i = 0; i < 2; i++)
-        if (a->spec->cgroup_procs[i] >= 0 &&
-            (rc = pg_raw(SYS_write, a->spec->cgroup_procs[i], "0", 1)) < 0)
-            child_fail(a, STAGE_CGROUP, rc);
+    /* 5. The command's control group: born in it (a keeper's), or it
+     * moves itself in, so that everything it starts is counted there
+     * (the init is not). */
+    if (!a->spec->keeper)
+        for (int i = 0; i < 2; i++)
+            if (a->spec->cgroup_procs[i] >= 0 &&
+                (rc = pg_raw(SYS_write, a->spec->cgroup_procs[i], "0", 1)) < 0)
+                child_fail(a, STAGE_CGROUP, rc);
     /* 6. Resource limits (soft = hard: the command cannot raise them),
      * never above the hard limit we have (raising it needs privilege). */
     for (size_t i = 0; i < a->spec->nrlimits; i++) {
@@ -422,10 +427,68 @@ __attribute__((noreturn)) PG_NOSAN static int joiner_main(void *p)
         view_fail(a, "working directory", rc);
     if (st.st_dev != sp->cwd_dev || st.st_ino != sp->cwd_ino)
         view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
-    int init = a->do_clone(init_main, a->stack_init, CLONE_VM | CLONE_PARENT, a);
+    /* the init: this process's parent's child (the host's, or a
+     * keeper's), its pidfd in the (shared) descriptor table */
+    int pidfd = -1;
+    int init =
+        a->do_clone(init_main, a->stack_init, CLONE_VM | CLONE_PARENT | CLONE_PIDFD, a, &pidfd);
     if (init < 0)
         child_fail(a, STAGE_INIT, -EAGAIN);
+    a->init_pidfd = pidfd;
     a->init_pid = init;
+    pg_raw(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
+#ifndef KCMP_VM
+#define KCMP_VM 1
+#endif
+
+/* A keeper (exec_spawn.h): in its control group for good, it starts each
+ * command's joiner, which so is born there. */
+__attribute__((noreturn)) PG_NOSAN static int keeper_main(void *p)
+{
+    pathgate__exec_keeper *k = p;
+    long rc = 0;
+    for (int i = 0; rc >= 0 && i < 2; i++)
+        if (k->procs[i] >= 0)
+            rc = pg_raw(SYS_write, k->procs[i], "0", 1);
+    if (rc < 0) {
+        k->failed = (int)-rc;
+        pg_raw(SYS_exit_group, 1);
+    }
+    pg_raw(SYS_write, k->ack_w, "r", 1);
+    long self = pg_raw(SYS_getpid);
+    for (;;) {
+        struct pollfd pfd = {k->req_r, POLLIN, 0};
+        rc = pg_raw(SYS_poll, &pfd, 1, 1000);
+        /* Its parent is the host process (whichever of its threads); if
+         * that has ended (it was given another parent) or replaced its
+         * memory (execve), nobody will ask again. (Not PR_SET_PDEATHSIG:
+         * that fires when the one thread that made it ends.) */
+        if (rc == 0 && pg_raw(SYS_kcmp, self, pg_raw(SYS_getppid), KCMP_VM, 0, 0) != 0)
+            break;
+        if (rc <= 0)
+            continue;
+        child_args *a = NULL;
+        if (pg_raw(SYS_read, k->req_r, &a, sizeof a) != (long)sizeof a || !a)
+            break; /* EOF: the host let it go */
+        /* the inits of earlier commands */
+        for (;;) {
+            siginfo_t si;
+            si.si_pid = 0;
+            if (pg_raw(SYS_waitid, P_ALL, 0, &si, WEXITED | WNOHANG | __WALL, 0) < 0 || !si.si_pid)
+                break;
+        }
+        long j = a->do_clone(joiner_main, a->stack_joiner, CLONE_VM | CLONE_VFORK | CLONE_FILES, a);
+        if (j > 0) {
+            siginfo_t si;
+            pg_raw(SYS_waitid, P_PID, j, &si, WEXITED | __WALL, 0);
+        } else {
+            stage_fail(a, STAGE_INIT, -EAGAIN);
+        }
+        pg_raw(SYS_write, k->ack_w, "d", 1);
+    }
     pg_raw(SYS_exit_group, 0);
     __builtin_unreachable();
 }
@@ -531,6 +594,113 @@ static void reap_later(pid_t pid)
     }
 }
 
+/* ------------------------------------------------------------ keeper */
+
+#if PG_RAW_INLINE
+#define KEEPER_STACK (32 * 1024)
+
+static void keeper_close(pathgate__exec_keeper *k)
+{
+    int *fds[] = {&k->pidfd, &k->req_r, &k->req_w, &k->ack_r, &k->ack_w};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        close_fd(fds[i]);
+    if (k->stack)
+        munmap(k->stack, KEEPER_STACK);
+    k->stack = NULL;
+}
+
+int pathgate__exec_keeper_start(pathgate__exec_keeper *k, const int procs[2])
+{
+    memset(k, 0, sizeof *k);
+    k->pid = -1;
+    k->pidfd = k->req_r = k->req_w = k->ack_r = k->ack_w = -1;
+    k->procs[0] = procs[0];
+    k->procs[1] = procs[1];
+    ssize_t n;
+    int req[2], ack[2];
+    if (pipe2(req, O_CLOEXEC) < 0)
+        return -errno;
+    if (pipe2(ack, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(req[0]);
+        close(req[1]);
+        return -e;
+    }
+    k->req_r = req[0];
+    k->req_w = req[1];
+    k->ack_r = ack[0];
+    k->ack_w = ack[1];
+    k->stack = mmap(NULL, KEEPER_STACK, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (k->stack == MAP_FAILED) {
+        k->stack = NULL;
+        keeper_close(k);
+        return -ENOMEM;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* its descriptor table is the host's: what its joiners open lands
+     * here; no exit signal */
+    k->pid = pathgate__exec_libc_clone()(keeper_main, (char *)k->stack + KEEPER_STACK,
+                                         CLONE_VM | CLONE_FILES | CLONE_PIDFD, k, &k->pidfd);
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (k->pid < 0) {
+        keeper_close(k);
+        return -e;
+    }
+    char c = 0;
+    while ((n = read(k->ack_r, &c, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1 || c != 'r') {
+        int why = k->failed ? k->failed : EIO;
+        int ignored;
+        pathgate__exec_reap(&ignored, k->pid);
+        keeper_close(k);
+        return -why;
+    }
+    return 0;
+}
+
+int pathgate__exec_keeper_alive(const pathgate__exec_keeper *k)
+{
+    struct pollfd p = {k->pidfd, POLLIN, 0};
+    return k->pid > 0 && k->pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+void pathgate__exec_keeper_stop(pathgate__exec_keeper *k)
+{
+    if (k->pid > 0) {
+        /* EOF on its requests: it exits */
+        close_fd(&k->req_w);
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        waitid(P_PID, (id_t)k->pid, &si, WEXITED | WNOHANG | __WALL);
+    }
+    keeper_close(k);
+    k->pid = -1;
+}
+#else
+int pathgate__exec_keeper_start(pathgate__exec_keeper *k, const int procs[2])
+{
+    (void)procs;
+    memset(k, 0, sizeof *k);
+    return -ENOSYS;
+}
+
+int pathgate__exec_keeper_alive(const pathgate__exec_keeper *k)
+{
+    (void)k;
+    return 0;
+}
+
+void pathgate__exec_keeper_stop(pathgate__exec_keeper *k)
+{
+    (void)k;
+}
+#endif
+
 /* The error of a child that failed before execve: the stage (and view
  * step) is named, never a path. */
 static int child_failure(const child_args *a, pathgate_error *err)
@@ -609,10 +779,11 @@ static int prepare(spawn_res *r, child_args *args, const pathgate__exec_spec *sp
 
 /* Collects the output until the end, into *out. */
 static int supervise(pathgate_exec_result *out, const pathgate__exec_spec *spec, pid_t pid,
-                     int exit_fd, int pipe_r, int own_pidns, pathgate__exec_outcome *oc,
-                     pathgate_error *err)
+                     int pidfd, int exit_fd, int pipe_r, pathgate__sup_mode mode,
+                     pathgate__exec_outcome *oc, pathgate_error *err)
 {
-    int rc = pathgate__exec_supervise(oc, spec->alloc, pid, exit_fd, pipe_r, own_pidns,
+    pathgate__sup_oom oom = {spec->oom_kill ? spec->oom_fd : -1, spec->oom_kill, spec->oom_ctx};
+    int rc = pathgate__exec_supervise(oc, spec->alloc, pid, pidfd, exit_fd, pipe_r, mode, &oom,
                                       spec->timeout_ms, spec->output_cap, err);
     if (rc)
         return rc;
@@ -636,16 +807,37 @@ static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
     }
     /* All signals blocked across the clone: until the shell has reset
      * the dispositions, a handler of the parent must not run in a child.
-     * The joiner shares the descriptor table (a namespace it makes lands
-     * here) and suspends this thread until it has exited. No exit signal:
-     * only a __WALL wait sees the children. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t joiner = args.do_clone(joiner_main, (char *)r.stack + STACK_SIZE,
-                                 CLONE_VM | CLONE_VFORK | CLONE_FILES, &args);
-    int start_errno = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+     * The joiner shares the descriptor table (a namespace it makes and the
+     * init's pidfd land here); this thread waits until it has exited. No
+     * exit signal: only a __WALL wait sees the children. A keeper starts
+     * the joiner instead, in its control group. */
+    pathgate__exec_keeper *k = spec->keeper;
+    args.init_pidfd = -1;
+    args.stack_joiner = (char *)r.stack + STACK_SIZE;
+    pid_t joiner = -1;
+    int start_errno = 0;
+    if (k) {
+        child_args *ap = &args;
+        char c = 0;
+        struct pollfd p[2] = {{k->ack_r, POLLIN, 0}, {k->pidfd, POLLIN, 0}};
+        if (write(k->req_w, &ap, sizeof ap) != (ssize_t)sizeof ap) {
+            start_errno = errno;
+        } else {
+            while (poll(p, 2, -1) < 0 && errno == EINTR) {
+            }
+            if (!(p[0].revents & POLLIN) || read(k->ack_r, &c, 1) != 1 || c != 'd')
+                start_errno = ECHILD; /* the keeper is gone */
+        }
+        joiner = start_errno ? -1 : 0;
+    } else {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        joiner = args.do_clone(joiner_main, args.stack_joiner, CLONE_VM | CLONE_VFORK | CLONE_FILES,
+                               &args);
+        start_errno = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     /* the children hold what they need of these */
     close_fd(&r.pipefd[1]);
     close_fd(&r.done[1]);
@@ -657,26 +849,33 @@ static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
         return pathgate__error_set(err, PATHGATE_EIO, "cannot start the command: %s",
                                    strerrordesc_np(start_errno));
     }
-    int ignored;
-    pathgate__exec_reap(&ignored, joiner);
+    if (joiner > 0) {
+        int ignored;
+        pathgate__exec_reap(&ignored, joiner);
+    }
     left->netns_fd = args.made_netns;
     pid_t init = args.init_pid;
+    r.pidfd = args.init_pidfd; /* closed with the rest */
     if (init < 0) {
         spawn_res_free(&r);
         return child_failure(&args, err);
     }
     pathgate__exec_outcome oc;
-    rc = supervise(out, spec, init, r.done[0], r.pipefd[0], 1, &oc, err);
+    rc = supervise(out, spec, init, r.pidfd, r.done[0], r.pipefd[0],
+                   k ? PATHGATE__SUP_INIT_KEPT : PATHGATE__SUP_INIT, &oc, err);
     int done = __atomic_load_n(&args.done, __ATOMIC_ACQUIRE);
-    if (!oc.reaped) {
-        if (done) {
-            /* its namespaces are torn down while we go on */
-            reap_later(init);
+    if (!oc.reaped && !done) {
+        /* it ended some other way (killed from outside): wait for that */
+        if (k) {
+            struct pollfd p = {r.pidfd, POLLIN, 0};
+            poll(&p, 1, 10000);
+            out->exit_code = 128 + SIGKILL;
         } else {
-            /* it ended some other way: its status is its own */
             pathgate__exec_reap(&out->exit_code, init);
-            oc.reaped = 1;
         }
+    } else if (!oc.reaped && !k) {
+        /* its namespaces are torn down while we go on */
+        reap_later(init);
     }
     left->net_clean = done && args.net_clean && !oc.killed;
     if (!rc && args.stage != STAGE_OK) {
@@ -728,7 +927,7 @@ static int spawn_plain(pathgate_exec_result *out, const pathgate__exec_spec *spe
         return child_failure(&args, err);
     }
     pathgate__exec_outcome oc;
-    rc = supervise(out, spec, pid, r.pidfd, r.pipefd[0], 0, &oc, err);
+    rc = supervise(out, spec, pid, r.pidfd, r.pidfd, r.pipefd[0], PATHGATE__SUP_GROUP, &oc, err);
     spawn_res_free(&r);
     return rc;
 }

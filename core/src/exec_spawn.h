@@ -36,6 +36,8 @@
 #include "exec_view.h"
 #include "pathgate/exec.h"
 
+typedef struct pathgate__exec_keeper pathgate__exec_keeper;
+
 /* Resource limits set (soft = hard, never above the caller's hard limit). */
 #define PATHGATE__EXEC_MAX_RLIMITS 8
 typedef struct pathgate__exec_rlimit {
@@ -55,8 +57,14 @@ typedef struct pathgate__exec_spec {
     const char *cwd_view;           /* the working directory in the view ... */
     dev_t cwd_dev;                  /* ... and what it must be */
     ino_t cwd_ino;
-    int netns_fd;            /* >= 0 join it; PATHGATE__NETNS_NEW make one; _HOST keep the host's */
-    int cgroup_procs[2];     /* cgroup.procs to join (-1 = none) */
+    int netns_fd;        /* >= 0 join it; PATHGATE__NETNS_NEW make one; _HOST keep the host's */
+    int cgroup_procs[2]; /* cgroup.procs to join (-1 = none) */
+    /* starts the command in its control group; NULL = the shell joins it */
+    pathgate__exec_keeper *keeper;
+    /* the group's out-of-memory events, handled here (exec_supervise.h) */
+    int oom_fd;
+    void (*oom_kill)(void *ctx, pid_t init);
+    void *oom_ctx;
     unsigned int timeout_ms; /* > 0 */
     size_t output_cap;
     const pathgate_allocator *alloc;
@@ -66,6 +74,38 @@ typedef struct pathgate__exec_spec {
 
 #define PATHGATE__NETNS_NEW (-1)
 #define PATHGATE__NETNS_HOST (-2)
+
+/*
+ * A keeper: a process that lives in a command control group and starts
+ * each command's first process there, so that no process of a command is
+ * ever moved into it (a move, cgroup.procs written, waits for an RCU grace
+ * period once the kernel has been idle: ~10-20 ms a command here). It
+ * shares the host's memory and descriptor table, makes raw system calls
+ * only, ends within a second of the host process (its end, or an execve
+ * that replaced its memory), and reaps the inits of its commands (they
+ * are its children). Since it (and each init) shares
+ * the host's memory, the kernel's OOM killer must never pick it (it would
+ * end every process of that memory, the host's too): its groups have the
+ * killer disabled and the supervisor picks the victim (exec_cgroup.h).
+ */
+struct pathgate__exec_keeper {
+    pid_t pid;
+    int pidfd;        /* the host's, to see it die */
+    int req_r, req_w; /* a command: the address of its child_args */
+    int ack_r, ack_w; /* 'r' once ready, 'd' when the command's init runs */
+    int procs[2];     /* the groups' cgroup.procs it joins (-1 = none) */
+    void *stack;
+    volatile int failed; /* errno of its set-up */
+};
+
+/* Starts a keeper that joins the groups of the cgroup.procs descriptors
+ * procs[0..2) (-1 = none). 0 or -errno (the caller then moves each
+ * command's shell in instead). */
+int pathgate__exec_keeper_start(pathgate__exec_keeper *k, const int procs[2]);
+/* 1 when it is still there. */
+int pathgate__exec_keeper_alive(const pathgate__exec_keeper *k);
+/* Ends it (it exits on its own) and frees what the host holds of it. */
+void pathgate__exec_keeper_stop(pathgate__exec_keeper *k);
 
 /* What a run left for the caller. */
 typedef struct pathgate__exec_spawned {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,11 +97,27 @@ static int has_exited(pid_t pid)
     return si.si_pid == pid;
 }
 
-static void kill_all(pid_t pid, int own_pidns)
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+
+static void kill_all(pid_t pid, int pidfd, pathgate__sup_mode mode)
 {
-    if (!own_pidns)
+    if (mode == PATHGATE__SUP_GROUP)
         kill(-pid, SIGKILL);
-    kill(pid, SIGKILL); /* with a PID namespace: its init, and so all of it */
+    /* with a PID namespace: its init, and so all of it */
+    if (pidfd >= 0)
+        syscall(__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+    else
+        kill(pid, SIGKILL);
+}
+
+/* Waits (bounded) until the process behind pidfd has exited. */
+static void wait_exited(int pidfd)
+{
+    struct pollfd p = {pidfd, POLLIN, 0};
+    for (int i = 0; i < 100 && poll(&p, 1, 100) == 0; i++) {
+    }
 }
 
 /* Without a PID namespace the group's other members were sent SIGKILL
@@ -143,8 +160,9 @@ typedef enum sup_state {
 typedef struct supervisor {
     sup_state state;
     pid_t pid;
-    int exit_fd, pipe_fd;
-    int own_pidns;
+    int pidfd, exit_fd, pipe_fd;
+    pathgate__sup_mode mode;
+    const pathgate__sup_oom *oom;
     int exited, eof, timed_out, killed;
     uint64_t until; /* the current state's deadline */
     collector col;
@@ -158,7 +176,7 @@ static void settle(supervisor *s)
 
 static void to_killed(supervisor *s, uint64_t now)
 {
-    kill_all(s->pid, s->own_pidns);
+    kill_all(s->pid, s->pidfd, s->mode);
     s->killed = 1;
     s->state = SUP_KILLED;
     s->until = now + PATHGATE__EXEC_DRAIN_MS;
@@ -236,9 +254,9 @@ static void step(supervisor *s)
         on_deadline(s, now);
         return;
     }
-    struct pollfd pfd[2];
+    struct pollfd pfd[3];
     nfds_t n = 0;
-    int pipe_slot = -1, exit_slot = -1;
+    int pipe_slot = -1, exit_slot = -1, oom_slot = -1;
     if (!s->eof) {
         pipe_slot = (int)n;
         pfd[n++] = (struct pollfd){s->pipe_fd, POLLIN, 0};
@@ -247,11 +265,17 @@ static void step(supervisor *s)
         exit_slot = (int)n;
         pfd[n++] = (struct pollfd){s->exit_fd, POLLIN, 0};
     }
+    if (!s->exited && s->oom && s->oom->fd >= 0) {
+        oom_slot = (int)n;
+        pfd[n++] = (struct pollfd){s->oom->fd, POLLIN, 0};
+    }
     int pr = poll(pfd, n, wait_ms(s, now));
     if (pr < 0 && errno != EINTR && s->state != SUP_KILLED) {
         to_killed(s, now_ms()); /* should not happen: end rather than spin */
         return;
     }
+    if (pr > 0 && oom_slot >= 0 && pfd[oom_slot].revents)
+        s->oom->kill(s->oom->ctx, s->pid); /* out of memory: a process ends */
     if (pr > 0 && pipe_slot >= 0 && pfd[pipe_slot].revents && collect(&s->col, s->pipe_fd))
         on_eof(s);
     if (s->col.enomem && (s->state == SUP_RUNNING || s->state == SUP_GRACE))
@@ -262,15 +286,18 @@ static void step(supervisor *s)
 }
 
 int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocator *alloc,
-                             pid_t pid, int exit_fd, int pipe_fd, int own_pidns,
+                             pid_t pid, int pidfd, int exit_fd, int pipe_fd,
+                             pathgate__sup_mode mode, const pathgate__sup_oom *oom,
                              unsigned int timeout_ms, size_t output_cap, pathgate_error *err)
 {
     memset(out, 0, sizeof *out);
     supervisor s = {SUP_RUNNING,
                     pid,
+                    pidfd,
                     exit_fd,
                     pipe_fd,
-                    own_pidns,
+                    mode,
+                    oom,
                     0,
                     0,
                     0,
@@ -280,14 +307,20 @@ int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocat
     while (s.state != SUP_DONE)
         step(&s);
     int exit_code = 0, reaped = 0;
-    if (!own_pidns || s.killed) {
+    if (mode == PATHGATE__SUP_GROUP || s.killed) {
         /* Nothing outlives the call. Without a PID namespace the zombie
          * shell still holds the group id, so this cannot hit a
          * stranger's group; with one, the init's end ends the rest, and
-         * reaping it waits for that. */
-        kill_all(pid, own_pidns);
-        reaped = pathgate__exec_reap(&exit_code, pid) == 0 ? 1 : -1;
-        if (!own_pidns)
+         * its exit waits for that. */
+        kill_all(pid, pidfd, mode);
+        if (mode == PATHGATE__SUP_INIT_KEPT) {
+            wait_exited(pidfd);
+            exit_code = 128 + SIGKILL;
+            reaped = 1;
+        } else {
+            reaped = pathgate__exec_reap(&exit_code, pid) == 0 ? 1 : -1;
+        }
+        if (mode == PATHGATE__SUP_GROUP)
             wait_group_gone(pid);
     }
     int rc = PATHGATE_OK;

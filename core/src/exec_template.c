@@ -4,6 +4,7 @@
 #include "exec_template.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -106,10 +107,16 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
 
 /* ------------------------------------------------------------ builder */
 
+#define BUILDER_KEEP 64
+
 typedef struct builder {
     const pathgate__exec_view *view;
     int unpriv;
     int map_r, map_w, ready_r, ready_w, release_r, release_w;
+    /* the descriptors it keeps (its pipes' ends, the view's mounts),
+     * ascending; every other one of its copy of the table is closed */
+    int keep[BUILDER_KEEP];
+    size_t nkeep;
     char uid_map[32], gid_map[32];
     volatile long error;
     const char *volatile step;
@@ -143,10 +150,18 @@ PG_NOSAN static int builder_main(void *p)
     builder *b = p;
     long rc;
     char c;
-    /* only our own ends of the pipes stay open here */
-    pg_raw(SYS_close, b->map_w);
-    pg_raw(SYS_close, b->ready_r);
-    pg_raw(SYS_close, b->release_w);
+    /* Its descriptor table is a copy of the host's, taken while other
+     * threads may have their own children's pipes open: only its own
+     * descriptors stay (two builders holding each other's pipes would
+     * never see EOF). */
+    unsigned int next = 0;
+    for (size_t i = 0; i < b->nkeep; i++) {
+        unsigned int fd = (unsigned int)b->keep[i];
+        if (fd > next)
+            pg_raw(__NR_close_range, next, fd - 1, 0);
+        next = fd + 1;
+    }
+    pg_raw(__NR_close_range, next, ~0u, 0);
     if (b->unpriv) {
         /* The parent has written the maps (0 = the host's 65534);
          * become them. A uid change clears the dumpable flag of the
@@ -231,14 +246,39 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
     b.ready_w = fds[3];
     b.release_r = fds[4];
     b.release_w = fds[5];
+    /* what it keeps: its pipes' ends and the view's detached mounts */
+    int keep[BUILDER_KEEP];
+    size_t nkeep = 0;
+    keep[nkeep++] = b.map_r;
+    keep[nkeep++] = b.ready_w;
+    keep[nkeep++] = b.release_r;
+    for (size_t i = 0; i < v->nops; i++) {
+        if (v->ops[i].fd < 0)
+            continue;
+        if (nkeep == BUILDER_KEEP) {
+            rc = pathgate__error_set(err, PATHGATE_EUNSUPPORTED, "too many bases to mount");
+            goto done;
+        }
+        keep[nkeep++] = v->ops[i].fd;
+    }
+    for (size_t i = 1; i < nkeep; i++) /* ascending */
+        for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int x = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = x;
+        }
+    memcpy(b.keep, keep, sizeof keep);
+    b.nkeep = nkeep;
     snprintf(b.uid_map, sizeof b.uid_map, "%u %u 1\n", (unsigned)t->euid, (unsigned)t->euid);
     snprintf(b.gid_map, sizeof b.gid_map, "%u %u 1\n", (unsigned)t->egid, (unsigned)t->egid);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    /* no exit signal: only a __WALL wait sees it */
-    pid = pathgate__exec_libc_clone()(builder_main, (char *)stack + BUILDER_STACK,
-                                      CLONE_VM | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID, &b);
+    /* No exit signal: only a __WALL wait sees it. */
+    int pidfd = -1;
+    pid = pathgate__exec_libc_clone()(
+        builder_main, (char *)stack + BUILDER_STACK,
+        CLONE_VM | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID, &b, &pidfd);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close_fd(&fds[0]);
@@ -259,11 +299,15 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
             while (write(fds[1], "1", 1) < 0 && errno == EINTR) {
             }
     }
-    close_fd(&fds[1]);
-    char c;
-    ssize_t n;
-    while ((n = read(fds[2], &c, 1)) < 0 && errno == EINTR) {
+    close_fd(&fds[1]); /* EOF for it when the maps could not be written */
+    char c = 0;
+    ssize_t n = -1;
+    /* its 'built' byte, or its end */
+    struct pollfd pw[2] = {{fds[2], POLLIN, 0}, {pidfd, POLLIN, 0}};
+    while (poll(pw, 2, -1) < 0 && errno == EINTR) {
     }
+    if (pw[0].revents & POLLIN)
+        n = read(fds[2], &c, 1);
     if (n == 1) {
         t->userns_fd = open_in(pid, "ns/user", O_RDONLY);
         t->mntns_fd = open_in(pid, "ns/mnt", O_RDONLY);
@@ -297,9 +341,10 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
                                  "cannot confine the command (namespace view: %s): %s", step,
                                  strerrordesc_np(why ? why : EIO));
     }
-    close_fd(&fds[5]); /* the builder exits */
+    close_fd(&fds[5]); /* EOF: the builder exits */
     while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR) {
     }
+    close_fd(&pidfd);
 done:
     for (int i = 0; i < 6; i++)
         close_fd(&fds[i]);

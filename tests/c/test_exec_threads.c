@@ -30,7 +30,7 @@ typedef struct worker {
     const shared *sh;
     int index;
     int failures;
-    char message[256];
+    char message[512];
 } worker;
 
 static void *work(void *p)
@@ -58,7 +58,9 @@ static void *work(void *p)
             res.landlock_abi < 1) {
             snprintf(w->message, sizeof w->message, "thread %d round %d: rc=%d exit=%d out=%s",
                      w->index, round, rc, res.exit_code,
-                     res.output.ptr ? res.output.ptr : "(null)");
+                     res.output.ptr ? res.output.ptr
+                     : rc           ? err.message
+                                    : "(null)");
             w->failures++;
         }
         pathgate_exec_result_dispose(&res);
