@@ -291,7 +291,12 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         sflags |= PATHGATE__SECCOMP_OWN_IPC;
     if (!(p->prot & PATHGATE_EXEC_PROT_MEMORY_LIMIT))
         sflags |= PATHGATE__SECCOMP_NO_MEMFD;
-    s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
+    /* (a keeper holds all of it but setns for the commands it starts:
+     * the shell adds setns alone) */
+    if (s->keeper && sflags == s->keeper->seccomp_flags)
+        s->filter = pathgate__exec_seccomp_build(&p->seccomp, PATHGATE__SECCOMP_ONLY_SETNS);
+    else
+        s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
     if (s->filter)
         p->prot |= PATHGATE_EXEC_PROT_SECCOMP;
 

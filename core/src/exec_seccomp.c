@@ -187,6 +187,10 @@ static const unsigned int sysv_ipc[] = {
 
 static void collect(rules *rs, unsigned int flags)
 {
+    if (flags & PATHGATE__SECCOMP_ONLY_SETNS) {
+        add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+        return;
+    }
     if (!(flags & PATHGATE__SECCOMP_OWN_PIDNS)) {
         add(rs, __NR_setsid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
         add(rs, __NR_setpgid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
@@ -197,7 +201,8 @@ static void collect(rules *rs, unsigned int flags)
     add(rs, __NR_request_key, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
     add(rs, __NR_openat2, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
     add(rs, __NR_clone3, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
-    add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    if (!(flags & PATHGATE__SECCOMP_ALLOW_SETNS))
+        add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
     if (!(flags & PATHGATE__SECCOMP_NETWORK))
         add(rs, __NR_socket, R_DENY, RET_ERRNO(EACCES), 0, 0, 0);
     if (flags & PATHGATE__SECCOMP_NO_MEMFD)

@@ -34,6 +34,11 @@
 /* setsid and setpgid allowed: the command has its own PID namespace,
  * whose init ends every process of it whatever its group. */
 #define PATHGATE__SECCOMP_OWN_PIDNS 0x8u
+/* The two halves of the filter when a keeper (exec_spawn.h) holds the
+ * first for all its commands: everything but setns (which its joiners
+ * use), and setns alone (the shell adds it). */
+#define PATHGATE__SECCOMP_ALLOW_SETNS 0x10u
+#define PATHGATE__SECCOMP_ONLY_SETNS 0x20u
 #define PATHGATE__SECCOMP_MAX 256
 
 typedef struct pathgate__exec_seccomp {

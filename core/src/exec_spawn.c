@@ -151,21 +151,30 @@ PG_NOSAN static size_t rlen(const char *s)
 
 /* ------------------------------------------------------ the shell's side */
 
+/* Every signal's disposition back to SIG_DFL. 0 or -errno. */
+PG_NOSAN static long default_signals(void)
+{
+    unsigned long dfl[4] = {0, 0, 0, 0}; /* SIG_DFL, no flags, empty mask */
+    for (int s = 1; s <= KERNEL_NSIG; s++) {
+        if (s == SIGKILL || s == SIGSTOP)
+            continue;
+        long rc = pg_raw(SYS_rt_sigaction, s, dfl, NULL, KERNEL_SIGSET_SIZE);
+        if (rc < 0 && rc != -EINVAL)
+            return rc;
+    }
+    return 0;
+}
+
 /* Signals, session, standard streams, keyring, control group, limits:
  * what the shell sets up before confining itself. */
 PG_NOSAN static void shell_prepare(child_args *a)
 {
     long rc;
     /* 1. Every signal back to its default action (an ignored SIGPIPE
-     * would survive execve), while all of them are still blocked. */
-    unsigned long dfl[4] = {0, 0, 0, 0}; /* SIG_DFL, no flags, empty mask */
-    for (int s = 1; s <= KERNEL_NSIG; s++) {
-        if (s == SIGKILL || s == SIGSTOP)
-            continue;
-        rc = pg_raw(SYS_rt_sigaction, s, dfl, NULL, KERNEL_SIGSET_SIZE);
-        if (rc < 0 && rc != -EINVAL)
-            child_fail(a, STAGE_SIGNALS, rc);
-    }
+     * would survive execve), while all of them are still blocked. (A
+     * keeper's children have the keeper's: defaults already.) */
+    if (!a->spec->keeper && (rc = default_signals()) < 0)
+        child_fail(a, STAGE_SIGNALS, rc);
     /* 2. New session and process group (pgid = pid), no controlling tty. */
     if ((rc = pg_raw(SYS_setsid)) < 0)
         child_fail(a, STAGE_SETSID, rc);
@@ -174,8 +183,10 @@ PG_NOSAN static void shell_prepare(child_args *a)
         (rc = move_fd(a->pipe_w, 2)) < 0)
         child_fail(a, STAGE_STDIO, rc);
     /* 4. A fresh session keyring (the host's keyrings are out of reach;
-     * seccomp denies keyctl afterwards anyway). */
-    pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
+     * seccomp denies keyctl afterwards anyway; a keeper's children have
+     * the keeper's, anonymous). */
+    if (!a->spec->keeper)
+        pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
     /* 5. The command's control group: born in it (a keeper's), or it
      * moves itself in, so that everything it starts is counted there
      * (the init is not). */
@@ -453,6 +464,13 @@ __attribute__((noreturn)) PG_NOSAN static int keeper_main(void *p)
     for (int i = 0; rc >= 0 && i < 2; i++)
         if (k->procs[i] >= 0)
             rc = pg_raw(SYS_write, k->procs[i], "0", 1);
+    /* what its commands share (exec_spawn.h) */
+    if (rc >= 0)
+        rc = default_signals();
+    if (rc >= 0)
+        pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
+    if (rc >= 0)
+        rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &k->seccomp.prog, 0, 0);
     if (rc < 0) {
         k->failed = (int)-rc;
         pg_raw(SYS_exit_group, 1);
@@ -616,6 +634,10 @@ int pathgate__exec_keeper_start(pathgate__exec_keeper *k, const int procs[2])
     k->pidfd = k->req_r = k->req_w = k->ack_r = k->ack_w = -1;
     k->procs[0] = procs[0];
     k->procs[1] = procs[1];
+    k->seccomp_flags = PATHGATE__KEEPER_SECCOMP_FLAGS;
+    if (!pathgate__exec_seccomp_build(&k->seccomp,
+                                      k->seccomp_flags | PATHGATE__SECCOMP_ALLOW_SETNS))
+        return -ENOSYS;
     ssize_t n;
     int req[2], ack[2];
     if (pipe2(req, O_CLOEXEC) < 0)

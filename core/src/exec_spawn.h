@@ -32,6 +32,7 @@
 
 #include <linux/filter.h>
 
+#include "exec_seccomp.h"
 #include "exec_template.h"
 #include "exec_view.h"
 #include "pathgate/exec.h"
@@ -95,8 +96,19 @@ struct pathgate__exec_keeper {
     int ack_r, ack_w; /* 'r' once ready, 'd' when the command's init runs */
     int procs[2];     /* the groups' cgroup.procs it joins (-1 = none) */
     void *stack;
+    /* What every command it starts shares, set up once in it: signal
+     * dispositions back to default, an anonymous session keyring, and the
+     * seccomp filter of these flags but setns (its joiners need it; each
+     * shell adds a filter refusing setns). */
+    pathgate__exec_seccomp seccomp;
+    unsigned int seccomp_flags;
     volatile int failed; /* errno of its set-up */
 };
+
+/* The seccomp flags of the commands a keeper starts (a view, a memory
+ * cgroup). */
+#define PATHGATE__KEEPER_SECCOMP_FLAGS                                                             \
+    (PATHGATE__SECCOMP_NETWORK | PATHGATE__SECCOMP_OWN_PIDNS | PATHGATE__SECCOMP_OWN_IPC)
 
 /* Starts a keeper that joins the groups of the cgroup.procs descriptors
  * procs[0..2) (-1 = none). 0 or -errno (the caller then moves each

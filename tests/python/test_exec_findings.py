@@ -669,3 +669,56 @@ def test_f5_no_user_configuration_location_is_writable_whatever_the_environment(
                     {"HOME": str(home)}, unprivileged)
         assert proc.returncode == 2 and "config.toml" in proc.stderr, proc.stdout
         assert proc.stdout == ""
+
+
+_HELD = r"""
+import ctypes, os, errno
+l = ctypes.CDLL(None, use_errno=True)
+def call(name, nr, *args):
+    r = l.syscall(nr, *args)
+    print(name, 'ok' if r >= 0 else errno.errorcode.get(ctypes.get_errno(), '?'), flush=True)
+call('mount', 165, b'tmpfs', b'/tmp', b'tmpfs', 0, None)
+call('umount', 166, b'/pathgate/root/repo', 2)
+call('pivot_root', 155, b'/tmp', b'/tmp')
+call('open_tree', 428, -100, b'/pathgate/root/repo', 1)
+call('fsopen', 430, b'tmpfs', 0)
+call('unshare_user', 272, 0x10000000)
+call('unshare_mount', 272, 0x00020000)
+call('unshare_net', 272, 0x40000000)
+fd = os.open('/proc/1/ns/mnt', os.O_RDONLY) if os.path.exists('/proc/1/ns/mnt') else -1
+call('setns', 308, fd, 0)
+call('ptrace_attach_init', 101, 16, 1, 0, 0)
+pfd = l.syscall(434, 1, 0)  # pidfd_open(1) is a handle only; what it may do:
+for fd in range(3):
+    call('pidfd_getfd_init_%d' % fd, 438, pfd, fd, 0)
+call('pidfd_send_signal_init', 424, pfd, 9, None, 0)
+buf = ctypes.create_string_buffer(8)
+class iov(ctypes.Structure):
+    _fields_ = [('b', ctypes.c_void_p), ('n', ctypes.c_size_t)]
+a = iov(ctypes.addressof(buf), 8); b = iov(0x10000, 8)
+call('process_vm_readv_init', 310, 1, ctypes.byref(a), 1, ctypes.byref(b), 1, 0)
+call('keyctl', 250, 0, -3, 0)
+call('io_uring_setup', 425, 4, ctypes.create_string_buffer(120))
+call('bpf', 321, 0, ctypes.create_string_buffer(72), 72)
+call('perf_event_open', 298, ctypes.create_string_buffer(128), 0, -1, -1, 0)
+call('kill_init', 62, 1, 9)
+print('end', flush=True)
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64 system call numbers")
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_what_held_still_holds(world, unprivileged):
+    """The red team's attempts that held (issue 21) still fail with the
+    prepared view, the keeper and the joiner: mounting, unmounting,
+    pivot_root, open_tree, fsopen, new user/mount/network namespaces,
+    setns, ptrace, a pidfd's descriptors and signals, and process_vm_readv
+    on pid 1 (pathgate's init),
+    keyctl, io_uring, bpf, perf, and killing pid 1."""
+    (world["repo"] / "held.py").write_text(_HELD)
+    res = _Caller(world, unprivileged)("python3 held.py")
+    got = dict(line.split() for line in res["output"].splitlines() if " " in line)
+    assert "end" in res["output"], res["output"]
+    for name, outcome in got.items():
+        assert outcome != "ok", (name, res["output"])
+    assert res["exit_code"] == 0
