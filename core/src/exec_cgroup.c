@@ -37,7 +37,8 @@ struct pathgate__exec_cgroup {
     unsigned int pids;
     int has_keeper;
     pathgate__exec_keeper keeper;
-    int oom_efd, oom_ctl; /* v1 with a keeper: the OOM notification (eventfd) */
+    pathgate__exec_prep *prep; /* the next command's start, made by the keeper */
+    int oom_efd, oom_ctl;      /* v1 with a keeper: the OOM notification (eventfd) */
 };
 
 static struct {
@@ -303,6 +304,7 @@ static void keeper_for(pathgate__exec_cgroup *g)
 
 static void keeper_end(pathgate__exec_cgroup *g, int wait)
 {
+    pathgate__exec_prep_release(__atomic_exchange_n(&g->prep, NULL, __ATOMIC_ACQ_REL), wait);
     oom_close(g);
     if (!g->has_keeper)
         return;
@@ -455,6 +457,11 @@ void pathgate__exec_cgroup_release(pathgate__exec_cgroup *g)
 pathgate__exec_keeper *pathgate__exec_cgroup_keeper(pathgate__exec_cgroup *g)
 {
     return g && g->has_keeper ? &g->keeper : NULL;
+}
+
+pathgate__exec_prep **pathgate__exec_cgroup_prep(pathgate__exec_cgroup *g)
+{
+    return g && g->has_keeper ? &g->prep : NULL;
 }
 
 int pathgate__exec_cgroup_oom_fd(const pathgate__exec_cgroup *g)

@@ -47,6 +47,10 @@ void pathgate__exec_cgroup_release(pathgate__exec_cgroup *g);
  * when it has none (then the shell moves itself in). */
 struct pathgate__exec_keeper *pathgate__exec_cgroup_keeper(pathgate__exec_cgroup *g);
 
+/* Where the group's keeper keeps the next command's start (exec_spawn.h;
+ * taken and put with atomic exchanges); NULL without a keeper. */
+struct pathgate__exec_prep **pathgate__exec_cgroup_prep(pathgate__exec_cgroup *g);
+
 /* With a keeper (cgroup v1): the kernel's OOM killer is off in the
  * group, and this eventfd (-1: none) is readable when the group is out of
  * memory; then pathgate__exec_cgroup_oom_kill ends the process of the

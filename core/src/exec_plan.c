@@ -1,9 +1,12 @@
+
 /* exec_plan.c - what a contained run will be (exec_plan.h), and running
  * it. */
 #define _GNU_SOURCE
 #include "exec_plan.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -105,9 +108,9 @@ static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int 
     return rc;
 }
 
-/* The command's own mounts: /tmp, /dev/shm and the private home, with
- * their sizes and inode counts. */
-static int plan_private(pathgate__exec_plan *p)
+/* The command's own mounts into v: /tmp, /dev/shm and the private home,
+ * with their sizes and inode counts. */
+static int plan_private(const pathgate__exec_plan *p, pathgate__exec_view *v)
 {
     uint64_t rights = pathgate__landlock_rights(
         p->abi, PATHGATE__LL_READ | PATHGATE__LL_WRITE | PATHGATE__LL_EXEC, 1);
@@ -118,14 +121,14 @@ static int plan_private(pathgate__exec_plan *p)
     unsigned long long shm_inodes = shm / 4096 > 256 ? shm / 4096 : 256;
     char opts[128];
     snprintf(opts, sizeof opts, "mode=1777,size=%llu,nr_inodes=%llu", tmp, tmp_inodes);
-    int rc = pathgate__exec_view_add_tmpfs(&p->cmd, "/tmp", opts, rights);
+    int rc = pathgate__exec_view_add_tmpfs(v, "/tmp", opts, rights);
     snprintf(opts, sizeof opts, "mode=1777,size=%llu,nr_inodes=%llu", shm, shm_inodes);
     if (!rc)
-        rc = pathgate__exec_view_add_tmpfs(&p->cmd, "/dev/shm", opts, rights);
+        rc = pathgate__exec_view_add_tmpfs(v, "/dev/shm", opts, rights);
     if (!rc && p->tpl->private_home) {
         snprintf(opts, sizeof opts, "mode=0700,size=%llu,nr_inodes=%llu,uid=%u,gid=%u", tmp,
                  tmp_inodes, p->tpl->id.uid, p->tpl->id.gid);
-        rc = pathgate__exec_view_add_tmpfs(&p->cmd, p->tpl->id.home, opts, rights);
+        rc = pathgate__exec_view_add_tmpfs(v, p->tpl->id.home, opts, rights);
     }
     return rc;
 }
@@ -144,18 +147,90 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     p->prot |= PATHGATE_EXEC_PROT_NAMESPACES;
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
-    if (p->o.allow_network) {
+    if (p->o.allow_network)
         s->netns_fd = PATHGATE__NETNS_HOST;
-    } else {
-        p->netns_fd = pathgate__exec_template_netns_take(p->cache, p->tpl);
-        s->netns_fd = p->netns_fd >= 0 ? p->netns_fd : PATHGATE__NETNS_NEW;
-        p->prot |= PATHGATE_EXEC_PROT_NETWORK_NAMESPACE;
-    }
-    int rc = plan_private(p);
+    else
+        p->prot |= PATHGATE_EXEC_PROT_NETWORK_NAMESPACE; /* which one: plan_start */
+    int rc = plan_private(p, &p->cmd);
     if (!rc)
         rc = build_env(p, p->tpl->id.home, "/tmp", t->cwd_view,
                        p->tpl->id.name[0] ? p->tpl->id.name : NULL);
     return rc ? pathgate__error_set(err, rc, NULL) : PATHGATE_OK;
+}
+
+/* ------------------------------------------------------------ the start */
+
+/* 1 when prep was made for this command's view, private mounts and
+ * parent. */
+static int prep_fits(const pathgate__exec_plan *p, const pathgate__exec_prep *prep)
+{
+    const pathgate__exec_keeper *k = p->spec.keeper;
+    return prep->serial == p->tpl->serial && prep->unpriv == p->tpl->unpriv && prep->keeper == k &&
+           (!k || prep->keeper_pid == k->pid) && prep->has_filter == (p->spec.filter != NULL) &&
+           (!prep->has_filter || prep->filter_flags == p->spec.filter_flags) &&
+           pathgate__exec_view_same(&prep->cmd, &p->cmd);
+}
+
+/* How the command's namespaces are made: by its start made ahead when
+ * one fits, else now (a pooled network namespace, or a new one). Only
+ * for a resolver's prepared views (those outlive the call), without the
+ * host's network. */
+static void plan_start(pathgate__exec_plan *p)
+{
+    pathgate__exec_spec *s = &p->spec;
+    if (p->o.allow_network)
+        return;
+    if (!p->own_cache)
+        p->prep_home =
+            s->keeper ? pathgate__exec_cgroup_prep(p->cg) : pathgate__exec_cache_prep(p->cache);
+    pathgate__exec_prep *prep =
+        p->prep_home ? __atomic_exchange_n(p->prep_home, NULL, __ATOMIC_ACQ_REL) : NULL;
+    if (prep && prep_fits(p, prep) && pathgate__exec_prep_ready(prep, 2000)) {
+        p->prep = s->prep = prep;
+        s->netns_fd = PATHGATE__NETNS_NEW; /* (made: the prep's) */
+        return;
+    }
+    /* (in the group, its processes count: gone before this one starts) */
+    pathgate__exec_prep_release(prep, 1);
+    p->netns_fd = pathgate__exec_template_netns_take(p->cache, p->tpl);
+    s->netns_fd = p->netns_fd >= 0 ? p->netns_fd : PATHGATE__NETNS_NEW;
+}
+
+/* After a command: the next one's start, made while the caller goes on. */
+static void plan_next(pathgate__exec_plan *p)
+{
+    if (!p->prep_home)
+        return;
+    pathgate__exec_prep *prep = calloc(1, sizeof *prep);
+    if (!prep)
+        return;
+    pathgate__alloc_init(&prep->alloc, NULL);
+    pathgate__exec_view_init(&prep->cmd, &prep->alloc);
+    prep->serial = p->tpl->serial;
+    prep->unpriv = p->tpl->unpriv;
+    prep->keeper = p->spec.keeper;
+    prep->keeper_pid = prep->keeper ? prep->keeper->pid : 0;
+    prep->userns_fd = fcntl(p->tpl->userns_fd, F_DUPFD_CLOEXEC, 3);
+    prep->mntns_fd = fcntl(p->tpl->mntns_fd, F_DUPFD_CLOEXEC, 3);
+    /* the last command's network namespace (looked at by the preparer),
+     * or a pooled one, or a new one */
+    prep->netns_fd = p->next_netns;
+    prep->check_net = p->next_netns >= 0;
+    p->next_netns = -1;
+    if (prep->netns_fd < 0)
+        prep->netns_fd = pathgate__exec_template_netns_take(p->cache, p->tpl);
+    if (prep->netns_fd < 0)
+        prep->netns_fd = PATHGATE__NETNS_NEW;
+    prep->has_filter = p->spec.filter != NULL;
+    prep->filter_flags = p->spec.filter_flags;
+    if (prep->has_filter && !pathgate__exec_seccomp_build(&prep->seccomp, prep->filter_flags))
+        prep->has_filter = 0;
+    if (prep->userns_fd < 0 || prep->mntns_fd < 0 || plan_private(p, &prep->cmd) != 0 ||
+        pathgate__exec_prep_start(prep) != 0) {
+        pathgate__exec_prep_release(prep, 0);
+        return;
+    }
+    pathgate__exec_prep_release(__atomic_exchange_n(p->prep_home, prep, __ATOMIC_ACQ_REL), 0);
 }
 
 /* ------------------------------------------------------------ limits */
@@ -217,7 +292,7 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     memset(p, 0, sizeof *p);
     pathgate__alloc_init(&p->alloc, alloc); /* NULL = libc */
     p->ruleset = -1;
-    p->netns_fd = -1;
+    p->netns_fd = p->next_netns = -1;
     p->tmp.fd = -1;
     pathgate__exec_view_init(&p->cmd, &p->alloc);
     pathgate__exec_spec *s = &p->spec;
@@ -294,9 +369,9 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     /* (a keeper holds all of it but setns for the commands it starts:
      * the shell adds setns alone) */
     if (s->keeper && sflags == s->keeper->seccomp_flags)
-        s->filter = pathgate__exec_seccomp_build(&p->seccomp, PATHGATE__SECCOMP_ONLY_SETNS);
-    else
-        s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
+        sflags = PATHGATE__SECCOMP_ONLY_SETNS;
+    s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
+    s->filter_flags = sflags;
     if (s->filter)
         p->prot |= PATHGATE_EXEC_PROT_SECCOMP;
 
@@ -333,6 +408,8 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     s->timeout_ms = o->timeout_ms;
     s->output_cap = o->output_cap;
     s->alloc = &p->alloc;
+    if (want_view)
+        plan_start(p);
     return PATHGATE_OK;
 }
 
@@ -343,7 +420,23 @@ int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, p
     pathgate__exec_spawned left;
     *out = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
     int rc = pathgate__exec_spawn(out, &left, &p->spec, err);
-    if (p->tpl) {
+    if (p->prep) {
+        /* the prepared network namespace goes back (unused when its init
+         * was gone: the command then made its own, left) */
+        pathgate__exec_prep *prep = p->prep;
+        int *fd = prep->made_netns >= 0 ? (int *)&prep->made_netns : &prep->netns_fd;
+        if (prep->used) {
+            /* to the next one's preparer, which looks whether it is clean */
+            p->next_netns = *fd;
+        } else {
+            pathgate__exec_template_netns_give(p->cache, p->tpl, *fd, 1);
+            pathgate__exec_template_netns_give(p->cache, p->tpl, left.netns_fd,
+                                               !rc && left.net_clean);
+        }
+        *fd = -1;
+        pathgate__exec_prep_release(prep, 0);
+        p->prep = p->spec.prep = NULL;
+    } else if (p->tpl) {
         /* the network namespace goes back for later commands when nothing
          * is left in it */
         int fd = p->netns_fd >= 0 ? p->netns_fd : left.netns_fd;
@@ -354,6 +447,8 @@ int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, p
     } else if (left.netns_fd >= 0) {
         close(left.netns_fd);
     }
+    if (p->tpl)
+        plan_next(p);
     if (!rc) {
         out->landlock_abi = p->abi;
         out->protections = p->prot;
@@ -366,6 +461,9 @@ void pathgate__exec_plan_dispose(pathgate__exec_plan *p)
     const pathgate_allocator *a = &p->alloc;
     if (p->netns_fd >= 0)
         close(p->netns_fd);
+    if (p->next_netns >= 0)
+        close(p->next_netns);
+    pathgate__exec_prep_release(p->prep, 0);
     if (p->ruleset >= 0)
         close(p->ruleset);
     pathgate__exec_cgroup_release(p->cg);
@@ -380,5 +478,5 @@ void pathgate__exec_plan_dispose(pathgate__exec_plan *p)
     pathgate__free(a, p->envp);
     pathgate__free(a, p->command);
     memset(p, 0, sizeof *p);
-    p->ruleset = p->netns_fd = -1;
+    p->ruleset = p->netns_fd = p->next_netns = -1;
 }

@@ -41,8 +41,11 @@ typedef struct pathgate__exec_plan {
     unsigned int prot; /* PATHGATE_EXEC_PROT_* decided */
     pathgate__exec_cache *cache;
     int own_cache;
-    pathgate__exec_template *tpl; /* the view; NULL = none */
-    int netns_fd;                 /* a pooled network namespace, or -1 */
+    pathgate__exec_template *tpl;    /* the view; NULL = none */
+    int netns_fd;                    /* a pooled network namespace, or -1 */
+    pathgate__exec_prep **prep_home; /* where the next command's start is kept; NULL: none */
+    pathgate__exec_prep *prep;       /* this command's, made ahead (exec_spawn.h) */
+    int next_netns;                  /* its network namespace, for the next one; -1 */
     pathgate__exec_cgroup *cg;
     pathgate__exec_view cmd; /* the command's own mounts */
     pathgate__exec_tmp tmp;  /* without a view: the private directory */

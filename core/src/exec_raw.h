@@ -37,6 +37,23 @@ PG_NOSAN static inline long pg_raw6(long n, long a, long b, long c, long d, long
                      : "rcx", "r11", "memory");
     return ret;
 }
+/* write(fd, buf, len), then exit_group(status) whatever write returned,
+ * touching no memory in between: once the write is seen, the process's
+ * stack may be reused (the caller's last word). */
+__attribute__((noreturn)) PG_NOSAN static inline void pg_raw_write_exit(long fd, const void *buf,
+                                                                        long len, long status)
+{
+    __asm__ volatile("syscall\n\t"
+                     "mov %[st], %%rdi\n\t"
+                     "mov %[nr], %%rax\n\t"
+                     "syscall\n\t"
+                     "ud2"
+                     :
+                     : "a"((long)SYS_write), "D"(fd), "S"(buf),
+                       "d"(len), [st] "r"(status), [nr] "r"((long)SYS_exit_group)
+                     : "rcx", "r11", "memory");
+    __builtin_unreachable();
+}
 #elif defined(__aarch64__)
 #define PG_RAW_INLINE 1
 PG_NOSAN static inline long pg_raw6(long n, long a, long b, long c, long d, long e, long f)
@@ -53,6 +70,23 @@ PG_NOSAN static inline long pg_raw6(long n, long a, long b, long c, long d, long
                      : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
                      : "memory");
     return x0;
+}
+__attribute__((noreturn)) PG_NOSAN static inline void pg_raw_write_exit(long fd, const void *buf,
+                                                                        long len, long status)
+{
+    register long x8 __asm__("x8") = SYS_write;
+    register long x0 __asm__("x0") = fd;
+    register long x1 __asm__("x1") = (long)buf;
+    register long x2 __asm__("x2") = len;
+    __asm__ volatile("svc 0\n\t"
+                     "mov x0, %[st]\n\t"
+                     "mov x8, %[nr]\n\t"
+                     "svc 0\n\t"
+                     "brk #0"
+                     : "+r"(x0), "+r"(x8)
+                     : "r"(x1), "r"(x2), [st] "r"(status), [nr] "r"((long)SYS_exit_group)
+                     : "memory");
+    __builtin_unreachable();
 }
 #else
 #define PG_RAW_INLINE 0

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -23,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -46,6 +48,9 @@
 #endif
 
 #define STACK_SIZE (64 * 1024)
+/* What a prepared init receives: standard input, output, done pipe,
+ * ruleset. */
+#define PREP_FDS 4
 /* The kernel's sigset size (64 signals) and the highest signal. */
 #define KERNEL_SIGSET_SIZE 8
 #define KERNEL_NSIG 64
@@ -106,6 +111,7 @@ typedef struct child_args {
     int init_pidfd; /* (in the host's descriptor table) */
     volatile int made_netns;
     char *stack_joiner; /* top; used by a keeper */
+    int filter_set;     /* the init has set the seccomp filter */
     /* the init */
     volatile int done;
     volatile int status;
@@ -175,8 +181,14 @@ PG_NOSAN static void shell_prepare(child_args *a)
      * keeper's children have the keeper's: defaults already.) */
     if (!a->spec->keeper && (rc = default_signals()) < 0)
         child_fail(a, STAGE_SIGNALS, rc);
-    /* 2. New session and process group (pgid = pid), no controlling tty. */
-    if ((rc = pg_raw(SYS_setsid)) < 0)
+    /* 2. Its own process group (pgid = pid): a signal to its group
+     * reaches no process of the caller's. In a view, in the caller's
+     * session (a session of its own would be a scheduling group of its
+     * own, with autogroup: its creation costs milliseconds on a busy
+     * machine); the caller's terminal, if any, is out of its reach (no
+     * /dev/tty nor /dev/pts in the view, no descriptor of it). Without a
+     * view, a new session (no controlling tty). */
+    if ((rc = a->spec->tpl ? pg_raw(SYS_setpgid, 0, 0) : pg_raw(SYS_setsid)) < 0)
         child_fail(a, STAGE_SETSID, rc);
     /* 3. stdin </dev/null, stdout and stderr the same pipe (ordered). */
     if ((rc = move_fd(a->devnull, 0)) < 0 || (rc = move_fd(a->pipe_w, 1)) < 0 ||
@@ -242,7 +254,7 @@ __attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
         (rc = pg_raw(PATHGATE__SYS_LANDLOCK_RESTRICT_SELF, a->ruleset_fd, 0)) < 0)
         child_fail(a, STAGE_LANDLOCK, rc);
     /* 10. */
-    if (a->spec->filter &&
+    if (a->spec->filter && !a->filter_set &&
         (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->spec->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
     /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
@@ -318,29 +330,26 @@ PG_NOSAN static int net_is_clean(void)
  * (CLONE_PARENT) that shares its memory and runs alongside its threads,
  * so inline system calls only. It keeps the namespace's capabilities: the
  * confined shell can neither trace it nor read its memory. */
-__attribute__((noreturn)) PG_NOSAN static int init_main(void *p)
+__attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
 {
-    child_args *a = p;
     const pathgate__exec_spec *sp = a->spec;
     long rc;
-    /* gone with the thread that waits for it */
-    pg_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if ((rc = pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0)) <
-        0) {
-        a->view_step = "proc";
-        stage_fail(a, STAGE_VIEW, rc);
-    }
     int shell = -1;
     if (a->stage == STAGE_OK) {
         shell = a->do_clone(shell_main, a->stack_shell, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
         if (shell < 0)
             stage_fail(a, STAGE_INIT, -EAGAIN);
     }
-    /* Every descriptor but the done pipe goes (the host's too). */
-    int d = a->done_w;
-    if (d > 3)
-        pg_raw(__NR_close_range, 3, d - 1, 0);
-    pg_raw(__NR_close_range, d + 1, ~0U, 0);
+    /* Every descriptor but the done pipe and the output goes (the
+     * host's too). Holding the output until its end, the init ends the
+     * output and the command at once: the caller wakes once. */
+    int lo = a->done_w < a->pipe_w ? a->done_w : a->pipe_w;
+    int hi = a->done_w < a->pipe_w ? a->pipe_w : a->done_w;
+    if (lo > 3)
+        pg_raw(__NR_close_range, 3, lo - 1, 0);
+    if (hi > lo + 1)
+        pg_raw(__NR_close_range, lo + 1, hi - 1, 0);
+    pg_raw(__NR_close_range, hi + 1, ~0U, 0);
     int status = 127;
     for (;;) {
         int st = 0;
@@ -362,16 +371,121 @@ __attribute__((noreturn)) PG_NOSAN static int init_main(void *p)
         if (rc < 0 && rc != -EINTR)
             break;
     }
-    if (sp->netns_fd != PATHGATE__NETNS_HOST)
+    /* (a prepared start's network namespace is looked at by the next
+     * one's preparer instead, off the caller's way) */
+    if (sp->netns_fd != PATHGATE__NETNS_HOST && !sp->prep)
         a->net_clean = net_is_clean();
+    /* Done: the output ends, then a byte on the done pipe tells the
+     * caller, who may reuse this stack at once (its exit, which costs
+     * ~0.1 ms, and its namespaces' teardown are not waited for). */
+    long done_w = a->done_w;
     a->status = status;
     __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
-    /* exit closes the done pipe before the namespaces are torn down */
-    pg_raw(SYS_exit_group, status & 0xff);
-    __builtin_unreachable();
+    pg_raw(SYS_close, a->pipe_w);
+    pg_raw_write_exit(done_w, "d", 1, status & 0xff);
+}
+
+PG_NOSAN static long mount_proc(void)
+{
+    return pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+}
+
+__attribute__((noreturn)) PG_NOSAN static int init_main(void *p)
+{
+    child_args *a = p;
+    long rc;
+    /* gone with the thread that waits for it */
+    pg_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if ((rc = mount_proc()) < 0) {
+        a->view_step = "proc";
+        stage_fail(a, STAGE_VIEW, rc);
+    }
+    init_run(a);
+}
+
+/* Enters the working directory, checked to be what the parent opened.
+ * Returns only on success. */
+PG_NOSAN static void enter_cwd(child_args *a)
+{
+    const pathgate__exec_spec *sp = a->spec;
+    struct stat st;
+    long rc;
+    if ((rc = pg_raw(SYS_chdir, sp->cwd_view)) < 0 ||
+        (rc = pg_raw(SYS_newfstatat, AT_FDCWD, ".", &st, 0)) < 0)
+        view_fail(a, "working directory", rc);
+    if (st.st_dev != sp->cwd_dev || st.st_ino != sp->cwd_ino)
+        view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
+}
+
+/* The init of a prepared start (exec_spawn.h): a copy of the descriptor
+ * table of its own; waits for its command on the socket. */
+__attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
+{
+    pathgate__exec_prep *prep = p;
+    int s = prep->go[1];
+    pg_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    long proc = mount_proc();
+    /* the commands' filter, inherited by the shell (allowed: it holds
+     * CAP_SYS_ADMIN in the view's user namespace) */
+    if (prep->has_filter &&
+        pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prep->seccomp.prog, 0, 0) == 0)
+        prep->filter_set = 1;
+    pg_raw(SYS_write, prep->ack_w, "r", 1);
+    /* nothing of the host's: the socket stands in on 0, 1 and 2 (s > 2),
+     * so what is received lands above them */
+    for (int fd = 0; fd < 3; fd++)
+        pg_raw(SYS_dup3, s, fd, 0);
+    if (s > 3)
+        pg_raw(__NR_close_range, 3, s - 1, 0);
+    pg_raw(__NR_close_range, s + 1, ~0U, 0);
+    child_args *a = NULL;
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(PREP_FDS * sizeof(int))];
+    } c;
+    struct iovec iov = {&a, sizeof a};
+    struct msghdr m;
+    for (size_t i = 0; i < sizeof m; i++)
+        ((char *)&m)[i] = 0;
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = c.buf;
+    m.msg_controllen = sizeof c.buf;
+    long n;
+    do
+        n = pg_raw(SYS_recvmsg, s, &m, MSG_CMSG_CLOEXEC);
+    while (n == -EINTR);
+    if (n != (long)sizeof a || !a)
+        pg_raw(SYS_exit_group, 0); /* cancelled */
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    int fds[PREP_FDS] = {-1, -1, -1, -1};
+    size_t nfds = h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
+                      ? (h->cmsg_len - CMSG_LEN(0)) / sizeof(int)
+                      : 0;
+    for (size_t i = 0; i < nfds && i < PREP_FDS; i++)
+        fds[i] = ((int *)CMSG_DATA(h))[i];
+    if (nfds < 3)
+        child_fail(a, STAGE_INIT, -EBADMSG);
+    a->devnull = fds[0];
+    a->pipe_w = fds[1];
+    a->done_w = fds[2];
+    a->ruleset_fd = fds[3];
+    for (int fd = 0; fd < 3; fd++)
+        pg_raw(SYS_close, fd);
+    pg_raw(SYS_close, s);
+    if (proc < 0)
+        view_fail(a, "proc", proc);
+    enter_cwd(a);
+    init_run(a);
 }
 
 /* ---------------------------------------------------------- the joiner */
+
+PG_NOSAN static void set_policy(int policy)
+{
+    struct sched_param sp = {0};
+    pg_raw(SYS_sched_setscheduler, 0, policy, &sp);
+}
 
 PG_NOSAN static long loopback_up(void)
 {
@@ -392,61 +506,135 @@ PG_NOSAN static long loopback_up(void)
     return rc;
 }
 
-/* A vfork child of the host thread sharing its descriptor table: enters
- * the prepared view and starts the init. */
-__attribute__((noreturn)) PG_NOSAN static int joiner_main(void *p)
+/* Enters the prepared view's user and mount namespaces, a network
+ * namespace (joined, made (*made: its descriptor, in the shared table),
+ * or the host's) and new mount, IPC, UTS and PID namespaces, and makes
+ * the private mounts (Landlock rules for them into ruleset; -1: none).
+ * 0 or -errno with *step set. */
+PG_NOSAN static long enter_namespaces(int userns_fd, int mntns_fd, int unpriv, int netns_fd,
+                                      int check_net, volatile int *made,
+                                      const pathgate__exec_view *cmd, int ruleset,
+                                      const char **step)
 {
-    child_args *a = p;
-    const pathgate__exec_spec *sp = a->spec;
-    const pathgate__exec_template *t = sp->tpl;
     long rc;
-    if ((rc = pg_raw(__NR_setns, t->userns_fd, CLONE_NEWUSER)) < 0)
-        view_fail(a, "user namespace", rc);
-    if (t->unpriv) {
+    *step = "user namespace";
+    if ((rc = pg_raw(__NR_setns, userns_fd, CLONE_NEWUSER)) < 0)
+        return rc;
+    if (unpriv) {
         /* uid and gid 0 of the view (the host's 65534), no supplementary
          * group. A uid change makes the memory (the host process's)
          * non-dumpable: its flag is put back. */
         long dumpable = pg_raw(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+        *step = "uid map";
         if ((rc = pg_raw(SYS_setresgid, 0, 0, 0)) < 0 || (rc = pg_raw(SYS_setgroups, 0, 0)) < 0 ||
             (rc = pg_raw(SYS_setresuid, 0, 0, 0)) < 0)
-            view_fail(a, "uid map", rc);
+            return rc;
         if (dumpable == 0 || dumpable == 1)
             pg_raw(SYS_prctl, PR_SET_DUMPABLE, dumpable, 0, 0, 0);
     }
-    if (sp->netns_fd >= 0) {
-        if ((rc = pg_raw(__NR_setns, sp->netns_fd, CLONE_NEWNET)) < 0)
-            view_fail(a, "network namespace", rc);
-    } else if (sp->netns_fd == PATHGATE__NETNS_NEW) {
-        if ((rc = pg_raw(SYS_unshare, CLONE_NEWNET)) < 0 || (rc = loopback_up()) < 0)
-            view_fail(a, "network namespace", rc);
-        /* kept by the caller for later commands (the table is shared) */
-        a->made_netns =
-            (int)pg_raw(SYS_openat, AT_FDCWD, "/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    *step = "network namespace";
+    if (netns_fd >= 0) {
+        if ((rc = pg_raw(__NR_setns, netns_fd, CLONE_NEWNET)) < 0)
+            return rc;
+        if (check_net && !net_is_clean())
+            netns_fd = PATHGATE__NETNS_NEW;
     }
-    if ((rc = pg_raw(__NR_setns, t->mntns_fd, CLONE_NEWNS)) < 0)
-        view_fail(a, "mount namespace", rc);
+    if (netns_fd == PATHGATE__NETNS_NEW) {
+        if ((rc = pg_raw(SYS_unshare, CLONE_NEWNET)) < 0 || (rc = loopback_up()) < 0)
+            return rc;
+        /* kept by the caller for later commands (the table is shared) */
+        *made = (int)pg_raw(SYS_openat, AT_FDCWD, "/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    }
+    *step = "mount namespace";
+    if ((rc = pg_raw(__NR_setns, mntns_fd, CLONE_NEWNS)) < 0)
+        return rc;
+    *step = "namespaces";
     if ((rc = pg_raw(SYS_unshare, CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)) < 0)
-        view_fail(a, "namespaces", rc);
+        return rc;
+    *step = "hostname";
     if ((rc = pg_raw(SYS_sethostname, "pathgate", 8)) < 0)
-        view_fail(a, "hostname", rc);
-    const char *step = "";
-    if ((rc = pathgate__exec_view_apply(sp->cmd, 0, sp->cmd->nops, a->ruleset_fd, &step)) < 0)
-        view_fail(a, step, rc);
-    struct stat st;
-    if ((rc = pg_raw(SYS_chdir, sp->cwd_view)) < 0 ||
-        (rc = pg_raw(SYS_newfstatat, AT_FDCWD, ".", &st, 0)) < 0)
-        view_fail(a, "working directory", rc);
-    if (st.st_dev != sp->cwd_dev || st.st_ino != sp->cwd_ino)
-        view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
-    /* the init: this process's parent's child (the host's, or a
-     * keeper's), its pidfd in the (shared) descriptor table */
+        return rc;
+    return pathgate__exec_view_apply(cmd, 0, cmd->nops, ruleset, step);
+}
+
+/* Enters the working directory and starts the init: this process's
+ * parent's child (the host's, or a keeper's), its pidfd in the (shared)
+ * descriptor table. Returns only on success (a->init_pid set). */
+PG_NOSAN static void start_init(child_args *a)
+{
+    enter_cwd(a);
     int pidfd = -1;
+    if (a->spec->keeper)
+        set_policy(SCHED_OTHER);
     int init =
         a->do_clone(init_main, a->stack_init, CLONE_VM | CLONE_PARENT | CLONE_PIDFD, a, &pidfd);
     if (init < 0)
         child_fail(a, STAGE_INIT, -EAGAIN);
     a->init_pidfd = pidfd;
     a->init_pid = init;
+}
+
+/* A vfork child of the host thread (or of a keeper) sharing the host's
+ * descriptor table: enters the namespaces and starts the init. */
+__attribute__((noreturn)) PG_NOSAN static int joiner_main(void *p)
+{
+    child_args *a = p;
+    const pathgate__exec_spec *sp = a->spec;
+    const pathgate__exec_template *t = sp->tpl;
+    const char *step = "";
+    long rc = enter_namespaces(t->userns_fd, t->mntns_fd, t->unpriv, sp->netns_fd, 0,
+                               &a->made_netns, sp->cmd, a->ruleset_fd, &step);
+    if (rc < 0)
+        view_fail(a, step, rc);
+    start_init(a);
+    pg_raw(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
+/* The preparer (exec_spawn.h): a keeper's child, or the host thread's,
+ * sharing the host's descriptor table. */
+__attribute__((noreturn)) PG_NOSAN static int preparer_main(void *p)
+{
+    pathgate__exec_prep *prep = p;
+    const char *step = "";
+    long rc = enter_namespaces(prep->userns_fd, prep->mntns_fd, prep->unpriv, prep->netns_fd,
+                               prep->check_net, &prep->made_netns, &prep->cmd, -1, &step);
+    /* the private mounts, for the command's Landlock rules */
+    for (size_t i = 0; rc >= 0 && i < prep->cmd.nops; i++) {
+        const pathgate__exec_view_op *op = &prep->cmd.ops[i];
+        if (op->kind != PATHGATE__VOP_TMPFS || !op->rights)
+            continue;
+        step = "private tmpfs";
+        int n = prep->nrules;
+        if (n == PATHGATE__PREP_MAX_RULES) {
+            rc = -E2BIG;
+            break;
+        }
+        rc = pg_raw(SYS_openat, AT_FDCWD, op->dst, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (rc >= 0) {
+            prep->rule_fd[n] = (int)rc;
+            prep->rule_rights[n] = op->rights;
+            prep->nrules = n + 1;
+        }
+    }
+    if (rc >= 0) {
+        int pidfd = -1;
+        step = "init";
+        if (prep->keeper)
+            set_policy(SCHED_OTHER);
+        long init = prep->do_clone(init_wait_main, (char *)prep->stack + 2 * STACK_SIZE,
+                                   CLONE_VM | CLONE_PARENT | CLONE_PIDFD, prep, &pidfd);
+        rc = init < 0 ? -EAGAIN : 0;
+        if (init > 0) {
+            prep->init_pidfd = pidfd;
+            prep->init_pid = (pid_t)init;
+        }
+    }
+    if (rc < 0) {
+        prep->step = step;
+        prep->error = (int)-rc;
+    }
+    pg_raw(SYS_write, prep->ack_w, rc < 0 ? "x" : "p", 1);
     pg_raw(SYS_exit_group, 0);
     __builtin_unreachable();
 }
@@ -455,8 +643,17 @@ __attribute__((noreturn)) PG_NOSAN static int joiner_main(void *p)
 #define KCMP_VM 1
 #endif
 
+enum { KEEPER_JOIN = 1, KEEPER_PREPARE = 2 };
+
+/* A request to a keeper: start a joiner now (ptr: its child_args) or a
+ * preparer (ptr: its prep). */
+typedef struct keeper_req {
+    long kind;
+    void *ptr;
+} keeper_req;
+
 /* A keeper (exec_spawn.h): in its control group for good, it starts each
- * command's joiner, which so is born there. */
+ * command's joiner (or preparer), which so is born there. */
 __attribute__((noreturn)) PG_NOSAN static int keeper_main(void *p)
 {
     pathgate__exec_keeper *k = p;
@@ -471,6 +668,11 @@ __attribute__((noreturn)) PG_NOSAN static int keeper_main(void *p)
         pg_raw(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, 0);
     if (rc >= 0)
         rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &k->seccomp.prog, 0, 0);
+    /* A request must not take the requester's CPU from it: no wakeup
+     * preemption here (nor in its preparers); each init goes back to the
+     * normal policy (set_normal). */
+    if (rc >= 0)
+        set_policy(SCHED_BATCH);
     if (rc < 0) {
         k->failed = (int)-rc;
         pg_raw(SYS_exit_group, 1);
@@ -486,18 +688,39 @@ __attribute__((noreturn)) PG_NOSAN static int keeper_main(void *p)
          * that fires when the one thread that made it ends.) */
         if (rc == 0 && pg_raw(SYS_kcmp, self, pg_raw(SYS_getppid), KCMP_VM, 0, 0) != 0)
             break;
-        if (rc <= 0)
-            continue;
-        child_args *a = NULL;
-        if (pg_raw(SYS_read, k->req_r, &a, sizeof a) != (long)sizeof a || !a)
-            break; /* EOF: the host let it go */
-        /* the inits of earlier commands */
+        /* the inits and preparers of earlier commands */
         for (;;) {
             siginfo_t si;
             si.si_pid = 0;
             if (pg_raw(SYS_waitid, P_ALL, 0, &si, WEXITED | WNOHANG | __WALL, 0) < 0 || !si.si_pid)
                 break;
         }
+        if (rc <= 0)
+            continue;
+        keeper_req req;
+        if (pg_raw(SYS_read, k->req_r, &req, sizeof req) != (long)sizeof req || !req.ptr)
+            break; /* EOF: the host let it go */
+        if (req.kind == KEEPER_PREPARE) {
+            /* (the host goes on meanwhile); reaped at once, its init
+             * (a child of this one) later */
+            pathgate__exec_prep *prep = req.ptr;
+            int pidfd = -1;
+            long pp = k->do_clone(preparer_main, (char *)prep->stack + STACK_SIZE,
+                                  CLONE_VM | CLONE_FILES | CLONE_VFORK | CLONE_PIDFD, prep, &pidfd);
+            if (pp < 0) {
+                prep->step = "preparer";
+                prep->error = EAGAIN;
+                pg_raw(SYS_write, prep->ack_w, "x", 1);
+            } else {
+                siginfo_t si;
+                pg_raw(SYS_waitid, P_PID, pp, &si, WEXITED | __WALL, 0);
+                prep->pid = (pid_t)pp;
+            }
+            prep->pidfd = pidfd;
+            __atomic_store_n(&prep->launched, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        child_args *a = req.ptr;
         long j = a->do_clone(joiner_main, a->stack_joiner, CLONE_VM | CLONE_VFORK | CLONE_FILES, a);
         if (j > 0) {
             siginfo_t si;
@@ -537,6 +760,44 @@ static void close_fd(int *fd)
         close(*fd);
         *fd = -1;
     }
+}
+
+/* Children's stacks (3 * STACK_SIZE) kept for reuse: a munmap of memory
+ * other threads run on costs every CPU a TLB flush. A stack comes back
+ * only once no child runs on it. */
+static struct {
+    pthread_mutex_t mu;
+    void *stacks[8];
+    int n;
+} stack_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static void *stack_get(void)
+{
+    void *s = NULL;
+    pthread_mutex_lock(&stack_cache.mu);
+    if (stack_cache.n > 0)
+        s = stack_cache.stacks[--stack_cache.n];
+    pthread_mutex_unlock(&stack_cache.mu);
+    if (!s) {
+        s = mmap(NULL, 3 * STACK_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (s == MAP_FAILED)
+            s = NULL;
+    }
+    return s;
+}
+
+static void stack_put(void *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&stack_cache.mu);
+    int kept = stack_cache.n < (int)(sizeof stack_cache.stacks / sizeof stack_cache.stacks[0]);
+    if (kept)
+        stack_cache.stacks[stack_cache.n++] = s;
+    pthread_mutex_unlock(&stack_cache.mu);
+    if (!kept)
+        munmap(s, 3 * STACK_SIZE);
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -634,6 +895,7 @@ int pathgate__exec_keeper_start(pathgate__exec_keeper *k, const int procs[2])
     k->pidfd = k->req_r = k->req_w = k->ack_r = k->ack_w = -1;
     k->procs[0] = procs[0];
     k->procs[1] = procs[1];
+    k->do_clone = pathgate__exec_libc_clone();
     k->seccomp_flags = PATHGATE__KEEPER_SECCOMP_FLAGS;
     if (!pathgate__exec_seccomp_build(&k->seccomp,
                                       k->seccomp_flags | PATHGATE__SECCOMP_ALLOW_SETNS))
@@ -723,6 +985,264 @@ void pathgate__exec_keeper_stop(pathgate__exec_keeper *k)
 }
 #endif
 
+#if PG_RAW_INLINE
+/* Waits for the byte `want` on ack_r, or the end of the process of pidfd
+ * (-1 then). */
+static int wait_ack(int ack_r, int pidfd, char want)
+{
+    for (;;) {
+        struct pollfd p[2] = {{ack_r, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        char c = 0;
+        if (p[0].revents & POLLIN)
+            return read(ack_r, &c, 1) == 1 && c == want ? 0 : -1;
+        return -1; /* it ended */
+    }
+}
+
+/* A descriptor above 2 (the prepared init keeps its socket there). */
+static int above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return d;
+}
+
+int pathgate__exec_prep_start(pathgate__exec_prep *prep)
+{
+    prep->made_netns = -1;
+    prep->nrules = 0;
+    prep->init_pid = -1;
+    prep->init_pidfd = -1;
+    prep->pid = -1;
+    prep->pidfd = -1;
+    prep->launched = 0;
+    prep->used = 0;
+    prep->filter_set = 0;
+    prep->ready = 0;
+    prep->go1_closed = 0;
+    prep->go[0] = prep->go[1] = prep->ack_r = prep->ack_w = -1;
+    prep->error = 0;
+    prep->step = "";
+    prep->do_clone = pathgate__exec_libc_clone();
+    if (!(prep->stack = stack_get()))
+        return -ENOMEM;
+    int go[2], ack[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, go) < 0)
+        return -errno;
+    prep->go[0] = go[0];
+    if ((prep->go[1] = above_stdio(go[1])) < 0)
+        return -EMFILE;
+    if (pipe2(ack, O_CLOEXEC) < 0)
+        return -errno;
+    prep->ack_r = ack[0];
+    prep->ack_w = ack[1];
+    if (prep->keeper) {
+        keeper_req req = {KEEPER_PREPARE, prep};
+        struct timespec A, B;
+        clock_gettime(CLOCK_MONOTONIC, &A);
+        ssize_t w = write(prep->keeper->req_w, &req, sizeof req);
+        clock_gettime(CLOCK_MONOTONIC, &B);
+
+        if (w != (ssize_t)sizeof req)
+            return errno ? -errno : -EIO;
+        return 0; /* the keeper starts it while this goes on */
+    }
+    /* this thread's child, no exit signal (reaped when released); all
+     * signals blocked: a handler of the host must not run in it */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int pidfd = -1;
+    pid_t pid = prep->do_clone(preparer_main, (char *)prep->stack + STACK_SIZE,
+                               CLONE_VM | CLONE_FILES | CLONE_PIDFD, prep, &pidfd);
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pid > 0) {
+        prep->pid = pid;
+        prep->pidfd = pidfd;
+    } else {
+        prep->error = e;
+    }
+    prep->launched = 1;
+    return pid > 0 ? 0 : -e;
+}
+
+static int pidfd_ended(int pidfd)
+{
+    struct pollfd p = {pidfd, POLLIN, 0};
+    return pidfd < 0 || poll(&p, 1, 0) != 0;
+}
+
+/* 1 when its preparer has ended, or will never start. */
+static int preparer_ended(const pathgate__exec_prep *prep)
+{
+    if (!__atomic_load_n(&prep->launched, __ATOMIC_ACQUIRE)) {
+        /* not started yet: it will be, unless the keeper is gone */
+        return !prep->keeper || kill(prep->keeper_pid, 0) < 0;
+    }
+    return prep->pid <= 0 || pidfd_ended(prep->pidfd);
+}
+
+int pathgate__exec_prep_ready(pathgate__exec_prep *prep, int wait_ms)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (prep->ready != 2 && !prep->error) {
+        struct pollfd p = {prep->ack_r, POLLIN, 0};
+        int n = poll(&p, 1, 10);
+        char c = 0;
+        if (n > 0 && read(prep->ack_r, &c, 1) == 1) {
+            /* 'p' from the preparer (the init started), 'r' from the
+             * init (it waits) */
+            if (c != 'p' && c != 'r')
+                return 0;
+            if (++prep->ready < 2)
+                continue;
+            /* the init has its copy: with this one gone, a message to a
+             * dead init fails rather than waits (its number stays in
+             * go[1]: the init reads it) */
+            close(prep->go[1]);
+            prep->go1_closed = 1;
+            break;
+        }
+        if (n < 0 && errno != EINTR)
+            return 0;
+        if (n == 0 && preparer_ended(prep) && prep->ready < 2 &&
+            (prep->init_pid <= 0 || pidfd_ended(prep->init_pidfd))) {
+            /* ended without a word: look once more */
+            if (poll(&p, 1, 0) > 0)
+                continue;
+            return 0;
+        }
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > wait_ms)
+            return 0;
+    }
+    return prep->ready == 2 && !pidfd_ended(prep->init_pidfd);
+}
+
+/* Released preps whose processes had not yet ended. */
+static struct {
+    pthread_mutex_t mu;
+    pathgate__exec_prep *list[64];
+    int n;
+} graveyard = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static int prep_ended(const pathgate__exec_prep *prep)
+{
+    if (!preparer_ended(prep))
+        return 0;
+    /* the init: it ran a command (ended with it), or never started */
+    return prep->used || prep->init_pid <= 0 || pidfd_ended(prep->init_pidfd);
+}
+
+static void prep_free(pathgate__exec_prep *prep)
+{
+    if (!prep->go1_closed)
+        close_fd(&prep->go[1]);
+    int *fds[] = {&prep->go[0],
+                  &prep->ack_r,
+                  &prep->ack_w,
+                  &prep->userns_fd,
+                  &prep->mntns_fd,
+                  &prep->netns_fd,
+                  (int *)&prep->made_netns,
+                  (int *)&prep->init_pidfd,
+                  (int *)&prep->pidfd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        close_fd(fds[i]);
+    for (int i = 0; i < prep->nrules; i++)
+        close(prep->rule_fd[i]);
+    stack_put(prep->stack);
+    pathgate__exec_view_dispose(&prep->cmd);
+    free(prep);
+}
+
+static void graveyard_sweep(int wait_for_room)
+{
+    pthread_mutex_lock(&graveyard.mu);
+    for (int i = 0; i < graveyard.n;) {
+        if (prep_ended(graveyard.list[i])) {
+            prep_free(graveyard.list[i]);
+            graveyard.list[i] = graveyard.list[--graveyard.n];
+        } else {
+            i++;
+        }
+    }
+    int full = graveyard.n == (int)(sizeof graveyard.list / sizeof graveyard.list[0]);
+    pthread_mutex_unlock(&graveyard.mu);
+    for (int i = 0; full && wait_for_room && i < 100; i++) {
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+        graveyard_sweep(0);
+        pthread_mutex_lock(&graveyard.mu);
+        full = graveyard.n == (int)(sizeof graveyard.list / sizeof graveyard.list[0]);
+        pthread_mutex_unlock(&graveyard.mu);
+    }
+}
+
+void pathgate__exec_prep_release(pathgate__exec_prep *prep, int wait)
+{
+    if (!prep)
+        return;
+    /* its init (waiting) reads EOF and exits */
+    close_fd(&prep->go[0]);
+    if (!prep->keeper) {
+        /* this process's children: reaped here, or by a later call */
+        if (prep->pid > 0)
+            reap_later(prep->pid);
+        if (prep->init_pid > 0 && !prep->used)
+            reap_later(prep->init_pid);
+    }
+    graveyard_sweep(1);
+    for (int i = 0; wait && i < 1000 && !prep_ended(prep); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (prep_ended(prep)) {
+        prep_free(prep);
+        return;
+    }
+    pthread_mutex_lock(&graveyard.mu);
+    int room = graveyard.n < (int)(sizeof graveyard.list / sizeof graveyard.list[0]);
+    if (room)
+        graveyard.list[graveyard.n++] = prep;
+    pthread_mutex_unlock(&graveyard.mu);
+    /* (no room after a second's wait: kept for good rather than freed
+     * under a process that may still use it) */
+}
+#else
+int pathgate__exec_prep_start(pathgate__exec_prep *prep)
+{
+    (void)prep;
+    return -ENOSYS;
+}
+
+int pathgate__exec_prep_ready(pathgate__exec_prep *prep, int wait_ms)
+{
+    (void)prep;
+    (void)wait_ms;
+    return 0;
+}
+
+void pathgate__exec_prep_release(pathgate__exec_prep *prep, int wait)
+{
+    (void)wait;
+    if (prep) {
+        pathgate__exec_view_dispose(&prep->cmd);
+        free(prep);
+    }
+}
+#endif
+
 /* The error of a child that failed before execve: the stage (and view
  * step) is named, never a path. */
 static int child_failure(const child_args *a, pathgate_error *err)
@@ -740,8 +1260,7 @@ static int child_failure(const child_args *a, pathgate_error *err)
 /* The children's descriptors and stacks. */
 typedef struct spawn_res {
     int pipefd[2], done[2], devnull, dups[5], pidfd;
-    void *stack;
-    size_t stack_size;
+    void *stack; /* 3 * STACK_SIZE */
 } spawn_res;
 
 static void spawn_res_free(spawn_res *r)
@@ -754,8 +1273,8 @@ static void spawn_res_free(spawn_res *r)
     for (int i = 0; i < 5; i++)
         close_fd(&r->dups[i]);
     close_fd(&r->pidfd);
-    if (r->stack) /* the children are gone (or were never started) */
-        munmap(r->stack, r->stack_size);
+    /* the children are gone (or were never started) */
+    stack_put(r->stack);
     r->stack = NULL;
 }
 
@@ -772,14 +1291,9 @@ static int prepare(spawn_res *r, child_args *args, const pathgate__exec_spec *sp
     args->made_netns = -1;
     args->view_step = "";
     args->do_clone = pathgate__exec_libc_clone();
-    r->stack_size = (view ? 3 : 1) * STACK_SIZE;
-    r->stack = mmap(NULL, r->stack_size, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (r->stack == MAP_FAILED) {
-        r->stack = NULL;
+    if (!(r->stack = stack_get()))
         return pathgate__error_set(err, PATHGATE_EIO, "cannot prepare the child's stack: %s",
                                    strerrordesc_np(errno));
-    }
     args->stack_init = (char *)r->stack + 2 * STACK_SIZE;
     args->stack_shell = (char *)r->stack + 3 * STACK_SIZE;
     if (pipe2(r->pipefd, O_CLOEXEC) < 0 || (view && pipe2(r->done, O_CLOEXEC) < 0))
@@ -817,6 +1331,57 @@ static int supervise(pathgate_exec_result *out, const pathgate__exec_spec *spec,
 }
 
 #if PG_RAW_INLINE
+/* Hands the command to a prepared init (exec_spawn.h): the Landlock
+ * rules of its private mounts into the ruleset, then child_args and the
+ * descriptors over its socket. 0 or an errno (nothing sent). */
+static int prep_send(pathgate__exec_prep *prep, child_args *a)
+{
+    for (int i = 0; a->ruleset_fd >= 0 && i < prep->nrules; i++) {
+        struct {
+            uint64_t allowed_access;
+            int32_t parent_fd;
+        } __attribute__((packed)) pb = {prep->rule_rights[i], prep->rule_fd[i]};
+        if (syscall(PATHGATE__SYS_LANDLOCK_ADD_RULE, a->ruleset_fd, 1, &pb, 0) < 0)
+            return errno;
+    }
+    int fds[PREP_FDS] = {a->devnull, a->pipe_w, a->done_w, a->ruleset_fd};
+    size_t n = a->ruleset_fd >= 0 ? 4 : 3;
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(PREP_FDS * sizeof(int))];
+    } c;
+    memset(&c, 0, sizeof c);
+    child_args *ap = a;
+    struct iovec iov = {&ap, sizeof ap};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = c.buf;
+    m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(h), fds, n * sizeof(int));
+    a->init_pid = prep->init_pid;
+    a->stack_shell = (char *)prep->stack + 3 * STACK_SIZE;
+    a->filter_set =
+        a->spec->filter && prep->filter_set && prep->filter_flags == a->spec->filter_flags;
+    ssize_t sent;
+    while ((sent = sendmsg(prep->go[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    if (sent != (ssize_t)sizeof ap) {
+        a->init_pid = -1;
+        return sent < 0 ? errno : EIO;
+    }
+    /* its pidfd is the command's now */
+    a->init_pidfd = prep->init_pidfd;
+    prep->init_pidfd = -1;
+    prep->used = 1;
+    return 0;
+}
+
 static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
                       const pathgate__exec_spec *spec, pathgate_error *err)
 {
@@ -838,18 +1403,28 @@ static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
     args.stack_joiner = (char *)r.stack + STACK_SIZE;
     pid_t joiner = -1;
     int start_errno = 0;
-    if (k) {
-        child_args *ap = &args;
-        char c = 0;
-        struct pollfd p[2] = {{k->ack_r, POLLIN, 0}, {k->pidfd, POLLIN, 0}};
-        if (write(k->req_w, &ap, sizeof ap) != (ssize_t)sizeof ap) {
+    pathgate__exec_prep *prep = spec->prep;
+    pathgate__exec_spec alone;
+    if (prep && (start_errno = prep_send(prep, &args)) == 0) {
+        joiner = 0;
+    } else if (prep) {
+        /* its init is gone: the command starts as without one (in a
+         * namespace of its own; the prepared one is given back) */
+        alone = *spec;
+        alone.prep = NULL;
+        alone.netns_fd = PATHGATE__NETNS_NEW;
+        args.spec = spec = &alone;
+        prep = NULL;
+        start_errno = 0;
+    }
+    if (joiner == 0) {
+        /* started */
+    } else if (k) {
+        keeper_req req = {KEEPER_JOIN, &args};
+        if (write(k->req_w, &req, sizeof req) != (ssize_t)sizeof req)
             start_errno = errno;
-        } else {
-            while (poll(p, 2, -1) < 0 && errno == EINTR) {
-            }
-            if (!(p[0].revents & POLLIN) || read(k->ack_r, &c, 1) != 1 || c != 'd')
-                start_errno = ECHILD; /* the keeper is gone */
-        }
+        else if (wait_ack(k->ack_r, k->pidfd, 'd') < 0)
+            start_errno = ECHILD; /* the keeper is gone */
         joiner = start_errno ? -1 : 0;
     } else {
         sigset_t all, old;

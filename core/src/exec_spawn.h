@@ -28,6 +28,7 @@
 #define PATHGATE_EXEC_SPAWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <linux/filter.h>
@@ -38,6 +39,8 @@
 #include "pathgate/exec.h"
 
 typedef struct pathgate__exec_keeper pathgate__exec_keeper;
+typedef int (*pathgate__clone_func)(int (*)(void *), void *, int, void *, ...);
+typedef struct pathgate__exec_prep pathgate__exec_prep;
 
 /* Resource limits set (soft = hard, never above the caller's hard limit). */
 #define PATHGATE__EXEC_MAX_RLIMITS 8
@@ -51,7 +54,8 @@ typedef struct pathgate__exec_spec {
     char *const *envp;
     int cwd_fd;                      /* without a view: the working directory (O_PATH is fine) */
     int ruleset_fd;                  /* Landlock ruleset to enforce; -1 = none */
-    const struct sock_fprog *filter; /* seccomp filter; NULL = none */
+    const struct sock_fprog *filter; /* seccomp filter; NULL = none ... */
+    unsigned int filter_flags;       /* ... built for these flags */
     /* With a view (tpl != NULL): */
     const pathgate__exec_template *tpl;
     const pathgate__exec_view *cmd; /* the command's own mounts */
@@ -62,6 +66,8 @@ typedef struct pathgate__exec_spec {
     int cgroup_procs[2]; /* cgroup.procs to join (-1 = none) */
     /* starts the command in its control group; NULL = the shell joins it */
     pathgate__exec_keeper *keeper;
+    /* its start made ahead (ready); NULL = made now */
+    pathgate__exec_prep *prep;
     /* the group's out-of-memory events, handled here (exec_supervise.h) */
     int oom_fd;
     void (*oom_kill)(void *ctx, pid_t init);
@@ -96,6 +102,7 @@ struct pathgate__exec_keeper {
     int ack_r, ack_w; /* 'r' once ready, 'd' when the command's init runs */
     int procs[2];     /* the groups' cgroup.procs it joins (-1 = none) */
     void *stack;
+    pathgate__clone_func do_clone;
     /* What every command it starts shares, set up once in it: signal
      * dispositions back to default, an anonymous session keyring, and the
      * seccomp filter of these flags but setns (its joiners need it; each
@@ -104,6 +111,73 @@ struct pathgate__exec_keeper {
     unsigned int seccomp_flags;
     volatile int failed; /* errno of its set-up */
 };
+
+/*
+ * A command's start made ahead ("prepared"): once a command of a prepared
+ * view has ended, the next one's namespaces are made while the caller
+ * goes on. A preparer (a keeper's child, or the host thread's without a
+ * keeper; sharing the host's memory and descriptor table) joins the
+ * prepared view's user and mount namespaces and a network namespace,
+ * makes new mount, IPC, UTS and PID namespaces and the private mounts,
+ * opens the private mounts for their Landlock rules, starts the init
+ * (pid 1, its own copy of the descriptor table) and exits. The init
+ * mounts its proc, keeps nothing but its end of a socket pair, says
+ * ready, and waits. A command for the same view, private mounts and
+ * parent sends it its child_args and its descriptors (standard input,
+ * output, done pipe, ruleset) over the socket: the init enters the
+ * working directory and goes on as any init. Closing the socket
+ * cancels it. The call then costs about what starting a process costs.
+ */
+#define PATHGATE__PREP_MAX_RULES 4
+struct pathgate__exec_prep {
+    /* what it is for (set before pathgate__exec_prep_start) */
+    unsigned long long serial; /* the prepared view's (exec_template.h) */
+    int userns_fd, mntns_fd;   /* dups, owned */
+    int unpriv;
+    int netns_fd;  /* to join (owned), or PATHGATE__NETNS_NEW ... */
+    int check_net; /* ... unless something is left in it: then a new one */
+    /* the seccomp filter the init sets (the commands' shells then need
+     * not), the commands' of these flags */
+    int has_filter;
+    unsigned int filter_flags;
+    pathgate__exec_seccomp seccomp;
+    volatile int filter_set;
+    pathgate_allocator alloc;      /* libc's: cmd's */
+    pathgate__exec_view cmd;       /* the private mounts (owned) */
+    pathgate__exec_keeper *keeper; /* its parent; NULL: the calling thread */
+    pid_t keeper_pid;
+    /* what it made (descriptors in the shared table, owned) */
+    volatile int made_netns;
+    int rule_fd[PATHGATE__PREP_MAX_RULES];
+    uint64_t rule_rights[PATHGATE__PREP_MAX_RULES];
+    volatile int nrules;
+    volatile pid_t init_pid;
+    volatile int init_pidfd;
+    /* the preparer */
+    pathgate__clone_func do_clone;
+    volatile pid_t pid;
+    volatile int pidfd;    /* set by whoever started it ... */
+    volatile int launched; /* ... before this: 1 (started, or failed to: error set) */
+    int used;              /* its init ran a command */
+    int go[2];             /* socket pair: [0] the host's end, [1] the init's ... */
+    int go1_closed;        /* ... closed here once the init has its own copy */
+    int ack_r, ack_w;      /* 'p' (the preparer is done), 'r' (the init waits), or 'x'
+                         * (failed: error, step) */
+    int ready;             /* how many of 'p' and 'r' were read */
+    void *stack;           /* the preparer's, the init's, the shell's */
+    volatile int error;
+    const char *volatile step;
+};
+
+/* Starts prep (its key fields set; the others are set here). 0 or
+ * -errno (then prep is to be released). */
+int pathgate__exec_prep_start(pathgate__exec_prep *prep);
+/* 1 when its init waits for a command (waits up to wait_ms for that). */
+int pathgate__exec_prep_ready(pathgate__exec_prep *prep, int wait_ms);
+/* Cancels prep if unused, frees what it holds once its processes have
+ * ended (later, by a later call, if they have not yet), and prep. With
+ * wait, first waits (up to a second) for them to end. NULL: no-op. */
+void pathgate__exec_prep_release(pathgate__exec_prep *prep, int wait);
 
 /* The seccomp flags of the commands a keeper starts (a view, a memory
  * cgroup). */
@@ -132,7 +206,6 @@ typedef struct pathgate__exec_spawned {
 
 /* glibc's clone() (under ThreadSanitizer, libc's own definition rather
  * than the sanitizer's interceptor, which treats every clone as a fork). */
-typedef int (*pathgate__clone_func)(int (*)(void *), void *, int, void *, ...);
 pathgate__clone_func pathgate__exec_libc_clone(void);
 
 /* 1 when this build can start a command in a view (it has the inline

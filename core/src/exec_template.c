@@ -28,7 +28,11 @@ struct pathgate__exec_cache {
     pathgate_allocator alloc;
     pthread_mutex_t mu;
     pathgate__exec_template *list;
+    struct pathgate__exec_prep *prep; /* without a keeper: the next command's start */
 };
+
+/* Prepared views' serial numbers (never reused). */
+static unsigned long long serials;
 
 /* System directories shown read-only (a symlink, as on merged-/usr
  * systems, is recreated as the same symlink). */
@@ -407,6 +411,7 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
     t->euid = geteuid();
     t->egid = getegid();
     t->built = time(NULL);
+    t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     etc_mtime(&t->etc_mtime);
     if (s->home && !(t->home_key = pathgate__strndup(a, s->home, strlen(s->home)))) {
         template_free(a, t);
@@ -465,6 +470,7 @@ void pathgate__exec_cache_free(pathgate__exec_cache *c)
     if (!c)
         return;
     pathgate_allocator a = c->alloc;
+    pathgate__exec_prep_release(c->prep, 0);
     while (c->list) {
         pathgate__exec_template *t = c->list;
         c->list = t->next;
@@ -568,4 +574,9 @@ void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_
     pthread_mutex_unlock(&c->mu);
     if (fd >= 0)
         close(fd); /* its teardown is the kernel's, later */
+}
+
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c)
+{
+    return &c->prep;
 }

@@ -52,6 +52,7 @@ typedef struct pathgate__exec_template {
     gid_t egid;
     char *home_key;
     /* what was built */
+    unsigned long long serial; /* this build's, unique in the process */
     time_t built;
     struct timespec etc_mtime;
     int userns_fd, mntns_fd;
@@ -84,5 +85,9 @@ void pathgate__exec_template_put(pathgate__exec_cache *c, pathgate__exec_templat
 int pathgate__exec_template_netns_take(pathgate__exec_cache *c, pathgate__exec_template *t);
 void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_template *t, int fd,
                                         int clean);
+
+/* Where, without a keeper, the next command's start is kept
+ * (exec_spawn.h; taken and put with atomic exchanges). */
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c);
 
 #endif

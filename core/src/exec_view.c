@@ -79,6 +79,29 @@ void pathgate__exec_view_dispose(pathgate__exec_view *v)
     pathgate__exec_view_init(v, v->alloc);
 }
 
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int pathgate__exec_view_same(const pathgate__exec_view *a, const pathgate__exec_view *b)
+{
+    if (a->nops != b->nops || a->unpriv || b->unpriv)
+        return 0;
+    for (size_t i = 0; i < a->nops; i++) {
+        const pathgate__exec_view_op *x = &a->ops[i], *y = &b->ops[i];
+        if (x->fd >= 0 || y->fd >= 0 || x->kind != y->kind || !same_str(x->dst, y->dst) ||
+            (x->kind != PATHGATE__VOP_DATA && !same_str(x->src, y->src)) ||
+            !same_str(x->rel, y->rel) || x->attr != y->attr || x->size != y->size ||
+            x->dev != y->dev || x->ino != y->ino || x->rights != y->rights)
+            return 0;
+        if (x->kind == PATHGATE__VOP_DATA && x->size &&
+            (!x->src || !y->src || memcmp(x->src, y->src, x->size) != 0))
+            return 0;
+    }
+    return 1;
+}
+
 static int reserve_str(pathgate__exec_view *v)
 {
     if (v->nstrs < v->strcap)

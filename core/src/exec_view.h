@@ -100,6 +100,10 @@ typedef struct pathgate__exec_view {
 void pathgate__exec_view_init(pathgate__exec_view *v, const pathgate_allocator *alloc);
 void pathgate__exec_view_dispose(pathgate__exec_view *v);
 
+/* 1 when a and b make the same mounts from paths and options alone (no
+ * descriptor in either): what a prepared start (exec_spawn.h) is for. */
+int pathgate__exec_view_same(const pathgate__exec_view *a, const pathgate__exec_view *b);
+
 /* Before any base is added: run the command as host run_uid/run_gid
  * (the caller is privileged; exec_idmap.h). */
 void pathgate__exec_view_unprivileged(pathgate__exec_view *v, unsigned int run_uid,

@@ -263,3 +263,57 @@ def test_misuse_raises(backend, resolver):
         pathgate.execute(resolver, "true", env={"A": 1})  # type: ignore[dict-item]
     with pytest.raises(ValueError):
         pathgate.execute(resolver, "true", env={"A=B": "x"})
+
+
+# ------------------------------------------- one command after another
+
+
+_LEAVE_STATE = r"""
+import os, socket, subprocess
+for d in ("/tmp", "/dev/shm", os.environ["HOME"]):
+    open(os.path.join(d, "left-behind"), "w").close()
+subprocess.Popen(["sleep", "31.25"], start_new_session=True)
+s = socket.socket(); s.bind(("127.0.0.1", PORT)); s.listen()
+c = socket.create_connection(("127.0.0.1", PORT))
+a, _ = s.accept()
+a.close()  # the server side closes first: its end stays in TIME_WAIT
+c.close(); s.close()
+try:
+    socket.socket().bind(("127.0.0.1", PORT))
+except OSError as e:
+    print("port busy", e.errno)
+"""
+
+_LOOK = r"""
+import os, re, socket
+left = [d for d in ("/tmp", "/dev/shm", os.environ["HOME"]) if os.listdir(d)]
+s = socket.socket(); s.bind(("127.0.0.1", PORT))
+st = os.statvfs("/tmp")
+print(left, st.f_blocks * st.f_frsize)
+"""
+
+
+@confined
+@pytest.mark.parametrize("tmp_size", [None, 32 << 20])
+def test_each_command_starts_from_a_clean_view(backend, tmp_size):
+    """Commands of one resolver one after another (the later ones started
+    ahead of time, docs/exec.md "A command's start made ahead"): nothing of
+    an earlier one is left in /tmp, /dev/shm, the home, running, or in the
+    network namespace (a TCP port in TIME_WAIT is free again), and a
+    changed tmp_size is the one mounted."""
+    port = 40000 + os.getpid() % 20000
+    assert backend.execute("true").exit_code == 0  # the next one is started ahead
+    first = backend.execute(f"python3 -c '{_LEAVE_STATE.replace('PORT', str(port))}'")
+    assert first.exit_code == 0, first.output
+    assert first.output == "port busy 98\n", first.output
+    assert _no_process_with_arg("31.25")
+    if tmp_size:
+        backend.configure_execute(tmp_size=tmp_size)
+    for _ in range(3):
+        res = backend.execute(f"python3 -c '{_LOOK.replace('PORT', str(port))}'")
+        assert res.exit_code == 0, res.output
+        left, size = res.output.rsplit(" ", 1)
+        assert left == "[]", res.output
+        if tmp_size:
+            assert int(size) == tmp_size, res.output
+        assert "network_namespace" in res.protections
