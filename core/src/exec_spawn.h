@@ -8,19 +8,24 @@
  * no lock), so this is safe in a multithreaded process.
  *
  * With a view (docs/exec.md, "Starting a command"), three processes, all
- * sharing the host's memory until the shell's execve:
- *  - the joiner (a vfork child: the calling thread waits for it) enters
- *    the prepared view's user and mount namespaces, a network namespace,
- *    and new mount, IPC, UTS and PID namespaces; mounts the command's
- *    private parts; enters the working directory; starts
- *  - the init (pid 1 of the new PID namespace, a child of the host
- *    process through CLONE_PARENT): mounts its proc, starts the shell,
- *    reaps orphans; when the shell has exited it kills and reaps every
- *    other process of the namespace, records the status and exits; its
- *    descriptor of the `done` pipe closes before its namespaces are torn
- *    down, so the call returns without waiting for that;
- *  - the shell (pid 2) joins the command's control group and confines
- *    itself (limits, capabilities, no_new_privs, Landlock, seccomp).
+ * sharing the host's memory until the shell's execve (their code:
+ * exec_child.c):
+ *  - the joiner (a vfork child of the calling thread, or of the group's
+ *    keeper) enters the prepared view's user and mount namespaces, a
+ *    network namespace, and new mount, IPC, UTS and PID namespaces;
+ *    mounts the command's private parts; enters the working directory;
+ *    starts
+ *  - the init (pid 1 of the new PID namespace, a sibling of the joiner
+ *    through CLONE_PARENT): mounts its proc, starts the shell, reaps
+ *    orphans; when the shell has exited it kills and reaps every other
+ *    process of the namespace, records the status, ends the output and
+ *    writes a byte on the `done` pipe, then exits (the call does not wait
+ *    for its exit nor for its namespaces' teardown);
+ *  - the shell (pid 2, its own process group) joins the command's
+ *    control group unless born in it and confines itself (limits,
+ *    capabilities, no_new_privs, Landlock, seccomp).
+ * Usually the joiner's part was done ahead, by a preparer, and the init
+ * waits for the command (pathgate__exec_prep below).
  * Without a view (weaker protection allowed) one vfork child confines
  * itself and runs the shell in the host's namespaces.
  */
