@@ -488,8 +488,7 @@ void pathgate__exec_cgroup_oom_kill(pathgate__exec_cgroup *g, pid_t init)
     while (fscanf(f, "%ld", &pid) == 1) {
         /* not pathgate's own (the keeper, the init, a child before its
          * execve: they share this process's memory) */
-        if (pid == g->keeper.pid || pid == init ||
-            syscall(SYS_kcmp, self, (pid_t)pid, KCMP_VM, 0, 0) == 0)
+        if (pid == g->keeper.pid || syscall(SYS_kcmp, self, (pid_t)pid, KCMP_VM, 0, 0) == 0)
             continue;
         char sp[64];
         long size, rss;

@@ -100,6 +100,14 @@ PG_NOSAN static size_t rlen(const char *s)
     return n;
 }
 
+/* A keeper runs SCHED_BATCH (exec_spawn.h); what it starts that runs a
+ * command goes back to the normal policy. */
+PG_NOSAN static void set_policy(int policy)
+{
+    struct sched_param sp = {0};
+    pg_raw(SYS_sched_setscheduler, 0, policy, &sp);
+}
+
 /* ------------------------------------------------------ the shell's side */
 
 /* Every signal's disposition back to SIG_DFL. 0 or -errno. */
@@ -231,6 +239,8 @@ PG_NOSAN static int shell_main(void *p)
 PG_NOSAN int pathgate__exec_plain_main(void *p)
 {
     child_args *a = p;
+    if (a->spec->keeper)
+        set_policy(SCHED_OTHER);
     shell_prepare(a);
     long rc = pg_raw(SYS_fchdir, a->cwd_fd);
     if (rc < 0)
@@ -425,12 +435,6 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
 }
 
 /* ---------------------------------------------------------- the joiner */
-
-PG_NOSAN static void set_policy(int policy)
-{
-    struct sched_param sp = {0};
-    pg_raw(SYS_sched_setscheduler, 0, policy, &sp);
-}
 
 PG_NOSAN static long loopback_up(void)
 {
@@ -657,6 +661,20 @@ __attribute__((noreturn)) PG_NOSAN int pathgate__exec_keeper_main(void *p)
             continue;
         }
         child_args *a = req.ptr;
+        if (req.kind == KEEPER_PLAIN) {
+            /* the host's child (CLONE_PARENT), born in the group */
+            int pidfd = -1;
+            long c = a->do_clone(pathgate__exec_plain_main, a->stack_joiner,
+                                 CLONE_VM | CLONE_VFORK | CLONE_PARENT | CLONE_PIDFD, a, &pidfd);
+            if (c > 0) {
+                a->init_pidfd = pidfd;
+                a->init_pid = (int)c;
+            } else {
+                stage_fail(a, STAGE_INIT, -EAGAIN);
+            }
+            pg_raw(SYS_write, k->ack_w, "d", 1);
+            continue;
+        }
         long j = a->do_clone(pathgate__exec_joiner_main, a->stack_joiner,
                              CLONE_VM | CLONE_VFORK | CLONE_FILES, a);
         if (j > 0) {

@@ -64,10 +64,12 @@ typedef struct child_args {
     volatile int net_clean;
 } child_args;
 
-enum { KEEPER_JOIN = 1, KEEPER_PREPARE = 2 };
+enum { KEEPER_JOIN = 1, KEEPER_PREPARE = 2, KEEPER_PLAIN = 3 };
 
-/* A request to a keeper: start a joiner now (ptr: its child_args) or a
- * preparer (ptr: its prep). */
+/* A request to a keeper: start a joiner now (ptr: its child_args), a
+ * preparer (ptr: its prep), or a command without a view (ptr: its
+ * child_args; the child is the host's, its pid and pidfd in init_pid and
+ * init_pidfd). */
 typedef struct keeper_req {
     long kind;
     void *ptr;

@@ -255,8 +255,8 @@ static void plan_limits(pathgate__exec_plan *p)
     unsigned int what = 0;
     p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
     pathgate__exec_cgroup_procs(p->cg, s->cgroup_procs);
-    if (s->tpl && (s->keeper = pathgate__exec_cgroup_keeper(p->cg)) != NULL) {
-        /* a keeper starts the joiner (with a view); the group's OOM
+    if ((s->keeper = pathgate__exec_cgroup_keeper(p->cg)) != NULL) {
+        /* a keeper starts the command's first process; the group's OOM
          * events are then ours to act on */
         s->oom_fd = pathgate__exec_cgroup_oom_fd(p->cg);
         s->oom_kill = oom_kill;

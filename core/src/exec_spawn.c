@@ -796,18 +796,40 @@ static int spawn_plain(pathgate_exec_result *out, const pathgate__exec_spec *spe
         spawn_res_free(&r);
         return rc;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     char *top = (char *)r.stack + STACK_SIZE;
-    int flags = CLONE_VM | CLONE_VFORK;
-    pid_t pid = args.do_clone(pathgate__exec_plain_main, top, flags | CLONE_PIDFD, &args, &r.pidfd);
-    if (pid < 0 && errno == EINVAL) {
-        r.pidfd = -1;
-        pid = args.do_clone(pathgate__exec_plain_main, top, flags, &args);
+    pid_t pid = -1;
+    int start_errno = 0;
+#if PG_RAW_INLINE
+    pathgate__exec_keeper *k = spec->keeper;
+    if (k) {
+        /* the group's keeper starts it: born in the group, no move */
+        args.stack_joiner = top;
+        args.init_pidfd = -1;
+        keeper_req req = {KEEPER_PLAIN, &args};
+        if (write(k->req_w, &req, sizeof req) != (ssize_t)sizeof req)
+            start_errno = errno;
+        else if (wait_ack(k->ack_r, k->pidfd, 'd') < 0)
+            start_errno = ECHILD; /* the keeper is gone */
+        else if ((pid = args.init_pid) <= 0)
+            start_errno = EAGAIN;
+        r.pidfd = args.init_pidfd;
     }
-    int start_errno = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+#else
+    void *k = NULL;
+#endif
+    if (!k) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int flags = CLONE_VM | CLONE_VFORK;
+        pid = args.do_clone(pathgate__exec_plain_main, top, flags | CLONE_PIDFD, &args, &r.pidfd);
+        if (pid < 0 && errno == EINVAL) {
+            r.pidfd = -1;
+            pid = args.do_clone(pathgate__exec_plain_main, top, flags, &args);
+        }
+        start_errno = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     close_fd(&r.pipefd[1]);
     close_fd(&r.devnull);
     for (int i = 0; i < 5; i++)
