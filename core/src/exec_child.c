@@ -251,8 +251,23 @@ PG_NOSAN int pathgate__exec_plain_main(void *p)
 /* ------------------------------------------------------------ the init */
 
 #if PG_RAW_INLINE
-/* 1 when no socket is left in the current network namespace ("sockets:
- * used 0", no TCP socket in use or in TIME_WAIT), read from proc. */
+/* The position just past the first `w` in buf[0..n), or -1. */
+PG_NOSAN static long find(const char *buf, long n, const char *w)
+{
+    long wl = (long)rlen(w);
+    for (long i = 0; i + wl <= n; i++) {
+        long j = 0;
+        while (j < wl && buf[i + j] == w[j])
+            j++;
+        if (j == wl)
+            return i + wl;
+    }
+    return -1;
+}
+
+/* 1 when no socket is left in the current network namespace, read from
+ * its sockstat: "sockets: used 0" and TCP "inuse 0" and "tw 0" (the
+ * orphan count between them is the whole system's). */
 PG_NOSAN static int net_is_clean(void)
 {
     char buf[512];
@@ -264,20 +279,15 @@ PG_NOSAN static int net_is_clean(void)
     if (n <= 0)
         return 0;
     buf[n] = '\0';
-    static const char *const want[] = {"sockets: used 0\n", "TCP: inuse 0 orphan 0 tw 0 "};
-    for (int k = 0; k < 2; k++) {
-        const char *w = want[k];
-        size_t wl = rlen(w);
-        int found = 0;
-        for (long i = 0; !found && i + (long)wl <= n; i++) {
-            size_t j = 0;
-            while (j < wl && buf[i + (long)j] == w[j])
-                j++;
-            found = j == wl;
-        }
-        if (!found)
+    long at = find(buf, n, "TCP: inuse 0 orphan ");
+    if (find(buf, n, "sockets: used 0\n") < 0 || at < 0)
+        return 0;
+    while (at < n && buf[at] >= '0' && buf[at] <= '9')
+        at++;
+    const char *tw = " tw 0 ";
+    for (long k = 0; tw[k]; k++)
+        if (at + k >= n || buf[at + k] != tw[k])
             return 0;
-    }
     return 1;
 }
 

@@ -185,6 +185,9 @@ static void plan_start(pathgate__exec_plan *p)
             s->keeper ? pathgate__exec_cgroup_prep(p->cg) : pathgate__exec_cache_prep(p->cache);
     pathgate__exec_prep *prep =
         p->prep_home ? __atomic_exchange_n(p->prep_home, NULL, __ATOMIC_ACQ_REL) : NULL;
+    if (prep && prep->owner != getpid())
+        prep = NULL; /* a fork's copy of the parent's: its processes share the parent's memory,
+                      * never ours (left alone; the copy is this process's only) */
     if (prep && prep_fits(p, prep) && pathgate__exec_prep_ready(prep, 2000)) {
         p->prep = s->prep = prep;
         s->netns_fd = PATHGATE__NETNS_NEW; /* (made: the prep's) */
@@ -210,6 +213,7 @@ static void plan_next(pathgate__exec_plan *p)
     prep->unpriv = p->tpl->unpriv;
     prep->keeper = p->spec.keeper;
     prep->keeper_pid = prep->keeper ? prep->keeper->pid : 0;
+    prep->owner = getpid();
     prep->userns_fd = fcntl(p->tpl->userns_fd, F_DUPFD_CLOEXEC, 3);
     prep->mntns_fd = fcntl(p->tpl->mntns_fd, F_DUPFD_CLOEXEC, 3);
     /* the last command's network namespace (looked at by the preparer),

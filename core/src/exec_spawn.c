@@ -322,7 +322,7 @@ int pathgate__exec_prep_start(pathgate__exec_prep *prep)
     prep->init_pidfd = -1;
     prep->pid = -1;
     prep->pidfd = -1;
-    prep->launched = 0;
+    prep->launched = 1; /* (nothing started before the request) */
     prep->used = 0;
     prep->filter_set = 0;
     prep->ready = 0;
@@ -345,13 +345,11 @@ int pathgate__exec_prep_start(pathgate__exec_prep *prep)
     prep->ack_w = ack[1];
     if (prep->keeper) {
         keeper_req req = {KEEPER_PREPARE, prep};
-        struct timespec A, B;
-        clock_gettime(CLOCK_MONOTONIC, &A);
-        ssize_t w = write(prep->keeper->req_w, &req, sizeof req);
-        clock_gettime(CLOCK_MONOTONIC, &B);
-
-        if (w != (ssize_t)sizeof req)
+        prep->launched = 0; /* until the keeper has started it */
+        if (write(prep->keeper->req_w, &req, sizeof req) != (ssize_t)sizeof req) {
+            prep->launched = 1; /* never will */
             return errno ? -errno : -EIO;
+        }
         return 0; /* the keeper starts it while this goes on */
     }
     /* this thread's child, no exit signal (reaped when released); all
@@ -470,8 +468,11 @@ static void graveyard_sweep(int wait_for_room)
 {
     pthread_mutex_lock(&graveyard.mu);
     for (int i = 0; i < graveyard.n;) {
-        if (prep_ended(graveyard.list[i])) {
-            prep_free(graveyard.list[i]);
+        pathgate__exec_prep *p = graveyard.list[i];
+        int foreign = p->owner != getpid(); /* a fork's copy: left alone */
+        if (foreign || prep_ended(p)) {
+            if (!foreign)
+                prep_free(p);
             graveyard.list[i] = graveyard.list[--graveyard.n];
         } else {
             i++;
@@ -491,7 +492,8 @@ static void graveyard_sweep(int wait_for_room)
 
 void pathgate__exec_prep_release(pathgate__exec_prep *prep, int wait)
 {
-    if (!prep)
+    /* (a fork's copy of its parent's: the processes are the parent's) */
+    if (!prep || prep->owner != getpid())
         return;
     /* its init (waiting) reads EOF and exits */
     close_fd(&prep->go[0]);

@@ -151,6 +151,7 @@ struct pathgate__exec_prep {
     pathgate__exec_view cmd;       /* the private mounts (owned) */
     pathgate__exec_keeper *keeper; /* its parent; NULL: the calling thread */
     pid_t keeper_pid;
+    pid_t owner; /* the process it was made for (not a fork of it) */
     /* what it made (descriptors in the shared table, owned) */
     volatile int made_netns;
     int rule_fd[PATHGATE__PREP_MAX_RULES];

@@ -970,8 +970,12 @@ static void memory_bounded(void **state, int unprivileged)
     for (const char *p = o.out; (p = strstr(p, "MB ")); p += 3)
         last = atoi(p + 3);
     assert_true(last <= 256);
+    /* the group's limit: its OOM kill, or a write the group refuses
+     * (ENOMEM: in a system call, not a page fault, the charge may fail
+     * before the supervisor has killed) */
     if (o.protections & PATHGATE_EXEC_PROT_MEMORY_LIMIT)
-        assert_non_null(strstr(o.out, "rc=137\n")); /* the cgroup's OOM kill */
+        assert_true(strstr(o.out, "rc=137\n") ||
+                    (strstr(o.out, "Cannot allocate memory") && strstr(o.out, "rc=1\n")));
     else
         assert_non_null(strstr(o.out, "memfd refused"));
     /* processes: 40 sleepers with a limit of 32 */

@@ -482,8 +482,9 @@ print('held 1024 MB', flush=True)
 @pytest.mark.parametrize("unprivileged", [False, True])
 def test_f2_memory_and_processes_are_bounded(world, unprivileged):
     """Finding 2: a memfd written far past max_memory (RLIMIT_AS does not
-    count it) is stopped: a memory cgroup kills it, and where none can be
-    had memfd_create is refused; the processes are bounded too."""
+    count it) is stopped: a memory cgroup kills it or refuses the write,
+    and where none can be had memfd_create is refused; the processes are
+    bounded too."""
     (world["repo"] / "hog.py").write_text(_MEMFD_HOG)
     limits = {"max_memory": 256 << 20, "tmp_size": 16 << 20, "max_processes": 32}
     call = _Caller(world, unprivileged)
@@ -493,7 +494,9 @@ def test_f2_memory_and_processes_are_bounded(world, unprivileged):
     written = [int(line.split()[1]) for line in out.splitlines() if line.startswith("MB ")]
     assert max(written, default=0) <= 256
     if "memory_limit" in res["protections"]:
-        assert "rc=137\n" in out  # the cgroup's OOM kill
+        # the group's OOM kill, or a write it refuses (in a system call,
+        # not a page fault, the charge may fail before the kill)
+        assert "rc=137\n" in out or ("Cannot allocate memory" in out and "rc=1\n" in out), out
     else:
         assert "memfd refused" in out
     if not unprivileged:  # root here can make control groups

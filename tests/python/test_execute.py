@@ -317,3 +317,21 @@ def test_each_command_starts_from_a_clean_view(backend, tmp_size):
         if tmp_size:
             assert int(size) == tmp_size, res.output
         assert "network_namespace" in res.protections
+
+
+@confined
+def test_a_forked_host_runs_its_own_commands(backend):
+    """After a fork the child's commands are its own (the parent's
+    prepared starts share the parent's memory: never used by the child),
+    and the parent's go on."""
+    assert backend.execute("true").exit_code == 0  # the next one is started ahead
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        try:
+            res = backend.execute("echo child")
+            os._exit(0 if (res.exit_code, res.output) == (0, "child\n") else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert backend.execute("echo parent").output == "parent\n"
