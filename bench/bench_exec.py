@@ -1,47 +1,178 @@
 #!/usr/bin/python3
-"""Per-call cost of a contained command against a plain process start.
+"""Per-call cost of a contained command against a plain process start and
+other sandboxes, measured side by side in one run.
 
-Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_exec.py [--calls N]
+Usage:
+  PYTHONPATH=build/python /usr/bin/python3 bench/bench_exec.py [--calls N]
+      [--load N] [--srt-dir DIR] [--no-srt]
 
-In one run, round-robin (every variant sees the same machine load; the
-median per call resists a shared machine's outliers):
+Variants, round-robin (every variant sees the same machine; the median per
+call resists a shared machine's outliers), each running `/bin/sh -c true`:
 
   subprocess.run(["/bin/sh", "-c", "true"])   what a Python user would write
-  Backend.execute("true")                      contained: namespaces (the view),
-                                               Landlock, seccomp, limits; as root:
-                                               uid 65534, idmapped writable bases
-  the same as the caller's root (test flag)    the view without the uid change
-                                               (root callers: what it cost before)
-  the same without namespaces (test flag)      the previous confinement:
-                                               Landlock, seccomp, private /tmp dir
+  Backend.execute("true")                      pathgate: the view (user, mount,
+                                               PID, IPC, UTS, network namespaces),
+                                               Landlock, seccomp, cgroup, limits
+  bwrap, an equivalent view                    bubblewrap (Debian `bubblewrap`)
+                                               started with subprocess.run: every
+                                               namespace (--unshare-all), the
+                                               system directories and a few /etc
+                                               files read-only, the root read-write
+                                               at the same path, /dev, /proc, a
+                                               tmpfs /tmp and home, no capability
 
-and prints a table with ratios. Not a test: it asserts nothing about time.
-Goal: the whole contained call within 1.5x subprocess.run.
+Then Anthropic's sandbox-runtime (npm `@anthropic-ai/sandbox-runtime`, which
+drives bubblewrap), measured by Node in its own process against that
+process's plain spawnSync (its library API: SandboxManager.wrapWithSandbox,
+then spawnSync), in the same phase. It is installed with npm into DIR
+(default build/bench-srt, ignored by git); it needs `socat` (Debian),
+which this script does not install (`apt-get install socat`).
+
+Two phases: quiet (the machine as it is: the load average is printed) and
+loaded (N busy loops, default 2, one per core here, running meanwhile).
+Prints one table per phase with ratios. Not a test: it asserts nothing
+about time. Goals (issue 21): the contained call within 1.5x
+subprocess.run, and at least 3x faster than bubblewrap.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import shutil
 import statistics
 import subprocess
 import tempfile
 import time
+from pathlib import Path
+from typing import Callable
 
 import pathgate
-from pathgate import _core
+
+SRT_VERSION = "0.0.83"
+
+SRT_SCRIPT = r"""
+import { spawnSync } from 'node:child_process';
+const [dir, root, calls] = process.argv.slice(2);
+const { SandboxManager } = await import(dir + '/node_modules/@anthropic-ai/sandbox-runtime/dist/index.js');
+await SandboxManager.initialize({
+  filesystem: { allowWrite: [root], denyRead: [], denyWrite: [] },
+  network: { allowedDomains: [], deniedDomains: [] },
+});
+const plain = [], srt = [];
+const run = (cmd) => { const r = spawnSync('/bin/sh', ['-c', cmd], { cwd: root }); if (r.status !== 0) throw new Error('exit ' + r.status + ' ' + r.stderr); };
+for (let i = 0; i < 3; i++) { run('true'); run(await SandboxManager.wrapWithSandbox('true')); }
+for (let i = 0; i < Number(calls); i++) {
+  let t = process.hrtime.bigint(); run('true'); plain.push(Number(process.hrtime.bigint() - t) / 1e3);
+  t = process.hrtime.bigint(); run(await SandboxManager.wrapWithSandbox('true'));
+  srt.push(Number(process.hrtime.bigint() - t) / 1e3);
+}
+const med = (a) => { a.sort((x, y) => x - y); return a[Math.floor(a.length / 2)]; };
+console.log(JSON.stringify({ plain: med(plain), srt: med(srt), node: process.version }));
+await SandboxManager.reset();
+process.exit(0);
+"""
+
+
+def bwrap_argv(root: str) -> list[str]:
+    """bubblewrap with a view equivalent to pathgate's: every namespace,
+    the system directories and the /etc files tools read, the root at the
+    same path, /dev, /proc, private /tmp, /dev/shm and home."""
+    argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--ro-bind", "/usr", "/usr"]
+    for d in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / d
+        if p.is_symlink():
+            argv += ["--symlink", os.readlink(p), f"/{d}"]
+        elif p.is_dir():
+            argv += ["--ro-bind", str(p), f"/{d}"]
+    for e in ("ld.so.cache", "passwd", "group", "nsswitch.conf", "hosts", "localtime",
+              "ssl/certs", "alternatives"):
+        if os.path.exists(f"/etc/{e}"):
+            argv += ["--ro-bind", f"/etc/{e}", f"/etc/{e}"]
+    argv += ["--bind", root, "/pathgate/root/bench", "--dev", "/dev", "--proc", "/proc",
+             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--tmpfs", "/home/user",
+             "--chdir", "/pathgate/root/bench", "--setenv", "HOME", "/home/user",
+             "/bin/sh", "-c", "true"]
+    return argv
+
+
+def ensure_srt(dir_: Path) -> Path | None:
+    if (dir_ / "node_modules" / "@anthropic-ai" / "sandbox-runtime").is_dir():
+        return dir_
+    if shutil.which("npm") is None:
+        return None
+    dir_.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["npm", "install", "--prefix", str(dir_), "--no-audit", "--no-fund",
+                           f"@anthropic-ai/sandbox-runtime@{SRT_VERSION}"],
+                          capture_output=True, text=True)
+    return dir_ if proc.returncode == 0 else None
+
+
+def srt_ratio(dir_: Path, root: str, calls: int) -> dict | str:
+    if shutil.which("socat") is None or shutil.which("bwrap") is None:
+        return "needs socat and bwrap"
+    with tempfile.NamedTemporaryFile("w", suffix=".mjs", delete=False) as f:
+        f.write(SRT_SCRIPT)
+    try:
+        proc = subprocess.run(["node", f.name, str(dir_.resolve()), root, str(calls)],
+                              capture_output=True, text=True, timeout=600)
+    finally:
+        os.unlink(f.name)
+    if proc.returncode != 0:
+        return (proc.stderr.strip().splitlines() or ["failed"])[-1][:200]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure(variants: list[tuple[str, Callable[[], None]]], calls: int) -> list[float]:
+    samples: list[list[float]] = [[] for _ in variants]
+    for _, fn in variants:
+        fn()  # warm up (the prepared view is built here)
+    for _ in range(calls):
+        for k, (_, fn) in enumerate(variants):
+            t0 = time.perf_counter()
+            fn()
+            samples[k].append(time.perf_counter() - t0)
+    return [statistics.median(s) * 1e6 for s in samples]
+
+
+def table(title: str, variants: list[tuple[str, Callable[[], None]]], med: list[float],
+          srt: dict | str | None) -> None:
+    print(f"\n{title} (load average {os.getloadavg()[0]:.1f} at the end)\n")
+    print("| per call | median us | vs subprocess.run |")
+    print("|---|---:|---:|")
+    for (name, _), m in zip(variants, med):
+        print(f"| {name} | {m:.0f} | {m / med[0]:.2f}x |")
+    print(f"\nBackend.execute is {med[1] / med[0]:.2f}x subprocess.run (goal <= 1.5x)", end="")
+    if len(med) > 2:
+        print(f"; bubblewrap is {med[2] / med[1]:.1f}x Backend.execute (goal >= 3x)")
+    else:
+        print()
+    if isinstance(srt, dict):
+        print(f"sandbox-runtime {SRT_VERSION} (Node {srt['node']}, its library API): "
+              f"{srt['srt']:.0f} us per call, {srt['srt'] / srt['plain']:.1f}x its process's plain "
+              f"spawnSync ({srt['plain']:.0f} us); {srt['srt'] / med[1]:.1f}x Backend.execute")
+    elif srt is not None:
+        print(f"sandbox-runtime: not measured ({srt})")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--load", type=int, default=2, help="busy loops in the loaded phase")
+    ap.add_argument("--srt-dir", default="build/bench-srt")
+    ap.add_argument("--no-srt", action="store_true")
     args = ap.parse_args()
     abi = pathgate.landlock_abi()
     if abi < 1:
         raise SystemExit("no Landlock on this kernel")
+    srt_dir = None if args.no_srt else ensure_srt(Path(args.srt_dir))
     with tempfile.TemporaryDirectory() as top:
-        resolver = pathgate.Resolver(roots={"repo": top})
+        resolver = pathgate.Resolver(roots={"bench": top})
         backend = pathgate.Backend(resolver)
+        bwrap = bwrap_argv(top)
 
         def sub() -> None:
             subprocess.run(["/bin/sh", "-c", "true"], check=True)
@@ -50,39 +181,35 @@ def main() -> None:
             res = backend.execute("true")
             assert res.exit_code == 0 and "namespaces" in res.protections, res
 
-        def caller_uid() -> None:
-            assert _core._execute(resolver, "true", _test_no_idmap=True,
-                                  allow_unconfined=True)[1] == 0
+        def bubblewrap() -> None:
+            subprocess.run(bwrap, check=True)
 
-        def no_namespaces() -> None:
-            assert _core._execute(resolver, "true", _test_no_namespaces=True,
-                                  allow_unconfined=True)[1] == 0
-
-        variants = [
+        variants: list[tuple[str, Callable[[], None]]] = [
             ('subprocess.run(["/bin/sh", "-c", "true"])', sub),
-            ('Backend.execute("true"), namespaces + Landlock', contained),
-            ("  same, the caller's uid (no idmapped mounts)", caller_uid),
-            ("  same, no namespaces (the previous confinement)", no_namespaces),
+            ('Backend.execute("true")', contained),
         ]
-        samples: list[list[float]] = [[] for _ in variants]
-        for _, fn in variants:
-            fn()  # warm up
-        for _ in range(args.calls):
-            for k, (_, fn) in enumerate(variants):
-                t0 = time.perf_counter()
-                fn()
-                samples[k].append(time.perf_counter() - t0)
-    med = [statistics.median(s) * 1e6 for s in samples]
-    print(f"Python {platform.python_version()}, Linux {platform.release()}, Landlock ABI {abi}, "
-          f"{args.calls} calls each, interleaved\n")
-    print("| per call | median us | vs subprocess.run |")
-    print("|---|---:|---:|")
-    for (name, _), m in zip(variants, med):
-        print(f"| {name} | {m:.0f} | {m / med[0]:.2f}x |")
-    print(f"\nthe unprivileged uid (maps written by the parent, idmapped bases) adds "
-          f"{med[1] - med[2]:.0f} us over the caller's uid (root callers only)")
-    print(f"namespaces (the view) add {med[2] - med[3]:.0f} us over the previous confinement; "
-          f"the contained call is {med[1] / med[0]:.2f}x subprocess.run (goal <= 1.5x)")
+        if shutil.which("bwrap"):
+            variants.append(("bwrap --unshare-all, an equivalent view", bubblewrap))
+        res = backend.execute("true")
+        print(f"Python {platform.python_version()}, Linux {platform.release()}, "
+              f"{os.cpu_count()} CPUs, Landlock ABI {abi}, {args.calls} calls each, interleaved; "
+              f"pathgate's protections: {', '.join(sorted(res.protections))}")
+        for phase in ("quiet", "loaded"):
+            burners = []
+            if phase == "loaded":
+                burners = [subprocess.Popen(["/bin/sh", "-c", "while :; do :; done"])
+                           for _ in range(args.load)]
+                time.sleep(0.5)
+            try:
+                med = measure(variants, args.calls)
+                srt = (srt_ratio(srt_dir, top, max(20, args.calls // 10)) if srt_dir
+                       else (None if args.no_srt else "npm install failed"))
+            finally:
+                for b in burners:
+                    b.kill()
+                    b.wait()
+            table(f"{phase}" + (f" ({args.load} busy loops)" if burners else ""), variants, med,
+                  srt)
 
 
 if __name__ == "__main__":

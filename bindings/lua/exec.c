@@ -11,7 +11,9 @@
  *         default 100000), allow_network, allow_unconfined (booleans),
  *         env (table KEY = "value", merged over the defaults),
  *         max_processes, max_memory, max_cpu_seconds, max_file_size,
- *         tmp_size (integers > 0; default: docs/exec.md),
+ *         tmp_size (integers > 0; default: docs/exec.md), home (a
+ *         canonical address of a directory in a writable base; default a
+ *         private home),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *
@@ -88,6 +90,10 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
             if (lua_type(L, -1) != LUA_TSTRING)
                 luaL_argerror(L, arg, "option 'cwd' must be a string");
             o->cwd = lua_tolstring(L, -1, &o->cwd_len); /* alive in the table */
+        } else if (k && strcmp(k, "home") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_argerror(L, arg, "option 'home' must be a string");
+            o->home = lua_tolstring(L, -1, &o->home_len); /* alive in the table */
         } else if (k && strcmp(k, "timeout") == 0) {
             int isnum = 0;
             lua_Number t = lua_tonumberx(L, -1, &isnum);
@@ -176,6 +182,8 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
         {PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit"},
         {PATHGATE_EXEC_PROT_RLIMITS, "rlimits"},
         {PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid"},
+        {PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit"},
+        {PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace"},
     };
     lua_createtable(L, 0, 8);
     for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {

@@ -6,13 +6,15 @@
  *                  allow_unconfined=False, env=None, _test_no_landlock=False,
  *                  max_processes=None, max_memory=None, max_cpu_seconds=None,
  *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
- *                  _test_abi_cap=None, _test_no_idmap=False)
+ *                  _test_abi_cap=None, _test_no_idmap=False, home=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int)
  *   _core._landlock_abi() -> int
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
- * defaults to the session's cwd); timeout is in seconds; env is a mapping
+ * defaults to the session's cwd); home is the address of a directory in a
+ * writable base to be HOME (default: a private one); timeout is in
+ * seconds; env is a mapping
  * of str to str merged over the defaults. The output is decoded as UTF-8
  * with U+FFFD for what is not. The GIL is released while the command runs,
  * so other threads (and other executions) proceed meanwhile. Refusals
@@ -166,17 +168,23 @@ static int output_cap_arg(PyObject *obj, size_t *out) {
     return 0;
 }
 
-/* The keyword arguments of _execute (a[2..16], in the order of its names)
- * into o. cwd and env point into objects kept alive by *cwd_holder and
- * *env_holder, and *env is PyMem: the caller releases all three, also on
- * failure (-1, an exception set). */
-static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **cwd_holder,
+/* The keyword arguments of _execute (a[2..17], in the order of its names)
+ * into o. cwd, home and env point into objects kept alive by the holders
+ * (h[0] cwd, h[1] home, *env_holder), and *env is PyMem: the caller
+ * releases all of them, also on failure (-1, an exception set). */
+static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **h,
                              PyObject **env_holder, const char ***env) {
     if (a[2] != NULL && a[2] != Py_None) {
         Py_ssize_t cwd_len;
-        if (pg_text(a[2], &o->cwd, &cwd_len, cwd_holder, "cwd") < 0)
+        if (pg_text(a[2], &o->cwd, &cwd_len, &h[0], "cwd") < 0)
             return -1;
         o->cwd_len = (size_t)cwd_len;
+    }
+    if (a[17] != NULL && a[17] != Py_None) {
+        Py_ssize_t home_len;
+        if (pg_text(a[17], &o->home, &home_len, &h[1], "home") < 0)
+            return -1;
+        o->home_len = (size_t)home_len;
     }
     if (timeout_arg(a[3], &o->timeout_ms) < 0 || output_cap_arg(a[4], &o->output_cap) < 0)
         return -1;
@@ -244,9 +252,10 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
                                         "tmp_size",
                                         "_test_no_namespaces",
                                         "_test_abi_cap",
-                                        "_test_no_idmap"};
-    PyObject *a[17];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 17, 2, 2, a) < 0)
+                                        "_test_no_idmap",
+                                        "home"};
+    PyObject *a[18];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 18, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -261,13 +270,13 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    PyObject *cmd_holder = NULL, *cwd_holder = NULL, *env_holder = NULL, *result = NULL;
+    PyObject *cmd_holder = NULL, *holders[2] = {NULL, NULL}, *env_holder = NULL, *result = NULL;
     const char **env = NULL;
     const char *command;
     Py_ssize_t len;
     if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
         return NULL;
-    if (exec_options_from(&o, a, &cwd_holder, &env_holder, &env) < 0)
+    if (exec_options_from(&o, a, holders, &env_holder, &env) < 0)
         goto done;
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
@@ -296,7 +305,8 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
 done:
     PyMem_Free(env);
     Py_XDECREF(env_holder);
-    Py_XDECREF(cwd_holder);
+    Py_XDECREF(holders[0]);
+    Py_XDECREF(holders[1]);
     Py_XDECREF(cmd_holder);
     return result;
 }
@@ -316,7 +326,7 @@ static PyMethodDef exec_methods[] = {
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
      "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
      "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
-     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False)"
+     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, home=None)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,

@@ -223,6 +223,12 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         text++;
         len--;
     }
+    /* ... and the bases' directories in a command's view (docs/exec.md):
+     * `/pathgate/root/<key>/...`, `/pathgate/mod/<Name>/...` */
+    if (has_prefix(text, len, "/pathgate/root/"))
+        return parse_root(out, text + 15, len - 15, names);
+    if (has_prefix(text, len, "/pathgate/mod/"))
+        return parse_mod(out, text + 14, len - 14, names);
     if (has_prefix(text, len, "root:"))
         return parse_root(out, text + 5, len - 5, names);
     if (has_prefix(text, len, "mod:"))

@@ -55,9 +55,11 @@ typedef struct pathgate__parsed {
  *                             follows the name
  *   ROOT_<KEY>:/<rel>         legacy, KEY [A-Za-z][A-Za-z0-9_]* read in
  *                             lower case (`ROOT_REPO:/x` -> root:repo/x)
- *   /root:..., /mod:...       the view spelling: the address above with a
- *                             leading `/` (how a command's view and
- *                             deepagents show it); read as the address
+ *   /root:..., /mod:...       the address above with a leading `/` (how
+ *                             deepagents shows it); read as the address
+ *   /pathgate/root/<key>[/<rel>], /pathgate/mod/<Name>[/<rel>]
+ *                             the bases' directories in a command's view
+ *                             (docs/exec.md); read as the address
  *   file:...                  URI
  *   /...                      host path
  *   `\...`, `X:...` (a drive) Windows-absolute: OUTSIDE_BASES

@@ -1,5 +1,6 @@
 /* exec.c - contained command execution against a resolver or a session:
- * the bases become Landlock grants, the cwd address becomes an fd. */
+ * the bases become the target's grants, the cwd and home addresses view
+ * paths, and the resolver keeps the prepared views. */
 #define _GNU_SOURCE
 #include "pathgate/exec.h"
 
@@ -9,56 +10,87 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "exec_run.h"
 #include "exec_landlock.h"
-#include "text.h"
+#include "exec_run.h"
+#include "exec_template.h"
+#include "exec_view.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
+#include "text.h"
 
-/* The working directory's path in the view: "/" + its canonical address
- * (the spelling the address parser reads back). NULL on ENOMEM. */
+/* The view path of a directory named by an address the resolver accepts:
+ * its base's view directory ("/pathgate/root/<key>") + "/" + its <rel>.
+ * NULL on ENOMEM (or a base that has no view directory). */
 static char *view_path(const pathgate_allocator *alloc, pathgate_resolver *resolver,
-                       const char *cwd, size_t cwd_len)
+                       const char *text, size_t text_len)
 {
     size_t bi;
     const char *rel;
-    const char *addr = cwd;
-    size_t alen = cwd_len;
+    const char *addr = text;
+    size_t alen = text_len;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     char *out = NULL;
-    if (pathgate__resolver_split(&bi, &rel, resolver, cwd, cwd_len) == 0) {
-        const char *base = pathgate__resolver_base_address(resolver, bi);
-        size_t blen = strlen(base), rlen = 0;
-        if (rel >= cwd && rel <= cwd + cwd_len) /* "" at the base may be a literal */
-            rlen = (size_t)(cwd + cwd_len - rel);
-        out = pathgate__malloc(alloc, blen + rlen + 3);
-        if (out) {
-            out[0] = '/';
-            memcpy(out + 1, base, blen);
-            size_t k = blen + 1;
-            if (rlen) {
-                out[k++] = '/';
-                memcpy(out + k, rel, rlen);
-                k += rlen;
-            }
-            out[k] = '\0';
-        }
-        return out;
-    }
     /* another spelling the resolver accepts: its canonical address */
-    if (pathgate_resolver_resolve(&res, resolver, cwd, cwd_len, NULL, NULL) == 0 && res.ok) {
+    if (pathgate__resolver_split(&bi, &rel, resolver, text, text_len) != 0 &&
+        pathgate_resolver_resolve(&res, resolver, text, text_len, NULL, NULL) == 0 && res.ok)
         addr = pathgate_ref_address(res.ref, &alen);
-    }
-    out = pathgate__malloc(alloc, alen + 2);
-    if (out) {
-        out[0] = '/';
-        memcpy(out + 1, addr, alen);
-        out[alen + 1] = '\0';
+    char dir[4200];
+    if (pathgate__resolver_split(&bi, &rel, resolver, addr, alen) == 0 &&
+        pathgate__exec_view_base_dir(dir, sizeof dir,
+                                     pathgate__resolver_base_address(resolver, bi)) == 0) {
+        size_t dlen = strlen(dir), rlen = 0;
+        if (rel >= addr && rel <= addr + alen) /* "" at the base may be a literal */
+            rlen = (size_t)(addr + alen - rel);
+        out = pathgate__malloc(alloc, dlen + rlen + 2);
+        if (out) {
+            memcpy(out, dir, dlen);
+            if (rlen) {
+                out[dlen] = '/';
+                memcpy(out + dlen + 1, rel, rlen);
+            }
+            out[dlen + (rlen ? rlen + 1 : 0)] = '\0';
+        }
     }
     if (res.ref)
         pathgate_resolver_release(resolver, res.ref);
     pathgate_resolution_dispose(&res);
     return out;
+}
+
+/* The resolver's cache of prepared views, made at its first command. */
+static pathgate__exec_cache *cache_of(pathgate_resolver *resolver)
+{
+    void **slot = pathgate__resolver_exec_slot(resolver);
+    pathgate__exec_cache *c = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (c)
+        return c;
+    if (pathgate__exec_cache_new(&c, pathgate__resolver_allocator(resolver)))
+        return NULL;
+    void *expected = NULL;
+    if (!__atomic_compare_exchange_n(slot, &expected, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        pathgate__exec_cache_free(c); /* another thread's won */
+        c = expected;
+    }
+    return c;
+}
+
+/* Opens a directory named by an address as the working directory or the
+ * home: 0 with *fd, or the error set. */
+static int open_dir(int *fd, size_t *base, pathgate_resolver *resolver, const char *text,
+                    size_t len, pathgate_error *err)
+{
+    int rc = pathgate__text_check(text, len, PATHGATE_PATH_MAX, err);
+    if (rc)
+        return rc;
+    /* O_PATH is enough for fchdir and needs no read permission. */
+    *fd = pathgate__resolver_open(base, resolver, text, len, O_PATH | O_DIRECTORY, 0);
+    if (*fd >= 0)
+        return PATHGATE_OK;
+    if (*fd == PATHGATE_ENOTDIR)
+        return pathgate__error_set(err, *fd, "not a directory: %.*s", (int)len, text);
+    if (*fd == PATHGATE_ENOMEM)
+        return pathgate__error_set(err, *fd, NULL);
+    return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
 }
 
 int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, const char *command,
@@ -88,40 +120,59 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     if (!cwd) {
         cwd = pathgate__resolver_base_address(resolver, 0); /* the first root */
         cwd_len = strlen(cwd);
-    } else if ((rc = pathgate__text_check(cwd, cwd_len, PATHGATE_PATH_MAX, err)) != 0) {
+    }
+    int cwd_fd = -1, home_fd = -1;
+    char *cwd_view = NULL, *home_view = NULL;
+    pathgate__exec_grant *grants = NULL;
+    if ((rc = open_dir(&cwd_fd, NULL, resolver, cwd, cwd_len, err)) != 0)
         return rc;
+    if (o.home) {
+        size_t bi;
+        if ((rc = open_dir(&home_fd, &bi, resolver, o.home, o.home_len, err)) != 0)
+            goto done;
+        if ((pathgate__resolver_base_flags(resolver, bi) & PATHGATE_BASE_READ_ONLY) ||
+            pathgate__resolver_dir_read_only(resolver, bi, home_fd) != 0) {
+            rc = pathgate__error_set(err, PATHGATE_EINVAL,
+                                     "the home must be a directory of a writable base");
+            goto done;
+        }
+        if (!(home_view = view_path(alloc, resolver, o.home, o.home_len))) {
+            rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+            goto done;
+        }
     }
-    /* O_PATH is enough for fchdir and needs no read permission. */
-    int cwd_fd = pathgate__resolver_open(NULL, resolver, cwd, cwd_len, O_PATH | O_DIRECTORY, 0);
-    if (cwd_fd < 0) {
-        if (cwd_fd == PATHGATE_ENOTDIR)
-            return pathgate__error_set(err, cwd_fd, "not a directory: %.*s", (int)cwd_len, cwd);
-        if (cwd_fd == PATHGATE_ENOMEM)
-            return pathgate__error_set(err, cwd_fd, NULL);
-        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
-    }
-    pathgate__exec_grant *grants = pathgate__calloc(alloc, n ? n : 1, sizeof *grants);
-    if (!grants) {
-        close(cwd_fd);
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    }
-    char *cwd_view = view_path(alloc, resolver, cwd, cwd_len);
-    if (!cwd_view) {
-        pathgate__free(alloc, grants);
-        close(cwd_fd);
-        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    grants = pathgate__calloc(alloc, n ? n : 1, sizeof *grants);
+    cwd_view = view_path(alloc, resolver, cwd, cwd_len);
+    if (!grants || !cwd_view) {
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        goto done;
     }
     for (size_t i = 0; i < n; i++) {
         grants[i].fd = pathgate__resolver_base_fd(resolver, i);
         grants[i].view = pathgate__resolver_base_address(resolver, i);
-        grants[i].host = pathgate__resolver_base_host_path(resolver, i);
         grants[i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
         if (!(pathgate__resolver_base_flags(resolver, i) & PATHGATE_BASE_READ_ONLY))
             grants[i].classes |= PATHGATE__LL_WRITE;
+        char dir[4200];
+        if (pathgate__exec_view_base_dir(dir, sizeof dir, grants[i].view) != 0) {
+            rc = pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
+                                     "a mod named '.' or '..' cannot be shown to a command");
+            goto done;
+        }
     }
-    rc = pathgate__exec_run_grants(out, alloc, grants, n, cwd_fd, cwd_view, command, len, &o, err);
+    pathgate__exec_cache *cache = cache_of(resolver);
+    if (!cache) {
+        rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        goto done;
+    }
+    pathgate__exec_target t = {grants, n, cwd_fd, cwd_view, home_view, cache};
+    rc = pathgate__exec_run_target(out, alloc, &t, command, len, &o, err);
+done:
     pathgate__free(alloc, cwd_view);
+    pathgate__free(alloc, home_view);
     pathgate__free(alloc, grants);
+    if (home_fd >= 0)
+        close(home_fd);
     close(cwd_fd);
     return rc;
 }

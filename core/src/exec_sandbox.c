@@ -80,6 +80,7 @@ static void allow_etc(int ruleset, int abi)
 
 int pathgate__exec_sandbox_build(int *out, int abi, int deny_tcp,
                                  const pathgate__exec_grant *grants, size_t ngrants,
+                                 const pathgate__exec_grant *system, size_t nsystem,
                                  pathgate_error *err)
 {
     *out = -1;
@@ -95,9 +96,14 @@ int pathgate__exec_sandbox_build(int *out, int abi, int deny_tcp,
                                        strerrordesc_np(-rc));
         }
     }
-    for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
-        allow_path(rs, abi, AT_FDCWD, system_paths[i].path, system_paths[i].classes);
-    allow_etc(rs, abi);
+    if (system) {
+        for (size_t i = 0; i < nsystem; i++)
+            (void)pathgate__landlock_allow(rs, abi, system[i].fd, system[i].classes);
+    } else {
+        for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
+            allow_path(rs, abi, AT_FDCWD, system_paths[i].path, system_paths[i].classes);
+        allow_etc(rs, abi);
+    }
     *out = rs;
     return PATHGATE_OK;
 }

@@ -16,17 +16,19 @@ typedef struct pathgate__exec_grant {
     int fd;               /* O_PATH directory (or file) fd, owned by the caller */
     unsigned int classes; /* PATHGATE__LL_* */
     const char *view;     /* its name in the view (`root:<key>`); NULL = not shown */
-    const char *host;     /* its real host path (finds nesting); NULL = unknown */
 } pathgate__exec_grant;
 
 /*
  * Creates the ruleset (O_CLOEXEC fd in *out) for `abi` (>= 1): every grant,
- * then the system paths. deny_tcp denies TCP bind/connect (ABI >= 4). A
- * grant that cannot be added fails the whole call (PATHGATE_EIO: fail
- * closed); a system path that is missing is skipped.
+ * then the system rules: `system` (a prepared view's: its /etc and the
+ * host entries it shows), or when NULL the host's system paths (without
+ * a view). deny_tcp denies TCP bind/connect (ABI >= 4). A grant that
+ * cannot be added fails the whole call (PATHGATE_EIO: fail closed); a
+ * system path that is missing is skipped.
  */
 int pathgate__exec_sandbox_build(int *out, int abi, int deny_tcp,
                                  const pathgate__exec_grant *grants, size_t ngrants,
+                                 const pathgate__exec_grant *system, size_t nsystem,
                                  pathgate_error *err);
 
 #endif

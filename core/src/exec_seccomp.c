@@ -9,6 +9,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
@@ -29,6 +30,9 @@
 #ifndef __NR_openat2
 #define __NR_openat2 437
 #endif
+#ifndef __NR_memfd_create
+#define __NR_memfd_create 319
+#endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
@@ -40,63 +44,140 @@
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + (i) * sizeof(__u64))
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | (e))
 
+/* One rule per system call number. */
+enum rule_kind {
+    R_DENY,      /* return ret */
+    R_BITS,      /* EPERM when args[a] & mask */
+    R_OPEN_MODE, /* EPERM when args[a] has O_CREAT|O_TMPFILE and args[b] & setid */
+    R_NONZERO,   /* EPERM when args[a] != 0 */
+};
+
+typedef struct rule {
+    unsigned int nr;
+    int kind;
+    unsigned int ret, a, b, mask;
+} rule;
+
+#define MAX_RULES 64
+
+typedef struct rules {
+    rule r[MAX_RULES];
+    size_t n;
+} rules;
+
+static void add(rules *rs, unsigned int nr, int kind, unsigned int ret, unsigned int a,
+                unsigned int b, unsigned int mask)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->r[i].nr == nr)
+            return; /* the first rule for a number wins */
+    if (rs->n < MAX_RULES)
+        rs->r[rs->n++] = (rule){nr, kind, ret, a, b, mask};
+}
+
+static void sort(rules *rs)
+{
+    for (size_t i = 1; i < rs->n; i++)
+        for (size_t j = i; j > 0 && rs->r[j - 1].nr > rs->r[j].nr; j--) {
+            rule t = rs->r[j];
+            rs->r[j] = rs->r[j - 1];
+            rs->r[j - 1] = t;
+        }
+}
+
+/* A tiny assembler with forward labels: a jump's target is an
+ * instruction index, or a label (ALLOW, or a rule's block) placed later;
+ * all are resolved when the program is complete. */
+#define L_FALL (-1)
+#define L_ALLOW (-2)
+#define L_BLOCK(i) (-1000 - (int)(i))
+
 typedef struct asm_state {
     struct sock_filter *p;
     size_t n, cap;
     int overflow;
+    int jt[PATHGATE__SECCOMP_MAX], jf[PATHGATE__SECCOMP_MAX];
 } asm_state;
 
-static void emit(asm_state *a, struct sock_filter insn)
+static size_t emit(asm_state *a, struct sock_filter insn, int jt, int jf)
 {
-    if (a->n < a->cap)
-        a->p[a->n++] = insn;
-    else
+    if (a->n >= a->cap) {
         a->overflow = 1;
+        return a->cap - 1;
+    }
+    a->jt[a->n] = jt;
+    a->jf[a->n] = jf;
+    a->p[a->n] = insn;
+    return a->n++;
 }
 
-static void ld_nr(asm_state *a)
+static void stmt(asm_state *a, unsigned short code, unsigned int k)
 {
-    emit(a,
-         (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+    emit(a, (struct sock_filter)BPF_STMT(code, k), L_FALL, L_FALL);
 }
 
-/* if nr: return ret */
-static void deny(asm_state *a, unsigned int nr, unsigned int ret)
+static void ret(asm_state *a, unsigned int k)
 {
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret));
+    stmt(a, BPF_RET | BPF_K, k);
 }
 
-/* if nr and (args[arg] & mask): EPERM */
-static void deny_bits(asm_state *a, unsigned int nr, unsigned int arg, unsigned int mask)
+static size_t jump(asm_state *a, unsigned short op, unsigned int k, int jt, int jf)
 {
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
-    ld_nr(a);
+    return emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | op | BPF_K, k, 0, 0), jt, jf);
 }
 
-/* if nr and (args[flags] & (O_CREAT|O_TMPFILE)) and (args[mode] & setid): EPERM */
-static void deny_open_mode(asm_state *a, unsigned int nr, unsigned int flags, unsigned int mode)
+static int same_block(const rule *x, const rule *y)
 {
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 6));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(flags)));
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT | __O_TMPFILE, 0, 3));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(mode)));
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, 0, 1));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
-    ld_nr(a);
+    return x->kind == y->kind && x->ret == y->ret && x->a == y->a && x->b == y->b &&
+           x->mask == y->mask;
 }
 
-/* if nr and args[arg] != 0: EPERM */
-static void deny_nonzero(asm_state *a, unsigned int nr, unsigned int arg)
+/* The block of a rule (rules with the same test share one). */
+static void block(asm_state *a, const rule *r)
 {
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
-    emit(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
-    emit(a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
-    ld_nr(a);
+    switch (r->kind) {
+    case R_DENY:
+        ret(a, r->ret);
+        return;
+    case R_BITS:
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(r->a));
+        jump(a, BPF_JSET, r->mask, (int)a->n + 1, L_ALLOW);
+        ret(a, RET_ERRNO(EPERM));
+        return;
+    case R_OPEN_MODE:
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(r->a));
+        jump(a, BPF_JSET, O_CREAT | __O_TMPFILE, (int)a->n + 1, L_ALLOW);
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(r->b));
+        jump(a, BPF_JSET, SETID_BITS, (int)a->n + 1, L_ALLOW);
+        ret(a, RET_ERRNO(EPERM));
+        return;
+    case R_NONZERO:
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(r->a));
+        jump(a, BPF_JEQ, 0, L_ALLOW, (int)a->n + 1);
+        ret(a, RET_ERRNO(EPERM));
+        return;
+    }
+}
+
+/* A binary search over rs->r[lo..hi) on the number in the accumulator:
+ * leads every listed number to its block and every other to ALLOW in
+ * about log2(n) comparisons (the kernel's per-number action cache
+ * emulates the filter for each number when it is installed: a linear
+ * chain made that cost ~2 us per instruction). */
+static void tree(asm_state *a, const rules *rs, size_t lo, size_t hi)
+{
+    if (hi - lo <= 2) {
+        for (size_t i = lo; i < hi; i++)
+            jump(a, BPF_JEQ, rs->r[i].nr, L_BLOCK(i), i + 1 < hi ? L_FALL : L_ALLOW);
+        if (hi == lo)
+            ret(a, SECCOMP_RET_ALLOW);
+        return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    size_t j = jump(a, BPF_JGE, rs->r[mid].nr, 0, L_FALL);
+    tree(a, rs, lo, mid);
+    a->jt[j] = (int)a->n;
+    tree(a, rs, mid, hi);
 }
 
 static const unsigned int sysv_ipc[] = {
@@ -104,60 +185,111 @@ static const unsigned int sysv_ipc[] = {
     __NR_semtimedop, __NR_semctl, __NR_msgget, __NR_msgsnd, __NR_msgrcv, __NR_msgctl,
 };
 
-const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f, unsigned int flags)
+static void collect(rules *rs, unsigned int flags)
 {
-    asm_state a = {f->insn, 0, PATHGATE__SECCOMP_MAX, 0};
-    emit(&a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                          offsetof(struct seccomp_data, arch)));
-    emit(&a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PG_AUDIT_ARCH, 1, 0));
-    emit(&a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    ld_nr(&a);
-#ifdef PG_X32_BIT
-    emit(&a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, PG_X32_BIT, 0, 1));
-    emit(&a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-#endif
-    deny(&a, __NR_setsid, RET_ERRNO(EPERM));
-    deny(&a, __NR_setpgid, RET_ERRNO(EPERM));
-    deny(&a, __NR_io_uring_setup, RET_ERRNO(ENOSYS));
-    deny(&a, __NR_keyctl, RET_ERRNO(EPERM));
-    deny(&a, __NR_add_key, RET_ERRNO(EPERM));
-    deny(&a, __NR_request_key, RET_ERRNO(EPERM));
-    deny(&a, __NR_openat2, RET_ERRNO(ENOSYS));
-    deny(&a, __NR_clone3, RET_ERRNO(ENOSYS));
-    deny(&a, __NR_setns, RET_ERRNO(EPERM));
+    if (flags & PATHGATE__SECCOMP_ONLY_SETNS) {
+        add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+        return;
+    }
+    if (!(flags & PATHGATE__SECCOMP_OWN_PIDNS)) {
+        add(rs, __NR_setsid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+        add(rs, __NR_setpgid, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    }
+    add(rs, __NR_io_uring_setup, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
+    add(rs, __NR_keyctl, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    add(rs, __NR_add_key, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    add(rs, __NR_request_key, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    add(rs, __NR_openat2, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
+    add(rs, __NR_clone3, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
+    if (!(flags & PATHGATE__SECCOMP_ALLOW_SETNS))
+        add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
     if (!(flags & PATHGATE__SECCOMP_NETWORK))
-        deny(&a, __NR_socket, RET_ERRNO(EACCES));
+        add(rs, __NR_socket, R_DENY, RET_ERRNO(EACCES), 0, 0, 0);
+    if (flags & PATHGATE__SECCOMP_NO_MEMFD)
+        add(rs, __NR_memfd_create, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
     if (!(flags & PATHGATE__SECCOMP_OWN_IPC))
         for (size_t i = 0; i < sizeof sysv_ipc / sizeof sysv_ipc[0]; i++)
-            deny(&a, sysv_ipc[i], RET_ERRNO(EPERM));
-    deny_bits(&a, __NR_fchmod, 1, SETID_BITS);
-    deny_bits(&a, __NR_fchmodat, 2, SETID_BITS);
-    deny_bits(&a, __NR_fchmodat2, 2, SETID_BITS);
-    deny_bits(&a, __NR_mkdirat, 2, SETID_BITS);
-    deny_bits(&a, __NR_mknodat, 2, SETID_BITS);
-    deny_open_mode(&a, __NR_openat, 2, 3);
+            add(rs, sysv_ipc[i], R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
+    add(rs, __NR_fchmod, R_BITS, 0, 1, 0, SETID_BITS);
+    add(rs, __NR_fchmodat, R_BITS, 0, 2, 0, SETID_BITS);
+    add(rs, __NR_fchmodat2, R_BITS, 0, 2, 0, SETID_BITS);
+    add(rs, __NR_mkdirat, R_BITS, 0, 2, 0, SETID_BITS);
+    add(rs, __NR_mknodat, R_BITS, 0, 2, 0, SETID_BITS);
+    add(rs, __NR_openat, R_OPEN_MODE, 0, 2, 3, 0);
 #ifdef __NR_chmod
-    deny_bits(&a, __NR_chmod, 1, SETID_BITS);
+    add(rs, __NR_chmod, R_BITS, 0, 1, 0, SETID_BITS);
 #endif
 #ifdef __NR_mkdir
-    deny_bits(&a, __NR_mkdir, 1, SETID_BITS);
+    add(rs, __NR_mkdir, R_BITS, 0, 1, 0, SETID_BITS);
 #endif
 #ifdef __NR_mknod
-    deny_bits(&a, __NR_mknod, 1, SETID_BITS);
+    add(rs, __NR_mknod, R_BITS, 0, 1, 0, SETID_BITS);
 #endif
 #ifdef __NR_creat
-    deny_bits(&a, __NR_creat, 1, SETID_BITS);
+    add(rs, __NR_creat, R_BITS, 0, 1, 0, SETID_BITS);
 #endif
 #ifdef __NR_open
-    deny_open_mode(&a, __NR_open, 1, 2);
+    add(rs, __NR_open, R_OPEN_MODE, 0, 1, 2, 0);
 #endif
-    deny_bits(&a, __NR_clone, 0, CLONE_NEWUSER);
-    deny_bits(&a, __NR_unshare, 0, CLONE_NEWUSER);
-    deny_nonzero(&a, __NR_prlimit64, 0);
-    emit(&a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    if (a.overflow)
+    add(rs, __NR_clone, R_BITS, 0, 0, 0, CLONE_NEWUSER);
+    add(rs, __NR_unshare, R_BITS, 0, 0, 0, CLONE_NEWUSER);
+    add(rs, __NR_prlimit64, R_NONZERO, 0, 0, 0, 0);
+}
+
+const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f, unsigned int flags)
+{
+    asm_state st;
+    memset(&st, 0, sizeof st);
+    st.p = f->insn;
+    st.cap = PATHGATE__SECCOMP_MAX;
+    rules rs;
+    rs.n = 0;
+    collect(&rs, flags);
+    sort(&rs);
+    stmt(&st, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    jump(&st, BPF_JEQ, PG_AUDIT_ARCH, (int)st.n + 2, L_FALL);
+    ret(&st, SECCOMP_RET_KILL_PROCESS);
+    stmt(&st, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+#ifdef PG_X32_BIT
+    /* x32 numbers: kill (they would bypass the checks below) */
+    jump(&st, BPF_JGE, PG_X32_BIT, L_FALL, (int)st.n + 2);
+    ret(&st, SECCOMP_RET_KILL_PROCESS);
+#endif
+    tree(&st, &rs, 0, rs.n);
+    /* the blocks, one per distinct test, and the common ALLOW */
+    int at[MAX_RULES];
+    for (size_t i = 0; i < rs.n; i++) {
+        at[i] = -1;
+        for (size_t k = 0; k < i && at[i] < 0; k++)
+            if (same_block(&rs.r[k], &rs.r[i]))
+                at[i] = at[k];
+        if (at[i] < 0) {
+            at[i] = (int)st.n;
+            block(&st, &rs.r[i]);
+        }
+    }
+    int allow = (int)st.n;
+    ret(&st, SECCOMP_RET_ALLOW);
+    if (st.overflow)
         return NULL;
-    f->prog.len = (unsigned short)a.n;
+    for (size_t i = 0; i < st.n; i++) {
+        if (BPF_CLASS(st.p[i].code) != BPF_JMP)
+            continue;
+        int t[2] = {st.jt[i], st.jf[i]};
+        for (int k = 0; k < 2; k++) {
+            if (t[k] == L_FALL)
+                t[k] = (int)i + 1;
+            else if (t[k] == L_ALLOW)
+                t[k] = allow;
+            else if (t[k] <= L_BLOCK(0))
+                t[k] = at[L_BLOCK(0) - t[k]];
+            if (t[k] <= (int)i || t[k] - (int)i - 1 > 255)
+                return NULL; /* forward jumps within reach only */
+        }
+        st.p[i].jt = (unsigned char)(t[0] - (int)i - 1);
+        st.p[i].jf = (unsigned char)(t[1] - (int)i - 1);
+    }
+    f->prog.len = (unsigned short)st.n;
     f->prog.filter = f->insn;
     return &f->prog;
 }

@@ -2,8 +2,8 @@
  * exec_seccomp.h - internal: the seccomp filter of a contained command.
  *
  * Refused with an errno (never a kill, so programs can fall back):
- *   setsid, setpgid                      EPERM   the command stays in its process
- *                                                group (killing it kills all)
+ *   setsid, setpgid (without an own      EPERM   the command stays in its process
+ *   PID namespace)                               group (killing it kills all)
  *   io_uring_setup                       ENOSYS  io_uring could open sockets unseen
  *   socket (unless network)              EACCES  UDP, raw, netlink, Unix sockets by
  *                                                path (Landlock covers TCP only)
@@ -17,6 +17,7 @@
  *                                                falls back to clone)
  *   setns                                EPERM
  *   System V IPC (without an own IPC namespace)    EPERM
+ *   memfd_create (without a memory cgroup)         ENOSYS
  * Foreign-architecture calls (a 32-bit binary on x86_64, x32) kill the
  * process: their numbers would bypass the checks.
  */
@@ -27,7 +28,18 @@
 
 #define PATHGATE__SECCOMP_NETWORK 0x1u /* socket() allowed */
 #define PATHGATE__SECCOMP_OWN_IPC 0x2u /* SysV IPC allowed (own IPC namespace) */
-#define PATHGATE__SECCOMP_MAX 224
+/* memfd_create refused (ENOSYS): without a memory control group nothing
+ * would bound what a memfd holds (RLIMIT_AS counts only mappings). */
+#define PATHGATE__SECCOMP_NO_MEMFD 0x4u
+/* setsid and setpgid allowed: the command has its own PID namespace,
+ * whose init ends every process of it whatever its group. */
+#define PATHGATE__SECCOMP_OWN_PIDNS 0x8u
+/* The two halves of the filter when a keeper (exec_spawn.h) holds the
+ * first for all its commands: everything but setns (which its joiners
+ * use), and setns alone (the shell adds it). */
+#define PATHGATE__SECCOMP_ALLOW_SETNS 0x10u
+#define PATHGATE__SECCOMP_ONLY_SETNS 0x20u
+#define PATHGATE__SECCOMP_MAX 256
 
 typedef struct pathgate__exec_seccomp {
     struct sock_filter insn[PATHGATE__SECCOMP_MAX];

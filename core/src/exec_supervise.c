@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,10 +97,27 @@ static int has_exited(pid_t pid)
     return si.si_pid == pid;
 }
 
-static void kill_all(pid_t pid)
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+
+static void kill_all(pid_t pid, int pidfd, pathgate__sup_mode mode)
 {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL); /* with a PID namespace: its init, and so all of it */
+    if (mode == PATHGATE__SUP_GROUP)
+        kill(-pid, SIGKILL);
+    /* with a PID namespace: its init, and so all of it */
+    if (pidfd >= 0)
+        syscall(__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+    else
+        kill(pid, SIGKILL);
+}
+
+/* Waits (bounded) until the process behind pidfd has exited. */
+static void wait_exited(int pidfd)
+{
+    struct pollfd p = {pidfd, POLLIN, 0};
+    for (int i = 0; i < 100 && poll(&p, 1, 100) == 0; i++) {
+    }
 }
 
 /* Without a PID namespace the group's other members were sent SIGKILL
@@ -142,8 +160,10 @@ typedef enum sup_state {
 typedef struct supervisor {
     sup_state state;
     pid_t pid;
-    int pidfd, pipe_fd;
-    int exited, eof, timed_out;
+    int pidfd, exit_fd, pipe_fd;
+    pathgate__sup_mode mode;
+    const pathgate__sup_oom *oom;
+    int exited, eof, timed_out, killed;
     uint64_t until; /* the current state's deadline */
     collector col;
 } supervisor;
@@ -156,7 +176,8 @@ static void settle(supervisor *s)
 
 static void to_killed(supervisor *s, uint64_t now)
 {
-    kill_all(s->pid);
+    kill_all(s->pid, s->pidfd, s->mode);
+    s->killed = 1;
     s->state = SUP_KILLED;
     s->until = now + PATHGATE__EXEC_DRAIN_MS;
     settle(s);
@@ -178,12 +199,23 @@ static void on_eof(supervisor *s)
     settle(s);
 }
 
+/* 1 when the command has ended: exit_fd (the init's done pipe, or the
+ * pidfd) is readable, or without one the child has exited. */
+static int ended_now(const supervisor *s)
+{
+    if (s->exit_fd >= 0) {
+        struct pollfd p = {s->exit_fd, POLLIN, 0};
+        return poll(&p, 1, 0) > 0 && p.revents;
+    }
+    return has_exited(s->pid);
+}
+
 /* The current state's deadline has passed. */
 static void on_deadline(supervisor *s, uint64_t now)
 {
     switch (s->state) {
     case SUP_RUNNING:
-        if (has_exited(s->pid)) {
+        if (ended_now(s)) {
             on_shell_exit(s, now);
         } else {
             s->timed_out = 1;
@@ -209,7 +241,7 @@ static int wait_ms(const supervisor *s, uint64_t now)
         uint64_t left = s->until > now ? s->until - now : 0;
         ms = (int)(left > MAX_WAIT_MS ? MAX_WAIT_MS : left);
     }
-    if (!s->exited && s->pidfd < 0 && (ms < 0 || ms > NO_PIDFD_TICK_MS))
+    if (!s->exited && s->exit_fd < 0 && (ms < 0 || ms > NO_PIDFD_TICK_MS))
         ms = NO_PIDFD_TICK_MS;
     return ms;
 }
@@ -222,40 +254,51 @@ static void step(supervisor *s)
         on_deadline(s, now);
         return;
     }
-    struct pollfd pfd[2];
+    struct pollfd pfd[3];
     nfds_t n = 0;
-    int pipe_slot = -1, pidfd_slot = -1;
+    int pipe_slot = -1, exit_slot = -1, oom_slot = -1;
     if (!s->eof) {
         pipe_slot = (int)n;
         pfd[n++] = (struct pollfd){s->pipe_fd, POLLIN, 0};
     }
-    if (!s->exited && s->pidfd >= 0) {
-        pidfd_slot = (int)n;
-        pfd[n++] = (struct pollfd){s->pidfd, POLLIN, 0};
+    if (!s->exited && s->exit_fd >= 0) {
+        exit_slot = (int)n;
+        pfd[n++] = (struct pollfd){s->exit_fd, POLLIN, 0};
+    }
+    if (!s->exited && s->oom && s->oom->fd >= 0) {
+        oom_slot = (int)n;
+        pfd[n++] = (struct pollfd){s->oom->fd, POLLIN, 0};
     }
     int pr = poll(pfd, n, wait_ms(s, now));
     if (pr < 0 && errno != EINTR && s->state != SUP_KILLED) {
         to_killed(s, now_ms()); /* should not happen: end rather than spin */
         return;
     }
+    if (pr > 0 && oom_slot >= 0 && pfd[oom_slot].revents)
+        s->oom->kill(s->oom->ctx, s->pid); /* out of memory: a process ends */
     if (pr > 0 && pipe_slot >= 0 && pfd[pipe_slot].revents && collect(&s->col, s->pipe_fd))
         on_eof(s);
     if (s->col.enomem && (s->state == SUP_RUNNING || s->state == SUP_GRACE))
         to_killed(s, now_ms());
-    if (!s->exited && ((pr > 0 && pidfd_slot >= 0 && pfd[pidfd_slot].revents) ||
-                       (s->pidfd < 0 && has_exited(s->pid))))
+    if (!s->exited && ((pr > 0 && exit_slot >= 0 && pfd[exit_slot].revents) ||
+                       (s->exit_fd < 0 && has_exited(s->pid))))
         on_shell_exit(s, now_ms());
 }
 
 int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocator *alloc,
-                             pid_t pid, int pidfd, int pipe_fd, int own_pidns,
+                             pid_t pid, int pidfd, int exit_fd, int pipe_fd,
+                             pathgate__sup_mode mode, const pathgate__sup_oom *oom,
                              unsigned int timeout_ms, size_t output_cap, pathgate_error *err)
 {
     memset(out, 0, sizeof *out);
     supervisor s = {SUP_RUNNING,
                     pid,
                     pidfd,
+                    exit_fd,
                     pipe_fd,
+                    mode,
+                    oom,
+                    0,
                     0,
                     0,
                     0,
@@ -263,13 +306,23 @@ int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocat
                     {alloc, NULL, 0, 0, output_cap, 0, 0}};
     while (s.state != SUP_DONE)
         step(&s);
-    /* Nothing outlives the call. The zombie shell still holds the group
-     * id, so this cannot hit a stranger's group. */
-    kill_all(pid);
-    int exit_code = 0;
-    int reaped = pathgate__exec_reap(&exit_code, pid);
-    if (!own_pidns)
-        wait_group_gone(pid);
+    int exit_code = 0, reaped = 0;
+    if (mode == PATHGATE__SUP_GROUP || s.killed) {
+        /* Nothing outlives the call. Without a PID namespace the zombie
+         * shell still holds the group id, so this cannot hit a
+         * stranger's group; with one, the init's end ends the rest, and
+         * its exit waits for that. */
+        kill_all(pid, pidfd, mode);
+        if (mode == PATHGATE__SUP_INIT_KEPT) {
+            wait_exited(pidfd);
+            exit_code = 128 + SIGKILL;
+            reaped = 1;
+        } else {
+            reaped = pathgate__exec_reap(&exit_code, pid) == 0 ? 1 : -1;
+        }
+        if (mode == PATHGATE__SUP_GROUP)
+            wait_group_gone(pid);
+    }
     int rc = PATHGATE_OK;
     if (s.col.enomem)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -277,6 +330,8 @@ int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocat
         rc = pathgate__error_set(err, PATHGATE_EIO, "lost the command's exit status");
     else if (!s.col.buf && !(s.col.buf = pathgate__malloc(alloc, 1)))
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    out->reaped = reaped > 0;
+    out->killed = s.killed;
     if (rc) {
         pathgate__free(alloc, s.col.buf);
         return rc;

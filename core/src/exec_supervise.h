@@ -26,16 +26,39 @@ typedef struct pathgate__exec_outcome {
     size_t len;
     int truncated;
     int timed_out;
+    int killed;    /* the supervisor killed it (timeout, grace over, no memory) */
+    int reaped;    /* pid was reaped here; exit_code is its status */
     int exit_code; /* status, 128 + signal, or PATHGATE_EXEC_EXIT_TIMEOUT */
 } pathgate__exec_outcome;
 
-/* Supervises the started child `pid` (pidfd may be -1; pipe_fd is the
- * read end of its output, non-blocking) to the end. own_pidns: the child
- * is the init of its own PID namespace (its exit ends every process of
- * it); otherwise the process group is waited for. Returns 0, ENOMEM or
- * EIO (the exit status was lost); the child is reaped either way. */
+/* Who the supervised process is. */
+typedef enum pathgate__sup_mode {
+    PATHGATE__SUP_GROUP,     /* our child, leader of the command's process group (no PID
+                              * namespace): exit_fd is its pidfd (-1: a tick) */
+    PATHGATE__SUP_INIT,      /* our child, the init of the command's PID namespace */
+    PATHGATE__SUP_INIT_KEPT, /* a keeper's child, the init of the command's PID namespace:
+                              * killed and waited for by its pidfd, never reaped here */
+} pathgate__sup_mode;
+
+/* Out-of-memory events of the command's group (fd readable: kill(ctx,
+ * the init) picks and ends a process). fd -1: none. */
+typedef struct pathgate__sup_oom {
+    int fd;
+    void (*kill)(void *ctx, pid_t init);
+    void *ctx;
+} pathgate__sup_oom;
+
+/* Supervises the started process `pid` (pidfd: its pidfd, -1 = none) to
+ * the end; pipe_fd is the read end of its output (non-blocking). For an
+ * init, exit_fd is the pipe it holds until every other process of the
+ * namespace has been reaped: its EOF ends the command, and the init is
+ * then left alone (unless it had to be killed: then its exit, which waits
+ * for the namespace to empty, is waited for here, and an init of ours
+ * reaped). Otherwise the process group is waited for. Returns 0, ENOMEM
+ * or EIO (the exit status was lost). */
 int pathgate__exec_supervise(pathgate__exec_outcome *out, const pathgate_allocator *alloc,
-                             pid_t pid, int pidfd, int pipe_fd, int own_pidns,
+                             pid_t pid, int pidfd, int exit_fd, int pipe_fd,
+                             pathgate__sup_mode mode, const pathgate__sup_oom *oom,
                              unsigned int timeout_ms, size_t output_cap, pathgate_error *err);
 
 /* Waits for the child (also one that failed before execve). 0 or -1. */

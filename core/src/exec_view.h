@@ -2,15 +2,31 @@
  * exec_view.h - internal: the command's view of the world (docs/exec.md,
  * "The view").
  *
- * The parent builds a plan (every string and descriptor the child needs,
- * allocated before the clone); the child, as pid 1 of new user, mount,
- * PID, IPC and UTS namespaces, carries it out with raw system calls only:
- * maps its uid/gid, assembles a tmpfs root holding the bases at
- * `/root:<key>` and `/mod:<Name>` (the view spelling of their canonical
- * addresses), the system directories read-only, a private /tmp and
- * /dev/shm, a minimal /dev and /etc, the /proc of its PID namespace, then
- * pivots into it, detaches the host's tree and enters the working
- * directory.
+ * A view is a plan: a list of operations (make a directory, a symlink, a
+ * file holding given bytes; place a mount; mount a tmpfs or proc), every
+ * string and descriptor allocated by the parent before any child runs.
+ * Children carry it out with raw system calls only (exec_raw.h).
+ *
+ * Two plans make a command's view:
+ *  - the prepared view (exec_template.h), built once per resolver by a
+ *    short-lived child in new user, mount and PID namespaces: a tmpfs root
+ *    holding the bases at `/pathgate/root/<key>` and `/pathgate/mod/<Name>`
+ *    (with `/root:<key>` and `/mod:<Name>` symlinks to them), read-only
+ *    bases nested in writable ones mounted read-only again where they now
+ *    lie, the system directories, a small /etc, /dev, the mount points of
+ *    the private parts; its mount namespace is then held by a descriptor;
+ *  - each command's own part, applied to a copy of that namespace: the
+ *    private tmpfs mounts (/tmp, /dev/shm, the home directory).
+ * A later policy (masking a path, mounting one read-only) is more
+ * operations in these lists.
+ *
+ * Every mount is placed by a descriptor, never by a path a command can
+ * change: a base is a detached copy of the resolver's own descriptor's
+ * mount, or (a caller without privilege) a directory found again by the
+ * path its descriptor has now, opened without following symlinks and
+ * checked to be the same (device, inode); a nested read-only base is
+ * placed over the directory found beneath its writable base's mount the
+ * same way.
  */
 #ifndef PATHGATE_EXEC_VIEW_H
 #define PATHGATE_EXEC_VIEW_H
@@ -21,34 +37,42 @@
 
 #include "pathgate/common.h"
 
-/* Where the child assembles the view inside its own mount namespace: the
- * view's root tmpfs is mounted on /tmp (the host's /tmp is untouched) and
- * pivoted to; the host's tree then lies under PATHGATE__VIEW_OLD until it
- * is detached. Destinations are absolute paths of the view. */
-#define PATHGATE__VIEW_STAGE ""
+/* Where the bases are, in the view: PATHGATE__VIEW_BASES "/root/<key>"
+ * and PATHGATE__VIEW_BASES "/mod/<Name>". No `:`, so PATH-like variables
+ * can name them. */
+#define PATHGATE__VIEW_BASES "/pathgate"
+/* While a prepared view is built, the host's tree lies here (detached
+ * before the view is used). */
 #define PATHGATE__VIEW_OLD "/.pathgate-host"
 
 enum pathgate__view_op_kind {
-    PATHGATE__VOP_DIR,   /* mkdir dst */
-    PATHGATE__VOP_FILE,  /* create an empty file dst (a mount point) */
-    PATHGATE__VOP_BIND,  /* bind src (PATHGATE__VIEW_OLD + host path) on dst, check
-                          * it is (dev, ino), then set attr */
-    PATHGATE__VOP_LINK,  /* symlink src at dst */
-    PATHGATE__VOP_TMPFS, /* tmpfs with options src on dst (+ Landlock grant) */
-    PATHGATE__VOP_PROC,  /* the PID namespace's proc on dst */
-    PATHGATE__VOP_DATA,  /* a file dst holding src[0..attr) (a copy of a small /etc file) */
-    PATHGATE__VOP_MOVE,  /* move the detached mount fd (made by the parent, flags set)
-                          * onto dst and check it is (dev, ino) */
+    PATHGATE__VOP_DIR,    /* mkdir dst */
+    PATHGATE__VOP_FILE,   /* an empty file dst (a mount point) */
+    PATHGATE__VOP_LINK,   /* symlink src at dst */
+    PATHGATE__VOP_DATA,   /* a file dst holding src[0..size) */
+    PATHGATE__VOP_TREE,   /* move the detached mount fd (made by the parent, flags
+                           * set) onto dst; check it is (dev, ino) */
+    PATHGATE__VOP_BIND,   /* open src (a host path, beneath the old root, no
+                           * symlink followed), check it is (dev, ino), clone its
+                           * mount, set attr, move it onto dst */
+    PATHGATE__VOP_NESTED, /* find rel beneath the mounted base dst (no symlink
+                           * followed), check it is (dev, ino), put the mount of
+                           * fd (or, when fd < 0, of host path src as BIND) on it */
+    PATHGATE__VOP_PROC,   /* a proc of the current PID namespace on dst */
+    PATHGATE__VOP_TMPFS,  /* a tmpfs with options src on dst; Landlock grants rights */
 };
 
 typedef struct pathgate__exec_view_op {
     int kind;
     const char *dst;
     const char *src;
-    uint64_t attr; /* MOUNT_ATTR_* set after the mount */
-    dev_t dev;     /* BIND: what dst must be once mounted */
+    const char *rel; /* NESTED */
+    uint64_t attr;   /* MOUNT_ATTR_* set (BIND, NESTED by path, TMPFS) */
+    size_t size;     /* DATA */
+    dev_t dev;       /* TREE, BIND, NESTED: what the mount point must be */
     ino_t ino;
-    int fd; /* MOVE: the detached mount (owned by the view) */
+    int fd;          /* TREE, NESTED: the detached mount (owned by the view); -1 */
+    uint64_t rights; /* TMPFS: Landlock rights granted on it */
 } pathgate__exec_view_op;
 
 /* Distinct owners of writable bases with their idmapping user namespace. */
@@ -58,15 +82,8 @@ typedef struct pathgate__exec_view {
     const pathgate_allocator *alloc;
     pathgate__exec_view_op *ops;
     size_t nops, opcap;
-    char **strs; /* owned strings */
+    char **strs; /* owned strings and data */
     size_t nstrs, strcap;
-    char uid_map[32], gid_map[32];
-    char pid_max[24]; /* "" = leave the kernel's */
-    const char *cwd;  /* absolute path in the view */
-    dev_t cwd_dev;    /* what cwd must be once entered */
-    ino_t cwd_ino;
-    uint64_t tmp_rights; /* Landlock rights granted on each tmpfs */
-    int nested_ro;       /* read-only bases mounted again inside writable ones */
     /* Set by pathgate__exec_view_unprivileged: uid/gid 0 of the command
      * is the host's run_uid/run_gid, maps written by the parent; bases
      * are detached mounts made by the parent, writable ones idmapped. */
@@ -80,45 +97,68 @@ typedef struct pathgate__exec_view {
     size_t nowners;
 } pathgate__exec_view;
 
-/* Resource settings the view needs (the rest are rlimits). */
-typedef struct pathgate__exec_view_limits {
-    uint64_t tmp_size;      /* bytes of the private /tmp */
-    uint64_t shm_size;      /* bytes of /dev/shm */
-    unsigned int max_procs; /* PID namespace cap (pid_max); 0 = none */
-} pathgate__exec_view_limits;
-
 void pathgate__exec_view_init(pathgate__exec_view *v, const pathgate_allocator *alloc);
 void pathgate__exec_view_dispose(pathgate__exec_view *v);
+
+/* 1 when a and b make the same mounts from paths and options alone (no
+ * descriptor in either): what a prepared start (exec_spawn.h) is for. */
+int pathgate__exec_view_same(const pathgate__exec_view *a, const pathgate__exec_view *b);
 
 /* Before any base is added: run the command as host run_uid/run_gid
  * (the caller is privileged; exec_idmap.h). */
 void pathgate__exec_view_unprivileged(pathgate__exec_view *v, unsigned int run_uid,
                                       unsigned int run_gid);
 
-/* Mounts the directory fd (its current host path, checked by the child)
- * at "/<name>" (name: `root:<key>` or `mod:<Name>`),
- * read-only or not; always nosuid, nodev. PATHGATE_ENOMEM / EINVAL, or
- * (unprivileged view) PATHGATE_EUNSUPPORTED when the base cannot be
- * idmapped (its filesystem or the kernel does not allow it). */
+/* The view directory of a base named `root:<key>` or `mod:<Name>` into
+ * buf ("/pathgate/root/<key>"). PATHGATE_EINVAL when the name has another
+ * form or cannot be a directory name (`.`, `..`, a `/`), PATHGATE_ETOOLONG. */
+int pathgate__exec_view_base_dir(char *buf, size_t cap, const char *name);
+
+/* A copy of the string (owned by the view); NULL on ENOMEM. */
+const char *pathgate__exec_view_str(pathgate__exec_view *v, const char *s);
+
+/* Plain entries (dst: an absolute view path; copied). PATHGATE_ENOMEM. */
+int pathgate__exec_view_add_dir(pathgate__exec_view *v, const char *dst);
+int pathgate__exec_view_add_link(pathgate__exec_view *v, const char *dst, const char *target);
+int pathgate__exec_view_add_data(pathgate__exec_view *v, const char *dst, const char *data,
+                                 size_t size);
+int pathgate__exec_view_add_proc(pathgate__exec_view *v, const char *dst);
+/* A tmpfs (options: the mount data) granted `rights` by Landlock. */
+int pathgate__exec_view_add_tmpfs(pathgate__exec_view *v, const char *dst, const char *options,
+                                  uint64_t rights);
+
+/* The host entry `host` (an absolute path, opened as it is now) shown at
+ * the same path, read-only, nosuid, nodev (noexec and read-write for
+ * `device`): a directory or device bound, its mount point made. A missing
+ * entry is skipped (0). PATHGATE_ENOMEM. */
+int pathgate__exec_view_add_host(pathgate__exec_view *v, const char *host, int device);
+
+/* Mounts the directory fd at the base directory of `name` (`root:<key>`
+ * or `mod:<Name>`), read-only or not; always nosuid, nodev; and the
+ * `/<name>` symlink to it. PATHGATE_ENOMEM / EINVAL, or (unprivileged
+ * view) PATHGATE_EUNSUPPORTED when the base cannot be idmapped. */
 int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only);
 
-/* Mounts fd read-only again at "/<outer>/<rel>": a read-only base that
- * lies inside the writable base `outer` stays read-only through it. */
-int pathgate__exec_view_add_nested(pathgate__exec_view *v, int fd, const char *outer,
-                                   const char *rel);
+/* Mounts the directory inner_fd read-only again where it lies now beneath
+ * the writable base outer_fd (named outer): found by its descriptor's
+ * current path, so a base moved inside its root is found where it went.
+ * Nothing is added when it no longer lies beneath (the writable base
+ * cannot reach it). PATHGATE_ENOMEM / EINVAL / EUNSUPPORTED. */
+int pathgate__exec_view_add_nested(pathgate__exec_view *v, int inner_fd, int outer_fd,
+                                   const char *outer);
 
-/* Adds the system part (system directories, /etc entries, /dev, /tmp,
- * /dev/shm, /proc), the uid/gid maps, and the working directory:
- * cwd_view is an absolute view path ("/root:repo/src") whose directory is
- * cwd_fd (checked by the child after chdir). landlock_abi selects the
- * rights granted on the tmpfs mounts. */
-int pathgate__exec_view_finish(pathgate__exec_view *v, const pathgate__exec_view_limits *lim,
-                               const char *cwd_view, int cwd_fd, int landlock_abi);
+/* ------------------------------------------------------- child side */
 
-/* The child's side (raw system calls, no allocation, no sanitizer):
- * returns 0, or -errno with *failed naming the step (for the message).
- * *pid_limited is set when the PID namespace cap was applied. */
-long pathgate__exec_view_enter(const pathgate__exec_view *v, int ruleset_fd, const char **failed,
-                               volatile int *pid_limited);
+/* Carries out ops[from..to) in the current mount namespace; TMPFS grants
+ * go into ruleset_fd (-1: none). 0, or -errno with *failed naming the
+ * step (for the message; never a path). */
+long pathgate__exec_view_apply(const pathgate__exec_view *v, size_t from, size_t to, int ruleset_fd,
+                               const char **failed);
+
+/* The builder of a prepared view (new user, mount and PID namespaces,
+ * its ids set): makes a tmpfs root, pivots into it, applies every
+ * operation with the host's tree as the source, detaches that tree and
+ * makes the root read-only. 0 or -errno with *failed set. */
+long pathgate__exec_view_build(const pathgate__exec_view *v, const char **failed);
 
 #endif

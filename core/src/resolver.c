@@ -25,6 +25,7 @@
 #include "alloc.h"
 #include "contain.h"
 #include "error.h"
+#include "exec_template.h"
 #include "pathgate/uri.h"
 #include "policy_internal.h"
 #include "registry.h"
@@ -58,6 +59,7 @@ struct pathgate_resolver {
     pathgate_audit_fn audit;
     void *audit_ctx;
     char *door; /* of audit events */
+    void *exec_cache; /* exec_template.h: the prepared views of commands */
 };
 
 /* A canonical address: at most PATHGATE_PATH_MAX bytes. */
@@ -131,6 +133,7 @@ void pathgate_resolver_free(pathgate_resolver *r)
     pathgate__registry_free(r->reg);
     pathgate__policy_store_free(r->policy);
     pathgate__free(&a, r->door);
+    pathgate__exec_cache_free(r->exec_cache);
     pathgate__free(&a, r);
 }
 
@@ -979,6 +982,11 @@ int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd
 const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r)
 {
     return &r->alloc;
+}
+
+void **pathgate__resolver_exec_slot(pathgate_resolver *r)
+{
+    return &r->exec_cache;
 }
 
 unsigned int pathgate__resolver_flags(const pathgate_resolver *r)

@@ -46,6 +46,10 @@ int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd
 const char *pathgate__resolver_base_host_path(const pathgate_resolver *r, size_t i);
 /* The resolver's allocator. */
 const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r);
+/* Where contained execution keeps the resolver's prepared views
+ * (exec_template.h; NULL until the first command, freed with the
+ * resolver). */
+void **pathgate__resolver_exec_slot(pathgate_resolver *r);
 /* PATHGATE_RESOLVER_* flags (FORCE_FALLBACK). */
 unsigned int pathgate__resolver_flags(const pathgate_resolver *r);
 

@@ -123,6 +123,30 @@ def user_config_path() -> Path | None:
     return Path(home) / ".config" / "pathgate" / "config.toml"
 
 
+def _user_config_locations() -> list[Path]:
+    """Every place a later run could take an implicit configuration from,
+    whatever this run's environment says: $XDG_CONFIG_HOME's (when set),
+    and ~/.config's for $HOME and for the account's home directory (a run
+    without XDG_CONFIG_HOME, or with another HOME, reads those)."""
+    found: list[Path] = []
+    current = user_config_path()
+    if current is not None:
+        found.append(current)
+    homes = [os.environ.get("HOME") or ""]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (KeyError, ImportError):
+        pass
+    for home in homes:
+        if home and os.path.isabs(home):
+            path = Path(home) / ".config" / "pathgate" / "config.toml"
+            if path not in found:
+                found.append(path)
+    return found
+
+
 def _split_assignment(text: str, flag: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
     if not sep or not name or not value:
@@ -240,8 +264,9 @@ def _base_is_read_only(kind: str, name: str, read_only: list[str]) -> bool:
 
 def check_config_not_writable(cfg: Config) -> None:
     """Refuses a configuration that the sandbox it defines could rewrite:
-    the file in use and the user configuration location must lie in no
-    writable base (a base marked read-only may hold them)."""
+    the file in use and every user configuration location (of any
+    environment: _user_config_locations) must lie in no writable base (a
+    base marked read-only may hold them)."""
     protected: list[tuple[str, Path]] = []
     if cfg.file is not None:
         protected.append((f"config {cfg.file}", cfg.file))
@@ -252,9 +277,9 @@ def check_config_not_writable(cfg: Config) -> None:
         if links > 1:
             raise ConfigError(f"config {cfg.file}: has {links} hard links; one of them could lie in a "
                               "writable base, so it is refused (copy it to a file of its own)")
-    user = user_config_path()
-    if user is not None and user != cfg.file:
-        protected.append((f"the user configuration location {user}", user))
+    for user in _user_config_locations():
+        if user != cfg.file:
+            protected.append((f"the user configuration location {user}", user))
     for kind, bases in (("root", cfg.roots), ("mod", cfg.mods)):
         for name, directory in bases.items():
             if _base_is_read_only(kind, name, cfg.read_only):

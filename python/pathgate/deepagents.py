@@ -690,21 +690,28 @@ class PathgateBackend(_da.SandboxBackendProtocol):
                 continue
             agent = self.to_agent(address)
             output = output.replace(host + "/", "/" if agent == "/" else agent + "/")
-            output = re.sub(re.escape(host) + r"(?=[\s'\":;,)]|\Z)", lambda _m: agent, output)  # noqa: B023 (used at once)
-        # Commands see the bases at their view spelling (/root:<key>,
-        # /mod:<Name>; docs/exec.md); the home root's is the agent's "/".
-        view_home = "/" + self.home
-        if view_home in output:
-            output = output.replace(view_home + "/", "/")
-            output = re.sub(re.escape(view_home) + r"(?=[\s'\":;,)]|\Z)", "/", output)
+            output = re.sub(re.escape(host) + r"(?=[\s'\":;,)]|\Z)", lambda _m, a=agent: a, output)
+        # Commands see the bases at /pathgate/root/<key> and
+        # /pathgate/mod/<Name>, with /root:<key> and /mod:<Name> symlinks
+        # to them (docs/exec.md): each is shown in the agent's spelling
+        # (the home root's is the agent's "/").
+        for _, address in self._bases:
+            agent = self.to_agent(address)
+            kind, _, name = address.partition(":")
+            for view in (f"/pathgate/{kind}/{name}", "/" + address):
+                if view not in output:
+                    continue
+                output = output.replace(view + "/", "/" if agent == "/" else agent + "/")
+                output = re.sub(re.escape(view) + r"(?=[\s'\":;,)]|\Z)", lambda _m, a=agent: a, output)
         return output
 
     def execute(self, command: str, *, timeout: int | None = None) -> _da.ExecuteResponse:
         """Runs ``command`` with ``/bin/sh -c`` in the session's working
         directory, confined to the bases (pathgate.Backend.execute), which
-        it sees at their view paths (``/root:<key>``, ``/mod:<Name>``). View
-        paths and host directories of the bases in the output are shown in
-        the agent's spelling (``/`` for the home root). A timeout is exit code 124 with
+        it sees at ``/pathgate/root/<key>`` and ``/pathgate/mod/<Name>``
+        (also reachable as ``/root:<key>``, ``/mod:<Name>``). Those paths
+        and host directories of the bases in the output are shown in the
+        agent's spelling (``/`` for the home root). A timeout is exit code 124 with
         a notice, as deepagents' LocalShellBackend reports it; ``timeout=0``
         (no timeout) is refused with ValueError: a contained command always
         has a deadline."""

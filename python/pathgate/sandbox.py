@@ -3,17 +3,20 @@
 ``Backend`` mixes in :class:`SandboxMixin`, which adds ``execute``,
 ``aexecute`` and ``id``, so a Backend satisfies deepagents'
 ``SandboxBackendProtocol``. A command runs as ``/bin/sh -c <command>`` in
-its own user, mount, PID, IPC and UTS namespaces, seeing a view of the
-bases instead of the host: the roots and mods at ``/root:<key>`` and
-``/mod:<Name>`` (the spelling the file operations accept back), the system
-directories a shell needs read-only, a private ``/tmp`` (``HOME`` and
-``TMPDIR``). The kernel confines it further (Landlock, no_new_privs,
-seccomp, no capabilities, resource limits); it has no network unless
-allowed. Its working directory is the session's cwd (or the first root for
-a Resolver). When a protection is missing (no user namespaces, no
-Landlock) the command is refused unless weaker protection is explicitly
-allowed (``allow_unconfined``); ``ExecuteResponse.protections`` says what
-ran. See docs/exec.md.
+its own user, mount, PID, IPC, UTS and network namespaces, seeing a view of
+the bases instead of the host: the roots and mods at
+``/pathgate/root/<key>`` and ``/pathgate/mod/<Name>`` (the file operations
+accept those paths back; ``/root:<key>`` and ``/mod:<Name>`` name the same
+directories), the system directories a shell needs read-only, a small
+``/etc`` made for it, a private ``/tmp`` (``TMPDIR``) and a private home
+(``HOME``, or a writable base's directory with ``home=``). The kernel
+confines it further (Landlock, no_new_privs, seccomp, no capabilities, a
+memory and pids cgroup where one can be had, resource limits); its network
+is its own loopback unless the host's is allowed. Its working directory is
+the session's cwd (or the first root for a Resolver). When a protection is
+missing (no user namespaces, no Landlock) the command is refused unless
+weaker protection is explicitly allowed (``allow_unconfined``);
+``ExecuteResponse.protections`` says what ran. See docs/exec.md.
 
 The GIL is released while the command runs; ``aexecute`` runs it in a
 worker thread.
@@ -42,6 +45,8 @@ PROTECTIONS: dict[str, int] = {
     "pid_limit": 0x20,
     "rlimits": 0x40,
     "unprivileged_uid": 0x80,
+    "memory_limit": 0x100,
+    "network_namespace": 0x200,
 }
 
 
@@ -90,6 +95,7 @@ def execute(
     max_cpu_seconds: int | None = None,
     max_file_size: int | None = None,
     tmp_size: int | None = None,
+    home: str | None = None,
 ) -> ExecuteResponse:
     """Runs ``command`` contained to ``target``'s roots and mods.
 
@@ -99,9 +105,12 @@ def execute(
     (or replace) the minimal default environment. ``allow_unconfined`` allows
     weaker protection than the full set (see docs/exec.md). The limits
     (None = default, docs/exec.md): ``max_processes`` (512),
-    ``max_memory`` (address space, bytes; 4 GiB), ``max_cpu_seconds``
+    ``max_memory`` (bytes; 4 GiB), ``max_cpu_seconds``
     (600), ``max_file_size`` (bytes; 1 GiB), ``tmp_size`` (bytes of the
-    private /tmp; 256 MiB). Raises ``pathgate.Error`` (``.kind``:
+    private /tmp and home; 256 MiB). ``home`` is the address of a directory
+    in a writable base to be the home (caches such as npm's and pip's then
+    last from one command to the next; default: a private, empty one).
+    Raises ``pathgate.Error`` (``.kind``:
     ``unsupported``, ``invalid_path``, ``not_a_directory``, ...) when the
     command cannot be run.
     """
@@ -109,7 +118,7 @@ def execute(
                     allow_network=allow_network, allow_unconfined=allow_unconfined,
                     env=env, max_processes=max_processes, max_memory=max_memory,
                     max_cpu_seconds=max_cpu_seconds, max_file_size=max_file_size,
-                    tmp_size=tmp_size)
+                    tmp_size=tmp_size, home=home)
 
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
@@ -154,10 +163,12 @@ class SandboxMixin:
         max_cpu_seconds: int | None = None,
         max_file_size: int | None = None,
         tmp_size: int | None = None,
+        home: str | None = None,
     ) -> None:
         """Options of every later ``execute`` on this backend (defaults:
         no network, refuse to run with weaker protection, 100,000 bytes
-        kept, the minimal environment, the default limits of ``execute``)."""
+        kept, the minimal environment, the default limits of ``execute``,
+        a private home)."""
         self._exec_options = {
             "allow_network": bool(allow_network),
             "allow_unconfined": bool(allow_unconfined),
@@ -168,6 +179,7 @@ class SandboxMixin:
             "max_cpu_seconds": max_cpu_seconds,
             "max_file_size": max_file_size,
             "tmp_size": tmp_size,
+            "home": home,
         }
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:

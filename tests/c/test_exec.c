@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -35,7 +36,6 @@ typedef struct fixture {
     char ro[PATH_MAX];      /* base/ro: granted read-only */
     char sibling[PATH_MAX]; /* base/sibling: not granted */
     char secret[PATH_MAX];  /* base/sibling/secret.txt */
-    char root_real[PATH_MAX];
     int root_fd, ro_fd;
 } fixture;
 
@@ -89,7 +89,6 @@ static int setup(void **state)
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/readme.txt", fx->ro);
     write_file(p, "read only content\n");
-    assert_non_null(realpath(fx->root, fx->root_real));
     fx->root_fd = open(fx->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     fx->ro_fd = open(fx->ro, O_PATH | O_DIRECTORY | O_CLOEXEC);
     assert_true(fx->root_fd >= 0 && fx->ro_fd >= 0);
@@ -111,12 +110,11 @@ static int run_opts(pathgate_exec_result *res, const fixture *fx, const char *cm
                     const pathgate_exec_options *opts, pathgate_error *err)
 {
     pathgate__exec_grant grants[2] = {
-        {fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE, "root:root",
-         fx->root_real},
-        {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "root:ro", NULL},
+        {fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE, "root:root"},
+        {fx->ro_fd, PATHGATE__LL_READ | PATHGATE__LL_EXEC, "root:ro"},
     };
-    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd, "/root:root",
-                                     cmd, strlen(cmd), opts, err);
+    return pathgate__exec_run_grants(res, pg_test_alloc(), grants, 2, fx->root_fd,
+                                     "/pathgate/root/root", cmd, strlen(cmd), opts, err);
 }
 
 /* Runs cmd with a 20 s timeout (a safety net, never reached by a passing
@@ -152,7 +150,7 @@ static void test_inside_create_read_delete_and_cwd(void **state)
         "&& echo moved");
     char expected[PATH_MAX + 64];
     /* the view's path, not the host's */
-    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", "/root:root");
+    snprintf(expected, sizeof expected, "%s\nhello\nremoved\nmoved\n", "/pathgate/root/root");
     assert_string_equal(res.output.ptr, expected);
     assert_int_equal(res.exit_code, 0);
     assert_false(res.truncated);
@@ -552,20 +550,34 @@ static void test_background_job_holding_the_pipe_does_not_hang(void **state)
     assert_false(exists(p)); /* background jobs do not outlive the call */
 }
 
-static void test_setsid_cannot_leave_the_group(void **state)
+static void test_setsid_cannot_outlive_the_command(void **state)
 {
     fixture *fx = *state;
     skip_without_landlock();
-    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    run(&res, fx,
-        "setsid sh -c 'sleep 0.5; echo escaped > marker3' >/dev/null 2>&1 & "
-        "setsid true; echo setsid=$?");
-    assert_non_null(strstr(res.output.ptr, "setsid=1"));
-    pathgate_exec_result_dispose(&res);
-    sleep_ms(800);
-    char p[PATH_MAX + 32];
-    snprintf(p, sizeof p, "%s/marker3", fx->root);
-    assert_false(exists(p));
+    /* With its own PID namespace a command may make sessions and groups
+     * (`timeout` does): the namespace's end ends them. Without one
+     * (weaker protection allowed) setsid and setpgid are refused, since
+     * the process group is what is killed. */
+    for (int ns = 1; ns >= 0; ns--) {
+        pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+        pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+        o.timeout_ms = 20000;
+        if (!ns) {
+            o.flags = PATHGATE__EXEC_TEST_NO_NAMESPACES;
+            o.allow_unconfined = 1;
+        }
+        assert_int_equal(run_opts(&res, fx,
+                                  "setsid sh -c 'sleep 0.5; echo escaped > marker3' >/dev/null "
+                                  "2>&1 & setsid true; echo setsid=$?",
+                                  &o, NULL),
+                         0);
+        assert_non_null(strstr(res.output.ptr, ns ? "setsid=0" : "setsid=1"));
+        pathgate_exec_result_dispose(&res);
+        sleep_ms(800);
+        char p[PATH_MAX + 32];
+        snprintf(p, sizeof p, "%s/marker3", fx->root);
+        assert_false(exists(p));
+    }
 }
 
 static void test_exit_codes_pass_through(void **state)
@@ -652,17 +664,17 @@ static void test_environment_is_minimal_and_private_tmp(void **state)
     setenv("PATHGATE_TEST_HOST_SECRET", "leaked", 1);
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     run(&res, fx,
-        "echo \"$HOME\"; test \"$HOME\" = \"$TMPDIR\" && echo same; echo \"$PATH\"; echo "
-        "\"$LANG\"; "
-        "echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; mkdir -p \"$HOME/a/b\"; "
-        "env | grep -c PATHGATE_TEST_HOST_SECRET");
+        "echo \"$HOME|$TMPDIR|$USER|$LOGNAME\"; echo \"$PATH\"; echo \"$LANG\"; "
+        "echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; mkdir -p \"$HOME/a/b\" && echo home; "
+        "stat -c %a \"$HOME\"; env | grep -c PATHGATE_TEST_HOST_SECRET");
     unsetenv("PATHGATE_TEST_HOST_SECRET");
-    char tmp[PATH_MAX];
-    assert_int_equal(sscanf(res.output.ptr, "%4095s", tmp), 1);
-    assert_string_equal(tmp, "/tmp"); /* the view's own tmpfs */
+    /* a private home, writable and the command's only; the view's own
+     * tmpfs as TMPDIR; the user's name (root: uid 0 in the view) */
+    struct passwd *pw = getpwuid(geteuid());
     char expected[PATH_MAX + 128];
     snprintf(expected, sizeof expected,
-             "%s\nsame\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\n0\n", tmp);
+             "/home/%s|/tmp|%s|%s\n/usr/local/bin:/usr/bin:/bin\nC.UTF-8\ndata\nhome\n700\n0\n",
+             pw->pw_name, pw->pw_name, pw->pw_name);
     assert_string_equal(res.output.ptr, expected);
     pathgate_exec_result_dispose(&res);
 
@@ -762,40 +774,40 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
 static void test_invalid_input(void **state)
 {
     fixture *fx = *state;
-    pathgate__exec_grant g = {fx->root_fd, PATHGATE__LL_READ, "root:root", NULL};
+    pathgate__exec_grant g = {fx->root_fd, PATHGATE__LL_READ, "root:root"};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", "echo a\0b", 8, NULL, &err),
+                                               "/pathgate/root/root", "echo a\0b", 8, NULL, &err),
                      PATHGATE_ENUL);
     size_t big = PATHGATE_EXEC_COMMAND_MAX + 1;
     char *cmd = malloc(big);
     memset(cmd, 'x', big);
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", cmd, big, NULL, &err),
+                                               "/pathgate/root/root", cmd, big, NULL, &err),
                      PATHGATE_ETOOLONG);
     free(cmd);
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.version = 99;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     static const char *const bad_env[] = {"NOEQUALS", NULL};
     static const char *const bad_env2[] = {"=value", NULL};
     o = (pathgate_exec_options)PATHGATE_EXEC_OPTIONS_INIT;
     o.env = bad_env;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     o.env = bad_env2;
     assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), &o, &err),
+                                               "/pathgate/root/root", PG_S("true"), &o, &err),
                      PATHGATE_EINVAL);
     assert_int_equal(pathgate__exec_run_grants(NULL, pg_test_alloc(), &g, 1, fx->root_fd,
-                                               "/root:root", PG_S("true"), NULL, &err),
+                                               "/pathgate/root/root", PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
-    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1, "/root:root",
-                                               PG_S("true"), NULL, &err),
+    assert_int_equal(pathgate__exec_run_grants(&res, pg_test_alloc(), &g, 1, -1,
+                                               "/pathgate/root/root", PG_S("true"), NULL, &err),
                      PATHGATE_EINVAL);
     assert_null(res.output.ptr);
     pathgate_exec_result_dispose(&res);
@@ -809,13 +821,12 @@ typedef struct alloc_ctx {
 static int run_with_alloc(const pathgate_allocator *alloc, void *p)
 {
     alloc_ctx *c = p;
-    pathgate__exec_grant g = {c->fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE, "root:root",
-                              NULL};
+    pathgate__exec_grant g = {c->fx->root_fd, PATHGATE__LL_READ | PATHGATE__LL_WRITE, "root:root"};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     o.allow_unconfined = 1;
     o.timeout_ms = 20000;
-    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/root:root",
+    int rc = pathgate__exec_run_grants(&res, alloc, &g, 1, c->fx->root_fd, "/pathgate/root/root",
                                        PG_S("echo hello; echo world >&2"), &o, NULL);
     if (rc == 0) {
         assert_string_equal(res.output.ptr, "hello\nworld\n");
@@ -851,7 +862,7 @@ int main(void)
         cmocka_unit_test(test_landlock_rights_by_abi),
         cmocka_unit_test(test_timeout_kills_the_whole_group),
         cmocka_unit_test(test_background_job_holding_the_pipe_does_not_hang),
-        cmocka_unit_test(test_setsid_cannot_leave_the_group),
+        cmocka_unit_test(test_setsid_cannot_outlive_the_command),
         cmocka_unit_test(test_exit_codes_pass_through),
         cmocka_unit_test(test_output_cap_and_merge_order),
         cmocka_unit_test(test_parent_ignoring_sigpipe_is_not_inherited),

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -136,7 +137,8 @@ static void test_default_cwd_is_the_first_root(void **state)
         pathgate_exec_run(&res, r, PG_S("pwd -P; cat file.txt; echo made > made.txt"), NULL, &err),
         0);
     char expected[PATH_MAX + 64];
-    snprintf(expected, sizeof expected, "%s\nin repo\n", "/root:repo"); /* the view's path */
+    snprintf(expected, sizeof expected, "%s\nin repo\n",
+             "/pathgate/root/repo"); /* the view's path */
     assert_string_equal(res.output.ptr, expected);
     assert_int_equal(res.exit_code, 0);
     assert_int_equal(res.landlock_abi, pathgate_exec_landlock_abi());
@@ -164,7 +166,7 @@ static void test_session_cwd_and_every_base(void **state)
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     assert_int_equal(pathgate_exec_run_session(&res, s, cmd, strlen(cmd), NULL, NULL), 0);
     char expected[PATH_MAX + 64];
-    snprintf(expected, sizeof expected, "/root:repo/sub/deep\n");
+    snprintf(expected, sizeof expected, "/pathgate/root/repo/sub/deep\n");
     assert_int_equal(strncmp(res.output.ptr, expected, strlen(expected)), 0);
     assert_non_null(strstr(res.output.ptr, "mod text\n"));
     assert_non_null(strstr(res.output.ptr, "mod_rc=2"));
@@ -180,7 +182,7 @@ static void test_session_cwd_and_every_base(void **state)
     o.cwd = "mod:My Mod";
     o.cwd_len = strlen(o.cwd);
     assert_int_equal(pathgate_exec_run_session(&res, s, PG_S("pwd -P"), &o, NULL), 0);
-    assert_string_equal(res.output.ptr, "/mod:My Mod\n");
+    assert_string_equal(res.output.ptr, "/pathgate/mod/My Mod\n");
     pathgate_exec_result_dispose(&res);
     pathgate_session_free(s);
     pathgate_resolver_free(r);
@@ -307,6 +309,130 @@ static void test_every_allocation_failure_is_clean(void **state)
     assert_true(pg_for_each_failing_alloc(run_with_alloc, &c) > 0);
 }
 
+/* The bases' directories in a command's view are read back as their
+ * canonical addresses; an unknown key is invalid. */
+static void test_view_paths_are_read_back(void **state)
+{
+    fixture *f = *state;
+    pathgate_resolver *r = resolver(f);
+    static const struct {
+        const char *text, *address;
+    } cases[] = {
+        {"/pathgate/root/repo", "root:repo"},
+        {"/pathgate/root/repo/sub/deep", "root:repo/sub/deep"},
+        {"/pathgate/root/game/", "root:game"},
+        {"/pathgate/mod/My Mod/readme.txt", "mod:My Mod/readme.txt"},
+        {"/root:repo/file.txt", "root:repo/file.txt"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+        assert_int_equal(
+            pathgate_resolver_resolve(&res, r, cases[i].text, strlen(cases[i].text), NULL, NULL),
+            0);
+        if (!res.ok)
+            fail_msg("%s: %s", cases[i].text, res.error_message);
+        size_t len;
+        const char *a = pathgate_ref_address(res.ref, &len);
+        assert_string_equal(a, cases[i].address);
+        pathgate_resolver_release(r, res.ref);
+        pathgate_resolution_dispose(&res);
+    }
+    const char *bad[] = {"/pathgate/root/nope/x", "/pathgate/mod/Other/x",
+                         "/pathgate/root/repo/../../etc/passwd"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+        assert_int_equal(pathgate_resolver_resolve(&res, r, bad[i], strlen(bad[i]), NULL, NULL), 0);
+        assert_false(res.ok);
+        pathgate_resolution_dispose(&res);
+    }
+    pathgate_resolver_free(r);
+}
+
+/* A writable base's directory as the home: HOME is its view path, what a
+ * command leaves there is there for the next; a read-only base's cannot
+ * be the home. */
+static void test_a_base_as_home(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.home = "root:game";
+    o.home_len = strlen(o.home);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    assert_int_equal(pathgate_exec_run(&res, r,
+                                       PG_S("echo \"$HOME\"; mkdir -p ~/.cache && echo kept > "
+                                            "~/.cache/x; getent passwd $(id -u) | cut -d: -f6"),
+                                       &o, &err),
+                     0);
+    assert_string_equal(res.output.ptr, "/pathgate/root/game\n/pathgate/root/game\n");
+    pathgate_exec_result_dispose(&res);
+    assert_true(exists_in(f->game, ".cache/x"));
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("cat ~/.cache/x"), &o, NULL), 0);
+    assert_string_equal(res.output.ptr, "kept\n");
+    pathgate_exec_result_dispose(&res);
+    o.home = "mod:My Mod";
+    o.home_len = strlen(o.home);
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("true"), &o, &err), PATHGATE_EINVAL);
+    assert_null(strchr(err.message, '/'));
+    o.home = "root:nope";
+    o.home_len = strlen(o.home);
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("true"), &o, NULL), PATHGATE_EINVALIDPATH);
+    pathgate_resolver_free(r);
+}
+
+/* The view's /etc: what tools read (the command's own passwd entry, a
+ * hosts file, certificates, the loader cache), readable; the secrets
+ * absent; no other home, no /root. */
+static void test_etc_shows_what_tools_read_and_no_secret(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    assert_int_equal(
+        pathgate_exec_run(
+            &res, r,
+            PG_S("id -un; whoami; getent hosts localhost >/dev/null && echo hosts; "
+                 "test -r /etc/ld.so.cache && echo cache; ls /etc/ssl/certs | grep -c . >/dev/null "
+                 "&& echo certs; cat /etc/hostname; "
+                 "for f in shadow gshadow sudoers ssh ssl/private pip.conf npmrc environment; do "
+                 "test -e /etc/$f && echo has-$f; done; ls /root 2>/dev/null && echo has-root; "
+                 "ls -A /home; echo end"),
+            NULL, NULL),
+        0);
+    struct passwd *pw = getpwuid(geteuid());
+    char want[256];
+    snprintf(want, sizeof want, "%s\n%s\nhosts\ncache\ncerts\npathgate\n%s\nend\n", pw->pw_name,
+             pw->pw_name, pw->pw_name);
+    assert_string_equal(res.output.ptr, want);
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+}
+
+/* One prepared view per resolver: later commands reuse it (a command's
+ * private parts are still its own: /tmp and the home start empty). */
+static void test_the_prepared_view_is_reused_and_private_parts_are_not(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    for (int i = 0; i < 3; i++) {
+        pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+        assert_int_equal(pathgate_exec_run(&res, r,
+                                           PG_S("ls -A /tmp \"$HOME\" /dev/shm | grep -c . ; "
+                                                "touch /tmp/a \"$HOME/b\" /dev/shm/c; "
+                                                "stat -c %i /etc"),
+                                           NULL, NULL),
+                         0);
+        /* the three directory headers only, then the view's own /etc */
+        assert_int_equal(strncmp(res.output.ptr, "3\n", 2), 0);
+        pathgate_exec_result_dispose(&res);
+    }
+    pathgate_resolver_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +442,10 @@ int main(void)
         cmocka_unit_test(test_bad_cwd_is_refused_before_anything_runs),
         cmocka_unit_test(test_refuses_unconfined_through_the_resolver),
         cmocka_unit_test(test_every_allocation_failure_is_clean),
+        cmocka_unit_test(test_view_paths_are_read_back),
+        cmocka_unit_test(test_a_base_as_home),
+        cmocka_unit_test(test_etc_shows_what_tools_read_and_no_secret),
+        cmocka_unit_test(test_the_prepared_view_is_reused_and_private_parts_are_not),
     };
     return cmocka_run_group_tests_name("exec_resolver", tests, setup, teardown);
 }

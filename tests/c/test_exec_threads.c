@@ -30,7 +30,7 @@ typedef struct worker {
     const shared *sh;
     int index;
     int failures;
-    char message[256];
+    char message[512];
 } worker;
 
 static void *work(void *p)
@@ -45,20 +45,22 @@ static void *work(void *p)
                  w->index, round, w->index, round, w->sh->secret, w->index, 10 + w->index);
         pathgate__exec_grant g = {w->sh->root_fd,
                                   PATHGATE__LL_READ | PATHGATE__LL_EXEC | PATHGATE__LL_WRITE,
-                                  "root:repo", NULL};
+                                  "root:repo"};
         pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
         pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
         o.timeout_ms = 30000;
         pathgate_error err;
-        int rc = pathgate__exec_run_grants(&res, NULL, &g, 1, w->sh->root_fd, "/root:repo", cmd,
-                                           strlen(cmd), &o, &err);
+        int rc = pathgate__exec_run_grants(&res, NULL, &g, 1, w->sh->root_fd, "/pathgate/root/repo",
+                                           cmd, strlen(cmd), &o, &err);
         char expected[64];
         snprintf(expected, sizeof expected, "t%d r%d", w->index, round);
         if (rc != 0 || res.exit_code != 10 + w->index || strcmp(res.output.ptr, expected) != 0 ||
             res.landlock_abi < 1) {
             snprintf(w->message, sizeof w->message, "thread %d round %d: rc=%d exit=%d out=%s",
                      w->index, round, rc, res.exit_code,
-                     res.output.ptr ? res.output.ptr : "(null)");
+                     res.output.ptr ? res.output.ptr
+                     : rc           ? err.message
+                                    : "(null)");
             w->failures++;
         }
         pathgate_exec_result_dispose(&res);

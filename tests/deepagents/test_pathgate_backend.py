@@ -297,7 +297,8 @@ def test_grep_context_and_anchored_include(tree):
 @pytest.mark.skipif(pathgate.landlock_abi() == 0, reason="the kernel has no Landlock")
 def test_execute_shows_bases_in_the_agent_spelling(tree):
     b = tree["backend"]
-    # the command sees the view (/root:docs); a host path it prints is masked too
+    # the command sees the view (/pathgate/root/docs, /root:docs); a host path
+    # it prints is masked too
     r = b.execute(f"pwd; echo {tree['docs']}/guide.md; ls /root:docs")
     assert r.exit_code == 0
     assert r.output.splitlines() == ["/", "/root:docs/guide.md", "guide.md"]

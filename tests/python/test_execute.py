@@ -70,16 +70,19 @@ def test_cwd_is_the_sessions_directory_and_files_land_in_the_tree(resolver, tree
     session.push("common/traits")
     b = Backend(session)
     res = b.execute("pwd -P; cat 00_traits.txt; echo made > new.txt; rm -f gone.txt")
-    # the view's path (the address spelling), never the host's
-    assert res.output == "/root:repo/common/traits\ntraits\n"
+    # the view's path (/pathgate/root/<key>), never the host's
+    assert res.output == "/pathgate/root/repo/common/traits\ntraits\n"
     assert (tree["repo"] / "common" / "traits" / "new.txt").read_text() == "made\n"
     # a Resolver-backed Backend starts in the first root
-    assert Backend(resolver).execute("pwd -P").output == "/root:repo\n"
-    # other bases are reachable at /root:<key> and /mod:<Name>
-    res = b.execute("cat '/mod:Some Mod/common/m.txt'; echo g > /root:game/g.txt")
-    assert res.output == "m\n" and (tree["game"] / "g.txt").read_text() == "g\n"
+    assert Backend(resolver).execute("pwd -P").output == "/pathgate/root/repo\n"
+    # other bases are reachable at /pathgate/{root,mod}/..., and at the
+    # address spellings /root:<key> and /mod:<Name> (symlinks to those)
+    res = b.execute("cat '/mod:Some Mod/common/m.txt'; echo g > /root:game/g.txt; "
+                    "cat '/pathgate/mod/Some Mod/common/m.txt'")
+    assert res.output == "m\nm\n" and (tree["game"] / "g.txt").read_text() == "g\n"
     # and a path the command prints is accepted back by the file operations
-    printed = b.execute("cd /root:game && pwd").output.strip() + "/g.txt"
+    printed = b.execute("cd /root:game && pwd -P").output.strip() + "/g.txt"
+    assert printed == "/pathgate/root/game/g.txt"
     got = b.read(printed)
     assert got.error is None and got.file_data is not None and "g" in str(got.file_data)
 
@@ -141,9 +144,11 @@ def test_exit_codes_truncation_and_early_close(backend):
     assert backend.execute("exit 42").exit_code == 42
     assert backend.execute("kill -TERM $$").exit_code == 128 + 15
     # orphans are reaped by the namespace's init: zombies do not pile up to
-    # the process limit
+    # the process limit (a pause every 32: a loaded machine may run the
+    # init late; one that did not reap would still leave 400 > 64)
     res = pathgate.execute(backend.session,
-                           "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); done; echo alive",
+                           "i=0; while [ $i -lt 400 ]; do (true &); i=$((i+1)); "
+                           "[ $((i % 32)) -eq 0 ] && sleep 0.05; done; echo alive",
                            max_processes=64)
     assert res.output == "alive\n" and res.exit_code == 0
     assert backend.execute("exec 1>&- 2>&-; sleep 0.2; exit 7").exit_code == 7
@@ -258,3 +263,75 @@ def test_misuse_raises(backend, resolver):
         pathgate.execute(resolver, "true", env={"A": 1})  # type: ignore[dict-item]
     with pytest.raises(ValueError):
         pathgate.execute(resolver, "true", env={"A=B": "x"})
+
+
+# ------------------------------------------- one command after another
+
+
+_LEAVE_STATE = r"""
+import os, socket, subprocess
+for d in ("/tmp", "/dev/shm", os.environ["HOME"]):
+    open(os.path.join(d, "left-behind"), "w").close()
+subprocess.Popen(["sleep", "31.25"], start_new_session=True)
+s = socket.socket(); s.bind(("127.0.0.1", PORT)); s.listen()
+c = socket.create_connection(("127.0.0.1", PORT))
+a, _ = s.accept()
+a.close()  # the server side closes first: its end stays in TIME_WAIT
+c.close(); s.close()
+try:
+    socket.socket().bind(("127.0.0.1", PORT))
+except OSError as e:
+    print("port busy", e.errno)
+"""
+
+_LOOK = r"""
+import os, re, socket
+left = [d for d in ("/tmp", "/dev/shm", os.environ["HOME"]) if os.listdir(d)]
+s = socket.socket(); s.bind(("127.0.0.1", PORT))
+st = os.statvfs("/tmp")
+print(left, st.f_blocks * st.f_frsize)
+"""
+
+
+@confined
+@pytest.mark.parametrize("tmp_size", [None, 32 << 20])
+def test_each_command_starts_from_a_clean_view(backend, tmp_size):
+    """Commands of one resolver one after another (the later ones started
+    ahead of time, docs/exec.md "A command's start made ahead"): nothing of
+    an earlier one is left in /tmp, /dev/shm, the home, running, or in the
+    network namespace (a TCP port in TIME_WAIT is free again), and a
+    changed tmp_size is the one mounted."""
+    port = 40000 + os.getpid() % 20000
+    assert backend.execute("true").exit_code == 0  # the next one is started ahead
+    first = backend.execute(f"python3 -c '{_LEAVE_STATE.replace('PORT', str(port))}'")
+    assert first.exit_code == 0, first.output
+    assert first.output == "port busy 98\n", first.output
+    assert _no_process_with_arg("31.25")
+    if tmp_size:
+        backend.configure_execute(tmp_size=tmp_size)
+    for _ in range(3):
+        res = backend.execute(f"python3 -c '{_LOOK.replace('PORT', str(port))}'")
+        assert res.exit_code == 0, res.output
+        left, size = res.output.rsplit(" ", 1)
+        assert left == "[]", res.output
+        if tmp_size:
+            assert int(size) == tmp_size, res.output
+        assert "network_namespace" in res.protections
+
+
+@confined
+def test_a_forked_host_runs_its_own_commands(backend):
+    """After a fork the child's commands are its own (the parent's
+    prepared starts share the parent's memory: never used by the child),
+    and the parent's go on."""
+    assert backend.execute("true").exit_code == 0  # the next one is started ahead
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        try:
+            res = backend.execute("echo child")
+            os._exit(0 if (res.exit_code, res.output) == (0, "child\n") else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert backend.execute("echo parent").output == "parent\n"

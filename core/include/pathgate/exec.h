@@ -85,11 +85,18 @@ extern "C" {
 #define PATHGATE_EXEC_PROT_LANDLOCK_SCOPE 0x4u    /* ... with signal/socket scoping (ABI >= 6) */
 #define PATHGATE_EXEC_PROT_SECCOMP 0x8u           /* the seccomp filter */
 #define PATHGATE_EXEC_PROT_NAMESPACES 0x10u       /* user, mount (the view), PID, IPC, UTS */
-#define PATHGATE_EXEC_PROT_PID_LIMIT 0x20u        /* the PID namespace's pid_max (Linux >= 6.14) */
-#define PATHGATE_EXEC_PROT_RLIMITS 0x40u          /* NPROC, AS, CPU, FSIZE set */
+/* The number of processes bounded by a pids control group (max_processes). */
+#define PATHGATE_EXEC_PROT_PID_LIMIT 0x20u
+#define PATHGATE_EXEC_PROT_RLIMITS 0x40u /* CPU, FSIZE, CORE = 0 (and NPROC, AS without a group) */
 /* The command ran as an unprivileged host uid/gid (65534) other than the
  * caller's root, writable bases idmapped (root callers only). */
 #define PATHGATE_EXEC_PROT_UNPRIVILEGED_UID 0x80u
+/* Memory bounded by a memory control group (max_memory): anonymous and
+ * shared memory, tmpfs, page cache, kernel memory. */
+#define PATHGATE_EXEC_PROT_MEMORY_LIMIT 0x100u
+/* A network namespace of the command's own (loopback only): no host
+ * network, no host abstract Unix socket. Absent with allow_network. */
+#define PATHGATE_EXEC_PROT_NETWORK_NAMESPACE 0x200u
 
 typedef struct pathgate_exec_options {
     unsigned int version; /* PATHGATE_EXEC_OPTIONS_VERSION */
@@ -100,33 +107,40 @@ typedef struct pathgate_exec_options {
     size_t cwd_len;
     unsigned int timeout_ms; /* 0 = PATHGATE_EXEC_TIMEOUT_DEFAULT_MS */
     size_t output_cap;       /* bytes kept; 0 = PATHGATE_EXEC_OUTPUT_CAP_DEFAULT */
-    int allow_network;       /* TCP, socket() and Unix sockets by path allowed */
-    int allow_unconfined;    /* allow weaker protection: run with what the kernel offers */
+    /* The host's network: TCP, UDP and Unix sockets of the host's network
+     * namespace (otherwise the command has its own, loopback only). */
+    int allow_network;
+    int allow_unconfined; /* allow weaker protection: run with what the kernel offers */
     /* NULL-terminated "KEY=VALUE" entries merged over the defaults
-     * (PATH=/usr/local/bin:/usr/bin:/bin, HOME=/tmp, TMPDIR=/tmp, PWD = the
-     * working directory in the view, LANG=C.UTF-8): an entry replaces the default of
-     * the same key, others are added. The host environment is never
-     * inherited; pass `environ` to ask for it. NULL = the defaults. */
+     * (PATH=/usr/local/bin:/usr/bin:/bin, HOME = the home directory,
+     * TMPDIR=/tmp, PWD = the working directory in the view, LANG=C.UTF-8,
+     * USER and LOGNAME = the command's user name): an entry replaces the
+     * default of the same key, others are added. The host environment is
+     * never inherited; pass `environ` to ask for it. NULL = the defaults. */
     const char *const *env;
     unsigned int flags; /* PATHGATE_EXEC_TEST_* */
-    /* Version 2: resource limits; 0 = the default above. max_processes
-     * is RLIMIT_NPROC (not enforced by the kernel for uid 0: a root
-     * caller's command is 65534, so it is) and the PID
-     * namespace's pid_max (max_processes + 300: pids below 300 are not
-     * reused after a wraparound; Linux >= 6.14). tmp_size
-     * also bounds /dev/shm (a quarter of it). */
+    /* Version 2: resource limits; 0 = the default above. max_processes is
+     * a pids control group where one can be had, else RLIMIT_NPROC;
+     * max_memory a memory control group, else RLIMIT_AS. tmp_size also
+     * bounds /dev/shm (a quarter of it) and the private home. */
     unsigned int max_processes;
     unsigned int max_cpu_seconds;
     unsigned long long max_memory;
     unsigned long long max_file_size;
     unsigned long long tmp_size;
+    /* Version 3: the home directory: a canonical address of a directory
+     * in a writable base (caches such as npm's and pip's then last from
+     * one command to the next). NULL = a private one, empty for each
+     * command. */
+    const char *home;
+    size_t home_len;
 } pathgate_exec_options;
 
-/* Version 1 (without the limits) is still accepted. */
-#define PATHGATE_EXEC_OPTIONS_VERSION 2
+/* Versions 1 (without the limits) and 2 (without home) are still accepted. */
+#define PATHGATE_EXEC_OPTIONS_VERSION 3
 #define PATHGATE_EXEC_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0                 \
+        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0        \
     }
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */
