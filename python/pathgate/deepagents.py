@@ -187,6 +187,13 @@ def _lf(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
+def _swap_prefix(output: str, prefix: str, agent: str) -> str:
+    """``output`` with the directory ``prefix`` (a host or view path) shown
+    as the agent path ``agent``, both as a path's start and standing alone."""
+    output = output.replace(prefix + "/", "/" if agent == "/" else agent + "/")
+    return re.sub(re.escape(prefix) + r"(?=[\s'\":;,)]|\Z)", lambda _m: agent, output)
+
+
 class PathgateBackend(_da.SandboxBackendProtocol):
     """deepagents' ``SandboxBackendProtocol`` over a pathgate Resolver or Session.
 
@@ -688,9 +695,7 @@ class PathgateBackend(_da.SandboxBackendProtocol):
         for host, address in self._bases:
             if host == "/" or host not in output:
                 continue
-            agent = self.to_agent(address)
-            output = output.replace(host + "/", "/" if agent == "/" else agent + "/")
-            output = re.sub(re.escape(host) + r"(?=[\s'\":;,)]|\Z)", lambda _m, a=agent: a, output)
+            output = _swap_prefix(output, host, self.to_agent(address))
         # Commands see the bases at /pathgate/root/<key> and
         # /pathgate/mod/<Name>, with /root:<key> and /mod:<Name> symlinks
         # to them (docs/exec.md): each is shown in the agent's spelling
@@ -699,10 +704,8 @@ class PathgateBackend(_da.SandboxBackendProtocol):
             agent = self.to_agent(address)
             kind, _, name = address.partition(":")
             for view in (f"/pathgate/{kind}/{name}", "/" + address):
-                if view not in output:
-                    continue
-                output = output.replace(view + "/", "/" if agent == "/" else agent + "/")
-                output = re.sub(re.escape(view) + r"(?=[\s'\":;,)]|\Z)", lambda _m, a=agent: a, output)
+                if view in output:
+                    output = _swap_prefix(output, view, agent)
         return output
 
     def execute(self, command: str, *, timeout: int | None = None) -> _da.ExecuteResponse:
