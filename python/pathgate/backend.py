@@ -438,6 +438,40 @@ def _refused(res: VisibilityResolution) -> Error:
     return exc
 
 
+# ------------------------------------------------- the core's handles
+# handles.py makes the io objects and iterators; the calls into the core
+# they stand on are made here, so that backend.py is the one way into the
+# core's file operations.
+
+
+def core_open(owner: Resolver | Session, text: str, flags: int, *,
+              writing: bool) -> tuple[_core._Atomic | None, int, str]:
+    """(the pending replacement or None, descriptor, canonical address) of
+    a file opened beneath its base: a write opens a temp file beside it."""
+    if writing:
+        return _core._fs_atomic_open(owner, text, flags)
+    fd, address = _core._fs_open(owner, text, flags)
+    return None, fd, address
+
+
+def core_exists(owner: Resolver | Session, address: str) -> str | None:
+    """The kind of what address leads to (symlinks followed), or None."""
+    return _core._fs_exists(owner, address)
+
+
+def core_stat(owner: Resolver | Session, address: str, *, follow_symlinks: bool) -> dict[str, Any]:
+    """The core's stat record (lstat's without following)."""
+    return (_core._fs_stat if follow_symlinks else _core._fs_lstat)(owner, address)
+
+
+def core_scandir(owner: Resolver | Session, text: str) -> _core._Scandir:
+    return _core._fs_scandir(owner, text)
+
+
+def core_walk(owner: Resolver | Session, text: str, *, bottom_up: bool) -> _core._Walk:
+    return _core._fs_walk(owner, text, bottom_up)
+
+
 def path_text(path: PathArg) -> str:
     """The text of a path argument: a ``VisibilityRef`` stands for its
     address, a ``VisibilityResolution`` for its ref's (a failed one raises

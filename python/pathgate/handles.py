@@ -120,7 +120,7 @@ class _AtomicFileIO(io.FileIO):
     """The temp file of a write handle: close() commits it (fsync, then the
     rename over the target); a discarded one is removed instead."""
 
-    def __init__(self, fd: int, mode: str, atomic: _core._Atomic, address: str) -> None:
+    def __init__(self, fd: int, mode: str, atomic: _core._Atomic | None, address: str) -> None:
         super().__init__(fd, mode, closefd=True)
         self._atomic: _core._Atomic | None = atomic
         self._discard = False
@@ -240,11 +240,10 @@ def open(  # noqa: A001 - the file API's own name
     who = _owner(owner)
     text = _text(path)
     writing = raw_mode != "r"
+    from .backend import core_open  # imported late: backend.py imports this module
+
     try:
-        if writing:
-            atomic, fd, address = _core._fs_atomic_open(who, text, flags)
-        else:
-            fd, address = _core._fs_open(who, text, flags)
+        atomic, fd, address = core_open(who, text, flags, writing=writing)
     except Error as exc:
         raise os_error(exc, text) from None
     line_buffering = buffering == 1 and not binary
@@ -307,7 +306,9 @@ class DirEntry:
         return self.kind == "symlink"
 
     def _target_kind(self) -> str | None:
-        return _core._fs_exists(self._owner, self.path)
+        from .backend import core_exists
+
+        return core_exists(self._owner, self.path)
 
     def is_dir(self, *, follow_symlinks: bool = True) -> bool:
         if self.kind == "symlink" and follow_symlinks:
@@ -323,8 +324,10 @@ class DirEntry:
         """The core's stat record as a dict (the fields of StatResult:
         path, type, size, mode, the times), cached; raises pathgate.Error."""
         if follow_symlinks not in self._stat:
-            fn = _core._fs_stat if follow_symlinks else _core._fs_lstat
-            self._stat[follow_symlinks] = fn(self._owner, self.path)
+            from .backend import core_stat
+
+            self._stat[follow_symlinks] = core_stat(self._owner, self.path,
+                                                    follow_symlinks=follow_symlinks)
         return self._stat[follow_symlinks]
 
     @property
@@ -368,9 +371,11 @@ class ScandirIterator:
 
 
 def scandir(owner: Resolver | Session, path: PathArg) -> ScandirIterator:
+    from .backend import core_scandir
+
     text = _text(path)
     try:
-        return ScandirIterator(owner, _core._fs_scandir(owner, text))
+        return ScandirIterator(owner, core_scandir(owner, text))
     except Error as exc:
         raise os_error(exc, text) from None
 
@@ -384,9 +389,11 @@ def _walk_steps(it: _core._Walk) -> Iterator[tuple[str, list[str], list[str]]]:
 
 def walk(owner: Resolver | Session, top: PathArg,
          topdown: bool) -> Iterator[tuple[str, list[str], list[str]]]:
+    from .backend import core_walk
+
     text = _text(top)
     try:
-        it = _core._fs_walk(owner, text, not topdown)
+        it = core_walk(owner, text, bottom_up=not topdown)
     except Error as exc:
         raise os_error(exc, text) from None
     return _walk_steps(it)
