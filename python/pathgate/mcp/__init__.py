@@ -190,8 +190,12 @@ def serve_command(args: argparse.Namespace) -> int:
         while not stop.wait(3600):
             pass
     finished = server.shutdown(reason[0] if reason else "end of input")
-    writer.flush(1.0)
-    sys.stderr.flush()
+    # The log lines get a second. Over a stderr nobody reads, the writer
+    # thread stays blocked in its write, holding the stream's lock: a flush
+    # from here would wait for ever, so only a writer that is done is
+    # followed by one (for anything written to stderr directly).
+    if writer.flush(1.0):
+        sys.stderr.flush()
     # The threads still reading stdin or waiting on a connection are not
     # waited for (they hold nothing): leave at once.
     os._exit(0 if finished else 1)
