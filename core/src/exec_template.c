@@ -317,7 +317,7 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
         t->mntns_fd = open_in(pid, "ns/mnt", O_RDONLY);
         /* the view's own directories that may be listed (not / itself:
          * that would cover /proc, whose mountinfo names host paths) */
-        static const char *const listed[] = {"root/etc", "root" PATHGATE__VIEW_BASES, "root/home",
+        static const char *const listed[] = {"root/etc", ("root" PATHGATE__VIEW_BASES), "root/home",
                                              "root/dev"};
         int etc = -1;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
