@@ -291,6 +291,53 @@ PG_NOSAN static int net_is_clean(void)
     return 1;
 }
 
+/* The bridge of a network allowlist (netproxy.h): a child of the init
+ * sharing the host's memory, with a copy of the init's descriptor table
+ * of which it keeps its listening sockets and the proxy's socket only.
+ * Started before the shell, it is not confined as the shell is: the
+ * shell can neither trace it nor signal it (Landlock's domain, its lack
+ * of capabilities) and it holds nothing but the way to the proxy. It
+ * ends with the namespace (the init kills every process in it). */
+PG_NOSAN static int bridge_main(void *p)
+{
+    pathgate__exec_net *n = p;
+    int keep[3] = {n->bridge.listen4, n->bridge.listen6, n->socket_fd};
+    for (int i = 0; i < 3; i++) /* sorted, -1 first */
+        for (int j = i + 1; j < 3; j++)
+            if (keep[j] < keep[i]) {
+                int t = keep[i];
+                keep[i] = keep[j];
+                keep[j] = t;
+            }
+    unsigned int from = 0;
+    for (int i = 0; i < 3; i++) {
+        if (keep[i] < 0)
+            continue;
+        if ((unsigned int)keep[i] > from)
+            pg_raw(__NR_close_range, from, keep[i] - 1, 0);
+        from = (unsigned int)keep[i] + 1;
+    }
+    pg_raw(__NR_close_range, from, ~0U, 0);
+    pathgate__netproxy_bridge_serve(&n->bridge, n->mem);
+    pg_raw(SYS_exit, 0);
+    __builtin_unreachable();
+}
+
+/* Listens in the command's namespace and starts the bridge; the init
+ * keeps none of its sockets (nor does the shell, cloned after). */
+PG_NOSAN static long start_bridge(child_args *a)
+{
+    pathgate__exec_net *n = a->spec->net;
+    long rc = pathgate__netproxy_bridge_listen(&n->bridge, PATHGATE__NETPROXY_PORT, n->socket_path);
+    if (rc < 0)
+        return rc;
+    int pid = a->do_clone(bridge_main, n->stack, CLONE_VM | SIGCHLD, n);
+    pg_raw(SYS_close, n->bridge.listen4);
+    if (n->bridge.listen6 >= 0)
+        pg_raw(SYS_close, n->bridge.listen6);
+    return pid < 0 ? -EAGAIN : 0;
+}
+
 /* pid 1 of the command's PID namespace: a child of the host process
  * (CLONE_PARENT) that shares its memory and runs alongside its threads,
  * so inline system calls only. It keeps the namespace's capabilities: the
@@ -300,6 +347,8 @@ __attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
     const pathgate__exec_spec *sp = a->spec;
     long rc;
     int shell = -1;
+    if (a->stage == STAGE_OK && sp->net && (rc = start_bridge(a)) < 0)
+        stage_fail(a, STAGE_INIT, rc);
     if (a->stage == STAGE_OK) {
         shell = a->do_clone(shell_main, a->stack_shell, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
         if (shell < 0)
