@@ -378,5 +378,6 @@ def _execute(
     _test_abi_cap: int | None = None,
     _test_no_idmap: bool = False,
     home: str | None = None,
+    allow_domains: list[str] | tuple[str, ...] | None = None,
 ) -> tuple[str, int | None, bool, bool, int, int]: ...
 def _landlock_abi() -> int: ...
