@@ -374,7 +374,8 @@ static PyMethodDef exec_methods[] = {
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
      "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
      "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
-     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, home=None, "
+     "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, "
+     "home=None, "
      "allow_domains=None)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},

@@ -315,8 +315,7 @@ static void test_refused_without_namespace(void **state)
     o.allow_domains = list;
     o.allow_unconfined = 1;
     o.flags = PATHGATE__EXEC_TEST_NO_NAMESPACES;
-    assert_int_equal(pathgate_exec_run(&res, f->r, PG_S("true"), &o, &err),
-                     PATHGATE_EUNSUPPORTED);
+    assert_int_equal(pathgate_exec_run(&res, f->r, PG_S("true"), &o, &err), PATHGATE_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "allow_domains"));
 }
 
