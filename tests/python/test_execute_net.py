@@ -175,3 +175,80 @@ def test_bad_allow_domains(world):
     backend.configure_execute(allow_domains=["*"])
     res = backend.execute("true")
     assert res.exit_code is None and "allow_domains" in res.output
+
+
+# ------------------------------------------------- the CLI and pathgate mcp
+
+
+def test_cli_allow_domain_flags_config_key_and_audit_log(world, tmp_path, capsys, monkeypatch):
+    from pathgate import cli
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    listed, other = world["listed"].server_port, world["other"].server_port
+    log = tmp_path / "audit.jsonl"
+    cmd = (f"curl -sS --noproxy '' http://localhost:{listed}/cli; "
+           f"curl -s --noproxy '' -o /dev/null -w '%{{http_code}}\\n' http://localhost:{other}/")
+    code = cli.main(["--root", f"repo={world['repo']}", "--allow-domain", f"localhost:{listed}",
+                     "--allow-domain", f"127.0.0.1:{listed}", "--audit-log", str(log),
+                     "execute", cmd])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out == "served /cli\n403\n"
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    net = [e for e in events if e.get("operation") == "http"]
+    assert [(e["address"], e["outcome"], e.get("reason")) for e in net] == [
+        (f"localhost:{listed}", "allowed", None),
+        (f"localhost:{other}", "denied", "not_listed")]
+    assert all(e["door"] == "cli" for e in net)
+
+    # the configuration file's key (a refusal there is a command not run)
+    conf = tmp_path / "pathgate.toml"
+    conf.write_text(f'allow_domains = ["localhost:{listed}", "127.0.0.1:{listed}"]\n'
+                    f'[roots]\nrepo = "{world["repo"]}"\n')
+    code = cli.main(["--config", str(conf), "execute",
+                     f"curl -sS --noproxy '' http://localhost:{listed}/toml"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (0, "served /toml\n"), err
+    conf.write_text(f'allow_domains = "localhost"\n[roots]\nrepo = "{world["repo"]}"\n')
+    assert cli.main(["--config", str(conf), "execute", "true"]) == 2
+    assert "allow_domains must be a list" in capsys.readouterr().err
+    code = cli.main(["--root", f"repo={world['repo']}", "--allow-domain", "*", "execute", "true"])
+    assert code == cli.EXIT_NOT_RUN
+    assert '"*"' in capsys.readouterr().err
+    # without the flag: no proxy, no way out
+    code = cli.main(["--root", f"repo={world['repo']}", "execute",
+                     f"curl -s --noproxy '' http://localhost:{listed}/none; echo $?"])
+    assert capsys.readouterr().out == "7\n"
+    assert world["listed"].hits == 2
+
+
+def test_mcp_execute_takes_the_servers_allowlist(world, tmp_path):
+    listed = world["listed"].server_port
+
+    def call(i, name, args):
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25"}},
+        call(1, "execute", {"command": f"curl -sS --noproxy '' http://localhost:{listed}/mcp"}),
+        call(2, "execute", {"command": "curl -s --noproxy '' -o /dev/null -w '%{http_code}' "
+                                       "http://other.example/"}),
+    ]
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+    log = tmp_path / "mcp-audit.jsonl"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={world['repo']}",
+                        "--allow-domain", f"localhost:{listed}", "--allow-domain",
+                        f"127.0.0.1:{listed}", "--audit-log", str(log), "mcp", "--allow-execute"],
+                       input=data, capture_output=True, env=env, timeout=120, check=True)
+    a = {x["id"]: x for x in map(json.loads, p.stdout.splitlines())}
+    assert a[1]["result"]["content"][0]["text"].startswith("served /mcp\n"), a[1]
+    assert a[2]["result"]["content"][0]["text"].startswith("403"), a[2]
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    net = {e["address"]: e for e in events if e.get("operation") == "http"}
+    assert net[f"localhost:{listed}"]["outcome"] == "allowed"
+    assert net["other.example:80"]["reason"] == "not_listed"
+    assert all(e["door"] == "mcp" for e in net.values())
