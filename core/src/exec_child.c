@@ -301,7 +301,7 @@ PG_NOSAN static int net_is_clean(void)
 PG_NOSAN static int bridge_main(void *p)
 {
     pathgate__exec_net *n = p;
-    int keep[3] = {n->bridge.listen4, n->bridge.listen6, n->socket_fd};
+    int keep[3] = {n->bridge.listen4, n->bridge.listen6, n->child_fd};
     for (int i = 0; i < 3; i++) /* sorted, -1 first */
         for (int j = i + 1; j < 3; j++)
             if (keep[j] < keep[i]) {
@@ -328,7 +328,7 @@ PG_NOSAN static int bridge_main(void *p)
 PG_NOSAN static long start_bridge(child_args *a)
 {
     pathgate__exec_net *n = a->spec->net;
-    long rc = pathgate__netproxy_bridge_listen(&n->bridge, PATHGATE__NETPROXY_PORT, n->socket_path);
+    long rc = pathgate__netproxy_bridge_listen(&n->bridge, PATHGATE__NETPROXY_PORT, n->child_path);
     if (rc < 0)
         return rc;
     int pid = a->do_clone(bridge_main, n->stack, CLONE_VM | SIGCHLD, n);
@@ -431,6 +431,27 @@ PG_NOSAN static void enter_cwd(child_args *a)
         view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
 }
 
+/* "/proc/self/fd/<fd>" into buf (32 bytes). */
+PG_NOSAN static void fd_path(char *buf, int fd)
+{
+    const char *prefix = "/proc/self/fd/";
+    size_t k = 0;
+    while (prefix[k]) {
+        buf[k] = prefix[k];
+        k++;
+    }
+    char digits[12];
+    int nd = 0;
+    unsigned int v = (unsigned int)fd;
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && nd < 11);
+    while (nd)
+        buf[k++] = digits[--nd];
+    buf[k] = '\0';
+}
+
 /* The init of a prepared start (exec_spawn.h): a copy of the descriptor
  * table of its own; waits for its command on the socket. */
 __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
@@ -472,7 +493,7 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     if (n != (long)sizeof a || !a)
         pg_raw(SYS_exit_group, 0); /* cancelled */
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    int fds[PREP_FDS] = {-1, -1, -1, -1};
+    int fds[PREP_FDS] = {-1, -1, -1, -1, -1};
     size_t nfds = h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
                       ? (h->cmsg_len - CMSG_LEN(0)) / sizeof(int)
                       : 0;
@@ -483,7 +504,16 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     a->devnull = fds[0];
     a->pipe_w = fds[1];
     a->done_w = fds[2];
-    a->ruleset_fd = fds[3];
+    /* then the ruleset when there is one, the proxy's socket last */
+    pathgate__exec_net *net = a->spec->net;
+    if (net && nfds < 4)
+        child_fail(a, STAGE_INIT, -EBADMSG);
+    size_t rules = net ? nfds - 1 : nfds;
+    a->ruleset_fd = rules > 3 ? fds[3] : -1;
+    if (net) {
+        net->child_fd = fds[nfds - 1];
+        fd_path(net->child_path, net->child_fd);
+    }
     for (int fd = 0; fd < 3; fd++)
         pg_raw(SYS_close, fd);
     pg_raw(SYS_close, s);

@@ -120,7 +120,8 @@ static int plan_net(pathgate__exec_plan *p, const pathgate__exec_target *t, path
     n->socket_fd = open(pathgate__netproxy_socket(p->proxy), O_PATH | O_CLOEXEC);
     if (n->socket_fd < 0)
         return pathgate__error_set(err, PATHGATE_EIO, "cannot open the network proxy's socket");
-    snprintf(n->socket_path, sizeof n->socket_path, "/proc/self/fd/%d", n->socket_fd);
+    n->child_fd = n->socket_fd;
+    snprintf(n->child_path, sizeof n->child_path, "/proc/self/fd/%d", n->socket_fd);
     p->spec.net = n;
     p->prot |= PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST;
     return PATHGATE_OK;
@@ -238,9 +239,7 @@ static void plan_start(pathgate__exec_plan *p)
     pathgate__exec_spec *s = &p->spec;
     if (p->o.allow_network)
         return;
-    /* (a start made ahead has no bridge: made now, and the one kept for
-     * the next command is left for it) */
-    if (!p->own_cache && !p->o.allow_domains)
+    if (!p->own_cache)
         p->prep_home =
             s->keeper ? pathgate__exec_cgroup_prep(p->cg) : pathgate__exec_cache_prep(p->cache);
     pathgate__exec_prep *prep =

@@ -58,13 +58,15 @@ typedef struct pathgate__exec_rlimit {
 /* A command's network allowlist (docs/exec.md "Network"): what the init
  * needs to start the bridge (netproxy.h) in the command's network
  * namespace before the shell. The proxy's socket is passed by descriptor:
- * socket_fd (O_PATH, in the host's table and so in the init's copy) is
- * reached as socket_path ("/proc/self/fd/<socket_fd>") from the bridge,
- * and the socket appears nowhere in the view. stack and mem are the
+ * socket_fd (O_PATH, the host's) is in the init's table as child_fd (the
+ * same number in a copy of the host's table; a prepared init receives
+ * it), reached as child_path ("/proc/self/fd/<child_fd>") from the
+ * bridge; the socket appears nowhere in the view. stack and mem are the
  * bridge's (it shares the host's memory): freed only after the call. */
 typedef struct pathgate__exec_net {
-    char socket_path[32];
     int socket_fd;
+    int child_fd;                     /* set by the host, or by a prepared init */
+    char child_path[32];              /* likewise */
     char *stack;                      /* top of PATHGATE__EXEC_STACK bytes */
     void *mem;                        /* PATHGATE__NETPROXY_BRIDGE_MEM bytes */
     pathgate__netproxy_bridge bridge; /* its sockets, set by the init */
