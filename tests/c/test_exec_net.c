@@ -4,7 +4,9 @@
  * an unlisted host loopback service are refused, a direct connection
  * has no route, and every decision is an audit event of the resolver.
  * Servers on 127.0.0.1 only; `localhost` (the host's /etc/hosts) is the
- * name, as this machine has no DNS. Needs curl (scripts/setup.sh). */
+ * name, as this machine has no DNS. Needs curl (scripts/setup.sh).
+ * Under ThreadSanitizer too (two threads run commands at once). */
+/* ctest-labels: threads */
 #define _GNU_SOURCE
 #include "support.h"
 
@@ -342,6 +344,61 @@ static void test_alternating(void **state)
     assert_int_equal(np_server_connections(&f->srv), 3);
 }
 
+/* Two threads run commands with allow_domains on one resolver at once:
+ * each has its own proxy and bridge (the same port in two namespaces),
+ * every request is served and audited, nothing is left. */
+typedef struct worker {
+    fixture *f;
+    int ok;
+} worker;
+
+static void *worker_main(void *p)
+{
+    worker *w = p;
+    char e1[64], e2[64], cmd[512];
+    snprintf(e1, sizeof e1, "localhost:%u", w->f->srv.port);
+    snprintf(e2, sizeof e2, "127.0.0.1:%u", w->f->srv.port);
+    const char *list[] = {e1, e2, NULL};
+    snprintf(cmd, sizeof cmd,
+             "for i in 1 2 3; do curl -s --noproxy '' -o /dev/null -w '%%{http_code}' "
+             "http://%s/; done",
+             e1);
+    for (int i = 0; i < 4; i++) {
+        pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+        o.allow_domains = list;
+        o.timeout_ms = 30000;
+        pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+        pathgate_error err;
+        if (pathgate_exec_run(&res, w->f->r, cmd, strlen(cmd), &o, &err) == 0 &&
+            res.exit_code == 0 && res.output.len == 9 &&
+            memcmp(res.output.ptr, "200200200", 9) == 0)
+            w->ok++;
+        pathgate_exec_result_dispose(&res);
+    }
+    return NULL;
+}
+
+static void test_concurrent_commands(void **state)
+{
+    fixture *f = *state;
+    if (!can_run())
+        skip();
+    int threads = threads_now();
+    worker w[2] = {{f, 0}, {f, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(w[0].ok, 4);
+    assert_int_equal(w[1].ok, 4);
+    assert_int_equal(np_server_connections(&f->srv), 24);
+    assert_int_equal(f->log.n, 24);
+    for (size_t i = 0; i < f->log.n; i++)
+        assert_string_equal(f->log.ev[i].outcome, "allowed");
+    assert_int_equal(threads_now(), threads);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +408,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_without_namespace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alternating, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_commands, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
