@@ -497,7 +497,9 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     size_t nfds = h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
                       ? (h->cmsg_len - CMSG_LEN(0)) / sizeof(int)
                       : 0;
-    for (size_t i = 0; i < nfds && i < PREP_FDS; i++)
+    if (nfds > PREP_FDS)
+        nfds = PREP_FDS;
+    for (size_t i = 0; i < nfds; i++)
         fds[i] = ((int *)CMSG_DATA(h))[i];
     if (nfds < 3)
         child_fail(a, STAGE_INIT, -EBADMSG);
