@@ -344,6 +344,43 @@ static void test_alternating(void **state)
     assert_int_equal(np_server_connections(&f->srv), 3);
 }
 
+/* The proxy's socket is nowhere in the view (passed to the bridge by
+ * descriptor); a command killed by its timeout ends with its bridge and
+ * proxy, and the next one works. */
+static void test_socket_not_in_view_and_timeout(void **state)
+{
+    fixture *f = *state;
+    if (!can_run())
+        skip();
+    char e1[64], e2[64], cmd[512], out[4096];
+    snprintf(e1, sizeof e1, "localhost:%u", f->srv.port);
+    snprintf(e2, sizeof e2, "127.0.0.1:%u", f->srv.port);
+    const char *list[] = {e1, e2, NULL};
+    assert_int_equal(run(f, list,
+                         "find / -name 'proxy.sock' 2>/dev/null | wc -l; "
+                         "find / -name 'pathgate-net-*' 2>/dev/null | wc -l; ls /run 2>&1 | wc -l",
+                         out, sizeof out, NULL),
+                     0);
+    assert_string_equal(out, "0\n0\n1\n"); /* (no /run at all: ls's one error line) */
+    int threads = threads_now();
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.allow_domains = list;
+    o.timeout_ms = 500;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err;
+    snprintf(cmd, sizeof cmd,
+             "curl -s --noproxy '' -o /dev/null http://%s/ && echo reached; sleep 30", e1);
+    assert_int_equal(pathgate_exec_run(&res, f->r, cmd, strlen(cmd), &o, &err), 0);
+    assert_true(res.timed_out);
+    assert_non_null(strstr(res.output.ptr, "reached"));
+    pathgate_exec_result_dispose(&res);
+    assert_int_equal(threads_now(), threads);
+    snprintf(cmd, sizeof cmd, "curl -s --noproxy '' -o /dev/null -w '%%{http_code}' http://%s/",
+             e1);
+    assert_int_equal(run(f, list, cmd, out, sizeof out, NULL), 0);
+    assert_string_equal(out, "200");
+}
+
 /* Two threads run commands with allow_domains on one resolver at once:
  * each has its own proxy and bridge (the same port in two namespaces),
  * every request is served and audited, nothing is left. */
@@ -409,6 +446,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refused_without_namespace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alternating, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_commands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_socket_not_in_view_and_timeout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
