@@ -11,6 +11,7 @@
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int)
  *   _core._landlock_abi() -> int
+ *   _core._check_allow_domains(entries) -> None  (pathgate.Error when one is malformed)
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
  * defaults to the session's cwd); home is the address of a directory in a
@@ -30,6 +31,7 @@
 #include <math.h>
 
 #include "../../core/src/exec_test.h" /* internal test knobs */
+#include "../../core/src/netproxy.h"  /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -369,6 +371,31 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     return PyLong_FromLong(abi);
 }
 
+/* The entries of allow_domains checked as a command's options would be
+ * (for a configuration loaded ahead of its first command). */
+static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
+    pg_state *st = PyModule_GetState(module);
+    PyObject *holder = NULL;
+    const char **list = NULL;
+    PyObject *result = NULL;
+    if (domains_arg(entries, &holder, &list) == 0) {
+        size_t n = 0;
+        while (list[n])
+            n++;
+        pathgate__netproxy_allow *allow = NULL;
+        pathgate_error err = PATHGATE_ERROR_INIT;
+        int rc = pathgate__netproxy_allow_compile(&allow, NULL, list, n, &err);
+        pathgate__netproxy_allow_free(allow);
+        if (rc < 0)
+            pg_raise(st, st->Error, rc, &err);
+        else
+            result = Py_NewRef(Py_None);
+    }
+    PyMem_Free(list);
+    Py_XDECREF(holder);
+    return result;
+}
+
 static PyMethodDef exec_methods[] = {
     {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
@@ -379,6 +406,9 @@ static PyMethodDef exec_methods[] = {
      "allow_domains=None)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
+    {"_check_allow_domains", pg_check_allow_domains, METH_O,
+     "_check_allow_domains(entries, /)\n--\n\n"
+     "Raises pathgate.Error (invalid_argument) when an allow_domains entry is malformed."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
      "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
     {NULL, NULL, 0, NULL},

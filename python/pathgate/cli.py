@@ -253,7 +253,21 @@ def load_config(args: argparse.Namespace) -> Config:
     elif not cfg.roots and not cfg.mods:
         raise ConfigError(f"config {cfg.file}: no root or mod configured" if cfg.file
                           else "no root or mod configured")
+    if cfg.allow_domains is not None:
+        _check_allow_domains(cfg)
     return cfg
+
+
+def _check_allow_domains(cfg: Config) -> None:
+    """A malformed allow_domains entry is a configuration error at once,
+    not a refusal of every later command (pathgate mcp)."""
+    from . import Error, _core
+
+    try:
+        _core._check_allow_domains(cfg.allow_domains or [])
+    except Error as e:
+        where = f"config {cfg.file}: " if cfg.file is not None else ""
+        raise ConfigError(f"{where}{e}") from None
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -212,9 +212,14 @@ def test_cli_allow_domain_flags_config_key_and_audit_log(world, tmp_path, capsys
     conf.write_text(f'allow_domains = "localhost"\n[roots]\nrepo = "{world["repo"]}"\n')
     assert cli.main(["--config", str(conf), "execute", "true"]) == 2
     assert "allow_domains must be a list" in capsys.readouterr().err
+    # a malformed entry is a configuration error before anything runs
     code = cli.main(["--root", f"repo={world['repo']}", "--allow-domain", "*", "execute", "true"])
-    assert code == cli.EXIT_NOT_RUN
+    assert code == 2
     assert '"*"' in capsys.readouterr().err
+    conf.write_text(f'allow_domains = ["ok.example", "a b"]\n[roots]\nrepo = "{world["repo"]}"\n')
+    assert cli.main(["--config", str(conf), "mcp"]) == 2
+    err = capsys.readouterr().err
+    assert f"config {conf}" in err and '"a b"' in err
     # without the flag: no proxy, no way out
     code = cli.main(["--root", f"repo={world['repo']}", "execute",
                      f"curl -s --noproxy '' http://localhost:{listed}/none; echo $?"])
