@@ -4,7 +4,7 @@ other sandboxes, measured side by side in one run.
 
 Usage:
   PYTHONPATH=build/python /usr/bin/python3 bench/bench_exec.py [--calls N]
-      [--load N] [--srt-dir DIR] [--no-srt]
+      [--load N] [--srt-dir DIR] [--no-srt] [--allow-domains]
 
 Variants, round-robin (every variant sees the same machine; the median per
 call resists a shared machine's outliers), each running `/bin/sh -c true`:
@@ -20,6 +20,11 @@ call resists a shared machine's outliers), each running `/bin/sh -c true`:
                                                files read-only, the root read-write
                                                at the same path, /dev, /proc, a
                                                tmpfs /tmp and home, no capability
+
+With --allow-domains, one more variant: Backend.execute("true") with
+allow_domains=["example.com"] (the network allowlist: a proxy on the host
+for the call, the bridge in the command's namespace; docs/exec.md
+"Network"), and its ratio to the plain Backend.execute.
 
 Then Anthropic's sandbox-runtime (npm `@anthropic-ai/sandbox-runtime`, which
 drives bubblewrap), measured by Node in its own process against that
@@ -150,6 +155,10 @@ def table(title: str, variants: list[tuple[str, Callable[[], None]]], med: list[
         print(f"; bubblewrap is {med[2] / med[1]:.1f}x Backend.execute (goal >= 3x)")
     else:
         print()
+    for (name, _), m in zip(variants, med):
+        if "allow_domains" in name:
+            print(f"with allow_domains: {m / med[1]:.2f}x Backend.execute without it "
+                  f"(+{m - med[1]:.0f} us per call)")
     if isinstance(srt, dict):
         print(f"sandbox-runtime {SRT_VERSION} (Node {srt['node']}, its library API): "
               f"{srt['srt']:.0f} us per call, {srt['srt'] / srt['plain']:.1f}x its process's plain "
@@ -164,6 +173,8 @@ def main() -> None:
     ap.add_argument("--load", type=int, default=2, help="busy loops in the loaded phase")
     ap.add_argument("--srt-dir", default="build/bench-srt")
     ap.add_argument("--no-srt", action="store_true")
+    ap.add_argument("--allow-domains", action="store_true",
+                    help="also measure a command with allow_domains (the proxy and its bridge)")
     args = ap.parse_args()
     abi = pathgate.landlock_abi()
     if abi < 1:
@@ -190,6 +201,16 @@ def main() -> None:
         ]
         if shutil.which("bwrap"):
             variants.append(("bwrap --unshare-all, an equivalent view", bubblewrap))
+        if args.allow_domains:
+            net_backend = pathgate.Backend(resolver)
+            net_backend.configure_execute(allow_domains=["example.com"])
+
+            def with_allowlist() -> None:
+                res = net_backend.execute("true")
+                assert res.exit_code == 0 and "network_allowlist" in res.protections, res
+
+            variants.append(('Backend.execute("true"), allow_domains=["example.com"]',
+                             with_allowlist))
         res = backend.execute("true")
         print(f"Python {platform.python_version()}, Linux {platform.release()}, "
               f"{os.cpu_count()} CPUs, Landlock ABI {abi}, {args.calls} calls each, interleaved; "

@@ -13,7 +13,8 @@
  *         max_processes, max_memory, max_cpu_seconds, max_file_size,
  *         tmp_size (integers > 0; default: docs/exec.md), home (a
  *         canonical address of a directory in a writable base; default a
- *         private home),
+ *         private home), allow_domains (a sequence of host patterns: the
+ *         network allowlist, docs/exec.md "Network"),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *
@@ -72,6 +73,29 @@ static const char *const *push_env(lua_State *L, int opts_idx, int tbl)
     return arr;
 }
 
+/* allow_domains: the sequence at idx (strings, no NUL) as a
+ * NULL-terminated array in a userdata pushed on the stack (the strings
+ * stay alive in the sequence, itself in the options table). */
+static const char **push_domains(lua_State *L, int opts_idx, int idx)
+{
+    lua_Integer n = luaL_len(L, idx);
+    if (n < 0 || n > 100000)
+        luaL_argerror(L, opts_idx, "option 'allow_domains' is too long");
+    const char **arr = (const char **)lua_newuserdatauv(L, sizeof(char *) * ((size_t)n + 1), 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        size_t len;
+        if (lua_rawgeti(L, idx, i) != LUA_TSTRING)
+            luaL_argerror(L, opts_idx, "option 'allow_domains' must be a sequence of strings");
+        const char *s = lua_tolstring(L, -1, &len);
+        if (strlen(s) != len)
+            luaL_argerror(L, opts_idx, "option 'allow_domains' holds a NUL byte");
+        arr[i - 1] = s;
+        lua_pop(L, 1);
+    }
+    arr[n] = NULL;
+    return arr;
+}
+
 /* Reads the options table at `arg` into *o. Raises on misuse. May push
  * values (the env strings) that must stay on the stack during the call. */
 static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
@@ -82,7 +106,7 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
         return;
     luaL_checktype(L, arg, LUA_TTABLE);
     arg = lua_absindex(L, arg);
-    int has_env = 0;
+    int has_env = 0, has_domains = 0;
     lua_pushnil(L);
     while (lua_next(L, arg)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -140,6 +164,10 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
             if (lua_type(L, -1) != LUA_TTABLE)
                 luaL_argerror(L, arg, "option 'env' must be a table");
             has_env = 1;
+        } else if (k && strcmp(k, "allow_domains") == 0) {
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_argerror(L, arg, "option 'allow_domains' must be a sequence of strings");
+            has_domains = 1;
         } else {
             luaL_argerror(L, arg,
                           lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
@@ -149,6 +177,10 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
     if (has_env) {
         lua_getfield(L, arg, "env");
         o->env = push_env(L, arg, lua_gettop(L));
+    }
+    if (has_domains) {
+        lua_getfield(L, arg, "allow_domains");
+        o->allow_domains = push_domains(L, arg, lua_gettop(L));
     }
 }
 
@@ -184,6 +216,7 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
         {PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid"},
         {PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit"},
         {PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace"},
+        {PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist"},
     };
     lua_createtable(L, 0, 8);
     for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {

@@ -6,14 +6,18 @@
  *                  allow_unconfined=False, env=None, _test_no_landlock=False,
  *                  max_processes=None, max_memory=None, max_cpu_seconds=None,
  *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
- *                  _test_abi_cap=None, _test_no_idmap=False, home=None)
+ *                  _test_abi_cap=None, _test_no_idmap=False, home=None,
+ *                  allow_domains=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int)
  *   _core._landlock_abi() -> int
+ *   _core._check_allow_domains(entries) -> None  (pathgate.Error when one is malformed)
  *
  * target is a Resolver (cwd defaults to its first root) or a Session (cwd
  * defaults to the session's cwd); home is the address of a directory in a
- * writable base to be HOME (default: a private one); timeout is in
+ * writable base to be HOME (default: a private one); allow_domains a
+ * list of host patterns (the network allowlist: docs/exec.md "Network";
+ * None = none); timeout is in
  * seconds; env is a mapping
  * of str to str merged over the defaults. The output is decoded as UTF-8
  * with U+FFFD for what is not. The GIL is released while the command runs,
@@ -27,6 +31,7 @@
 #include <math.h>
 
 #include "../../core/src/exec_test.h" /* internal test knobs */
+#include "../../core/src/netproxy.h"  /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -168,12 +173,48 @@ static int output_cap_arg(PyObject *obj, size_t *out) {
     return 0;
 }
 
+/* allow_domains: a list or tuple of str into a NULL-terminated array
+ * (PyMem) pointing into the strings, kept alive by *holder. */
+static int domains_arg(PyObject *obj, PyObject **holder, const char ***out) {
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !(PyList_Check(obj) || PyTuple_Check(obj))) {
+        PyErr_SetString(PyExc_TypeError, "allow_domains must be a list of str");
+        return -1;
+    }
+    PyObject *seq = PySequence_Tuple(obj);
+    if (seq == NULL)
+        return -1;
+    *holder = seq;
+    Py_ssize_t n = PyTuple_Size(seq);
+    const char **list = PyMem_Calloc((size_t)n + 1, sizeof *list);
+    if (list == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *out = list;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GetItem(seq, i);
+        Py_ssize_t len;
+        const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
+        if (s == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "allow_domains must be a list of str");
+            return -1;
+        }
+        if ((size_t)len != strlen(s)) {
+            PyErr_SetString(PyExc_ValueError, "allow_domains entries must not contain NUL");
+            return -1;
+        }
+        list[i] = s;
+    }
+    return 0;
+}
+
 /* The keyword arguments of _execute (a[2..17], in the order of its names)
  * into o. cwd, home and env point into objects kept alive by the holders
  * (h[0] cwd, h[1] home, *env_holder), and *env is PyMem: the caller
  * releases all of them, also on failure (-1, an exception set). */
 static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **h,
-                             PyObject **env_holder, const char ***env) {
+                             PyObject **env_holder, const char ***env, const char ***domains) {
     if (a[2] != NULL && a[2] != Py_None) {
         Py_ssize_t cwd_len;
         if (pg_text(a[2], &o->cwd, &cwd_len, &h[0], "cwd") < 0)
@@ -231,6 +272,11 @@ static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObj
             return -1;
         o->env = *env;
     }
+    if (a[18] != NULL && a[18] != Py_None) {
+        if (domains_arg(a[18], &h[2], domains) < 0)
+            return -1;
+        o->allow_domains = *domains;
+    }
     return 0;
 }
 
@@ -253,9 +299,10 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
                                         "_test_no_namespaces",
                                         "_test_abi_cap",
                                         "_test_no_idmap",
-                                        "home"};
-    PyObject *a[18];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 18, 2, 2, a) < 0)
+                                        "home",
+                                        "allow_domains"};
+    PyObject *a[19];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 19, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -270,13 +317,14 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    PyObject *cmd_holder = NULL, *holders[2] = {NULL, NULL}, *env_holder = NULL, *result = NULL;
-    const char **env = NULL;
+    PyObject *cmd_holder = NULL, *holders[3] = {NULL, NULL, NULL}, *env_holder = NULL,
+             *result = NULL;
+    const char **env = NULL, **domains = NULL;
     const char *command;
     Py_ssize_t len;
     if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
         return NULL;
-    if (exec_options_from(&o, a, holders, &env_holder, &env) < 0)
+    if (exec_options_from(&o, a, holders, &env_holder, &env, &domains) < 0)
         goto done;
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
@@ -304,9 +352,11 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     pathgate_exec_result_dispose(&res);
 done:
     PyMem_Free(env);
+    PyMem_Free(domains);
     Py_XDECREF(env_holder);
     Py_XDECREF(holders[0]);
     Py_XDECREF(holders[1]);
+    Py_XDECREF(holders[2]);
     Py_XDECREF(cmd_holder);
     return result;
 }
@@ -321,15 +371,44 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     return PyLong_FromLong(abi);
 }
 
+/* The entries of allow_domains checked as a command's options would be
+ * (for a configuration loaded ahead of its first command). */
+static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
+    pg_state *st = PyModule_GetState(module);
+    PyObject *holder = NULL;
+    const char **list = NULL;
+    PyObject *result = NULL;
+    if (domains_arg(entries, &holder, &list) == 0) {
+        size_t n = 0;
+        while (list[n])
+            n++;
+        pathgate__netproxy_allow *allow = NULL;
+        pathgate_error err = PATHGATE_ERROR_INIT;
+        int rc = pathgate__netproxy_allow_compile(&allow, NULL, list, n, &err);
+        pathgate__netproxy_allow_free(allow);
+        if (rc < 0)
+            pg_raise(st, st->Error, rc, &err);
+        else
+            result = Py_NewRef(Py_None);
+    }
+    PyMem_Free(list);
+    Py_XDECREF(holder);
+    return result;
+}
+
 static PyMethodDef exec_methods[] = {
     {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
      "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
      "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
      "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, "
-     "home=None)"
+     "home=None, "
+     "allow_domains=None)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
+    {"_check_allow_domains", pg_check_allow_domains, METH_O,
+     "_check_allow_domains(entries, /)\n--\n\n"
+     "Raises pathgate.Error (invalid_argument) when an allow_domains entry is malformed."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
      "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
     {NULL, NULL, 0, NULL},

@@ -5,6 +5,7 @@
 #include "pathgate/exec.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,6 +73,31 @@ static pathgate__exec_cache *cache_of(pathgate_resolver *resolver)
         c = expected;
     }
     return c;
+}
+
+/* The network allowlist's decisions (made on the proxy's threads) as the
+ * resolver's audit events, one at a time: a front end's callback (a Lua
+ * function) is then never entered by two threads at once. */
+typedef struct net_audit_ctx {
+    pathgate_resolver *resolver;
+    pthread_mutex_t lock;
+} net_audit_ctx;
+
+static void net_audit(const pathgate__net_event *ev, void *p)
+{
+    net_audit_ctx *c = p;
+    pathgate__audit_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.operation = ev->operation ? ev->operation : "network";
+    rec.address = ev->address;
+    rec.outcome = ev->outcome;
+    rec.reason = ev->reason;
+    rec.rule = ev->rule;
+    rec.source = ev->rule ? "allow_domains" : NULL;
+    rec.ip = ev->ip;
+    pthread_mutex_lock(&c->lock);
+    pathgate__audit_emit(c->resolver, &rec);
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* Opens a directory named by an address as the working directory or the
@@ -165,7 +191,12 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
         goto done;
     }
-    pathgate__exec_target t = {grants, n, cwd_fd, cwd_view, home_view, cache};
+    pathgate__exec_target t = {grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL};
+    net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER};
+    if (o.allow_domains && pathgate__audit_enabled(resolver)) {
+        t.net_audit = net_audit;
+        t.net_audit_ctx = &nac;
+    }
     rc = pathgate__exec_run_target(out, alloc, &t, command, len, &o, err);
 done:
     pathgate__free(alloc, cwd_view);

@@ -291,6 +291,53 @@ PG_NOSAN static int net_is_clean(void)
     return 1;
 }
 
+/* The bridge of a network allowlist (netproxy.h): a child of the init
+ * sharing the host's memory, with a copy of the init's descriptor table
+ * of which it keeps its listening sockets and the proxy's socket only.
+ * Started before the shell, it is not confined as the shell is: the
+ * shell can neither trace it nor signal it (Landlock's domain, its lack
+ * of capabilities) and it holds nothing but the way to the proxy. It
+ * ends with the namespace (the init kills every process in it). */
+PG_NOSAN static int bridge_main(void *p)
+{
+    pathgate__exec_net *n = p;
+    int keep[3] = {n->bridge.listen4, n->bridge.listen6, n->child_fd};
+    for (int i = 0; i < 3; i++) /* sorted, -1 first */
+        for (int j = i + 1; j < 3; j++)
+            if (keep[j] < keep[i]) {
+                int t = keep[i];
+                keep[i] = keep[j];
+                keep[j] = t;
+            }
+    unsigned int from = 0;
+    for (int i = 0; i < 3; i++) {
+        if (keep[i] < 0)
+            continue;
+        if ((unsigned int)keep[i] > from)
+            pg_raw(__NR_close_range, from, keep[i] - 1, 0);
+        from = (unsigned int)keep[i] + 1;
+    }
+    pg_raw(__NR_close_range, from, ~0U, 0);
+    pathgate__netproxy_bridge_serve(&n->bridge, n->mem);
+    pg_raw(SYS_exit, 0);
+    __builtin_unreachable();
+}
+
+/* Listens in the command's namespace and starts the bridge; the init
+ * keeps none of its sockets (nor does the shell, cloned after). */
+PG_NOSAN static long start_bridge(child_args *a)
+{
+    pathgate__exec_net *n = a->spec->net;
+    long rc = pathgate__netproxy_bridge_listen(&n->bridge, PATHGATE__NETPROXY_PORT, n->child_path);
+    if (rc < 0)
+        return rc;
+    int pid = a->do_clone(bridge_main, n->stack, CLONE_VM | SIGCHLD, n);
+    pg_raw(SYS_close, n->bridge.listen4);
+    if (n->bridge.listen6 >= 0)
+        pg_raw(SYS_close, n->bridge.listen6);
+    return pid < 0 ? -EAGAIN : 0;
+}
+
 /* pid 1 of the command's PID namespace: a child of the host process
  * (CLONE_PARENT) that shares its memory and runs alongside its threads,
  * so inline system calls only. It keeps the namespace's capabilities: the
@@ -300,6 +347,8 @@ __attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
     const pathgate__exec_spec *sp = a->spec;
     long rc;
     int shell = -1;
+    if (a->stage == STAGE_OK && sp->net && (rc = start_bridge(a)) < 0)
+        stage_fail(a, STAGE_INIT, rc);
     if (a->stage == STAGE_OK) {
         shell = a->do_clone(shell_main, a->stack_shell, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
         if (shell < 0)
@@ -382,6 +431,27 @@ PG_NOSAN static void enter_cwd(child_args *a)
         view_fail(a, "working directory", -EXDEV); /* renamed meanwhile: fail closed */
 }
 
+/* "/proc/self/fd/<fd>" into buf (32 bytes). */
+PG_NOSAN static void fd_path(char *buf, int fd)
+{
+    const char *prefix = "/proc/self/fd/";
+    size_t k = 0;
+    while (prefix[k]) {
+        buf[k] = prefix[k];
+        k++;
+    }
+    char digits[12];
+    int nd = 0;
+    unsigned int v = (unsigned int)fd;
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && nd < 11);
+    while (nd)
+        buf[k++] = digits[--nd];
+    buf[k] = '\0';
+}
+
 /* The init of a prepared start (exec_spawn.h): a copy of the descriptor
  * table of its own; waits for its command on the socket. */
 __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
@@ -423,18 +493,29 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     if (n != (long)sizeof a || !a)
         pg_raw(SYS_exit_group, 0); /* cancelled */
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    int fds[PREP_FDS] = {-1, -1, -1, -1};
+    int fds[PREP_FDS] = {-1, -1, -1, -1, -1};
     size_t nfds = h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
                       ? (h->cmsg_len - CMSG_LEN(0)) / sizeof(int)
                       : 0;
-    for (size_t i = 0; i < nfds && i < PREP_FDS; i++)
+    if (nfds > PREP_FDS)
+        nfds = PREP_FDS;
+    for (size_t i = 0; i < nfds; i++)
         fds[i] = ((int *)CMSG_DATA(h))[i];
     if (nfds < 3)
         child_fail(a, STAGE_INIT, -EBADMSG);
     a->devnull = fds[0];
     a->pipe_w = fds[1];
     a->done_w = fds[2];
-    a->ruleset_fd = fds[3];
+    /* then the ruleset when there is one, the proxy's socket last */
+    pathgate__exec_net *net = a->spec->net;
+    if (net && nfds < 4)
+        child_fail(a, STAGE_INIT, -EBADMSG);
+    size_t rules = net ? nfds - 1 : nfds;
+    a->ruleset_fd = rules > 3 ? fds[3] : -1;
+    if (net) {
+        net->child_fd = fds[nfds - 1];
+        fd_path(net->child_path, net->child_fd);
+    }
     for (int fd = 0; fd < 3; fd++)
         pg_raw(SYS_close, fd);
     pg_raw(SYS_close, s);

@@ -15,8 +15,9 @@
  * preparer's, the init's, the shell's) serves one command. */
 #define PATHGATE__EXEC_STACK (64 * 1024)
 /* What a prepared init receives: standard input, output, done pipe,
- * ruleset. */
-#define PATHGATE__EXEC_PREP_FDS 4
+ * ruleset (when there is one), the network proxy's socket (when
+ * spec->net). */
+#define PATHGATE__EXEC_PREP_FDS 5
 
 /* Where a child failed before execve (shared memory: CLONE_VM). */
 enum child_stage {

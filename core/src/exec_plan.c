@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
+#include "exec_child.h"
 #include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_run.h"
@@ -70,7 +72,7 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     o[2] = pwd ? concat(a, "PWD=", pwd) : NULL;
     o[3] = user ? concat(a, "USER=", user) : NULL;
     o[4] = user ? concat(a, "LOGNAME=", user) : NULL;
-    p->envp = pathgate__calloc(a, n + 8, sizeof *p->envp);
+    p->envp = pathgate__calloc(a, n + 8 + 8, sizeof *p->envp);
     if (!o[0] || !o[1] || (pwd && !o[2]) || (user && (!o[3] || !o[4])) || !p->envp)
         return PATHGATE_ENOMEM;
     /* execve does not write to its arguments: the const casts are safe. */
@@ -79,10 +81,67 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
         if (defaults[i] && !env_overrides(env, defaults[i]))
             p->envp[k++] = defaults[i];
+    /* the network allowlist's proxy variables (netproxy.h), unless set */
+    for (const char *const *e = pathgate__netproxy_env; p->o.allow_domains && *e; e++)
+        if (!env_overrides(env, *e))
+            p->envp[k++] = (char *)*e;
     for (const char *const *e = env; e && *e; e++)
         p->envp[k++] = (char *)*e;
     p->envp[k] = NULL;
     return PATHGATE_OK;
+}
+
+/* ------------------------------------------------- the network allowlist */
+
+/* allow_domains (docs/exec.md "Network"): the proxy for this command,
+ * serving the uid the command runs as, and what the init needs to start
+ * the bridge in the command's network namespace. */
+static int plan_net(pathgate__exec_plan *p, const pathgate__exec_target *t, pathgate_error *err)
+{
+    pathgate__netproxy_config cfg = PATHGATE__NETPROXY_CONFIG_INIT;
+    cfg.allow = p->allow;
+    cfg.audit = t->net_audit;
+    cfg.audit_ctx = t->net_audit_ctx;
+    cfg.alloc = &p->alloc;
+    cfg.owner_uid = cfg.peer_uid = p->tpl->unpriv ? PATHGATE__EXEC_RUN_AS_UID : geteuid();
+    cfg.owner_gid = p->tpl->unpriv ? PATHGATE__EXEC_RUN_AS_GID : getegid();
+    int rc = pathgate__netproxy_start(&p->proxy, &cfg, err);
+    if (rc)
+        return rc;
+    size_t size = PATHGATE__EXEC_STACK + PATHGATE__NETPROXY_BRIDGE_MEM + sizeof *p->net;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    pathgate__exec_net *n =
+        (pathgate__exec_net *)((char *)m + PATHGATE__EXEC_STACK + PATHGATE__NETPROXY_BRIDGE_MEM);
+    p->net = n;
+    n->stack = (char *)m + PATHGATE__EXEC_STACK;
+    n->mem = n->stack;
+    n->socket_fd = open(pathgate__netproxy_socket(p->proxy), O_PATH | O_CLOEXEC);
+    if (n->socket_fd < 0)
+        return pathgate__error_set(err, PATHGATE_EIO, "cannot open the network proxy's socket");
+    n->child_fd = n->socket_fd;
+    snprintf(n->child_path, sizeof n->child_path, "/proc/self/fd/%d", n->socket_fd);
+    p->spec.net = n;
+    p->prot |= PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST;
+    return PATHGATE_OK;
+}
+
+static void net_dispose(pathgate__exec_plan *p)
+{
+    /* (the bridge has ended: the init reaps every process of its
+     * namespace before it says done, and the namespace ends with it) */
+    if (p->net) {
+        if (p->net->socket_fd >= 0)
+            close(p->net->socket_fd);
+        munmap((char *)p->net - PATHGATE__EXEC_STACK - PATHGATE__NETPROXY_BRIDGE_MEM,
+               PATHGATE__EXEC_STACK + PATHGATE__NETPROXY_BRIDGE_MEM + sizeof *p->net);
+    }
+    pathgate__netproxy_stop(p->proxy);
+    pathgate__netproxy_allow_free(p->allow);
+    p->net = NULL;
+    p->proxy = NULL;
+    p->allow = NULL;
 }
 
 /* ------------------------------------------------------------- the view */
@@ -313,6 +372,14 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
     if (rc)
         return rc;
     const pathgate_exec_options *o = &p->o;
+    if (o->allow_domains) {
+        size_t nd = 0;
+        while (o->allow_domains[nd])
+            nd++;
+        if ((rc = pathgate__netproxy_allow_compile(&p->allow, &p->alloc, o->allow_domains, nd,
+                                                   err)) != 0)
+            return rc;
+    }
 
     /* What the kernel offers, and what may be refused. */
     int abi = (o->flags & PATHGATE_EXEC_TEST_NO_LANDLOCK) ? 0 : pathgate__landlock_abi();
@@ -344,8 +411,15 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
             return rc;
         }
     }
+    if (o->allow_domains && !want_view)
+        return pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
+                                   "allow_domains needs a network namespace of the command's "
+                                   "own, which this system cannot give: refusing rather than "
+                                   "running with the host's network");
     if (want_view) {
         if ((rc = prepare_view(p, t, err)) != 0)
+            return rc;
+        if (o->allow_domains && (rc = plan_net(p, t, err)) != 0)
             return rc;
     } else {
         /* a private directory in the host's /tmp, granted by Landlock */
@@ -463,6 +537,7 @@ int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, p
 void pathgate__exec_plan_dispose(pathgate__exec_plan *p)
 {
     const pathgate_allocator *a = &p->alloc;
+    net_dispose(p);
     if (p->netns_fd >= 0)
         close(p->netns_fd);
     if (p->next_netns >= 0)

@@ -32,6 +32,9 @@ typedef struct pathgate__exec_target {
     const char *cwd_view; /* its path in the view; NULL = no view (as without namespaces) */
     const char *home;     /* HOME: a view path inside a writable base; NULL = a private one */
     pathgate__exec_cache *cache; /* prepared views (NULL: one made for this run) */
+    /* where the network allowlist's decisions go (NULL = nowhere) */
+    pathgate__net_audit_fn net_audit;
+    void *net_audit_ctx;
 } pathgate__exec_target;
 
 typedef struct pathgate__exec_plan {
@@ -55,6 +58,10 @@ typedef struct pathgate__exec_plan {
     char *argv[4];
     char **envp;
     char *env_owned[8];
+    /* allow_domains: the compiled list, the proxy, the bridge's part */
+    pathgate__netproxy_allow *allow;
+    pathgate__netproxy *proxy;
+    pathgate__exec_net *net;
     pathgate__exec_spec spec;
 } pathgate__exec_plan;
 

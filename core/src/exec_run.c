@@ -32,11 +32,17 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         memcpy(dst, opts, offsetof(pathgate_exec_options, max_processes));
     else if (opts && opts->version == 2) /* ... before the home */
         memcpy(dst, opts, offsetof(pathgate_exec_options, home));
+    else if (opts && opts->version == 3) /* ... before allow_domains */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, allow_domains));
     else if (opts)
         *dst = *opts;
     dst->version = PATHGATE_EXEC_OPTIONS_VERSION;
     if (!dst->home && dst->home_len)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    if (dst->allow_domains && dst->allow_network)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "allow_domains and allow_network exclude each other "
+                                   "(allow_network is the host's whole network)");
     if (!dst->max_processes)
         dst->max_processes = PATHGATE_EXEC_MAX_PROCESSES_DEFAULT;
     if (!dst->max_cpu_seconds)
@@ -86,6 +92,6 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
                               const char *cwd_view, const char *command, size_t len,
                               const pathgate_exec_options *opts, pathgate_error *err)
 {
-    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL, NULL};
+    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL, NULL, NULL, NULL};
     return pathgate__exec_run_target(out, alloc, &t, command, len, opts, err);
 }

@@ -646,8 +646,12 @@ static int prep_send(pathgate__exec_prep *prep, child_args *a)
         if (syscall(PATHGATE__SYS_LANDLOCK_ADD_RULE, a->ruleset_fd, 1, &pb, 0) < 0)
             return errno;
     }
-    int fds[PREP_FDS] = {a->devnull, a->pipe_w, a->done_w, a->ruleset_fd};
-    size_t n = a->ruleset_fd >= 0 ? 4 : 3;
+    int fds[PREP_FDS] = {a->devnull, a->pipe_w, a->done_w, -1, -1};
+    size_t n = 3;
+    if (a->ruleset_fd >= 0)
+        fds[n++] = a->ruleset_fd;
+    if (a->spec->net)
+        fds[n++] = a->spec->net->socket_fd;
     union {
         struct cmsghdr h;
         char buf[CMSG_SPACE(PREP_FDS * sizeof(int))];

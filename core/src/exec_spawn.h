@@ -41,6 +41,7 @@
 #include "exec_seccomp.h"
 #include "exec_template.h"
 #include "exec_view.h"
+#include "netproxy.h"
 #include "pathgate/exec.h"
 
 typedef struct pathgate__exec_keeper pathgate__exec_keeper;
@@ -53,6 +54,23 @@ typedef struct pathgate__exec_rlimit {
     int resource;
     unsigned long long value;
 } pathgate__exec_rlimit;
+
+/* A command's network allowlist (docs/exec.md "Network"): what the init
+ * needs to start the bridge (netproxy.h) in the command's network
+ * namespace before the shell. The proxy's socket is passed by descriptor:
+ * socket_fd (O_PATH, the host's) is in the init's table as child_fd (the
+ * same number in a copy of the host's table; a prepared init receives
+ * it), reached as child_path ("/proc/self/fd/<child_fd>") from the
+ * bridge; the socket appears nowhere in the view. stack and mem are the
+ * bridge's (it shares the host's memory): freed only after the call. */
+typedef struct pathgate__exec_net {
+    int socket_fd;
+    int child_fd;                     /* set by the host, or by a prepared init */
+    char child_path[32];              /* likewise */
+    char *stack;                      /* top of PATHGATE__EXEC_STACK bytes */
+    void *mem;                        /* PATHGATE__NETPROXY_BRIDGE_MEM bytes */
+    pathgate__netproxy_bridge bridge; /* its sockets, set by the init */
+} pathgate__exec_net;
 
 typedef struct pathgate__exec_spec {
     char *const *argv; /* argv[0] is the program path */
@@ -82,6 +100,9 @@ typedef struct pathgate__exec_spec {
     const pathgate_allocator *alloc;
     pathgate__exec_rlimit rlimits[PATHGATE__EXEC_MAX_RLIMITS];
     size_t nrlimits;
+    /* the network allowlist's bridge (with a view, never prepared
+     * ahead); NULL = none */
+    pathgate__exec_net *net;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)

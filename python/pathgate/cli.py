@@ -27,6 +27,7 @@ The TOML file::
     deny_write = ["dist/"]                        # read, never changed
     presets = ["vcs", "secrets"]                  # docs/policy.md
     audit_log = "/var/log/pathgate/audit.jsonl"    # one JSON line per decision
+    allow_domains = ["pypi.org", "*.github.com:443"]  # execute: the network allowlist
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -103,6 +104,9 @@ class Config:
     deny_write: list[str] = dataclasses.field(default_factory=list)
     presets: list[str] = dataclasses.field(default_factory=list)
     audit_log: str | None = None
+    # execute's network allowlist (docs/exec.md "Network"): the file's
+    # list, then the flags'; None = none
+    allow_domains: list[str] | None = None
 
 
 def user_config_path() -> Path | None:
@@ -169,11 +173,11 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
     unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
-                           *_POLICY_KEYS}
+                           "allow_domains", *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
                           "(known: roots, mods, read_only, max_tokens, allow_execute, "
-                          "deny_read, deny_write, presets, audit_log)")
+                          "allow_domains, deny_read, deny_write, presets, audit_log)")
     _read_policy_keys(data, cfg, where, here)
     for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
         section = data.get(table, {})
@@ -197,6 +201,12 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         if not isinstance(data["allow_execute"], bool):
             raise ConfigError(f"{where}: allow_execute must be true or false")
         cfg.allow_execute = data["allow_execute"]
+    if "allow_domains" in data:
+        value = data["allow_domains"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: allow_domains must be a list of host names "
+                              "(example.com, *.example.com, an IP address; optional :port)")
+        cfg.allow_domains = list(value)
 
 
 def load_config(args: argparse.Namespace) -> Config:
@@ -228,6 +238,8 @@ def load_config(args: argparse.Namespace) -> Config:
     cfg.presets.extend(getattr(args, "preset", None) or ())
     if getattr(args, "audit_log", None):
         cfg.audit_log = os.path.abspath(args.audit_log)
+    if getattr(args, "allow_domain", None):
+        cfg.allow_domains = (cfg.allow_domains or []) + list(args.allow_domain)
     if args.max_tokens is not None:
         if args.max_tokens <= 0:
             raise UsageError("--max-tokens must be a positive integer")
@@ -241,7 +253,21 @@ def load_config(args: argparse.Namespace) -> Config:
     elif not cfg.roots and not cfg.mods:
         raise ConfigError(f"config {cfg.file}: no root or mod configured" if cfg.file
                           else "no root or mod configured")
+    if cfg.allow_domains is not None:
+        _check_allow_domains(cfg)
     return cfg
+
+
+def _check_allow_domains(cfg: Config) -> None:
+    """A malformed allow_domains entry is a configuration error at once,
+    not a refusal of every later command (pathgate mcp)."""
+    from . import Error, _core
+
+    try:
+        _core._check_allow_domains(cfg.allow_domains or [])
+    except Error as e:
+        where = f"config {cfg.file}: " if cfg.file is not None else ""
+        raise ConfigError(f"{where}{e}") from None
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -409,12 +435,12 @@ def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
     return resolver
 
 
-def make_session(args: argparse.Namespace) -> Any:
+def make_session(args: argparse.Namespace, cfg: Config | None = None) -> Any:
     """A session whose home is the first base and whose cwd is --cwd: the
     one rule every subcommand applies to relative input."""
     from . import Error, Session
 
-    resolver = make_resolver(args)
+    resolver = make_resolver(args, cfg)
     home = f"root:{resolver.roots[0]}" if resolver.roots else f"mod:{resolver.mods[0]}"
     session = Session(resolver, home)
     cwd = getattr(args, "cwd", None) or getattr(args, "base", None)
@@ -544,10 +570,10 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
-def make_backend(args: argparse.Namespace) -> Any:
+def make_backend(args: argparse.Namespace, cfg: Config | None = None) -> Any:
     from . import Backend
 
-    return Backend(make_session(args))
+    return Backend(make_session(args, cfg))
 
 
 def _cli_message(text: str, kind: str | None) -> str:
@@ -784,9 +810,12 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_execute(args: argparse.Namespace) -> int:
-    backend = make_backend(args)
+    cfg = load_config(args)
+    backend = make_backend(args, cfg)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("execute: --timeout must be a positive number of seconds")
+    if cfg.allow_domains is not None:
+        backend.configure_execute(allow_domains=cfg.allow_domains)
     response = backend.execute(args.shell_command, timeout=args.timeout)
     code = _get(response, "exit_code")
     output = str(_get(response, "output") or "")
@@ -853,9 +882,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--audit-log", metavar="FILE", **extra,
                        help="append one JSON line per decision to FILE (the operator's: it "
                             "holds host paths)")
+        p.add_argument("--allow-domain", action="append", metavar="HOST", **extra,
+                       help="execute: a host the command may reach through pathgate's proxy "
+                            "(example.com, *.example.com, an IP address; optional :port; "
+                            "repeatable; docs/exec.md)")
         p.add_argument("--config", metavar="FILE", **extra,
                        help="TOML configuration ([roots], [mods], read_only, max_tokens, "
-                            "deny_read, deny_write, presets, audit_log); "
+                            "deny_read, deny_write, presets, audit_log, allow_domains); "
                             "default: $XDG_CONFIG_HOME/pathgate/config.toml when no "
                             "--root/--mod is given")
         p.add_argument("--cwd", metavar="ADDRESS", **extra,

@@ -202,7 +202,8 @@ class PathgateBackend(_da.SandboxBackendProtocol):
     (seconds; on expiry the result is empty with ``truncated=True``).
     ``max_file_size_mb`` caps the files grep re-reads for context lines.
     ``execute_options`` are passed to :meth:`pathgate.Backend.configure_execute`
-    (``allow_network``, ``allow_unconfined``, ``output_cap``, ``env``).
+    (``allow_network``, ``allow_unconfined``, ``output_cap``, ``env``,
+    ``allow_domains``, ...).
     ``permissions`` (deepagents' ``FilesystemPermission`` rules) are added to
     the resolver's policy (docs/policy.md): give them here, not to
     ``create_deep_agent``, which refuses them next to ``execute``.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ PROTECTIONS: dict[str, int] = {
     "unprivileged_uid": 0x80,
     "memory_limit": 0x100,
     "network_namespace": 0x200,
+    "network_allowlist": 0x400,
 }
 
 
@@ -96,6 +97,7 @@ def execute(
     max_file_size: int | None = None,
     tmp_size: int | None = None,
     home: str | None = None,
+    allow_domains: Sequence[str] | None = None,
 ) -> ExecuteResponse:
     """Runs ``command`` contained to ``target``'s roots and mods.
 
@@ -110,6 +112,12 @@ def execute(
     private /tmp and home; 256 MiB). ``home`` is the address of a directory
     in a writable base to be the home (caches such as npm's and pip's then
     last from one command to the next; default: a private, empty one).
+    ``allow_domains`` is the network allowlist (docs/exec.md "Network"):
+    host names, ``*.`` wildcards and IP literals, each with an optional
+    ``:port``; the command reaches those only, through a proxy on the host
+    (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` are
+    set), every decision an audit event (``Resolver(..., audit=fn)``).
+    None = no allowlist; it excludes ``allow_network``.
     Raises ``pathgate.Error`` (``.kind``:
     ``unsupported``, ``invalid_path``, ``not_a_directory``, ...) when the
     command cannot be run.
@@ -118,7 +126,17 @@ def execute(
                     allow_network=allow_network, allow_unconfined=allow_unconfined,
                     env=env, max_processes=max_processes, max_memory=max_memory,
                     max_cpu_seconds=max_cpu_seconds, max_file_size=max_file_size,
-                    tmp_size=tmp_size, home=home)
+                    tmp_size=tmp_size, home=home,
+                    allow_domains=_domains(allow_domains))
+
+
+def _domains(value: Sequence[str] | None) -> list[str] | None:
+    """allow_domains as a list (a lone str is a mistake, not its characters)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)):
+        raise TypeError("allow_domains must be a list of str")
+    return list(value)
 
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
@@ -164,11 +182,12 @@ class SandboxMixin:
         max_file_size: int | None = None,
         tmp_size: int | None = None,
         home: str | None = None,
+        allow_domains: Sequence[str] | None = None,
     ) -> None:
         """Options of every later ``execute`` on this backend (defaults:
         no network, refuse to run with weaker protection, 100,000 bytes
         kept, the minimal environment, the default limits of ``execute``,
-        a private home)."""
+        a private home, no network allowlist)."""
         self._exec_options = {
             "allow_network": bool(allow_network),
             "allow_unconfined": bool(allow_unconfined),
@@ -180,6 +199,7 @@ class SandboxMixin:
             "max_file_size": max_file_size,
             "tmp_size": tmp_size,
             "home": home,
+            "allow_domains": _domains(allow_domains),
         }
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:

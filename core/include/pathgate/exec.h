@@ -97,6 +97,8 @@ extern "C" {
 /* A network namespace of the command's own (loopback only): no host
  * network, no host abstract Unix socket. Absent with allow_network. */
 #define PATHGATE_EXEC_PROT_NETWORK_NAMESPACE 0x200u
+/* The network allowlist (allow_domains): the proxy and its bridge. */
+#define PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST 0x400u
 
 typedef struct pathgate_exec_options {
     unsigned int version; /* PATHGATE_EXEC_OPTIONS_VERSION */
@@ -134,13 +136,25 @@ typedef struct pathgate_exec_options {
      * command. */
     const char *home;
     size_t home_len;
+    /* Version 4: the network allowlist (docs/exec.md "Network",
+     * docs/policy.md "Network allowlist"): a NULL-terminated list of host
+     * patterns (`example.com`, `*.example.com`, IP literals, each with an
+     * optional `:port`). Non-NULL (even empty): the command keeps its own
+     * network namespace with no route out and reaches the listed names
+     * through a proxy on the host (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and
+     * NO_PROXY are set), every decision an audit event. NULL = none.
+     * PATHGATE_EINVAL with allow_network (contradictory) or a malformed
+     * entry; PATHGATE_EUNSUPPORTED without a network namespace of the
+     * command's own (even with allow_unconfined). */
+    const char *const *allow_domains;
 } pathgate_exec_options;
 
-/* Versions 1 (without the limits) and 2 (without home) are still accepted. */
-#define PATHGATE_EXEC_OPTIONS_VERSION 3
+/* Versions 1 (without the limits), 2 (without home) and 3 (without
+ * allow_domains) are still accepted. */
+#define PATHGATE_EXEC_OPTIONS_VERSION 4
 #define PATHGATE_EXEC_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0        \
+        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0, NULL  \
     }
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */

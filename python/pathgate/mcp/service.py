@@ -78,9 +78,11 @@ class Server:
     """What every session of one process shares."""
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool = False, limits: Limits | None = None,
-                 call_log: CallLog | None = None, shutdown_timeout: float = 10.0) -> None:
+                 call_log: CallLog | None = None, shutdown_timeout: float = 10.0,
+                 allow_domains: list[str] | None = None) -> None:
         self.resolver = resolver
         self.allow_execute = allow_execute
+        self.allow_domains = allow_domains  # execute's network allowlist (None: none)
         self.limits = limits or Limits()
         self.call_log = call_log or CallLog()
         self.shutdown_timeout = shutdown_timeout
@@ -114,7 +116,7 @@ class Server:
     def open(self, label: str) -> tuple[Peer, ConnectionTools]:
         """A new session: its state and a Peer serving it."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label)
+                                label=label, allow_domains=self.allow_domains)
         ref: list[Peer] = []
         peer = Peer(**self.peer_arguments(state, ref))
         ref.append(peer)
@@ -125,7 +127,7 @@ class Server:
               label: str = "stdio") -> Connection:
         """The one session of stdio: a Connection over the two streams."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label)
+                                label=label, allow_domains=self.allow_domains)
         ref: list[Peer] = []
         kw = self.peer_arguments(state, ref)
         handlers = kw.pop("handlers")
