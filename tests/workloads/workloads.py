@@ -20,6 +20,14 @@ from pathlib import Path
 from harness import Step, Workload
 
 
+def _host_names_localhost() -> bool:
+    try:
+        lines = Path("/etc/hosts").read_text(errors="replace").splitlines()
+    except OSError:
+        return False
+    return any("localhost" in line.split("#", 1)[0].split()[1:] for line in lines)
+
+
 def _write(root: Path, files: Mapping[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
@@ -590,7 +598,9 @@ IDENTITY = [
         steps=(Step("whoami"),
                Step("getent passwd \"$(id -u)\" | cut -d: -f1,3,4"
                     " && getent group \"$(id -g)\" | cut -d: -f1,3"),
-               Step("getent hosts localhost"))),
+               # the view's /etc/hosts names localhost; compared only where
+               # the host's does too (a bare new root file system has none)
+               *((Step("getent hosts localhost"),) if _host_names_localhost() else ()))),
     Workload(
         "identity_locale", "identity", "`locale`, `locale -a`, a multibyte character count",
         tools=("locale",),
