@@ -16,88 +16,44 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec_raw.h"
 #include "netproxy.h"
-
-#define NOSAN __attribute__((no_sanitize("address", "undefined", "thread")))
-
-#if defined(__x86_64__)
-NOSAN static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    long ret;
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-#elif defined(__aarch64__)
-NOSAN static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = f;
-    __asm__ volatile("svc 0"
-                     : "+r"(x0)
-                     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                     : "memory");
-    return x0;
-}
-#else
-/* Elsewhere glibc's syscall(), which writes errno: call the bridge only in
- * a process with memory of its own then. */
-NOSAN static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    long r = syscall(n, a, b, c, d, e, f);
-    return r < 0 ? -(long)errno : r;
-}
-#endif
-
-#define SYS_ARGS(n, a, b, c, d, e, f, ...)                                                         \
-    sys6((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
-#define SYS(...) SYS_ARGS(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
 
 #define BUF_SIZE 8192
 #define BACKLOG 128
 
-NOSAN static void zero(void *p, size_t n)
+PG_NOSAN static void zero(void *p, size_t n)
 {
     volatile unsigned char *d = p;
     while (n--)
         *d++ = 0;
 }
 
-NOSAN long pathgate__netproxy_bridge_loopback_up(void)
+PG_NOSAN long pathgate__netproxy_bridge_loopback_up(void)
 {
-    long fd = SYS(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    long fd = pg_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return fd;
     struct ifreq ifr;
     zero(&ifr, sizeof ifr);
     ifr.ifr_name[0] = 'l';
     ifr.ifr_name[1] = 'o';
-    long rc = SYS(SYS_ioctl, fd, SIOCGIFFLAGS, &ifr);
+    long rc = pg_raw(SYS_ioctl, fd, SIOCGIFFLAGS, &ifr);
     if (rc == 0 && !(ifr.ifr_flags & IFF_UP)) {
         ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-        rc = SYS(SYS_ioctl, fd, SIOCSIFFLAGS, &ifr);
+        rc = pg_raw(SYS_ioctl, fd, SIOCSIFFLAGS, &ifr);
     }
-    SYS(SYS_close, fd);
+    pg_raw(SYS_close, fd);
     return rc;
 }
 
-NOSAN static long listen_on(int family, unsigned short port)
+PG_NOSAN static long listen_on(int family, unsigned short port)
 {
-    long fd = SYS(SYS_socket, family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    long fd = pg_raw(SYS_socket, family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return fd;
     int one = 1;
-    long rc = SYS(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    long rc = pg_raw(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (rc == 0 && family == AF_INET) {
         struct sockaddr_in sa;
         zero(&sa, sizeof sa);
@@ -107,9 +63,9 @@ NOSAN static long listen_on(int family, unsigned short port)
         pb[1] = (unsigned char)port;
         ip[0] = 127;
         ip[3] = 1;
-        rc = SYS(SYS_bind, fd, &sa, sizeof sa);
+        rc = pg_raw(SYS_bind, fd, &sa, sizeof sa);
     } else if (rc == 0) {
-        rc = SYS(SYS_setsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        rc = pg_raw(SYS_setsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
         struct sockaddr_in6 sa;
         zero(&sa, sizeof sa);
         sa.sin6_family = AF_INET6;
@@ -118,19 +74,19 @@ NOSAN static long listen_on(int family, unsigned short port)
         pb[1] = (unsigned char)port;
         sa.sin6_addr.s6_addr[15] = 1; /* ::1 */
         if (rc == 0)
-            rc = SYS(SYS_bind, fd, &sa, sizeof sa);
+            rc = pg_raw(SYS_bind, fd, &sa, sizeof sa);
     }
     if (rc == 0)
-        rc = SYS(SYS_listen, fd, BACKLOG);
+        rc = pg_raw(SYS_listen, fd, BACKLOG);
     if (rc < 0) {
-        SYS(SYS_close, fd);
+        pg_raw(SYS_close, fd);
         return rc;
     }
     return fd;
 }
 
-NOSAN long pathgate__netproxy_bridge_listen(pathgate__netproxy_bridge *b, unsigned short port,
-                                            const char *socket_path)
+PG_NOSAN long pathgate__netproxy_bridge_listen(pathgate__netproxy_bridge *b, unsigned short port,
+                                               const char *socket_path)
 {
     b->listen4 = b->listen6 = -1;
     zero(&b->target, sizeof b->target);
@@ -165,19 +121,19 @@ typedef struct pair {
     char *buf[2];
 } pair;
 
-NOSAN static void pair_close(pair *p)
+PG_NOSAN static void pair_close(pair *p)
 {
-    SYS(SYS_close, p->fd[0]);
-    SYS(SYS_close, p->fd[1]);
+    pg_raw(SYS_close, p->fd[0]);
+    pg_raw(SYS_close, p->fd[1]);
     p->fd[0] = p->fd[1] = -1;
 }
 
 /* Moves flow d of p: 1 moved, 0 nothing, -1 error. */
-NOSAN static int step(pair *p, int d, short rev_from, short rev_to)
+PG_NOSAN static int step(pair *p, int d, short rev_from, short rev_to)
 {
     int from = p->fd[d], to = p->fd[1 - d], moved = 0;
     if (!p->len[d] && !p->eof[d] && (rev_from & (POLLIN | POLLHUP | POLLERR))) {
-        long n = SYS(SYS_recvfrom, from, p->buf[d], BUF_SIZE, 0, 0, 0);
+        long n = pg_raw(SYS_recvfrom, from, p->buf[d], BUF_SIZE, 0, 0, 0);
         if (n > 0) {
             p->len[d] = (unsigned int)n;
             p->off[d] = 0;
@@ -190,8 +146,8 @@ NOSAN static int step(pair *p, int d, short rev_from, short rev_to)
         }
     }
     if (p->len[d] && ((rev_to & (POLLOUT | POLLERR | POLLHUP)) || moved)) {
-        long n =
-            SYS(SYS_sendto, to, p->buf[d] + p->off[d], p->len[d] - p->off[d], MSG_NOSIGNAL, 0, 0);
+        long n = pg_raw(SYS_sendto, to, p->buf[d] + p->off[d], p->len[d] - p->off[d], MSG_NOSIGNAL,
+                        0, 0);
         if (n > 0) {
             p->off[d] += (unsigned int)n;
             if (p->off[d] == p->len[d])
@@ -202,7 +158,7 @@ NOSAN static int step(pair *p, int d, short rev_from, short rev_to)
         }
     }
     if (p->eof[d] && !p->len[d] && !p->shut[d]) {
-        SYS(SYS_shutdown, to, SHUT_WR);
+        pg_raw(SYS_shutdown, to, SHUT_WR);
         p->shut[d] = 1;
         moved = 1;
     }
@@ -211,16 +167,16 @@ NOSAN static int step(pair *p, int d, short rev_from, short rev_to)
 
 /* Joins a freshly accepted connection to a new connection to the socket:
  * 1 when joined, 0 when it was closed. */
-NOSAN static int join(const pathgate__netproxy_bridge *b, pair *pairs, char *mem, long conn)
+PG_NOSAN static int join(const pathgate__netproxy_bridge *b, pair *pairs, char *mem, long conn)
 {
-    long u = SYS(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    long rc = u < 0 ? u : SYS(SYS_connect, u, &b->target, b->target_len);
+    long u = pg_raw(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    long rc = u < 0 ? u : pg_raw(SYS_connect, u, &b->target, b->target_len);
     if (rc == 0)
-        rc = SYS(SYS_fcntl, u, F_SETFL, O_NONBLOCK);
+        rc = pg_raw(SYS_fcntl, u, F_SETFL, O_NONBLOCK);
     if (rc < 0) {
         if (u >= 0)
-            SYS(SYS_close, u);
-        SYS(SYS_close, conn);
+            pg_raw(SYS_close, u);
+        pg_raw(SYS_close, conn);
         return 0;
     }
     for (int i = 0; i < PATHGATE__NETPROXY_BRIDGE_MAX; i++) {
@@ -235,16 +191,16 @@ NOSAN static int join(const pathgate__netproxy_bridge *b, pair *pairs, char *mem
         p->buf[1] = p->buf[0] + BUF_SIZE;
         return 1;
     }
-    SYS(SYS_close, u); /* not reached: the caller counts free pairs */
-    SYS(SYS_close, conn);
+    pg_raw(SYS_close, u); /* not reached: the caller counts free pairs */
+    pg_raw(SYS_close, conn);
     return 0;
 }
 
-NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, void *mem)
+PG_NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, void *mem)
 {
     if (!mem) {
-        long m = SYS(SYS_mmap, 0, PATHGATE__NETPROXY_BRIDGE_MEM, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        long m = pg_raw(SYS_mmap, 0, PATHGATE__NETPROXY_BRIDGE_MEM, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m < 0 && m > -4096)
             return m;
         mem = (void *)m;
@@ -287,7 +243,7 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
         /* after a failed accept (out of descriptors): 50 ms without
          * accepting, so a listener that stays readable is no busy loop */
         struct timespec pause_ts = {0, 50 * 1000 * 1000};
-        long r = SYS(SYS_ppoll, fds, n, paused ? &pause_ts : 0, 0, 0);
+        long r = pg_raw(SYS_ppoll, fds, n, paused ? &pause_ts : 0, 0, 0);
         paused = 0;
         if (r == -EINTR)
             continue;
@@ -308,7 +264,7 @@ NOSAN long pathgate__netproxy_bridge_serve(const pathgate__netproxy_bridge *b, v
         for (int k = first_listener; k < n && active < PATHGATE__NETPROXY_BRIDGE_MAX; k++) {
             if (!fds[k].revents)
                 continue;
-            long conn = SYS(SYS_accept4, fds[k].fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            long conn = pg_raw(SYS_accept4, fds[k].fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (conn >= 0)
                 active += join(b, pairs, mem, conn);
             else if (conn != -EAGAIN && conn != -EINTR && conn != -ECONNABORTED)
