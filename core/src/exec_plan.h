@@ -32,6 +32,9 @@ typedef struct pathgate__exec_target {
     const char *cwd_view; /* its path in the view; NULL = no view (as without namespaces) */
     const char *home;     /* HOME: a view path inside a writable base; NULL = a private one */
     pathgate__exec_cache *cache; /* prepared views (NULL: one made for this run) */
+    /* the policy's masks (exec_policy.h); NULL = none. Needs a view: the
+     * call is refused without one. */
+    const pathgate__exec_masks *masks;
 } pathgate__exec_target;
 
 typedef struct pathgate__exec_plan {

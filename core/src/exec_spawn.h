@@ -38,6 +38,7 @@
 
 #include <linux/filter.h>
 
+#include "exec_policy.h"
 #include "exec_seccomp.h"
 #include "exec_template.h"
 #include "exec_view.h"
@@ -82,6 +83,9 @@ typedef struct pathgate__exec_spec {
     const pathgate_allocator *alloc;
     pathgate__exec_rlimit rlimits[PATHGATE__EXEC_MAX_RLIMITS];
     size_t nrlimits;
+    /* With a view: the policy's masks, made by the first process of the
+     * command's mount namespace at the call (exec_policy.h); NULL = none */
+    const struct pathgate__exec_masks *masks;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)
