@@ -58,7 +58,7 @@ struct pathgate_resolver {
     pathgate__policy_store *policy; /* rule sets (policy.c) */
     pathgate_audit_fn audit;
     void *audit_ctx;
-    char *door;       /* of audit events */
+    char *door; /* of audit events */
     void *exec_cache; /* exec_template.h: the prepared views of commands */
 };
 
