@@ -33,9 +33,9 @@ enum {
 };
 
 typedef struct pathgate__exec_mask {
-    uint32_t dir;  /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
-    uint32_t rel;  /* offset in buf: the entry's path below it (no symlink followed) */
-    uint8_t kind;  /* PATHGATE__MASK_* */
+    uint32_t dir; /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
+    uint32_t rel; /* offset in buf: the entry's path below it (no symlink followed) */
+    uint8_t kind; /* PATHGATE__MASK_* */
 } pathgate__exec_mask;
 
 typedef struct pathgate__exec_masks {
