@@ -1,0 +1,77 @@
+"""The resolver's policy inside commands (docs/exec.md "Policy in
+commands"), through Backend.execute: what matches deny_read is hidden,
+what matches deny_write is read-only, found anew at each call, and each
+command is an audit event. The C suite (tests/c/test_exec_policy.c) runs
+the same cases as uid 65534 too."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pathgate
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for rel, text in {".env": "SECRET=1\n", "app/.env": "APP_SECRET=1\n", "app/main.txt": "m\n",
+                      ".git/hooks/pre-commit": "#!/bin/sh\n", "locked.txt": "keep\n"}.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    (repo / "innocent").symlink_to(".env")
+    return repo
+
+
+def backend(repo: Path, events: list[dict[str, Any]]) -> pathgate.Backend:
+    r = pathgate.Resolver(roots={"repo": repo}, deny_read=["**/.env"], deny_write=["locked.txt"],
+                          presets=["vcs", "secrets"], audit=events.append)
+    return pathgate.Backend(pathgate.Session(r))
+
+
+def test_hidden_and_read_only_inside_commands(repo: Path) -> None:
+    events: list[dict[str, Any]] = []
+    b = backend(repo, events)
+    r = b.execute("cat .env app/.env innocent; echo rc=$?; grep -r SECRET . ; echo g=$?; exit 5")
+    assert "SECRET=1" not in r.output and "rc=1" in r.output and "g=2" in r.output
+    r = b.execute("echo x >> locked.txt; rm -f locked.txt; echo evil > .git/hooks/pre-commit; "
+                  "git add app/main.txt && git -c user.name=t -c user.email=t@e commit -qm one && "
+                  "git worktree add -q wt && echo git-ok")
+    assert "git-ok" in r.output, r.output
+    assert (repo / "locked.txt").read_text() == "keep\n"
+    assert (repo / ".git/hooks/pre-commit").read_text() == "#!/bin/sh\n"
+    assert (repo / "wt" / "app" / "main.txt").exists()
+    starts = [e for e in events if e["operation"] == "execute" and e["outcome"] == "allowed"]
+    ends = [e for e in events if e["operation"] == "execute" and e["outcome"] == "exited"]
+    assert len(starts) == 2 and len(ends) == 2
+    assert starts[0]["address"] == "root:repo" and starts[0]["count"] >= 4
+    assert starts[0]["protections"] > 0 and "exit_status" not in starts[0]
+    assert ends[0]["exit_status"] == 5 and ends[1]["exit_status"] == 0
+    assert all("cat" not in str(e.values()) for e in events)  # never the command text
+
+
+def test_a_file_written_between_two_commands_is_hidden(repo: Path) -> None:
+    events: list[dict[str, Any]] = []
+    b = backend(repo, events)
+    assert b.execute("true").exit_code == 0
+    (repo / "late").mkdir()
+    (repo / "late" / ".env").write_text("LATE=1\n")  # as a file operation of the host
+    r = b.execute("cat late/.env; echo rc=$?")
+    assert "LATE=1" not in r.output and "rc=1" in r.output
+
+
+def test_refusals_are_audited(repo: Path) -> None:
+    events: list[dict[str, Any]] = []
+    r = pathgate.Resolver(roots={"repo": repo}, presets=["secrets"], audit=events.append)
+    with pytest.raises(pathgate.Error):
+        pathgate.execute(r, "true", cwd="root:repo/nowhere")
+    refused = [e for e in events if e["operation"] == "execute" and e["outcome"] == "denied"]
+    assert len(refused) == 1 and refused[0]["reason"] == "invalid_path"
