@@ -75,3 +75,31 @@ def test_refusals_are_audited(repo: Path) -> None:
         pathgate.execute(r, "true", cwd="root:repo/nowhere")
     refused = [e for e in events if e["operation"] == "execute" and e["outcome"] == "denied"]
     assert len(refused) == 1 and refused[0]["reason"] == "invalid_path"
+
+
+def test_mcp_execute_applies_the_presets(repo: Path, tmp_path: Path) -> None:
+    import json
+    import os
+    import sys
+    log = tmp_path / "mcp-audit.jsonl"
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25"}},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "execute", "arguments": {
+             "command": "cat .env app/.env; echo evil > .git/hooks/pre-commit; cat app/main.txt"}}},
+    ]
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={repo}", "--preset",
+                        "secrets", "--preset", "vcs", "--audit-log", str(log), "mcp",
+                        "--allow-execute"],
+                       input=data, capture_output=True, env=env, timeout=120, check=True)
+    a = {x["id"]: x for x in map(json.loads, p.stdout.splitlines())}
+    text = a[1]["result"]["content"][0]["text"]
+    assert "SECRET=1" not in text and "m\n" in text, text
+    assert (repo / ".git/hooks/pre-commit").read_text() == "#!/bin/sh\n"
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    ex = [e for e in events if e["operation"] == "execute"]
+    assert {e["outcome"] for e in ex} == {"allowed", "exited"} and all(e["door"] == "mcp" for e in ex)
+    assert str(tmp_path) not in text
