@@ -144,7 +144,15 @@ PG_NOSAN static long apply_one(long base, const char *rel, int kind, long *file,
         pg_raw(SYS_close, fd);
         return 0;
     }
-    if (rc >= 0 && kind == PATHGATE__MASK_READ_ONLY) {
+    if (rc >= 0 && kind == PATHGATE__MASK_PIN) {
+        *step = "policy pin";
+        if (!S_ISDIR(st.st_mode)) {
+            pg_raw(SYS_close, fd);
+            return -ENOTDIR; /* a directory on the way changed: fail closed */
+        }
+        rc = tree = pg_raw(__NR_open_tree, fd, "",
+                           M_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | M_AT_RECURSIVE);
+    } else if (rc >= 0 && kind == PATHGATE__MASK_READ_ONLY) {
         *step = "policy read-only";
         tree = pg_raw(__NR_open_tree, fd, "",
                       M_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | M_AT_RECURSIVE);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,9 +100,63 @@ static int add(collect *c, const char *rel, size_t len, int kind)
     m->n++;
     if (kind == PATHGATE__MASK_HIDE)
         m->nhide++;
-    else
+    else if (kind == PATHGATE__MASK_READ_ONLY)
         m->nro++;
+    else
+        m->npin++;
     return 0;
+}
+
+static int by_path(const void *a, const void *b, void *buf)
+{
+    const pathgate__exec_mask *x = a, *y = b;
+    if (x->dir != y->dir)
+        return x->dir < y->dir ? -1 : 1;
+    return strcmp((const char *)buf + x->rel, (const char *)buf + y->rel);
+}
+
+/* The directories on the way to each entry (below the base), once each,
+ * a parent before what is below it, put first. */
+static int add_pins(pathgate__exec_masks *m, const pathgate_resolver *r, pathgate_error *err)
+{
+    size_t n = m->n;
+    for (size_t k = 0; k < n; k++) {
+        collect c = {m, r, 0, m->v[k].dir, NULL, 0, 0};
+        for (size_t i = 0;; i++) {
+            const char *rel = m->buf + m->v[k].rel; /* (buf may move in add) */
+            if (!rel[i])
+                break;
+            if (rel[i] != '/' || i == 0)
+                continue;
+            char anc[PATHGATE_PATH_MAX + 1];
+            memcpy(anc, rel, i);
+            if (add(&c, anc, i, PATHGATE__MASK_PIN) < 0)
+                return pathgate__error_set(err, c.failed ? c.failed : PATHGATE_ENOMEM,
+                                           c.failed == PATHGATE_EPOLICY
+                                               ? "too many protected entries to mount in the "
+                                                 "command's view"
+                                               : NULL);
+        }
+    }
+    if (m->npin == 0)
+        return PATHGATE_OK;
+    /* pins to the front, sorted, duplicates dropped */
+    pathgate__exec_mask *pins = m->v + n;
+    qsort_r(pins, m->npin, sizeof *pins, by_path, m->buf);
+    size_t u = 0;
+    for (size_t i = 0; i < m->npin; i++)
+        if (u == 0 || by_path(&pins[u - 1], &pins[i], m->buf) != 0)
+            pins[u++] = pins[i];
+    pathgate__exec_mask *tmp = pathgate__malloc(m->alloc, (n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    memcpy(tmp, m->v, n * sizeof *tmp);
+    memmove(m->v, pins, u * sizeof *pins);
+    memcpy(m->v + u, tmp, n * sizeof *tmp);
+    pathgate__free(m->alloc, tmp);
+    m->npin = u;
+    m->n = n + u;
+    return PATHGATE_OK;
 }
 
 static int on_hidden(void *ctx, const char *sub, size_t sub_len, int is_dir, unsigned int denied,
@@ -188,7 +243,7 @@ int pathgate__exec_masks_collect(pathgate__exec_masks *m, const pathgate_resolve
         memmove(m->v + w + 1, m->v + w, (k - w) * sizeof *m->v);
         m->v[w++] = t;
     }
-    return PATHGATE_OK;
+    return add_pins(m, r, err);
 }
 
 /* -------------------------------------------------------------- audit */

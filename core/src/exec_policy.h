@@ -30,6 +30,10 @@
 enum {
     PATHGATE__MASK_READ_ONLY = 0, /* deny_write: the entry mounted read-only over itself */
     PATHGATE__MASK_HIDE = 1,      /* deny_read: an empty mode-0 read-only file or directory */
+    /* a directory on the way to one of those, mounted over itself: a mount
+     * point cannot be renamed or removed (EBUSY), so the command cannot move
+     * a protected entry out of its pattern's reach by renaming a parent */
+    PATHGATE__MASK_PIN = 2,
 };
 
 typedef struct pathgate__exec_mask {
@@ -42,9 +46,11 @@ typedef struct pathgate__exec_masks {
     const pathgate_allocator *alloc;
     char *buf; /* NUL-terminated strings */
     size_t len, cap;
-    pathgate__exec_mask *v; /* the read-only entries first, then the hidden ones */
+    /* the pinned directories first (a parent before what is below it),
+     * then the read-only entries, then the hidden ones */
+    pathgate__exec_mask *v;
     size_t n, ncap;
-    size_t nhide, nro; /* counts by kind */
+    size_t nhide, nro, npin; /* counts by kind */
 } pathgate__exec_masks;
 
 void pathgate__exec_masks_init(pathgate__exec_masks *m, const pathgate_allocator *alloc);
@@ -54,7 +60,8 @@ void pathgate__exec_masks_dispose(pathgate__exec_masks *m);
  * Scans every base of r with a policy for what the policy denies now
  * (pathgate__policy_enumerate) and fills m: deny_read entries to hide,
  * deny_write entries to mount read-only (and, below a read-only
- * directory, the deny_read entries in it). 0, or an error set:
+ * directory, the deny_read entries in it), and every directory on the
+ * way to one of them to pin. 0, or an error set:
  * PATHGATE_ENOMEM, PATHGATE_EPOLICY (more than PATHGATE__EXEC_MASKS_MAX
  * entries, or a tree that cannot be read: what cannot be seen is not
  * known to be allowed).

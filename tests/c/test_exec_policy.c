@@ -6,9 +6,9 @@
  * child drops to it, its tree its own), like test_exec_findings.c.
  *
  * <tmp>/repo: .env  sub/.env  a.txt  locked.txt  sym -> .env  (git init)
- *             .git/hooks/pre-commit
- * resolver: presets secrets + vcs, deny_read "**\/.env", deny_write
- * "locked.txt".
+ *             .git/hooks/pre-commit  conf/prod.txt
+ * resolver: presets secrets + vcs, deny_read "**\/.env" and
+ * "conf/prod.txt", deny_write "locked.txt".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -91,7 +91,8 @@ static int setup(void **state)
     snprintf(f->repo, sizeof f->repo, "%s/repo", f->tmp);
     sh("set -e; mkdir -p '%s/sub'; cd '%s'; printf 'SECRET=1\\n' > .env; "
        "printf 'SUBSECRET=1\\n' > sub/.env; printf 'a\\n' > a.txt; printf 'keep\\n' > locked.txt; "
-       "ln -s .env sym; git init -q . ; printf '#!/bin/sh\\n' > .git/hooks/pre-commit",
+       "ln -s .env sym; mkdir conf; printf 'PROD\\n' > conf/prod.txt; git init -q . ; printf "
+       "'#!/bin/sh\\n' > .git/hooks/pre-commit",
        f->repo, f->repo);
     *state = f;
     return 0;
@@ -110,14 +111,14 @@ static int teardown(void **state)
 static pathgate_resolver *make(const fixture *f, journal *j)
 {
     pathgate_base_spec roots[] = {{"repo", 4, f->repo, strlen(f->repo), 0}};
-    const char *deny_read[] = {"**/.env"};
+    const char *deny_read[] = {"**/.env", "conf/prod.txt"};
     const char *deny_write[] = {"locked.txt"};
     const char *presets[] = {"secrets", "vcs"};
     pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
     o.roots = roots;
     o.nroots = 1;
     o.deny_read = deny_read;
-    o.ndeny_read = 1;
+    o.ndeny_read = 2;
     o.deny_write = deny_write;
     o.ndeny_write = 1;
     o.presets = presets;
@@ -307,6 +308,37 @@ static void test_later_unprivileged(void **state)
     later(state, 1);
 }
 
+/* A directory on the way to a protected entry cannot be renamed or
+ * removed: a command cannot move the entry out of its pattern's reach
+ * (.git -> .git2 would free the hooks for the next command, conf -> c2
+ * would free conf/prod.txt). */
+static void pinned(void **state, int unprivileged)
+{
+    NEED(f);
+    const char *cmds[] = {
+        "mv .git .git2; mv conf c2; mv sub sub2; rm -rf conf; echo end",
+        "cat c2/prod.txt conf/prod.txt; echo evil > .git2/hooks/pre-commit; echo end",
+    };
+    static char out[OUT_MAX];
+    run_cmds(f, unprivileged, cmds, 2, out, NULL);
+    assert_null(strstr(out, "ERR "));
+    assert_null(strstr(out, "PROD"));
+    assert_non_null(strstr(out, "Device or resource busy"));
+    assert_string_equal(slurp(f, ".git/hooks/pre-commit"), "#!/bin/sh\n");
+    assert_string_equal(slurp(f, "conf/prod.txt"), "PROD\n");
+    assert_non_null(slurp(f, "sub/.env"));
+}
+
+static void test_pinned_root(void **state)
+{
+    pinned(state, 0);
+}
+
+static void test_pinned_unprivileged(void **state)
+{
+    pinned(state, 1);
+}
+
 /* The audit callback sees each command's start (address, protections,
  * entries masked), its end (exit status) and refusals, never the command
  * text nor a host path in the address. */
@@ -346,6 +378,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_only_unprivileged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_later_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_later_unprivileged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pinned_root, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pinned_unprivileged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
