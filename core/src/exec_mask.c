@@ -132,8 +132,12 @@ PG_NOSAN static long apply_one(long base, const char *rel, int kind, long *file,
                                const char **step)
 {
     long fd = walk(base, rel);
-    if (fd == -ENOENT)
-        return 0; /* gone since the scan */
+    /* gone since the scan; or beyond a directory this process (the
+     * command's uid with capabilities over the ids it maps) may not
+     * search, which the command, the same uid without them, cannot
+     * reach either */
+    if (fd == -ENOENT || fd == -EACCES)
+        return 0;
     *step = "policy entry";
     if (fd < 0)
         return fd; /* ENOTDIR, ELOOP: a name on the way changed: fail closed */

@@ -349,8 +349,9 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         if ((rc = prepare_view(p, t, err)) != 0)
             return rc;
     } else if (t->masks) {
-        return refuse(err, "the resolver's policy needs the command's own view (user "
-                           "namespaces), which is not available");
+        return pathgate__error_set(err, PATHGATE_EPOLICY,
+                                   "the resolver's policy needs the command's own view (user "
+                                   "namespaces), which is not available");
     } else {
         /* a private directory in the host's /tmp, granted by Landlock */
         if ((rc = pathgate__exec_tmp_make(&p->tmp, &p->alloc, err)) != 0)

@@ -339,6 +339,25 @@ static void test_pinned_unprivileged(void **state)
     pinned(state, 1);
 }
 
+/* A root caller's command maps only the base owner: a directory of
+ * another uid with mode 0700 cannot be searched in the view by the
+ * command, nor by pathgate's process that places the masks. A hidden
+ * entry in it is skipped (unreachable), not a failure of the call. */
+static void test_unreachable_root(void **state)
+{
+    NEED(f);
+    sh("set -e; cd '%s'; mkdir priv; printf 'P=1\\n' > priv/.env; chown -R 1000:1000 priv; "
+       "chmod 700 priv",
+       f->repo);
+    const char *cmds[] = {"cat priv/.env; ls priv; cat .env; echo end"};
+    static char out[OUT_MAX];
+    run_cmds(f, 0, cmds, 1, out, NULL);
+    assert_null(strstr(out, "ERR "));
+    assert_null(strstr(out, "P=1"));
+    assert_null(strstr(out, "SECRET"));
+    assert_non_null(strstr(out, "end\n"));
+}
+
 /* The audit callback sees each command's start (address, protections,
  * entries masked), its end (exit status) and refusals, never the command
  * text nor a host path in the address. */
@@ -380,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_later_unprivileged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pinned_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pinned_unprivileged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreachable_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

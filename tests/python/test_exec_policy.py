@@ -103,3 +103,21 @@ def test_mcp_execute_applies_the_presets(repo: Path, tmp_path: Path) -> None:
     ex = [e for e in events if e["operation"] == "execute"]
     assert {e["outcome"] for e in ex} == {"allowed", "exited"} and all(e["door"] == "mcp" for e in ex)
     assert str(tmp_path) not in text
+
+
+def test_no_view_no_command_under_a_policy(repo: Path) -> None:
+    """Without namespaces (weaker protection allowed) the masks cannot be
+    made: the call is refused rather than run unmasked."""
+    events: list[dict[str, Any]] = []
+    r = pathgate.Resolver(roots={"repo": repo}, presets=["secrets"], audit=events.append)
+    with pytest.raises(pathgate.Error) as exc:
+        pathgate.sandbox._core._execute(r, "cat .env > leak", _test_no_namespaces=True,
+                                        allow_unconfined=True)
+    assert exc.value.kind == "policy_denied" and "/" not in str(exc.value)
+    assert not (repo / "leak").exists()
+    assert [e["reason"] for e in events if e["outcome"] == "denied"] == ["policy_denied"]
+    # the same resolver without a policy runs it (weaker, allowed)
+    plain = pathgate.Resolver(roots={"repo": repo})
+    out = pathgate.sandbox._core._execute(plain, "true", _test_no_namespaces=True,
+                                          allow_unconfined=True)
+    assert out[1] == 0
