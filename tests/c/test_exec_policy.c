@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_policy.h"
 #include "pathgate/exec.h"
 #include "pathgate/policy.h"
 #include "pathgate/resolver.h"
@@ -108,7 +109,8 @@ static int teardown(void **state)
     return 0;
 }
 
-static pathgate_resolver *make(const fixture *f, journal *j)
+static pathgate_resolver *make_with(const fixture *f, journal *j, const pathgate_allocator *alloc,
+                                    int *rc)
 {
     pathgate_base_spec roots[] = {{"repo", 4, f->repo, strlen(f->repo), 0}};
     const char *deny_read[] = {"**/.env", "conf/prod.txt"};
@@ -127,9 +129,18 @@ static pathgate_resolver *make(const fixture *f, journal *j)
         o.audit = record;
         o.audit_ctx = j;
     }
+    o.allocator = alloc;
     pathgate_resolver *r = NULL;
     pathgate_error err;
-    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    *rc = pathgate_resolver_new(&r, &o, &err);
+    return r;
+}
+
+static pathgate_resolver *make(const fixture *f, journal *j)
+{
+    int rc;
+    pathgate_resolver *r = make_with(f, j, NULL, &rc);
+    assert_int_equal(rc, 0);
     return r;
 }
 
@@ -388,6 +399,41 @@ static void test_audit(void **state)
     pathgate_resolver_free(r);
 }
 
+/* The scan that makes the list: every allocation failure answers
+ * ENOMEM and leaks nothing (cmocka's allocator). */
+static int collect_body(const pathgate_allocator *alloc, void *ctx)
+{
+    const fixture *f = ctx;
+    int rc;
+    pathgate_resolver *r = make_with(f, NULL, alloc, &rc);
+    if (rc)
+        return rc;
+    pathgate__exec_masks m;
+    pathgate__exec_masks_init(&m, alloc);
+    pathgate_error err;
+    rc = pathgate__exec_masks_collect(&m, r, &err);
+    if (!rc) {
+        /* .env sub/.env conf/prod.txt hidden (sym, a link, by its own name:
+         * not); locked.txt, hooks, config read-only; sub, conf, .git pinned */
+        assert_int_equal(m.nhide, 3);
+        assert_int_equal(m.nro, 3);
+        assert_int_equal(m.npin, 3);
+        for (size_t i = 0; i < m.n; i++) /* pins first, then read-only, then hidden */
+            assert_true(i < m.npin           ? m.v[i].kind == PATHGATE__MASK_PIN
+                        : i < m.npin + m.nro ? m.v[i].kind == PATHGATE__MASK_READ_ONLY
+                                             : m.v[i].kind == PATHGATE__MASK_HIDE);
+    }
+    pathgate__exec_masks_dispose(&m);
+    pathgate_resolver_free(r);
+    return rc;
+}
+
+static void test_collect_allocation_failures(void **state)
+{
+    NEED(f);
+    assert_true(pg_for_each_failing_alloc(collect_body, f) > 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +447,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pinned_unprivileged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreachable_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_collect_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
