@@ -60,7 +60,8 @@ static void *work(void *p)
         } else if (strstr(res.output.ptr, "SECRET") || strstr(res.output.ptr, "LATE") ||
                    !strstr(res.output.ptr, "rc=1")) {
             w->failures++;
-            snprintf(w->message, sizeof w->message, "round %d: %s", round, res.output.ptr);
+            snprintf(w->message, sizeof w->message, "round %d (exit %d): %s", round, res.exit_code,
+                     res.output.ptr);
         }
         pathgate_exec_result_dispose(&res);
     }
