@@ -239,6 +239,9 @@ static void hidden(void **state, int unprivileged)
     assert_non_null(strstr(out, "--0--\ncat: .env: Permission denied\nrc=1\n"));
     assert_non_null(strstr(out, "cat: sym: Permission denied"));
     assert_non_null(strstr(out, "----------\n0\n"));
+    /* no copy and no hard link of it was made (links do not cross mounts) */
+    assert_non_null(strstr(out, "Invalid cross-device link"));
+    assert_null(slurp(f, "hl"));
     /* the host's files are untouched */
     assert_string_equal(slurp(f, ".env"), "SECRET=1\n");
 }
