@@ -76,16 +76,15 @@ PG_NOSAN static long make_sources(long *file, long *dir)
     pg_raw(SYS_close, fs);
     if (mnt < 0)
         return mnt;
+    /* made without opening them: a descriptor open for writing, even
+     * closed at once, could be held a moment longer by a copy of the
+     * shared descriptor table (another command's init being started),
+     * and a mount with a writer cannot be made read-only (EBUSY) */
     rc = pg_raw(SYS_mkdirat, mnt, "d", 0);
-    long f = rc;
     if (rc >= 0)
-        f = pg_raw(SYS_openat, mnt, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
-    if (f >= 0) {
-        pg_raw(SYS_close, f);
+        rc = pg_raw(SYS_mknodat, mnt, "f", S_IFREG, 0);
+    if (rc >= 0)
         rc = set_attr(mnt, 0, M_MOUNT_ATTR_RDONLY);
-    } else {
-        rc = f;
-    }
     if (rc >= 0) {
         *file = pg_raw(__NR_open_tree, mnt, "f", M_OPEN_TREE_CLONE | O_CLOEXEC);
         *dir = *file < 0 ? *file : pg_raw(__NR_open_tree, mnt, "d", M_OPEN_TREE_CLONE | O_CLOEXEC);
