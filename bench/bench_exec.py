@@ -4,7 +4,7 @@ other sandboxes, measured side by side in one run.
 
 Usage:
   PYTHONPATH=build/python /usr/bin/python3 bench/bench_exec.py [--calls N]
-      [--load N] [--srt-dir DIR] [--no-srt] [--allow-domains]
+      [--load N] [--srt-dir DIR] [--no-srt] [--allow-domains] [--policy]
 
 Variants, round-robin (every variant sees the same machine; the median per
 call resists a shared machine's outliers), each running `/bin/sh -c true`:
@@ -25,6 +25,12 @@ With --allow-domains, one more variant: Backend.execute("true") with
 allow_domains=["example.com"] (the network allowlist: a proxy on the host
 for the call, the bridge in the command's namespace; docs/exec.md
 "Network"), and its ratio to the plain Backend.execute.
+
+With --policy, one more variant (issue 24, docs/exec.md "Policy in
+commands"): Backend.execute("true") on a resolver with ten patterns
+(deny_read and deny_write) over the same root, which holds a tree of
+3,000 files in 150 directories with a few matches: each call scans the
+tree for what matches and mounts the masks in the command's view.
 
 Then Anthropic's sandbox-runtime (npm `@anthropic-ai/sandbox-runtime`, which
 drives bubblewrap), measured by Node in its own process against that
@@ -131,6 +137,25 @@ def srt_ratio(dir_: Path, root: str, calls: int) -> dict | str:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def make_tree(top: str) -> dict:
+    """3,000 files in 150 directories (depth 3), a .env in 10 of them, a
+    git directory; returns ten patterns as Resolver keywords."""
+    for i in range(150):
+        d = Path(top, f"d{i // 25}", f"e{i // 5}", f"f{i}")
+        d.mkdir(parents=True, exist_ok=True)
+        for k in range(20):
+            (d / f"file{k}.txt").write_text("x\n")
+        if i % 15 == 0:
+            (d / ".env").write_text("SECRET=1\n")
+    hooks = Path(top, ".git", "hooks")
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\n")
+    Path(top, ".git", "config").write_text("[core]\n")
+    return {"deny_read": ["**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*",
+                          "secrets/"],
+            "deny_write": ["**/.git/hooks/", "**/.git/config", ".gitmodules", "*.lock"]}
+
+
 def measure(variants: list[tuple[str, Callable[[], None]]], calls: int) -> list[float]:
     samples: list[list[float]] = [[] for _ in variants]
     for _, fn in variants:
@@ -159,6 +184,9 @@ def table(title: str, variants: list[tuple[str, Callable[[], None]]], med: list[
         if "allow_domains" in name:
             print(f"with allow_domains: {m / med[1]:.2f}x Backend.execute without it "
                   f"(+{m - med[1]:.0f} us per call)")
+        if "ten patterns" in name:
+            print(f"with ten patterns over 3,000 files: {m / med[1]:.2f}x Backend.execute "
+                  f"without a policy (+{m - med[1]:.0f} us per call)")
     if isinstance(srt, dict):
         print(f"sandbox-runtime {SRT_VERSION} (Node {srt['node']}, its library API): "
               f"{srt['srt']:.0f} us per call, {srt['srt'] / srt['plain']:.1f}x its process's plain "
@@ -175,6 +203,8 @@ def main() -> None:
     ap.add_argument("--no-srt", action="store_true")
     ap.add_argument("--allow-domains", action="store_true",
                     help="also measure a command with allow_domains (the proxy and its bridge)")
+    ap.add_argument("--policy", action="store_true",
+                    help="add a variant with ten policy patterns over a 3,000-file tree")
     args = ap.parse_args()
     abi = pathgate.landlock_abi()
     if abi < 1:
@@ -183,6 +213,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as top:
         resolver = pathgate.Resolver(roots={"bench": top})
         backend = pathgate.Backend(resolver)
+        policed = None
+        mounted: list[int] = []
+        if args.policy:
+            def audit(e: dict) -> None:
+                if e["operation"] == "execute" and e["outcome"] == "allowed":
+                    mounted.append(e["count"])
+            policed = pathgate.Backend(pathgate.Resolver(roots={"bench": top}, audit=audit,
+                                                         **make_tree(top)))
         bwrap = bwrap_argv(top)
 
         def sub() -> None:
@@ -211,10 +249,20 @@ def main() -> None:
 
             variants.append(('Backend.execute("true"), allow_domains=["example.com"]',
                              with_allowlist))
+        if policed is not None:
+            def with_policy() -> None:
+                res = policed.execute("true")
+                assert res.exit_code == 0 and "namespaces" in res.protections, res
+
+            variants.append(('Backend.execute("true"), ten patterns, 3,000 files', with_policy))
         res = backend.execute("true")
         print(f"Python {platform.python_version()}, Linux {platform.release()}, "
               f"{os.cpu_count()} CPUs, Landlock ABI {abi}, {args.calls} calls each, interleaved; "
               f"pathgate's protections: {', '.join(sorted(res.protections))}")
+        if policed is not None:
+            policed.execute("true")
+            print(f"--policy: ten patterns, 3,000 files, {mounted[-1]} entries hidden, read-only "
+                  "or pinned per call")
         for phase in ("quiet", "loaded"):
             burners = []
             if phase == "loaded":

@@ -88,6 +88,14 @@ static int audit_body(lua_State *T)
     lua_setfield(T, -2, "count");
     set_string(T, "host_path", e->host_path);
     set_string(T, "ip", e->ip);
+    if (e->version >= 2 && e->protections) { /* a command's */
+        lua_pushinteger(T, (lua_Integer)e->protections);
+        lua_setfield(T, -2, "protections");
+    }
+    if (e->version >= 2 && e->exit_status >= 0) {
+        lua_pushinteger(T, (lua_Integer)e->exit_status);
+        lua_setfield(T, -2, "exit_status");
+    }
     lua_call(T, 1, 0);
     return 0;
 }

@@ -134,7 +134,8 @@ static int set_str(PyObject *d, const char *key, const char *value) {
 }
 
 /* {"time": float, "door", "operation", "role", "address", "outcome",
- * "reason", "rule", "source", "count": int, "host_path", "ip"} */
+ * "reason", "rule", "source", "count": int, "host_path", "ip"}, and for a
+ * command "protections": int and (its end) "exit_status": int */
 static PyObject *event_dict(const pathgate_audit_event *e) {
     PyObject *d = PyDict_New();
     if (d == NULL)
@@ -153,6 +154,17 @@ static PyObject *event_dict(const pathgate_audit_event *e) {
             e->host_path ? pg_native_str(e->host_path, strlen(e->host_path)) : Py_NewRef(Py_None);
         bad = h == NULL || PyDict_SetItemString(d, "host_path", h) < 0;
         Py_XDECREF(h);
+    }
+    /* a command's (operation "execute"): protections bits, exit status */
+    if (!bad && e->version >= 2 && e->protections) {
+        PyObject *p = PyLong_FromUnsignedLong(e->protections);
+        bad = p == NULL || PyDict_SetItemString(d, "protections", p) < 0;
+        Py_XDECREF(p);
+    }
+    if (!bad && e->version >= 2 && e->exit_status >= 0) {
+        PyObject *x = PyLong_FromLong(e->exit_status);
+        bad = x == NULL || PyDict_SetItemString(d, "exit_status", x) < 0;
+        Py_XDECREF(x);
     }
     Py_XDECREF(t);
     Py_XDECREF(c);

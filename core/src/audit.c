@@ -36,6 +36,8 @@ void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec 
     ev.source = rec->source;
     ev.count = rec->count;
     ev.ip = rec->ip;
+    ev.protections = rec->protections;
+    ev.exit_status = rec->has_status ? rec->exit_status : -1;
     /* the host path, for the operator: the base's real path and the rel */
     char host[2 * PATHGATE_PATH_MAX + 2];
     if (rec->has_base && rec->rel) {

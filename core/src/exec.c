@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_landlock.h"
+#include "exec_policy.h"
 #include "exec_run.h"
 #include "exec_template.h"
 #include "exec_view.h"
@@ -51,6 +52,31 @@ static char *view_path(const pathgate_allocator *alloc, pathgate_resolver *resol
             }
             out[dlen + (rlen ? rlen + 1 : 0)] = '\0';
         }
+    }
+    if (res.ref)
+        pathgate_resolver_release(resolver, res.ref);
+    pathgate_resolution_dispose(&res);
+    return out;
+}
+
+/* The canonical address of what text names (for the audit events: the
+ * caller's spelling may be a host path), or NULL. Allocated. */
+static char *canonical(const pathgate_allocator *alloc, pathgate_resolver *resolver,
+                       const char *text, size_t len)
+{
+    size_t bi, alen = 0;
+    const char *rel, *addr = NULL;
+    pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    if (pathgate__resolver_split(&bi, &rel, resolver, text, len) == 0) {
+        addr = text;
+        alen = len;
+    } else if (pathgate_resolver_resolve(&res, resolver, text, len, NULL, NULL) == 0 && res.ok) {
+        addr = pathgate_ref_address(res.ref, &alen);
+    }
+    char *out = addr ? pathgate__malloc(alloc, alen + 1) : NULL;
+    if (out) {
+        memcpy(out, addr, alen);
+        out[alen] = '\0';
     }
     if (res.ref)
         pathgate_resolver_release(resolver, res.ref);
@@ -131,14 +157,6 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         return rc;
     if (!o.cwd && o.cwd_len)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    /* Commands do not apply deny_read / deny_write yet (docs/policy.md):
-     * refuse, rather than run what could read or change what the file
-     * operations protect. */
-    if (pathgate__policy_of(resolver))
-        return pathgate__error_set(err, PATHGATE_EPOLICY,
-                                   "commands cannot apply this resolver's deny_read/deny_write "
-                                   "rules yet (see docs/policy.md)");
-
     const pathgate_allocator *alloc = pathgate__resolver_allocator(resolver);
     size_t n = pathgate__resolver_base_count(resolver);
     const char *cwd = o.cwd;
@@ -148,10 +166,15 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         cwd_len = strlen(cwd);
     }
     int cwd_fd = -1, home_fd = -1;
-    char *cwd_view = NULL, *home_view = NULL;
+    char *cwd_view = NULL, *home_view = NULL, *cwd_addr = NULL;
     pathgate__exec_grant *grants = NULL;
-    if ((rc = open_dir(&cwd_fd, NULL, resolver, cwd, cwd_len, err)) != 0)
+    const int policy = pathgate__policy_of(resolver) != NULL;
+    pathgate__exec_masks masks;
+    pathgate__exec_masks_init(&masks, alloc);
+    if ((rc = open_dir(&cwd_fd, NULL, resolver, cwd, cwd_len, err)) != 0) {
+        pathgate__exec_audit_refused(resolver, NULL, 0, rc);
         return rc;
+    }
     if (o.home) {
         size_t bi;
         if ((rc = open_dir(&home_fd, &bi, resolver, o.home, o.home_len, err)) != 0)
@@ -191,14 +214,34 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
         goto done;
     }
-    pathgate__exec_target t = {grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL};
+    /* The policy: what matches now is hidden or read-only in this
+     * command's view (exec_policy.h), found anew at each call. */
+    if (policy && (rc = pathgate__exec_masks_collect(&masks, resolver, err)) != 0)
+        goto done;
+    if (pathgate__audit_enabled(resolver))
+        cwd_addr = canonical(alloc, resolver, cwd, cwd_len);
+    size_t cwd_addr_len = cwd_addr ? strlen(cwd_addr) : 0;
+    pathgate__exec_target t = {
+        grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL};
     net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER};
     if (o.allow_domains && pathgate__audit_enabled(resolver)) {
         t.net_audit = net_audit;
         t.net_audit_ctx = &nac;
     }
-    rc = pathgate__exec_run_target(out, alloc, &t, command, len, &o, err);
+    pathgate__exec_plan plan;
+    rc = pathgate__exec_plan_make(&plan, alloc, &t, command, len, &o, err);
+    if (!rc) {
+        pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
+        rc = pathgate__exec_plan_run(out, &plan, err);
+        if (!rc)
+            pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
+    }
+    pathgate__exec_plan_dispose(&plan);
 done:
+    if (rc)
+        pathgate__exec_audit_refused(resolver, cwd_addr, cwd_addr ? strlen(cwd_addr) : 0, rc);
+    pathgate__free(alloc, cwd_addr);
+    pathgate__exec_masks_dispose(&masks);
     pathgate__free(alloc, cwd_view);
     pathgate__free(alloc, home_view);
     pathgate__free(alloc, grants);

@@ -452,6 +452,18 @@ PG_NOSAN static void fd_path(char *buf, int fd)
     buf[k] = '\0';
 }
 
+/* The policy's masks (exec_policy.h), made at the call in the command's
+ * own mount namespace, before the working directory is entered (it may
+ * lie below a read-only one) and before the shell exists. Returns only
+ * on success. */
+PG_NOSAN static void apply_masks(child_args *a)
+{
+    const char *step = "policy";
+    long rc = a->spec->masks ? pathgate__exec_masks_apply(a->spec->masks, &step) : 0;
+    if (rc < 0)
+        view_fail(a, step, rc);
+}
+
 /* The init of a prepared start (exec_spawn.h): a copy of the descriptor
  * table of its own; waits for its command on the socket. */
 __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
@@ -521,6 +533,7 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     pg_raw(SYS_close, s);
     if (proc < 0)
         view_fail(a, "proc", proc);
+    apply_masks(a);
     enter_cwd(a);
     init_run(a);
 }
@@ -602,6 +615,7 @@ PG_NOSAN static long enter_namespaces(int userns_fd, int mntns_fd, int unpriv, i
  * descriptor table. Returns only on success (a->init_pid set). */
 PG_NOSAN static void start_init(child_args *a)
 {
+    apply_masks(a);
     enter_cwd(a);
     int pidfd = -1;
     if (a->spec->keeper)

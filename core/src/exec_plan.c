@@ -200,6 +200,7 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
         return pathgate__error_set(err, PATHGATE_EIO, "cannot read the working directory");
     s->tpl = p->tpl;
     s->cmd = &p->cmd;
+    s->masks = t->masks;
     s->cwd_view = t->cwd_view;
     s->cwd_dev = st.st_dev;
     s->cwd_ino = st.st_ino;
@@ -421,6 +422,10 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
             return rc;
         if (o->allow_domains && (rc = plan_net(p, t, err)) != 0)
             return rc;
+    } else if (t->masks) {
+        return pathgate__error_set(err, PATHGATE_EPOLICY,
+                                   "the resolver's policy needs the command's own view (user "
+                                   "namespaces), which is not available");
     } else {
         /* a private directory in the host's /tmp, granted by Landlock */
         if ((rc = pathgate__exec_tmp_make(&p->tmp, &p->alloc, err)) != 0)

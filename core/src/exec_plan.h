@@ -35,6 +35,9 @@ typedef struct pathgate__exec_target {
     /* where the network allowlist's decisions go (NULL = nowhere) */
     pathgate__net_audit_fn net_audit;
     void *net_audit_ctx;
+    /* the policy's masks (exec_policy.h); NULL = none. Needs a view: the
+     * call is refused without one. */
+    const pathgate__exec_masks *masks;
 } pathgate__exec_target;
 
 typedef struct pathgate__exec_plan {

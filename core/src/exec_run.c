@@ -92,6 +92,6 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
                               const char *cwd_view, const char *command, size_t len,
                               const pathgate_exec_options *opts, pathgate_error *err)
 {
-    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL, NULL, NULL, NULL};
+    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL, NULL, NULL, NULL, NULL};
     return pathgate__exec_run_target(out, alloc, &t, command, len, opts, err);
 }

@@ -38,6 +38,7 @@
 
 #include <linux/filter.h>
 
+#include "exec_policy.h"
 #include "exec_seccomp.h"
 #include "exec_template.h"
 #include "exec_view.h"
@@ -103,6 +104,9 @@ typedef struct pathgate__exec_spec {
     /* the network allowlist's bridge (with a view, never prepared
      * ahead); NULL = none */
     pathgate__exec_net *net;
+    /* With a view: the policy's masks, made by the first process of the
+     * command's mount namespace at the call (exec_policy.h); NULL = none */
+    const struct pathgate__exec_masks *masks;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)

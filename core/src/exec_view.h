@@ -17,8 +17,8 @@
  *    the private parts; its mount namespace is then held by a descriptor;
  *  - each command's own part, applied to a copy of that namespace: the
  *    private tmpfs mounts (/tmp, /dev/shm, the home directory).
- * A later policy (masking a path, mounting one read-only) is more
- * operations in these lists.
+ * A resolver's policy (masking a path, mounting one read-only) is not in
+ * these lists: it is made at each call (exec_policy.h).
  *
  * Every mount is placed by a descriptor, never by a path a command can
  * change: a base is a detached copy of the resolver's own descriptor's

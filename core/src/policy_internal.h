@@ -226,7 +226,10 @@ typedef struct pathgate__audit_rec {
     const char *rule;
     const char *source;
     uint64_t count;
-    const char *ip; /* a network decision's address (operator only) */
+    const char *ip;           /* a network decision's address (operator only) */
+    unsigned int protections; /* a command's (exec_policy.c) */
+    int has_status;           /* exit_status is set (a command's end) */
+    int exit_status;
 } pathgate__audit_rec;
 
 /* 1 when the resolver has an audit callback. */

@@ -205,8 +205,10 @@ class PathgateBackend(_da.SandboxBackendProtocol):
     (``allow_network``, ``allow_unconfined``, ``output_cap``, ``env``,
     ``allow_domains``, ...).
     ``permissions`` (deepagents' ``FilesystemPermission`` rules) are added to
-    the resolver's policy (docs/policy.md): give them here, not to
-    ``create_deep_agent``, which refuses them next to ``execute``.
+    the resolver's policy (docs/policy.md), where they hold for every tool
+    and inside ``execute`` too (docs/exec.md "Policy in commands"): give
+    them here, not to ``create_deep_agent``, which refuses them next to
+    ``execute``.
     """
 
     def __init__(

@@ -550,7 +550,7 @@ static void test_subroot_keeps_the_rules(void **state)
     assert_int_equal(v.denied, PATHGATE_POLICY_DENY_WRITE);
     assert_string_equal(v.rule, "**/.git/hooks/");
     assert_string_equal(v.source, "preset:vcs");
-    /* commands refuse to run under it, as under the parent */
+    /* commands apply it, as under the parent */
     assert_non_null(pathgate__policy_of(git));
     /* its own restrict adds to what it inherited */
     pathgate_policy_options po = PATHGATE_POLICY_OPTIONS_INIT;

@@ -182,3 +182,20 @@ def test_permissions_hold_in_apply_patch_and_the_toolkit(tree):
     denied = {(ev["operation"], ev["source"]) for ev in tree["events"] if ev["outcome"] == "denied"}
     for op in ("apply_patch", "copy", "symlink", "chmod", "editor_str_replace"):
         assert (op, "deepagents") in denied, op
+
+
+def test_the_rules_hold_inside_execute(tree):
+    """deepagents' rules, given to the backend, hold inside the agent's
+    commands too (docs/exec.md "Policy in commands"): the agent keeps both."""
+    middleware = FilesystemMiddleware(backend=tree["backend"])
+    t = {x.name: x for x in middleware.tools}
+    repo = tree["repo"]
+    out = text_of(t["execute"].func(
+        command="cat .env app/.env innocent secrets/key.txt; grep -r -e SECRET -e KEY . ; "
+                "echo evil > .git/hooks/pre-commit; cat app/main.py", runtime=runtime()))
+    assert "SECRET=1" not in out and "APP_SECRET" not in out and "KEY needle" not in out, out
+    assert "print('needle')" in out  # what is allowed is still there
+    assert (repo / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"
+    starts = [ev for ev in tree["events"]
+              if ev["operation"] == "execute" and ev["outcome"] == "allowed"]
+    assert starts and starts[0]["count"] >= 4

@@ -296,11 +296,10 @@ def test_cli_refuses_an_audit_log_the_sandbox_could_rewrite(repo: Path,
     assert code == 2
 
 
-def test_commands_refuse_to_run_under_a_policy_for_now(repo: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_execute_applies_the_preset(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli_run(["--root", f"repo={repo}", "--preset", "secrets", "execute",
-                              "cat .env"], capsys)
-    assert code == cli.EXIT_NOT_RUN and "SECRET" not in out and "docs/policy.md" in err
+                              "cat app/main.txt; cat .env"], capsys)
+    assert code == 1 and "SECRET=1" not in out + err and "reads APP_SECRET" in out
 
 
 # ----------------------------------------------------------- pathgate mcp

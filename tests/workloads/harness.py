@@ -101,10 +101,12 @@ class PythonInside:
 
     api = "py"
 
-    def __init__(self, root: Path, env: Mapping[str, str]) -> None:
+    def __init__(self, root: Path, env: Mapping[str, str],
+                 presets: Sequence[str] = ()) -> None:
         import pathgate
 
-        self._backend = pathgate.Backend(pathgate.Resolver(roots={ROOT_KEY: root}))
+        self._backend = pathgate.Backend(pathgate.Resolver(roots={ROOT_KEY: root},
+                                                           presets=list(presets)))
         self._backend.configure_execute(env=dict(env), output_cap=OUTPUT_CAP)
 
     def run(self, command: str) -> Result:
@@ -299,6 +301,8 @@ def run_workload(workload: Workload, scratch: Path, api: str = "py",
 
     if api == "py":
         inside: PythonInside | CInside = PythonInside(host_in, workload.env)
+    elif api == "py-vcs":  # the policy's presets in the view (docs/exec.md "Policy in commands")
+        inside = PythonInside(host_in, workload.env, presets=("vcs", "secrets"))
     elif api == "c":
         if not driver or not os.access(driver, os.X_OK):
             raise WorkloadError(f"the C API driver wl_exec is missing ({driver!r}): build it")

@@ -76,9 +76,13 @@ typedef struct pathgate_audit_event {
     const char *host_path; /* OPERATOR ONLY: the host path of address, or NULL */
     const char *ip;        /* OPERATOR ONLY: for a network decision, the address
                               connected to (or refused); else NULL */
+    /* Version 2: commands (operation "execute"). */
+    unsigned int protections; /* PATHGATE_EXEC_PROT_* of the command; else 0 */
+    int exit_status;          /* the end of a command ("exited"): its exit status
+                                 (128 + signal when killed); else -1 */
 } pathgate_audit_event;
 
-#define PATHGATE_AUDIT_EVENT_VERSION 1
+#define PATHGATE_AUDIT_EVENT_VERSION 2
 
 /* Called once per decision, on the thread that made the call being judged
  * (for the pull iterators of fs.h: the thread calling next; for the
