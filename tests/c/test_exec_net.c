@@ -24,7 +24,8 @@
 
 typedef struct audit_log {
     pthread_mutex_t lock;
-    size_t n;
+    size_t n;        /* network decisions, in ev */
+    size_t commands; /* the commands' own events (start, end) */
     struct {
         char operation[32], address[300], outcome[16], reason[32], rule[300], ip[64], source[32];
     } ev[MAX_EVENTS];
@@ -39,7 +40,9 @@ static void on_audit(const pathgate_audit_event *e, void *ctx)
 {
     audit_log *l = ctx;
     pthread_mutex_lock(&l->lock);
-    if (l->n < MAX_EVENTS) {
+    if (strcmp(e->operation, "execute") == 0) {
+        l->commands++; /* the command's own start and end (docs/policy.md) */
+    } else if (l->n < MAX_EVENTS) {
         copy(l->ev[l->n].operation, sizeof l->ev[0].operation, e->operation);
         copy(l->ev[l->n].address, sizeof l->ev[0].address, e->address);
         copy(l->ev[l->n].outcome, sizeof l->ev[0].outcome, e->outcome);
@@ -181,6 +184,7 @@ static void test_listed_name_is_reached(void **state)
     assert_true(prot & PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST);
     assert_true(prot & PATHGATE_EXEC_PROT_NETWORK_NAMESPACE);
     assert_int_equal(f->log.n, 2);
+    assert_int_equal(f->log.commands, 2);
     for (size_t i = 0; i < 2; i++) {
         assert_string_equal(f->log.ev[i].address, e1);
         assert_string_equal(f->log.ev[i].outcome, "allowed");

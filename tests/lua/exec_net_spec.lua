@@ -90,9 +90,14 @@ describe("execute with allow_domains", function()
     assert.equals(("served /lua\n403 403 403 \ndirect=7\n"), res.output)
     assert.is_true(res.protections.network_allowlist)
     assert.is_true(res.protections.network_namespace)
-    local by = {}
-    for _, e in ipairs(events) do by[e.address] = e end
-    assert.equals(4, #events)
+    -- four network decisions, between the command's own start and end
+    local by, net = {}, 0
+    for _, e in ipairs(events) do
+      if e.operation ~= "execute" then by[e.address] = e; net = net + 1 end
+    end
+    assert.equals(4, net)
+    assert.equals("allowed", events[1].outcome)
+    assert.equals("exited", events[#events].outcome)
     local ok = by["localhost:" .. L]
     assert.equals("allowed", ok.outcome)
     assert.equals("http", ok.operation)

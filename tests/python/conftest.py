@@ -59,3 +59,36 @@ def resolver(tree):
         roots={"repo": tree["repo"], "game": str(tree["game"])},
         mods={"Some Mod": tree["mod"]},
     )
+
+
+def mcp_stdio(argv, requests, *, env=None, timeout=120):
+    """Runs ``python -m pathgate <argv>`` (a ``pathgate mcp`` command line),
+    sends the JSON-RPC requests, reads one answer per request that has an
+    id, and only then closes its input: the end of input starts the
+    server's shutdown, which kills the commands still running (docs/mcp.md,
+    "Shutdown"), so a test that closed it at once would race its own
+    ``execute`` calls. The answers by id."""
+    import json
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "pathgate", *argv], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.write(b"".join(json.dumps(x).encode() + b"\n" for x in requests))
+        p.stdin.flush()
+        answers = {}
+        while len(answers) < sum("id" in x for x in requests):
+            line = p.stdout.readline()
+            assert line, "pathgate mcp ended before answering"
+            msg = json.loads(line)
+            if "id" in msg:
+                answers[msg["id"]] = msg
+        p.stdin.close()
+        assert p.wait(timeout) == 0
+        return answers
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

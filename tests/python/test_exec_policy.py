@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import pathgate
+from conftest import mcp_stdio
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -89,20 +90,10 @@ def test_mcp_execute_applies_the_presets(repo: Path, tmp_path: Path) -> None:
          "params": {"name": "execute", "arguments": {
              "command": "cat .env app/.env; echo evil > .git/hooks/pre-commit; cat app/main.txt"}}},
     ]
-    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    for _ in range(3):
-        # (a fresh server's first command fails now and then with "cannot
-        # confine the command (namespace view: ): Input/output error", with
-        # or without a policy, on main too: not this test's subject; retried)
-        p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={repo}",
-                            "--preset", "secrets", "--preset", "vcs", "--audit-log", str(log),
-                            "mcp", "--allow-execute"],
-                           input=data, capture_output=True, env=env, timeout=120, check=True)
-        a = {x["id"]: x for x in map(json.loads, p.stdout.splitlines())}
-        text = a[1]["result"]["content"][0]["text"]
-        if "cannot confine the command (namespace view: )" not in text:
-            break
+    a = mcp_stdio(["--root", f"repo={repo}", "--preset", "secrets", "--preset", "vcs",
+                   "--audit-log", str(log), "mcp", "--allow-execute"], lines, env=env)
+    text = a[1]["result"]["content"][0]["text"]
     assert "SECRET=1" not in text and "m\n" in text, text
     assert (repo / ".git/hooks/pre-commit").read_text() == "#!/bin/sh\n"
     events = [json.loads(x) for x in log.read_text().splitlines()]

@@ -25,6 +25,7 @@ import pytest
 
 import pathgate
 from pathgate import Backend
+from conftest import mcp_stdio
 
 pytestmark = pytest.mark.skipif(
     pathgate.landlock_abi() < 1 or shutil.which("curl") is None,
@@ -136,7 +137,10 @@ def test_allowed_reached_others_refused_and_audited(world, unprivileged):
     host = by_address[f"localhost:{other}"]
     assert (host["outcome"], host["reason"], host["ip"]) == (
         "denied", "private_address", "127.0.0.1")
-    assert len(res["events"]) == 5
+    # five network decisions, between the command's own start and end
+    assert len([e for e in res["events"] if e["operation"] != "execute"]) == 5
+    assert [(e["operation"], e["outcome"]) for e in (res["events"][0], res["events"][-1])] == [
+        ("execute", "allowed"), ("execute", "exited")]
 
 
 def test_backend_configure_execute_allow_domains(world):
@@ -241,15 +245,12 @@ def test_mcp_execute_takes_the_servers_allowlist(world, tmp_path):
         call(2, "execute", {"command": "curl -s --noproxy '' -o /dev/null -w '%{http_code}' "
                                        "http://other.example/"}),
     ]
-    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
     log = tmp_path / "mcp-audit.jsonl"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
                XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    p = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"repo={world['repo']}",
-                        "--allow-domain", f"localhost:{listed}", "--allow-domain",
-                        f"127.0.0.1:{listed}", "--audit-log", str(log), "mcp", "--allow-execute"],
-                       input=data, capture_output=True, env=env, timeout=120, check=True)
-    a = {x["id"]: x for x in map(json.loads, p.stdout.splitlines())}
+    a = mcp_stdio(["--root", f"repo={world['repo']}", "--allow-domain", f"localhost:{listed}",
+                   "--allow-domain", f"127.0.0.1:{listed}", "--audit-log", str(log), "mcp",
+                   "--allow-execute"], lines, env=env)
     assert a[1]["result"]["content"][0]["text"].startswith("served /mcp\n"), a[1]
     assert a[2]["result"]["content"][0]["text"].startswith("403"), a[2]
     events = [json.loads(x) for x in log.read_text().splitlines()]
