@@ -18,13 +18,8 @@
 #include <unistd.h>
 
 #include "exec_spawn.h"
+#include "exec_raw.h"
 
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
 #define PG_OPEN_TREE_CLONE 1u
 #define PG_MOUNT_ATTR_IDMAP 0x00100000ULL
 

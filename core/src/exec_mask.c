@@ -11,24 +11,6 @@
 #include "exec_policy.h"
 #include "exec_raw.h"
 
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_fsopen
-#define __NR_fsopen 430
-#endif
-#ifndef __NR_fsconfig
-#define __NR_fsconfig 431
-#endif
-#ifndef __NR_fsmount
-#define __NR_fsmount 432
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
 #define M_MOVE_MOUNT_F_EMPTY_PATH 0x4
 #define M_MOVE_MOUNT_T_EMPTY_PATH 0x40
 #define M_OPEN_TREE_CLONE 1u

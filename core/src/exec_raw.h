@@ -20,6 +20,30 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The mount API and openat2, where the C library's headers predate them
+ * (the same number on every architecture). */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+
 /* No sanitizer instrumentation in code that runs in those processes. */
 #define PG_NOSAN __attribute__((no_sanitize("address", "undefined", "thread")))
 

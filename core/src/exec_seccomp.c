@@ -2,6 +2,7 @@
  * instruction patterns (no allocation: a fixed buffer). */
 #define _GNU_SOURCE
 #include "exec_seccomp.h"
+#include "exec_raw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +27,6 @@
 #endif
 #ifndef __NR_clone3
 #define __NR_clone3 435
-#endif
-#ifndef __NR_openat2
-#define __NR_openat2 437
 #endif
 #ifndef __NR_memfd_create
 #define __NR_memfd_create 319

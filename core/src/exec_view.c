@@ -15,18 +15,6 @@
 #include "exec_landlock.h"
 #include "exec_raw.h"
 
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_openat2
-#define __NR_openat2 437
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
 #define PG_MOVE_MOUNT_F_EMPTY_PATH 0x4
 #define PG_MOVE_MOUNT_T_EMPTY_PATH 0x40
 #define PG_OPEN_TREE_CLONE 1u
