@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,8 +151,31 @@ void pathgate__np_audit(np_conn *c, const np_target *t, const char *outcome, con
 
 /* ------------------------------------------------------------ resolution */
 
+/* "localhost" and names below it are the loopback address 127.0.0.1,
+ * whatever the host's files say (RFC 6761, 6.3): the same answer on every
+ * machine, also one without /etc/hosts (where glibc would ask DNS). To
+ * reach a service on ::1, list [::1]:port and use it. */
+static int is_localhost(const char *host)
+{
+    size_t n = strlen(host);
+    if (n && host[n - 1] == '.')
+        n--;
+    static const char name[] = "localhost";
+    const size_t k = sizeof name - 1;
+    return n >= k && strncasecmp(host + n - k, name, k) == 0 && (n == k || host[n - k - 1] == '.');
+}
+
 static int resolve_libc(pathgate__net_addr *out, size_t max, const char *host)
 {
+    if (is_localhost(host)) {
+        if (max == 0)
+            return 0;
+        memset(out, 0, sizeof *out);
+        out->family = AF_INET;
+        out->bytes[0] = 127;
+        out->bytes[3] = 1;
+        return 1;
+    }
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;

@@ -411,6 +411,43 @@ static void test_connect_allowed_name(void **state)
     assert_int_equal(np_events_count(&f->events), 1);
 }
 
+/* With the host's own resolver (no test hook), "localhost" and names
+ * below it are loopback without asking the host's files (RFC 6761): a
+ * new machine may have no /etc/hosts. Reached only because both the
+ * name and the loopback address are listed. */
+static void test_localhost_is_loopback_without_the_hosts_file(void **state)
+{
+    fx *f = *state;
+    char name[64], ip[64], req[256], buf[4096];
+    snprintf(name, sizeof name, "sub.localhost:%u", f->web.port);
+    snprintf(ip, sizeof ip, "127.0.0.1:%u", f->web.port);
+    const char *entries[] = {name, ip};
+    pathgate__netproxy_allow *allow = compile(entries, 2);
+    np_events ev;
+    np_events_init(&ev);
+    pathgate__netproxy_config cfg = PATHGATE__NETPROXY_CONFIG_INIT;
+    cfg.allow = allow;
+    cfg.audit = np_events_cb;
+    cfg.audit_ctx = &ev;
+    cfg.alloc = pg_test_alloc();
+    pathgate__netproxy *px = NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    assert_int_equal(pathgate__netproxy_start(&px, &cfg, &err), 0);
+    int fd = np_dial(pathgate__netproxy_socket(px));
+    assert_true(fd >= 0);
+    snprintf(req, sizeof req, "CONNECT SUB.LocalHost:%u HTTP/1.1\r\n\r\n", f->web.port);
+    assert_int_equal(np_send_str(fd, req), 0);
+    np_read_head(fd, buf, sizeof buf);
+    close(fd);
+    assert_string_equal(buf, "HTTP/1.1 200 Connection established\r\n\r\n");
+    assert_true(np_events_wait(&ev, 1) >= 1);
+    assert_string_equal(ev.ev[0].outcome, "allowed");
+    assert_string_equal(ev.ev[0].ip, "127.0.0.1");
+    pathgate__netproxy_stop(px);
+    pathgate__netproxy_allow_free(allow);
+    np_events_destroy(&ev);
+}
+
 static void test_connect_pipelined_bytes_and_case(void **state)
 {
     fx *f = *state;
@@ -1141,6 +1178,8 @@ int main(void)
         cmocka_unit_test(test_internal_ranges),
         cmocka_unit_test(test_environment),
         cmocka_unit_test_setup_teardown(test_connect_allowed_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_localhost_is_loopback_without_the_hosts_file, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_connect_pipelined_bytes_and_case, setup, teardown),
         cmocka_unit_test_setup_teardown(test_http_forward_allowed_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_http_forward_with_body_and_no_path, setup, teardown),
