@@ -553,8 +553,13 @@ static void test_fork_bomb_ends_and_leaves_nothing(void **state)
         outcome o;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        run_as(&o, fx, "sleep 100.0919 & b() { b | b & }; b; sleep 1; sleep 1; echo survived",
-               &opts, unpriv);
+        /* the sleep's argument names this process (another run of this
+         * suite at the same time has its own) */
+        char arg[32], cmd[128];
+        snprintf(arg, sizeof arg, "100.%ld", (long)getpid());
+        snprintf(cmd, sizeof cmd, "sleep %s & b() { b | b & }; b; sleep 1; sleep 1; echo survived",
+                 arg);
+        run_as(&o, fx, cmd, &opts, unpriv);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         assert_ran(&o);
         assert_false(o.timed_out);
@@ -562,7 +567,7 @@ static void test_fork_bomb_ends_and_leaves_nothing(void **state)
         if (unpriv || (o.protections & PATHGATE_EXEC_PROT_PID_LIMIT)) {
             assert_non_null(strstr(o.out, "Cannot fork"));
         }
-        assert_false(host_process_with_arg("100.0919"));
+        assert_false(host_process_with_arg(arg));
         /* (a pause every 32: a loaded machine may run the init late; an
          * init that did not reap would still leave 400 > 64) */
         run_as(&o, fx,
@@ -726,15 +731,18 @@ static void test_root_base_files_stay_roots(void **state)
     unlink(made);
 }
 
+/* On the heap: a failed assertion leaves the test without joining the
+ * thread, which must not then write into a later test's stack. */
 typedef struct background {
     const fixture *fx;
+    char cmd[128];
     outcome o;
 } background;
 
 static void *run_in_background(void *p)
 {
     background *b = p;
-    run_grants(&b->o, b->fx, "echo started > started.txt; sleep 3 # pathgate-uid-marker", NULL);
+    run_grants(&b->o, b->fx, b->cmd, NULL);
     return NULL;
 }
 
@@ -776,9 +784,16 @@ static void test_host_sees_no_uid_0_process(void **state)
     char started[PATH_MAX + 32];
     snprintf(started, sizeof started, "%s/started.txt", fx->root);
     unlink(started);
-    background b = {fx, {0}};
+    /* the marker names this process: another run of this suite at the
+     * same time has its own */
+    char marker[64];
+    snprintf(marker, sizeof marker, "pathgate-uid-marker-%ld", (long)getpid());
+    background *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->fx = fx;
+    snprintf(b->cmd, sizeof b->cmd, "echo started > started.txt; sleep 3 # %s", marker);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, run_in_background, &b), 0);
+    assert_int_equal(pthread_create(&t, NULL, run_in_background, b), 0);
     for (int i = 0; i < 1000 && access(started, F_OK) != 0; i++)
         usleep(10000);
     assert_int_equal(access(started, F_OK), 0);
@@ -796,7 +811,7 @@ static void test_host_sees_no_uid_0_process(void **state)
             continue;
         unsigned int uid[4];
         long ppid;
-        if (!proc_ids(e->d_name, uid, &ppid) || !cmdline_has(e->d_name, "pathgate-uid-marker"))
+        if (!proc_ids(e->d_name, uid, &ppid) || !cmdline_has(e->d_name, marker))
             continue;
         shells++;
         for (int k = 0; k < 4; k++)
@@ -817,7 +832,8 @@ static void test_host_sees_no_uid_0_process(void **state)
     assert_true(ppid == (long)getpid() ||
                 syscall(SYS_kcmp, getpid(), (pid_t)ppid, 1 /* KCMP_VM */, 0, 0) == 0);
     pthread_join(t, NULL);
-    assert_ran(&b.o);
+    assert_ran(&b->o);
+    free(b);
     unlink(started);
 }
 
