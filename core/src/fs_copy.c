@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_internal.h"
 #include "resolver_internal.h"
 
 #define COPY_CHUNK ((size_t)1 << 30)
@@ -32,14 +33,7 @@ static int copy_read_write(int out, int in, loff_t off, const pathgate_allocator
             break;
         }
         off += r;
-        for (ssize_t done = 0; done < r && !rc;) {
-            ssize_t w = write(out, buf + done, (size_t)(r - done));
-            if (w < 0 && errno != EINTR)
-                rc = -errno;
-            else if (w > 0)
-                done += w;
-        }
-        if (rc)
+        if ((rc = pathgate__fs_write_all(out, buf, (size_t)r)) != 0)
             break;
     }
     pathgate__free(a, buf);

@@ -220,7 +220,7 @@ static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
     return prev;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int pathgate__fs_write_all(int fd, const char *p, size_t len)
 {
     while (len) {
         ssize_t w = write(fd, p, len);
@@ -307,7 +307,7 @@ static int fill_temp(const pathgate__fs_target *t, int fd, const void *content, 
             close(fd);
             return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
         }
-        e = write_all(fd, content, len);
+        e = pathgate__fs_write_all(fd, content, len);
     }
     if (!e && fsync(fd) < 0)
         e = -errno;

@@ -145,6 +145,8 @@ int pathgate__fs_blank(const char *s, size_t len);
 
 /* Number of '\n' in s[0..len). */
 size_t pathgate__fs_count_newlines(const char *s, size_t len);
+/* Writes all of p[0..len) to fd (EINTR retried): 0 or -errno. */
+int pathgate__fs_write_all(int fd, const char *p, size_t len);
 
 /* Lines of s: '\n' ends a line; a final line without it counts. */
 size_t pathgate__fs_count_lines(const char *s, size_t len);

@@ -50,14 +50,7 @@ static int copy_file(int sdir, const char *sname, int ddir, const char *dname, m
             rc = r < 0 ? -errno : 0;
             break;
         }
-        for (ssize_t off = 0; off < r && !rc;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno != EINTR)
-                rc = -errno;
-            else if (w > 0)
-                off += w;
-        }
-        if (rc)
+        if ((rc = pathgate__fs_write_all(out, buf, (size_t)r)) != 0)
             break;
     }
     if (!rc && fsync(out) < 0)

@@ -605,21 +605,6 @@ static const char *name_of(const pathgate__fs_target *t)
     return slash ? slash + 1 : t->rel;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A failure while staging or committing x: Codex's message for it. */
 static int fail_write(apply *ap, entry *x, int neg_errno, const char *what)
 {
@@ -740,7 +725,7 @@ static int stage(apply *ap, entry *x)
     if (hrc == 0 && x->has_mode && fchmod(fd, x->mode) < 0)
         e = -errno;
     if (hrc == 0 && !e)
-        e = write_all(fd, x->cur, x->cur_len);
+        e = pathgate__fs_write_all(fd, x->cur, x->cur_len);
     if (hrc == 0 && !e && ap->opts && (ap->opts->flags & PATHGATE_FS_PATCH_SYNC))
         e = note_device(ap, fd, dirfd);
     if (close(fd) < 0 && !e)
@@ -852,7 +837,8 @@ static void put_back(apply *ap, entry *x, int dirfd, const char *name)
     }
     if (fd < 0)
         return;
-    int ok = fchmod(fd, x->orig_st.st_mode & 0777) == 0 && write_all(fd, x->orig, x->orig_len) == 0;
+    int ok = fchmod(fd, x->orig_st.st_mode & 0777) == 0 &&
+             pathgate__fs_write_all(fd, x->orig, x->orig_len) == 0;
     if (close(fd) < 0)
         ok = 0;
     if (!ok || renameat(dirfd, tmp, dirfd, name) < 0)
