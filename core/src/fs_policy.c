@@ -211,6 +211,23 @@ int pathgate__fs_policy_move_tree(const pathgate__fs_target *src, const pathgate
     return rc ? tree_refused(err, src, &h) : PATHGATE_OK;
 }
 
+/* A change to t judged d (pathgate__policy_verdict): a deny_read is the
+ * one agent-visible "not found", a deny_write a policy refusal; each
+ * audited. */
+static int refuse_change(const pathgate__fs_target *t, unsigned int d,
+                         const pathgate_policy_verdict *v, pathgate_error *err)
+{
+    if (d & PATHGATE_POLICY_DENY_READ) {
+        pathgate__fs_audit(t, "denied", "deny_read", v);
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    }
+    if (d) {
+        pathgate__fs_audit(t, "denied", "deny_write", v);
+        return pathgate__fs_fail(err, PATHGATE_EPOLICY, t, PATHGATE__FS_FILE);
+    }
+    return PATHGATE_OK;
+}
+
 /* The policy part of pathgate__fs_check_writable (fs_file.c), before the
  * read-only checks: deny_write by name. */
 int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *err)
@@ -220,15 +237,8 @@ int pathgate__fs_policy_writable(const pathgate__fs_target *t, pathgate_error *e
     pathgate_policy_verdict v;
     unsigned int d =
         pathgate__policy_verdict(&v, t->r, t->base, t->rel, t->rel_len, PATHGATE__ACCESS_WRITE);
-    if (d & PATHGATE_POLICY_DENY_READ) { /* resolve judged it already; be sure */
-        pathgate__fs_audit(t, "denied", "deny_read", &v);
-        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
-    }
-    if (d) {
-        pathgate__fs_audit(t, "denied", "deny_write", &v);
-        return pathgate__fs_fail(err, PATHGATE_EPOLICY, t, PATHGATE__FS_FILE);
-    }
-    return PATHGATE_OK;
+    /* (a deny_read here: resolve judged it already; be sure) */
+    return refuse_change(t, d, &v, err);
 }
 
 /* ...and after them: what a directory holds. */
@@ -431,13 +441,5 @@ int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
     real[n] = '\0';
     pathgate_policy_verdict v;
     unsigned int d = pathgate__policy_verdict(&v, t->r, t->base, real, n, t->access);
-    if (d & PATHGATE_POLICY_DENY_READ) {
-        pathgate__fs_audit(t, "denied", "deny_read", &v);
-        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
-    }
-    if (d) {
-        pathgate__fs_audit(t, "denied", "deny_write", &v);
-        return pathgate__fs_fail(err, PATHGATE_EPOLICY, t, PATHGATE__FS_FILE);
-    }
-    return PATHGATE_OK;
+    return refuse_change(t, d, &v, err);
 }
