@@ -7,7 +7,7 @@
  * again gives the same bytes (normalisation is idempotent). */
 #include "fuzz_common.h"
 /* core/src is not on the fuzzers' include path */
-#include "../core/src/address.h"
+#include "../core/src/lex/address.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

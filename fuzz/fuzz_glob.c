@@ -1,4 +1,4 @@
-/* fuzz_glob.c - the glob matcher (core/src/util/glob.c) on arbitrary
+/* fuzz_glob.c - the glob matcher (core/src/lex/glob.c) on arbitrary
  * bytes: the input is `pattern \n path`. Every pattern compiles or fails
  * with a code of the table; for a compiled one:
  *  - match_path equals stepping the names one at a time;
@@ -12,7 +12,7 @@
 
 #include "fuzz_common.h"
 /* core/src is not on the fuzzers' include path */
-#include "../core/src/util/glob.h"
+#include "../core/src/lex/glob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

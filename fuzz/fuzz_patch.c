@@ -1,5 +1,5 @@
 /* fuzz_patch.c - apply_patch's parser and chunk application
- * (core/src/fs_patch_parse.c, fs_patch_seek.c) on arbitrary bytes: the
+ * (core/src/edit/fs_patch_parse.c, fs_patch_seek.c) on arbitrary bytes: the
  * input is `file content \0 patch text` (no NUL: all patch). For valid
  * UTF-8 input:
  *  - the parse succeeds, or fails with PATHGATE_EPATCH and a message that
@@ -12,7 +12,7 @@
  *    line break an unterminated last line gets. */
 #include "fuzz_common.h"
 /* core/src is not on the fuzzers' include path */
-#include "../core/src/fs_patch_internal.h"
+#include "../core/src/edit/fs_patch_internal.h"
 #include "../core/src/util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
  * path agrees with the full (uriparser) path on every input. */
 #include "fuzz_common.h"
 /* pathgate__uri_parse_ex; core/src is not on the fuzzers' include path */
-#include "../core/src/uri_internal.h"
+#include "../core/src/lex/uri_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "result_fields.h"
-#include "../../core/src/exec_test.h" /* internal test knobs */
+#include "../../core/src/exec/exec_test.h" /* internal test knobs */
 #include "util.h"
 
 static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)

@@ -168,7 +168,7 @@ static void test_lenient_edit_starts_over_too(void **state)
 }
 
 /* The text editor's str_replace and insert are edits too: the same lock,
- * the same check, the same start over (core/src/editor.c). */
+ * the same check, the same start over (core/src/edit/editor.c). */
 static void test_text_editor_starts_over_too(void **state)
 {
     fx *f = *state;

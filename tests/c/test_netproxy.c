@@ -1,4 +1,4 @@
-/* test_netproxy.c - the network allowlist's proxy (core/src/netproxy*.c):
+/* test_netproxy.c - the network allowlist's proxy (core/src/net/netproxy*.c):
  * the allow_domains entries and their matching, the address ranges, and
  * the proxy itself on its Unix socket: an allowed name reached through
  * CONNECT, plain HTTP and SOCKS5; every other name, unlisted IP literals,

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 sdist=$(ls "$tmp"/dist/pathgate-*.tar.gz)
 listing=$(tar tzf "$sdist")
 for member in CMakeLists.txt LICENSE pyproject.toml setup.py python/README.md \
-              core/include/pathgate/pathgate.h core/src/resolver.c bindings/python/module.c \
+              core/include/pathgate/pathgate.h core/src/resolve/resolver.c bindings/python/module.c \
               cmake/pathgate.pc.in python/pathgate/py.typed; do
   grep -q "^pathgate-[^/]*/$member\$" <<<"$listing" || { echo "sdist lacks $member"; exit 1; }
 done

@@ -71,7 +71,7 @@ def _editor_schema(undo: bool) -> dict[str, Any]:
 
 
 # The markers of the lines that name a path, and what the core's parser
-# trims (Rust's White_Space, core/src/fs_patch_seek.c).
+# trims (Rust's White_Space, core/src/edit/fs_patch_seek.c).
 _PATH_MARKERS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
 _RS_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) \
     + "\u2028\u2029\u202f\u205f\u3000"
