@@ -160,15 +160,18 @@ PG_NOSAN static void shell_prepare(child_args *a)
             if (a->spec->cgroup_procs[i] >= 0 &&
                 (rc = pg_raw(SYS_write, a->spec->cgroup_procs[i], "0", 1)) < 0)
                 child_fail(a, STAGE_CGROUP, rc);
-    /* 6. Resource limits (soft = hard: the command cannot raise them),
-     * never above the hard limit we have (raising it needs privilege). */
+    /* 6. Resource limits (hard = soft + grace: the command cannot raise
+     * them further), never above the hard limit we have (raising it needs
+     * privilege). */
     for (size_t i = 0; i < a->spec->nrlimits; i++) {
         const pathgate__exec_rlimit *l = &a->spec->rlimits[i];
-        unsigned long long cur[2], lim[2] = {l->value, l->value};
+        unsigned long long cur[2], lim[2] = {l->value, l->value + l->grace};
         if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, NULL, cur)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
         if (cur[1] < lim[1])
-            lim[0] = lim[1] = cur[1];
+            lim[1] = cur[1];
+        if (lim[1] < lim[0])
+            lim[0] = lim[1];
         if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, lim, NULL)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
     }

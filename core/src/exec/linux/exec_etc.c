@@ -13,17 +13,18 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "strbuf.h"
 
 /* Top-level names of /etc shown (shell patterns). Regular files up to
  * 1 MiB and symlinks are copied, directories copied entry by entry (small
  * ones) or mounted read-only. */
 static const char *const etc_shown[] = {
-    "alternatives", "bash.bashrc",  "debian_version", "ethertypes",  "gai.conf",    "gitconfig",
-    "groff",        "host.conf",    "inputrc",        "java-*",      "ld.so.cache", "ld.so.conf",
-    "ld.so.conf.d", "locale.alias", "localtime",      "lsb-release", "magic",       "magic.mime",
-    "maven",        "mime.types",   "networks",       "os-release",  "papersize",   "perl",
-    "profile",      "profile.d",    "protocols",      "python3",     "python3.*",   "resolv.conf",
-    "rpc",          "services",     "shells",         "terminfo",    "timezone",    "xml",
+    "alternatives", "bash.bashrc", "debian_version", "ethertypes",  "gai.conf",    "groff",
+    "host.conf",    "inputrc",     "java-*",         "ld.so.cache", "ld.so.conf",  "ld.so.conf.d",
+    "locale.alias", "localtime",   "lsb-release",    "magic",       "magic.mime",  "maven",
+    "mime.types",   "networks",    "os-release",     "papersize",   "perl",        "profile",
+    "profile.d",    "protocols",   "python3",        "python3.*",   "resolv.conf", "rpc",
+    "services",     "shells",      "terminfo",       "timezone",    "xml",
 };
 
 /* Entries of /etc/ssl shown (never ssl/private). */
@@ -411,5 +412,37 @@ int pathgate__exec_etc_add(pathgate__exec_view *v, const pathgate__exec_identity
     if (ssl >= 0)
         close(ssl);
     close(etc);
+    return rc;
+}
+
+/* /etc/gitconfig: the host's (when present and small), then each base's
+ * view directory as a safe.directory (docs/exec.md "git in the view"). */
+int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v, const char *const *names, size_t n)
+{
+    pathgate__sb sb = PATHGATE__SB_INIT(v->alloc);
+    struct stat st;
+    int fd = open("/etc/gitconfig", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= FILE_COPY_MAX) {
+        char buf[4096];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            pathgate__sb_put(&sb, buf, (size_t)got);
+        if (sb.len && sb.p[sb.len - 1] != '\n')
+            pathgate__sb_putc(&sb, '\n');
+    }
+    if (fd >= 0)
+        close(fd);
+    pathgate__sb_puts(&sb, "# made by pathgate: the bases are the command's to read with git, "
+                           "whoever owns their files\n[safe]\n");
+    for (size_t i = 0; i < n; i++) {
+        char dir[4200];
+        if (!names[i] || pathgate__exec_view_base_dir(dir, sizeof dir, names[i]) != 0)
+            continue;
+        /* the base, and (git >= 2.46) any repository beneath it */
+        pathgate__sb_printf(&sb, "\tdirectory = %s\n\tdirectory = %s/*\n", dir, dir);
+    }
+    int rc =
+        sb.oom ? PATHGATE_ENOMEM : pathgate__exec_view_add_data(v, "/etc/gitconfig", sb.p, sb.len);
+    pathgate__sb_free(&sb);
     return rc;
 }

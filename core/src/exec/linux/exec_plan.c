@@ -189,6 +189,12 @@ static int plan_private(const pathgate__exec_plan *p, pathgate__exec_view *v)
                  tmp_inodes, p->tpl->id.uid, p->tpl->id.gid);
         rc = pathgate__exec_view_add_tmpfs(v, p->tpl->id.home, opts, rights);
     }
+    /* terminals: os.openpty(), script, pexpect */
+    if (!rc)
+        rc = pathgate__exec_view_add_devpts(
+            v, "/dev/pts",
+            pathgate__landlock_rights(p->abi, PATHGATE__LL_READ | PATHGATE__LL_DEV, 1) |
+                (pathgate__landlock_rights(p->abi, PATHGATE__LL_WRITE, 0)));
     return rc;
 }
 
@@ -302,7 +308,10 @@ static void plan_next(pathgate__exec_plan *p)
 static void add_rlimit(pathgate__exec_spec *s, int resource, unsigned long long value)
 {
     s->rlimits[s->nrlimits].resource = resource;
-    s->rlimits[s->nrlimits++].value = value;
+    s->rlimits[s->nrlimits].value = value;
+    /* CPU: SIGXCPU at the limit (status 152, the limit named in the
+     * result), SIGKILL one second later for a process that ignores it */
+    s->rlimits[s->nrlimits++].grace = resource == RLIMIT_CPU ? 1 : 0;
 }
 
 static void oom_kill(void *ctx, pid_t init)

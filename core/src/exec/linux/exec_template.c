@@ -92,9 +92,11 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
     for (size_t i = 0; !rc && i < 4; i++)
         rc = pathgate__exec_view_add_link(v, dev_links[i][0], dev_links[i][1]);
     /* mount points of each command's private parts */
-    static const char *const dirs[] = {"/dev/shm", "/tmp", "/home", "/var", "/proc"};
+    static const char *const dirs[] = {"/dev/shm", "/dev/pts", "/tmp", "/home", "/var", "/proc"};
     for (size_t i = 0; !rc && i < sizeof dirs / sizeof dirs[0]; i++)
         rc = pathgate__exec_view_add_dir(v, dirs[i]);
+    if (!rc) /* the terminals' multiplexer of the command's own devpts */
+        rc = pathgate__exec_view_add_link(v, "/dev/ptmx", "pts/ptmx");
     if (!rc)
         rc = pathgate__exec_view_add_link(v, "/var/tmp", "../tmp");
     if (!rc && private_home)
@@ -106,6 +108,13 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
         rc = pathgate__exec_view_add_proc(v, "/proc");
     if (!rc)
         rc = add_bases(v, s);
+    if (!rc) {
+        const char **names = pathgate__calloc(v->alloc, s->ngrants + 1, sizeof *names);
+        for (size_t i = 0; names && i < s->ngrants; i++)
+            names[i] = s->grants[i].view;
+        rc = names ? pathgate__exec_etc_add_gitconfig(v, names, s->ngrants) : PATHGATE_ENOMEM;
+        pathgate__free(v->alloc, names);
+    }
     return rc;
 }
 
@@ -315,10 +324,11 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
     if (n == 1) {
         t->userns_fd = open_in(pid, "ns/user", O_RDONLY);
         t->mntns_fd = open_in(pid, "ns/mnt", O_RDONLY);
-        /* the view's own directories that may be listed (not / itself:
-         * that would cover /proc, whose mountinfo names host paths) */
+        /* the view's own directories that may be read, and its root,
+         * whose directories (not files: /proc's mountinfo names host
+         * paths) may be listed, /proc's included: `ls /` works */
         static const char *const listed[] = {"root/etc", ("root" PATHGATE__VIEW_BASES), "root/home",
-                                             "root/dev"};
+                                             "root/dev", "root"};
         int etc = -1;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
             int fd = open_in(pid, listed[i], O_PATH | O_DIRECTORY);
@@ -326,7 +336,8 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
                 etc = fd;
             if (fd >= 0) {
                 t->rules[t->nrules].fd = fd;
-                t->rules[t->nrules++].classes = PATHGATE__LL_READ;
+                t->rules[t->nrules++].classes =
+                    strcmp(listed[i], "root") ? PATHGATE__LL_READ : PATHGATE__LL_LIST;
             }
         }
         if (t->userns_fd < 0 || t->mntns_fd < 0 || etc < 0)

@@ -59,7 +59,9 @@ enum pathgate__view_op_kind {
                            * followed), check it is (dev, ino), put the mount of
                            * fd (or, when fd < 0, of host path src as BIND) on it */
     PATHGATE__VOP_PROC,   /* a proc of the current PID namespace on dst */
-    PATHGATE__VOP_TMPFS,  /* a tmpfs with options src on dst; Landlock grants rights */
+    PATHGATE__VOP_TMPFS,  /* a tmpfs with options src on dst (rel non-NULL: a
+                           * filesystem of that type, devpts); Landlock grants
+                           * rights */
 };
 
 typedef struct pathgate__exec_view_op {
@@ -126,6 +128,10 @@ int pathgate__exec_view_add_proc(pathgate__exec_view *v, const char *dst);
 /* A tmpfs (options: the mount data) granted `rights` by Landlock. */
 int pathgate__exec_view_add_tmpfs(pathgate__exec_view *v, const char *dst, const char *options,
                                   uint64_t rights);
+
+/* A devpts instance of the command's own on dst (its terminals only),
+ * granted `rights` by Landlock. */
+int pathgate__exec_view_add_devpts(pathgate__exec_view *v, const char *dst, uint64_t rights);
 
 /* The host entry `host` (an absolute path, opened as it is now) shown at
  * the same path, read-only, nosuid, nodev (noexec and read-write for
