@@ -237,6 +237,14 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
                  "and nothing else of the host: no host venv, pyenv, nvm or conda. Make a "
                  "venv inside a root (python3 -m venv .venv) or name a base's directory "
                  "in PATH with the env option\n");
+    if (out->exit_code != 0 &&
+        (output_has(out, "mount -t proc proc /proc") ||
+         (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
+        pathgate__sb_puts(&sb,
+                          "pathgate: a command's /proc holds only cpuinfo, meminfo, stat, "
+                          "loadavg and uptime to read (and its directories to list): the "
+                          "processes' files (ps, top, /proc/self/status, /dev/fd) are refused, "
+                          "since mountinfo would name host paths\n");
     if (net) {
         if (net->refused_len || net->more)
             pathgate__sb_printf(&sb,

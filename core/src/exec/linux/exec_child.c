@@ -402,9 +402,22 @@ __attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
     pg_raw_write_exit(done_w, "d", 1, status & 0xff);
 }
 
+/* The command's /proc, and the view's system information files over
+ * their namesakes there (a file the view lacks is skipped). */
 PG_NOSAN static long mount_proc(void)
 {
-    return pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    long rc = pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    static const char *const src[] = {
+        PATHGATE__VIEW_PROC "/cpuinfo", PATHGATE__VIEW_PROC "/meminfo", PATHGATE__VIEW_PROC "/stat",
+        PATHGATE__VIEW_PROC "/loadavg", PATHGATE__VIEW_PROC "/uptime"};
+    static const char *const dst[] = {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+                                      "/proc/loadavg", "/proc/uptime"};
+    for (size_t i = 0; rc >= 0 && i < sizeof src / sizeof src[0]; i++) {
+        long b = pg_raw(SYS_mount, src[i], dst[i], 0, MS_BIND, 0);
+        if (b < 0 && b != -ENOENT)
+            rc = b;
+    }
+    return rc;
 }
 
 __attribute__((noreturn)) PG_NOSAN static int init_main(void *p)

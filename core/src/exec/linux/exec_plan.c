@@ -85,6 +85,12 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     for (const char *const *e = pathgate__netproxy_env; p->o.allow_domains && *e; e++)
         if (!env_overrides(env, *e))
             p->envp[k++] = (char *)*e;
+    /* the network off: no retries (npm waited ~70 s, pip ~8 s, retrying a
+     * name that cannot resolve), unless set */
+    static const char *const offline_env[] = {"npm_config_fetch_retries=0", "PIP_RETRIES=0"};
+    for (size_t i = 0; !p->o.allow_domains && !p->o.allow_network && i < 2; i++)
+        if (!env_overrides(env, offline_env[i]))
+            p->envp[k++] = (char *)offline_env[i];
     for (const char *const *e = env; e && *e; e++)
         p->envp[k++] = (char *)*e;
     p->envp[k] = NULL;

@@ -51,6 +51,9 @@ static const unsigned int dev_classes[] = {
 
 /* ------------------------------------------------------------ the plan */
 
+/* Largest /proc file copied (cpuinfo of a large machine: ~1.5 KiB a CPU). */
+#define PROC_FILE_MAX (1024 * 1024)
+
 static int add_bases(pathgate__exec_view *v, const pathgate__exec_template_spec *s)
 {
     int rc = PATHGATE_OK;
@@ -70,6 +73,37 @@ static int add_bases(pathgate__exec_view *v, const pathgate__exec_template_spec 
                 rc = pathgate__exec_view_add_nested(v, in->fd, out->fd, out->view);
         }
     }
+    return rc;
+}
+
+/* The host's system information (no path in it), copied for the
+ * view's /proc: what `free`, `uptime` and Node's os.cpus() read. */
+static int add_proc_files(pathgate__exec_view *v)
+{
+    static const char *const names[] = PATHGATE__VIEW_PROC_FILES;
+    int rc = pathgate__exec_view_add_dir(v, "/var/lib");
+    if (!rc)
+        rc = pathgate__exec_view_add_dir(v, "/var/lib/pathgate");
+    if (!rc)
+        rc = pathgate__exec_view_add_dir(v, PATHGATE__VIEW_PROC);
+    char *buf = rc ? NULL : pathgate__malloc(v->alloc, PROC_FILE_MAX);
+    if (!rc && !buf)
+        rc = PATHGATE_ENOMEM;
+    for (size_t i = 0; !rc && i < sizeof names / sizeof names[0]; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%s", names[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        size_t got = 0;
+        ssize_t n;
+        while (got < PROC_FILE_MAX && (n = read(fd, buf + got, PROC_FILE_MAX - got)) > 0)
+            got += (size_t)n;
+        close(fd);
+        snprintf(path, sizeof path, PATHGATE__VIEW_PROC "/%s", names[i]);
+        rc = pathgate__exec_view_add_data(v, path, buf, got);
+    }
+    pathgate__free(v->alloc, buf);
     return rc;
 }
 
@@ -99,6 +133,8 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
         rc = pathgate__exec_view_add_link(v, "/dev/ptmx", "pts/ptmx");
     if (!rc)
         rc = pathgate__exec_view_add_link(v, "/var/tmp", "../tmp");
+    if (!rc)
+        rc = add_proc_files(v);
     if (!rc && private_home)
         rc = pathgate__exec_view_add_dir(v, id->home);
     /* A proc of the builder's own (otherwise empty) PID namespace: a
@@ -228,7 +264,7 @@ static int userns_unavailable(int e)
 
 static int open_in(pid_t pid, const char *what, int flags)
 {
-    char path[64];
+    char path[256];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
     return open(path, flags | O_CLOEXEC);
 }
@@ -338,6 +374,16 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
                 t->rules[t->nrules].fd = fd;
                 t->rules[t->nrules++].classes =
                     strcmp(listed[i], "root") ? PATHGATE__LL_READ : PATHGATE__LL_LIST;
+            }
+        }
+        static const char *const proc_files[] = PATHGATE__VIEW_PROC_FILES;
+        for (size_t i = 0; i < PATHGATE__VIEW_PROC_NFILES; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "root" PATHGATE__VIEW_PROC "/%s", proc_files[i]);
+            int fd = open_in(pid, what, O_PATH);
+            if (fd >= 0) {
+                t->rules[t->nrules].fd = fd;
+                t->rules[t->nrules++].classes = PATHGATE__LL_READ;
             }
         }
         if (t->userns_fd < 0 || t->mntns_fd < 0 || etc < 0)

@@ -44,6 +44,15 @@
 /* While a prepared view is built, the host's tree lies here (detached
  * before the view is used). */
 #define PATHGATE__VIEW_OLD "/.pathgate-host"
+/* The system information files of the view (copies of the host's, made
+ * with the prepared view), each bound over its /proc namesake by a
+ * command's init once its /proc is mounted (docs/exec.md "/proc"). */
+#define PATHGATE__VIEW_PROC "/var/lib/pathgate/proc"
+#define PATHGATE__VIEW_PROC_FILES                                                                  \
+    {                                                                                              \
+        "cpuinfo", "meminfo", "stat", "loadavg", "uptime"                                          \
+    }
+#define PATHGATE__VIEW_PROC_NFILES 5
 
 enum pathgate__view_op_kind {
     PATHGATE__VOP_DIR,    /* mkdir dst */
