@@ -415,9 +415,13 @@ int pathgate__exec_etc_add(pathgate__exec_view *v, const pathgate__exec_identity
     return rc;
 }
 
-/* /etc/gitconfig: the host's (when present and small), then each base's
- * view directory as a safe.directory (docs/exec.md "git in the view"). */
-int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v, const char *const *names, size_t n)
+/* /etc/gitconfig: the host's (when present and small), then
+ * `safe.directory = *` (docs/exec.md "git in the view": git's ownership
+ * check guards a user against code named by another user's repository;
+ * in the view that code runs as the command, confined as it is, and the
+ * command may lift the check itself, while git before 2.46 cannot name
+ * "beneath a base"). */
+int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v)
 {
     pathgate__sb sb = PATHGATE__SB_INIT(v->alloc);
     struct stat st;
@@ -432,15 +436,9 @@ int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v, const char *const *
     }
     if (fd >= 0)
         close(fd);
-    pathgate__sb_puts(&sb, "# made by pathgate: the bases are the command's to read with git, "
-                           "whoever owns their files\n[safe]\n");
-    for (size_t i = 0; i < n; i++) {
-        char dir[4200];
-        if (!names[i] || pathgate__exec_view_base_dir(dir, sizeof dir, names[i]) != 0)
-            continue;
-        /* the base, and (git >= 2.46) any repository beneath it */
-        pathgate__sb_printf(&sb, "\tdirectory = %s\n\tdirectory = %s/*\n", dir, dir);
-    }
+    pathgate__sb_puts(&sb, "# made by pathgate: a repository of a base is readable with git\n"
+                           "# whoever owns its files on the host (docs/exec.md, git in the view)\n"
+                           "[safe]\n\tdirectory = *\n");
     int rc =
         sb.oom ? PATHGATE_ENOMEM : pathgate__exec_view_add_data(v, "/etc/gitconfig", sb.p, sb.len);
     pathgate__sb_free(&sb);

@@ -144,13 +144,8 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
         rc = pathgate__exec_view_add_proc(v, "/proc");
     if (!rc)
         rc = add_bases(v, s);
-    if (!rc) {
-        const char **names = pathgate__calloc(v->alloc, s->ngrants + 1, sizeof *names);
-        for (size_t i = 0; names && i < s->ngrants; i++)
-            names[i] = s->grants[i].view;
-        rc = names ? pathgate__exec_etc_add_gitconfig(v, names, s->ngrants) : PATHGATE_ENOMEM;
-        pathgate__free(v->alloc, names);
-    }
+    if (!rc)
+        rc = pathgate__exec_etc_add_gitconfig(v);
     return rc;
 }
 
