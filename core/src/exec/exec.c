@@ -211,11 +211,9 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
 {
     pathgate__sb sb = PATHGATE__SB_INIT(alloc);
     char size[64];
+    /* (a timeout is the result's timed_out, which every door reports) */
     if (out->timed_out)
-        pathgate__sb_printf(&sb,
-                            "pathgate: the command was killed by the timeout (%u ms); "
-                            "a longer one is the timeout option\n",
-                            o->timeout_ms);
+        ;
     else if (out->exit_code == 128 + SIGXFSZ) {
         size_text(size, sizeof size, o->max_file_size);
         pathgate__sb_printf(&sb,
