@@ -206,3 +206,17 @@ def test_the_allowlist_refusals_are_in_the_result(resolver):
             "reachable") in res.output
     env = pathgate.execute(resolver, "env", allow_domains=["example.com"]).output
     assert "npm_config_fetch_retries" not in env
+
+
+@confined
+def test_a_venv_shown_as_a_read_only_root_runs(tree):
+    """docs/exec.md "Toolchains of the host": a host venv configured as a
+    read-only root, its bin first in PATH."""
+    venv = tree["tmp"] / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True)
+    r = pathgate.Resolver(roots={"repo": tree["repo"], "venv": venv}, read_only=["venv"])
+    res = pathgate.execute(r, "python -c 'import sys; print(sys.prefix)'; touch "
+                              "/pathgate/root/venv/x 2>/dev/null || echo read-only",
+                           env={"PATH": "/pathgate/root/venv/bin:/usr/bin:/bin"})
+    assert res.output == "/pathgate/root/venv\nread-only\n", res.output

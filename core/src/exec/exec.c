@@ -233,8 +233,9 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
                  "/sbin and /lib (PATH=/usr/local/bin:/usr/bin:/bin), the bases at "
                  "/pathgate/root/<key> and /pathgate/mod/<Name>, a private /tmp and home, "
                  "and nothing else of the host: no host venv, pyenv, nvm or conda. Make a "
-                 "venv inside a root (python3 -m venv .venv) or name a base's directory "
-                 "in PATH with the env option\n");
+                 "venv inside a root (python3 -m venv .venv), or configure a toolchain's "
+                 "directory as a read-only root and put /pathgate/root/<key>/bin in PATH "
+                 "with the env option\n");
     if (out->exit_code != 0 &&
         (output_has(out, "mount -t proc proc /proc") ||
          (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
