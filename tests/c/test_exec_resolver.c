@@ -411,6 +411,42 @@ static void test_etc_shows_what_tools_read_and_no_secret(void **state)
     pathgate_resolver_free(r);
 }
 
+/* docs/exec.md "What a result says": a limit that killed the command, a
+ * command not in the view, the network off are named by a last line of
+ * the output (issue 34); a command that succeeded gets none. */
+static void test_the_result_says_why_pathgate_made_it_fail(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.max_file_size = 4096;
+    assert_int_equal(
+        pathgate_exec_run(&res, r, PG_S("head -c 10000 /dev/zero > /tmp/big"), &o, NULL), 0);
+    assert_int_equal(res.exit_code, 153);
+    assert_non_null(strstr(res.output.ptr, "\npathgate: killed by SIGXFSZ (exit 153): a file "
+                                           "reached the file-size limit, max_file_size = 4096 "
+                                           "bytes; raise it with the max_file_size option\n"));
+    pathgate_exec_result_dispose(&res);
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("nosuchtool --version"), NULL, NULL), 0);
+    assert_int_equal(res.exit_code, 127);
+    assert_non_null(strstr(res.output.ptr, "pathgate: a command was not found."));
+    pathgate_exec_result_dispose(&res);
+    assert_int_equal(pathgate_exec_run(&res, r,
+                                       PG_S("getent hosts example.com || echo "
+                                            "'Could not resolve host: example.com'"),
+                                       NULL, NULL),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "pathgate: the network is off for commands"));
+    pathgate_exec_result_dispose(&res);
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("ls / >/dev/null && echo listed"), NULL, NULL),
+                     0);
+    assert_string_equal(res.output.ptr, "listed\n");
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+}
+
 /* One prepared view per resolver: later commands reuse it (a command's
  * private parts are still its own: /tmp and the home start empty). */
 static void test_the_prepared_view_is_reused_and_private_parts_are_not(void **state)
@@ -446,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_a_base_as_home),
         cmocka_unit_test(test_etc_shows_what_tools_read_and_no_secret),
         cmocka_unit_test(test_the_prepared_view_is_reused_and_private_parts_are_not),
+        cmocka_unit_test(test_the_result_says_why_pathgate_made_it_fail),
     };
     return cmocka_run_group_tests_name("exec_resolver", tests, setup, teardown);
 }

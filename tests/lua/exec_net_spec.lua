@@ -87,7 +87,11 @@ describe("execute with allow_domains", function()
       timeout = 60,
     }))
     assert.equals(0, res.exit_code)
-    assert.equals(("served /lua\n403 403 403 \ndirect=7\n"), res.output)
+    -- the refusals are also in the result (docs/exec.md "What a result says")
+    assert.equals(("served /lua\n403 403 403 \ndirect=7\n"
+      .. "pathgate: the network allowlist refused: other.example:80 (not_listed), "
+      .. "10.1.2.3:80 (not_listed), localhost:%d (private_address); only the hosts of "
+      .. "allow_domains are reachable\n"):format(O), res.output)
     assert.is_true(res.protections.network_allowlist)
     assert.is_true(res.protections.network_namespace)
     -- four network decisions, between the command's own start and end

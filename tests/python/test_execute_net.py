@@ -197,7 +197,9 @@ def test_cli_allow_domain_flags_config_key_and_audit_log(world, tmp_path, capsys
                      "execute", cmd])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert out == "served /cli\n403\n"
+    assert out == ("served /cli\n403\npathgate: the network allowlist refused: "
+                   f"localhost:{other} (not_listed); only the hosts of allow_domains are "
+                   "reachable\n")
     events = [json.loads(x) for x in log.read_text().splitlines()]
     net = [e for e in events if e.get("operation") == "http"]
     assert [(e["address"], e["outcome"], e.get("reason")) for e in net] == [

@@ -78,6 +78,7 @@ class Workload:
     env: Mapping[str, str] = field(default_factory=dict)
     setup: Callable[[Path, Mapping[str, str]], None] | None = None
     c_api: bool = False  # also run through the C API driver
+    read_only: bool = False  # the root is read-only inside (PATHGATE_BASE_READ_ONLY)
 
 
 @dataclass(frozen=True)
@@ -102,11 +103,12 @@ class PythonInside:
     api = "py"
 
     def __init__(self, root: Path, env: Mapping[str, str],
-                 presets: Sequence[str] = ()) -> None:
+                 presets: Sequence[str] = (), read_only: bool = False) -> None:
         import pathgate
 
-        self._backend = pathgate.Backend(pathgate.Resolver(roots={ROOT_KEY: root},
-                                                           presets=list(presets)))
+        self._backend = pathgate.Backend(pathgate.Resolver(
+            roots={ROOT_KEY: root}, presets=list(presets),
+            read_only=[ROOT_KEY] if read_only else None))
         self._backend.configure_execute(env=dict(env), output_cap=OUTPUT_CAP)
 
     def run(self, command: str) -> Result:
@@ -300,7 +302,8 @@ def run_workload(workload: Workload, scratch: Path, api: str = "py",
         shutil.copytree(seed, copy, symlinks=True)
 
     if api == "py":
-        inside: PythonInside | CInside = PythonInside(host_in, workload.env)
+        inside: PythonInside | CInside = PythonInside(host_in, workload.env,
+                                                      read_only=workload.read_only)
     elif api == "py-vcs":  # the policy's presets in the view (docs/exec.md "Policy in commands")
         inside = PythonInside(host_in, workload.env, presets=("vcs", "secrets"))
     elif api == "c":

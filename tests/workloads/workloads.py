@@ -622,6 +622,92 @@ IDENTITY = [
                     " && echo \"tmpdir ${TMPDIR:-unset}\""))),
 ]
 
-WORKLOADS: list[Workload] = GIT + PYTHON + NODE + C + SHELL + IDENTITY
+
+# ------------------------------------------ the view as on the host (issue 34)
+
+
+def _git_history(root: Path, env: Mapping[str, str]) -> None:
+    """A repository with two commits, made on the host (the read-only
+    root's files are then another user's to a root caller's command)."""
+    _git_project(root, env)
+    git_env = {**env, **GIT_ENV}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=root / "proj", env=git_env, check=True)
+    (root / "proj" / "README.md").write_text("# proj\n\nA project, changed.\n")
+    subprocess.run(["git", "commit", "-q", "-am", "second"], cwd=root / "proj", env=git_env,
+                   check=True)
+
+
+def _tar_archive(root: Path, _env: Mapping[str, str]) -> None:
+    """An archive whose members belong to uid/gid 1000 (as one made by a
+    user), with fixed mtimes and an executable script."""
+    import io
+    import tarfile
+
+    with tarfile.open(root / "a.tar", "w") as tar:
+        for name, data, mode in (("a/run.sh", b"#!/bin/sh\necho run\n", 0o755),
+                                 ("a/data.txt", b"data\n", 0o640)):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), mode, 1000000000
+            info.uid = info.gid = 1000
+            info.uname = info.gname = "user"
+            tar.addfile(info, io.BytesIO(data))
+
+
+TAR_EXTRACT = ("/usr/bin/python3 -c 'import tarfile, os, stat\n"
+               "with tarfile.open(\"a.tar\") as t: t.extractall(\"x\")\n"
+               "for n in sorted(os.listdir(\"x/a\")):\n"
+               "    st = os.stat(\"x/a/\" + n); print(n, int(st.st_mtime), oct(stat.S_IMODE(st.st_mode)))'"
+               " && ./x/a/run.sh")
+
+PTY_SCRIPT = ("/usr/bin/python3 -c 'import os, pty\n"
+              "m, s = os.openpty(); print(\"isatty\", os.isatty(s))\n"
+              "os.write(m, b\"ping\\n\"); print(os.read(s, 5))\n"
+              "pid, fd = pty.fork()\n"
+              "if pid == 0: os.execvp(\"sh\", [\"sh\", \"-c\", \"test -t 0 && echo child-tty\"])\n"
+              "out = b\"\"\n"
+              "while True:\n"
+              "    try: b = os.read(fd, 100)\n"
+              "    except OSError: break\n"
+              "    if not b: break\n"
+              "    out += b\n"
+              "print(out.strip()); os.waitpid(pid, 0)'")
+
+VIEW = [
+    Workload(
+        "view_tar_extract", "view", "Python's tarfile extracting members of uid 1000 (mtime "
+        "and mode kept; as root it changes their owner first), the script still executable",
+        tools=("python3",), setup=_tar_archive,
+        steps=(Step(TAR_EXTRACT),)),
+    Workload(
+        "view_pty", "view", "a pty: os.openpty(), pty.fork() with a child on a terminal, "
+        "`script`", tools=("python3", "script"),
+        steps=(Step(PTY_SCRIPT),
+               Step("script -qec 'test -t 1 && echo on-a-tty' /dev/null | tr -d '\\r'"))),
+    Workload(
+        "view_ls_root", "view", "`ls /` and os.listdir('/') list the root", tools=("python3",),
+        steps=(Step("ls / | grep -qx usr && echo listed && /usr/bin/python3 -c 'import os; "
+                    "print(\"tmp\" in os.listdir(\"/\"))'"),)),
+    Workload(
+        "view_git_read_only", "view", "git status, log, diff and clone of a repository in a "
+        "read-only root whose files belong to another user", tools=("git",),
+        env=GIT_ENV, setup=_git_history, read_only=True,
+        steps=(Step("cd proj && git status --short && git log --format='%H %s'"
+                    " && git diff HEAD~1 --stat"),
+               Step("git clone -q proj \"$TMPDIR/clone\" && git -C \"$TMPDIR/clone\" log --oneline"
+                    " && rm -rf \"$TMPDIR/clone\""))),
+    Workload(
+        "view_system_info", "view", "Node's os.cpus(), `free`, `uptime`, `nproc`",
+        tools=("node", "free", "uptime", "nproc"),
+        steps=(Step("node -e 'const os = require(\"os\"); console.log(os.cpus().length,"
+                    " os.cpus().length === require(\"os\").availableParallelism(),"
+                    " os.totalmem() > 0, os.uptime() > 0)' && free -b | head -n 1"
+                    " && uptime > /dev/null && echo uptime-ok && nproc"),)),
+    Workload(
+        "view_ps", "view", "`ps` lists the command's processes", tools=("ps",),
+        steps=(Step("ps -o comm= -p $$"),)),
+]
+
+WORKLOADS: list[Workload] = GIT + PYTHON + NODE + C + SHELL + IDENTITY + VIEW
 BY_NAME: dict[str, Workload] = {w.name: w for w in WORKLOADS}
 assert len(BY_NAME) == len(WORKLOADS), "workload names must be unique"

@@ -17,9 +17,12 @@
  *    operations accept back), read-only bases mounted read-only (also
  *    where one lies inside a writable base), every base nosuid and nodev;
  *    /usr, /bin, /sbin, /lib* and a few /etc entries read-only; /dev with
- *    null, zero, full, random, urandom; a private tmpfs /tmp (HOME and
- *    TMPDIR) and /dev/shm with size limits; the PID namespace's /proc.
- *    Nothing else of the host exists there.
+ *    null, zero, full, random, urandom and a devpts of the command's own
+ *    (/dev/pts, /dev/ptmx); a private tmpfs /tmp (HOME and TMPDIR) and
+ *    /dev/shm with size limits; the PID namespace's /proc, of which only
+ *    the directories and the view's copies of cpuinfo, meminfo, stat,
+ *    loadavg and uptime are readable. Nothing else of the host exists
+ *    there.
  *  - Landlock (the best ABI the kernel offers, up to 7) on the same files:
  *    read/write beneath the bases (read and execute only for
  *    PATHGATE_BASE_READ_ONLY), read/execute on the system entries, TCP
@@ -166,7 +169,10 @@ PATHGATE_EXTERN int pathgate_exec_options_init(pathgate_exec_options *opts, unsi
  * it died of signal N, and PATHGATE_EXEC_EXIT_TIMEOUT (with timed_out) when
  * the timeout killed it. landlock_abi is the Landlock ABI enforced, 0 when
  * the command ran without Landlock; protections the PATHGATE_EXEC_PROT_*
- * bits of what confined it. */
+ * bits of what confined it. When pathgate made the command fail (a limit
+ * killed it, a command is not in the view, the network is off, the
+ * allowlist refused a host), the output ends with a line beginning
+ * "pathgate: " that says so (docs/exec.md "What a result says"). */
 typedef struct pathgate_exec_result {
     pathgate_buf output;
     int exit_code;

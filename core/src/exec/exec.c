@@ -6,6 +6,8 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "exec_view.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
+#include "strbuf.h"
 #include "text.h"
 
 /* The view path of a directory named by an address the resolver accepts:
@@ -103,15 +106,54 @@ static pathgate__exec_cache *cache_of(pathgate_resolver *resolver)
 
 /* The network allowlist's decisions (made on the proxy's threads) as the
  * resolver's audit events, one at a time: a front end's callback (a Lua
- * function) is then never entered by two threads at once. */
+ * function) is then never entered by two threads at once. The refusals
+ * are also kept (distinct "host:port (reason)", up to `refused`'s room)
+ * for the call's result (docs/exec.md "What a result says"). */
 typedef struct net_audit_ctx {
     pathgate_resolver *resolver;
     pthread_mutex_t lock;
+    int audit; /* the resolver audits */
+    char refused[600];
+    size_t refused_len;
+    unsigned int more; /* refusals left out for room */
 } net_audit_ctx;
+
+static void keep_refusal(net_audit_ctx *c, const pathgate__net_event *ev)
+{
+    if (!ev->outcome || !strcmp(ev->outcome, "allowed"))
+        return;
+    char one[300];
+    int n = snprintf(one, sizeof one, "%s (%s)", ev->address ? ev->address : "?",
+                     ev->reason ? ev->reason : ev->outcome);
+    if (n < 0 || (size_t)n >= sizeof one)
+        return;
+    /* distinct entries, separated by ", " */
+    for (const char *at = c->refused; (at = strstr(at, one)) != NULL; at++)
+        if ((at == c->refused || at[-1] == ' ') && (at[n] == ',' || at[n] == '\0'))
+            return;
+    size_t need = (size_t)n + (c->refused_len ? 2 : 0);
+    if (c->refused_len + need >= sizeof c->refused) {
+        c->more++;
+        return;
+    }
+    if (c->refused_len) {
+        memcpy(c->refused + c->refused_len, ", ", 2);
+        c->refused_len += 2;
+    }
+    memcpy(c->refused + c->refused_len, one, (size_t)n + 1);
+    c->refused_len += (size_t)n;
+}
 
 static void net_audit(const pathgate__net_event *ev, void *p)
 {
     net_audit_ctx *c = p;
+    pthread_mutex_lock(&c->lock);
+    keep_refusal(c, ev);
+    if (!c->audit) {
+        pthread_mutex_unlock(&c->lock);
+        return;
+    }
+    pthread_mutex_unlock(&c->lock);
     pathgate__audit_rec rec;
     memset(&rec, 0, sizeof rec);
     rec.operation = ev->operation ? ev->operation : "network";
@@ -124,6 +166,119 @@ static void net_audit(const pathgate__net_event *ev, void *p)
     pthread_mutex_lock(&c->lock);
     pathgate__audit_emit(c->resolver, &rec);
     pthread_mutex_unlock(&c->lock);
+}
+
+/* ------------------------------------------------------------- notes */
+
+/* A size for a message: "1 GiB", "512 MiB", else bytes. */
+static void size_text(char *buf, size_t cap, unsigned long long n)
+{
+    if (n && !(n & ((1ull << 30) - 1)))
+        snprintf(buf, cap, "%llu GiB", n >> 30);
+    else if (n && !(n & ((1ull << 20) - 1)))
+        snprintf(buf, cap, "%llu MiB", n >> 20);
+    else
+        snprintf(buf, cap, "%llu bytes", n);
+}
+
+static int output_has(const pathgate_exec_result *r, const char *what)
+{
+    return r->output.ptr && memmem(r->output.ptr, r->output.len, what, strlen(what)) != NULL;
+}
+
+/* What a command's own network failure looks like (resolvers, curl, git,
+ * pip, npm, Node, Python). */
+static const char *const net_failures[] = {
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+    "Name or service not known",
+    "getaddrinfo",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "Network is unreachable",
+    "ENETUNREACH",
+    "NewConnectionError",
+    "Failed to connect",
+    "unable to resolve host",
+};
+
+/* Lines appended to the output that say why a command failed where the
+ * reason is pathgate's (docs/exec.md "What a result says"): a limit that
+ * killed it, a command not in the view, the network being off, the
+ * allowlist's refusals. Each begins with "pathgate: ". 0 or ENOMEM. */
+static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
+                     const pathgate_exec_options *o, const net_audit_ctx *net)
+{
+    pathgate__sb sb = PATHGATE__SB_INIT(alloc);
+    char size[64];
+    /* (a timeout is the result's timed_out, which every door reports) */
+    if (out->timed_out)
+        ;
+    else if (out->exit_code == 128 + SIGXFSZ) {
+        size_text(size, sizeof size, o->max_file_size);
+        pathgate__sb_printf(&sb,
+                            "pathgate: killed by SIGXFSZ (exit 153): a file reached the "
+                            "file-size limit, max_file_size = %s; raise it with the "
+                            "max_file_size option\n",
+                            size);
+    } else if (out->exit_code == 128 + SIGXCPU)
+        pathgate__sb_printf(&sb,
+                            "pathgate: killed by SIGXCPU (exit 152): the command used its "
+                            "CPU-time limit, max_cpu_seconds = %u; raise it with the "
+                            "max_cpu_seconds option\n",
+                            o->max_cpu_seconds);
+    if (out->exit_code == 127 && (output_has(out, "not found") || output_has(out, "No such file")))
+        pathgate__sb_puts(
+            &sb, "pathgate: a command was not found. The view holds the host's /usr, /bin, "
+                 "/sbin and /lib (PATH=/usr/local/bin:/usr/bin:/bin), the bases at "
+                 "/pathgate/root/<key> and /pathgate/mod/<Name>, a private /tmp and home, "
+                 "and nothing else of the host: no host venv, pyenv, nvm or conda. Make a "
+                 "venv inside a root (python3 -m venv .venv), or configure a toolchain's "
+                 "directory as a read-only root and put /pathgate/root/<key>/bin in PATH "
+                 "with the env option\n");
+    if (out->exit_code != 0 &&
+        (output_has(out, "mount -t proc proc /proc") ||
+         (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
+        pathgate__sb_puts(&sb,
+                          "pathgate: a command's /proc holds only cpuinfo, meminfo, stat, "
+                          "loadavg and uptime to read (and its directories to list): the "
+                          "processes' files (ps, top, /proc/self/status, /dev/fd) are refused, "
+                          "since mountinfo would name host paths\n");
+    if (net) {
+        if (net->refused_len || net->more)
+            pathgate__sb_printf(&sb,
+                                "pathgate: the network allowlist refused: %s%s; only the "
+                                "hosts of allow_domains are reachable\n",
+                                net->refused, net->more ? ", ..." : "");
+    } else if (!o->allow_network) {
+        int failed = 0;
+        for (size_t i = 0; !failed && i < sizeof net_failures / sizeof net_failures[0]; i++)
+            failed = output_has(out, net_failures[i]);
+        if (failed)
+            pathgate__sb_puts(&sb, "pathgate: the network is off for commands (their own "
+                                   "network namespace: loopback only); allow_domains=[...] "
+                                   "lets a command reach the hosts listed, through a proxy\n");
+    }
+    if (sb.oom) {
+        pathgate__sb_free(&sb);
+        return PATHGATE_ENOMEM;
+    }
+    if (!sb.len)
+        return PATHGATE_OK;
+    pathgate__sb all = PATHGATE__SB_INIT(alloc);
+    if (out->output.len) {
+        pathgate__sb_put(&all, out->output.ptr, out->output.len);
+        if (out->output.ptr[out->output.len - 1] != '\n')
+            pathgate__sb_putc(&all, '\n');
+    }
+    pathgate__sb_put(&all, sb.p, sb.len);
+    pathgate__sb_free(&sb);
+    if (all.oom) {
+        pathgate__sb_free(&all);
+        return PATHGATE_ENOMEM;
+    }
+    pathgate_buf_dispose(&out->output);
+    return pathgate__sb_to_buf(&all, &out->output);
 }
 
 /* Opens a directory named by an address as the working directory or the
@@ -223,8 +378,9 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     size_t cwd_addr_len = cwd_addr ? strlen(cwd_addr) : 0;
     pathgate__exec_target t = {
         grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL};
-    net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER};
-    if (o.allow_domains && pathgate__audit_enabled(resolver)) {
+    net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0};
+    if (o.allow_domains) {
+        nac.audit = pathgate__audit_enabled(resolver);
         t.net_audit = net_audit;
         t.net_audit_ctx = &nac;
     }
@@ -236,7 +392,11 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }
-    pathgate__exec_plan_dispose(&plan);
+    pathgate__exec_plan_dispose(&plan); /* (the proxy stopped: its refusals are all in) */
+    if (!rc && (rc = add_notes(out, alloc, &o, o.allow_domains ? &nac : NULL)) != 0) {
+        pathgate_exec_result_dispose(out);
+        rc = pathgate__error_set(err, rc, NULL);
+    }
 done:
     if (rc)
         pathgate__exec_audit_refused(resolver, cwd_addr, cwd_addr ? strlen(cwd_addr) : 0, rc);

@@ -160,15 +160,18 @@ PG_NOSAN static void shell_prepare(child_args *a)
             if (a->spec->cgroup_procs[i] >= 0 &&
                 (rc = pg_raw(SYS_write, a->spec->cgroup_procs[i], "0", 1)) < 0)
                 child_fail(a, STAGE_CGROUP, rc);
-    /* 6. Resource limits (soft = hard: the command cannot raise them),
-     * never above the hard limit we have (raising it needs privilege). */
+    /* 6. Resource limits (hard = soft + grace: the command cannot raise
+     * them further), never above the hard limit we have (raising it needs
+     * privilege). */
     for (size_t i = 0; i < a->spec->nrlimits; i++) {
         const pathgate__exec_rlimit *l = &a->spec->rlimits[i];
-        unsigned long long cur[2], lim[2] = {l->value, l->value};
+        unsigned long long cur[2], lim[2] = {l->value, l->value + l->grace};
         if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, NULL, cur)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
         if (cur[1] < lim[1])
-            lim[0] = lim[1] = cur[1];
+            lim[1] = cur[1];
+        if (lim[1] < lim[0])
+            lim[0] = lim[1];
         if ((rc = pg_raw(SYS_prlimit64, 0, l->resource, lim, NULL)) < 0)
             child_fail(a, STAGE_LIMITS, rc);
     }
@@ -399,9 +402,20 @@ __attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
     pg_raw_write_exit(done_w, "d", 1, status & 0xff);
 }
 
+/* The command's /proc, and the view's system information files over
+ * their namesakes there (one that cannot be bound stays procfs's own,
+ * which Landlock does not grant: unreadable, never wider). */
 PG_NOSAN static long mount_proc(void)
 {
-    return pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    long rc = pg_raw(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    static const char *const src[] = {
+        PATHGATE__VIEW_PROC "/cpuinfo", PATHGATE__VIEW_PROC "/meminfo", PATHGATE__VIEW_PROC "/stat",
+        PATHGATE__VIEW_PROC "/loadavg", PATHGATE__VIEW_PROC "/uptime"};
+    static const char *const dst[] = {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+                                      "/proc/loadavg", "/proc/uptime"};
+    for (size_t i = 0; rc >= 0 && i < sizeof src / sizeof src[0]; i++)
+        pg_raw(SYS_mount, src[i], dst[i], 0, MS_BIND, 0);
+    return rc;
 }
 
 __attribute__((noreturn)) PG_NOSAN static int init_main(void *p)

@@ -13,17 +13,18 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "strbuf.h"
 
 /* Top-level names of /etc shown (shell patterns). Regular files up to
  * 1 MiB and symlinks are copied, directories copied entry by entry (small
  * ones) or mounted read-only. */
 static const char *const etc_shown[] = {
-    "alternatives", "bash.bashrc",  "debian_version", "ethertypes",  "gai.conf",    "gitconfig",
-    "groff",        "host.conf",    "inputrc",        "java-*",      "ld.so.cache", "ld.so.conf",
-    "ld.so.conf.d", "locale.alias", "localtime",      "lsb-release", "magic",       "magic.mime",
-    "maven",        "mime.types",   "networks",       "os-release",  "papersize",   "perl",
-    "profile",      "profile.d",    "protocols",      "python3",     "python3.*",   "resolv.conf",
-    "rpc",          "services",     "shells",         "terminfo",    "timezone",    "xml",
+    "alternatives", "bash.bashrc", "debian_version", "ethertypes",  "gai.conf",    "groff",
+    "host.conf",    "inputrc",     "java-*",         "ld.so.cache", "ld.so.conf",  "ld.so.conf.d",
+    "locale.alias", "localtime",   "lsb-release",    "magic",       "magic.mime",  "maven",
+    "mime.types",   "networks",    "os-release",     "papersize",   "perl",        "profile",
+    "profile.d",    "protocols",   "python3",        "python3.*",   "resolv.conf", "rpc",
+    "services",     "shells",      "terminfo",       "timezone",    "xml",
 };
 
 /* Entries of /etc/ssl shown (never ssl/private). */
@@ -411,5 +412,35 @@ int pathgate__exec_etc_add(pathgate__exec_view *v, const pathgate__exec_identity
     if (ssl >= 0)
         close(ssl);
     close(etc);
+    return rc;
+}
+
+/* /etc/gitconfig: the host's (when present and small), then
+ * `safe.directory = *` (docs/exec.md "git in the view": git's ownership
+ * check guards a user against code named by another user's repository;
+ * in the view that code runs as the command, confined as it is, and the
+ * command may lift the check itself, while git before 2.46 cannot name
+ * "beneath a base"). */
+int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v)
+{
+    pathgate__sb sb = PATHGATE__SB_INIT(v->alloc);
+    struct stat st;
+    int fd = open("/etc/gitconfig", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= FILE_COPY_MAX) {
+        char buf[4096];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            pathgate__sb_put(&sb, buf, (size_t)got);
+        if (sb.len && sb.p[sb.len - 1] != '\n')
+            pathgate__sb_putc(&sb, '\n');
+    }
+    if (fd >= 0)
+        close(fd);
+    pathgate__sb_puts(&sb, "# made by pathgate: a repository of a base is readable with git\n"
+                           "# whoever owns its files on the host (docs/exec.md, git in the view)\n"
+                           "[safe]\n\tdirectory = *\n");
+    int rc =
+        sb.oom ? PATHGATE_ENOMEM : pathgate__exec_view_add_data(v, "/etc/gitconfig", sb.p, sb.len);
+    pathgate__sb_free(&sb);
     return rc;
 }

@@ -35,4 +35,9 @@ void pathgate__exec_identity_make(pathgate__exec_identity *id, unsigned int uid,
 /* Adds /etc to the plan for the identity. PATHGATE_ENOMEM. */
 int pathgate__exec_etc_add(pathgate__exec_view *v, const pathgate__exec_identity *id);
 
+/* Adds /etc/gitconfig: the host's, then `safe.directory = *`, so git
+ * reads a repository of a read-only base or of another host user's files
+ * (docs/exec.md "git in the view"). PATHGATE_ENOMEM. */
+int pathgate__exec_etc_add_gitconfig(pathgate__exec_view *v);
+
 #endif

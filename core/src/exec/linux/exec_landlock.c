@@ -97,6 +97,8 @@ uint64_t pathgate__landlock_rights(int abi, unsigned int classes, int is_dir)
     uint64_t r = 0;
     if (classes & PATHGATE__LL_READ)
         r |= PG_LL_FS_READ_FILE | PG_LL_FS_READ_DIR;
+    if (classes & PATHGATE__LL_LIST)
+        r |= PG_LL_FS_READ_DIR;
     if (classes & PATHGATE__LL_EXEC)
         r |= PG_LL_FS_EXECUTE;
     if (classes & PATHGATE__LL_WRITE)

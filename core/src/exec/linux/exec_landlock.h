@@ -23,6 +23,9 @@
 #define PATHGATE__LL_WRITE                                                                         \
     0x4u /* write, truncate, create (never device nodes), remove, rename and link */
 #define PATHGATE__LL_DEV 0x8u /* ioctl on device files (the /dev nodes granted) */
+/* list directories only (the view's root: listing /proc's directories
+ * reads no file of it) */
+#define PATHGATE__LL_LIST 0x10u
 
 /* The ABI to use: the kernel's, capped at PATHGATE__LANDLOCK_ABI_MAX;
  * 0 when Landlock is unavailable (ENOSYS, or EOPNOTSUPP when disabled at

@@ -85,6 +85,12 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     for (const char *const *e = pathgate__netproxy_env; p->o.allow_domains && *e; e++)
         if (!env_overrides(env, *e))
             p->envp[k++] = (char *)*e;
+    /* the network off: no retries (npm waited ~70 s, pip ~8 s, retrying a
+     * name that cannot resolve), unless set */
+    static const char *const offline_env[] = {"npm_config_fetch_retries=0", "PIP_RETRIES=0"};
+    for (size_t i = 0; !p->o.allow_domains && !p->o.allow_network && i < 2; i++)
+        if (!env_overrides(env, offline_env[i]))
+            p->envp[k++] = (char *)offline_env[i];
     for (const char *const *e = env; e && *e; e++)
         p->envp[k++] = (char *)*e;
     p->envp[k] = NULL;
@@ -189,6 +195,12 @@ static int plan_private(const pathgate__exec_plan *p, pathgate__exec_view *v)
                  tmp_inodes, p->tpl->id.uid, p->tpl->id.gid);
         rc = pathgate__exec_view_add_tmpfs(v, p->tpl->id.home, opts, rights);
     }
+    /* terminals: os.openpty(), script, pexpect */
+    if (!rc)
+        rc = pathgate__exec_view_add_devpts(
+            v, "/dev/pts",
+            pathgate__landlock_rights(p->abi, PATHGATE__LL_READ | PATHGATE__LL_DEV, 1) |
+                (pathgate__landlock_rights(p->abi, PATHGATE__LL_WRITE, 0)));
     return rc;
 }
 
@@ -302,7 +314,10 @@ static void plan_next(pathgate__exec_plan *p)
 static void add_rlimit(pathgate__exec_spec *s, int resource, unsigned long long value)
 {
     s->rlimits[s->nrlimits].resource = resource;
-    s->rlimits[s->nrlimits++].value = value;
+    s->rlimits[s->nrlimits].value = value;
+    /* CPU: SIGXCPU at the limit (status 152, the limit named in the
+     * result), SIGKILL one second later for a process that ignores it */
+    s->rlimits[s->nrlimits++].grace = resource == RLIMIT_CPU ? 1 : 0;
 }
 
 static void oom_kill(void *ctx, pid_t init)

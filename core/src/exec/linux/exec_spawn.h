@@ -49,11 +49,14 @@ typedef struct pathgate__exec_keeper pathgate__exec_keeper;
 typedef int (*pathgate__clone_func)(int (*)(void *), void *, int, void *, ...);
 typedef struct pathgate__exec_prep pathgate__exec_prep;
 
-/* Resource limits set (soft = hard, never above the caller's hard limit). */
+/* Resource limits set (soft = value, hard = value + grace; never above
+ * the caller's hard limit). A grace (RLIMIT_CPU: 1 s) lets the soft
+ * limit's signal (SIGXCPU) come first, so the status names the limit. */
 #define PATHGATE__EXEC_MAX_RLIMITS 8
 typedef struct pathgate__exec_rlimit {
     int resource;
     unsigned long long value;
+    unsigned long long grace;
 } pathgate__exec_rlimit;
 
 /* A command's network allowlist (docs/exec.md "Network"): what the init

@@ -51,6 +51,9 @@ static const unsigned int dev_classes[] = {
 
 /* ------------------------------------------------------------ the plan */
 
+/* Largest /proc file copied (cpuinfo of a large machine: ~1.5 KiB a CPU). */
+#define PROC_FILE_MAX (1024 * 1024)
+
 static int add_bases(pathgate__exec_view *v, const pathgate__exec_template_spec *s)
 {
     int rc = PATHGATE_OK;
@@ -73,6 +76,37 @@ static int add_bases(pathgate__exec_view *v, const pathgate__exec_template_spec 
     return rc;
 }
 
+/* The host's system information (no path in it), copied for the
+ * view's /proc: what `free`, `uptime` and Node's os.cpus() read. */
+static int add_proc_files(pathgate__exec_view *v)
+{
+    static const char *const names[] = PATHGATE__VIEW_PROC_FILES;
+    int rc = pathgate__exec_view_add_dir(v, "/var/lib");
+    if (!rc)
+        rc = pathgate__exec_view_add_dir(v, "/var/lib/pathgate");
+    if (!rc)
+        rc = pathgate__exec_view_add_dir(v, PATHGATE__VIEW_PROC);
+    char *buf = rc ? NULL : pathgate__malloc(v->alloc, PROC_FILE_MAX);
+    if (!rc && !buf)
+        rc = PATHGATE_ENOMEM;
+    for (size_t i = 0; !rc && i < sizeof names / sizeof names[0]; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%s", names[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        size_t got = 0;
+        ssize_t n;
+        while (got < PROC_FILE_MAX && (n = read(fd, buf + got, PROC_FILE_MAX - got)) > 0)
+            got += (size_t)n;
+        close(fd);
+        snprintf(path, sizeof path, PATHGATE__VIEW_PROC "/%s", names[i]);
+        rc = pathgate__exec_view_add_data(v, path, buf, got);
+    }
+    pathgate__free(v->alloc, buf);
+    return rc;
+}
+
 static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
                 const pathgate__exec_identity *id, int private_home)
 {
@@ -92,11 +126,15 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
     for (size_t i = 0; !rc && i < 4; i++)
         rc = pathgate__exec_view_add_link(v, dev_links[i][0], dev_links[i][1]);
     /* mount points of each command's private parts */
-    static const char *const dirs[] = {"/dev/shm", "/tmp", "/home", "/var", "/proc"};
+    static const char *const dirs[] = {"/dev/shm", "/dev/pts", "/tmp", "/home", "/var", "/proc"};
     for (size_t i = 0; !rc && i < sizeof dirs / sizeof dirs[0]; i++)
         rc = pathgate__exec_view_add_dir(v, dirs[i]);
+    if (!rc) /* the terminals' multiplexer of the command's own devpts */
+        rc = pathgate__exec_view_add_link(v, "/dev/ptmx", "pts/ptmx");
     if (!rc)
         rc = pathgate__exec_view_add_link(v, "/var/tmp", "../tmp");
+    if (!rc)
+        rc = add_proc_files(v);
     if (!rc && private_home)
         rc = pathgate__exec_view_add_dir(v, id->home);
     /* A proc of the builder's own (otherwise empty) PID namespace: a
@@ -106,6 +144,8 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
         rc = pathgate__exec_view_add_proc(v, "/proc");
     if (!rc)
         rc = add_bases(v, s);
+    if (!rc)
+        rc = pathgate__exec_etc_add_gitconfig(v);
     return rc;
 }
 
@@ -219,7 +259,7 @@ static int userns_unavailable(int e)
 
 static int open_in(pid_t pid, const char *what, int flags)
 {
-    char path[64];
+    char path[256];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
     return open(path, flags | O_CLOEXEC);
 }
@@ -315,15 +355,27 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
     if (n == 1) {
         t->userns_fd = open_in(pid, "ns/user", O_RDONLY);
         t->mntns_fd = open_in(pid, "ns/mnt", O_RDONLY);
-        /* the view's own directories that may be listed (not / itself:
-         * that would cover /proc, whose mountinfo names host paths) */
+        /* the view's own directories that may be read, and its root,
+         * whose directories (not files: /proc's mountinfo names host
+         * paths) may be listed, /proc's included: `ls /` works */
         static const char *const listed[] = {"root/etc", ("root" PATHGATE__VIEW_BASES), "root/home",
-                                             "root/dev"};
+                                             "root/dev", "root"};
         int etc = -1;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
             int fd = open_in(pid, listed[i], O_PATH | O_DIRECTORY);
             if (i == 0)
                 etc = fd;
+            if (fd >= 0) {
+                t->rules[t->nrules].fd = fd;
+                t->rules[t->nrules++].classes =
+                    strcmp(listed[i], "root") ? PATHGATE__LL_READ : PATHGATE__LL_LIST;
+            }
+        }
+        static const char *const proc_files[] = PATHGATE__VIEW_PROC_FILES;
+        for (size_t i = 0; i < PATHGATE__VIEW_PROC_NFILES; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "root" PATHGATE__VIEW_PROC "/%s", proc_files[i]);
+            int fd = open_in(pid, what, O_PATH);
             if (fd >= 0) {
                 t->rules[t->nrules].fd = fd;
                 t->rules[t->nrules++].classes = PATHGATE__LL_READ;

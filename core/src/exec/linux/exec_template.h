@@ -60,7 +60,7 @@ typedef struct pathgate__exec_template {
     int private_home; /* the home is a tmpfs of each command */
     /* Landlock rule targets: descriptors of the files the view shows
      * (host inodes for what is mounted, the view's own for /etc). */
-    pathgate__exec_grant rules[24];
+    pathgate__exec_grant rules[32];
     size_t nrules;
     /* network namespaces ready for a command */
     int netns[PATHGATE__TEMPLATE_NETNS_MAX];

@@ -201,6 +201,19 @@ int pathgate__exec_view_add_tmpfs(pathgate__exec_view *v, const char *dst, const
     return add(v, op);
 }
 
+int pathgate__exec_view_add_devpts(pathgate__exec_view *v, const char *dst, uint64_t rights)
+{
+    pathgate__exec_view_op op = op_of(PATHGATE__VOP_TMPFS, strf(v, "%s", dst));
+    /* its own instance: only the command's terminals, /dev/pts/ptmx
+     * usable by everyone (the view's /dev/ptmx links to it) */
+    if (!(op.src = strf(v, "%s", "newinstance,ptmxmode=0666,mode=0620")) ||
+        !(op.rel = strf(v, "%s", "devpts")))
+        return PATHGATE_ENOMEM;
+    op.attr = PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NOEXEC;
+    op.rights = rights;
+    return add(v, op);
+}
+
 int pathgate__exec_view_base_dir(char *buf, size_t cap, const char *name)
 {
     const char *kind, *rest;
@@ -579,7 +592,10 @@ PG_NOSAN static long vop(const pathgate__exec_view_op *op, int ruleset)
     case PATHGATE__VOP_PROC:
         return pg_raw(SYS_mount, "proc", op->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     case PATHGATE__VOP_TMPFS:
-        rc = pg_raw(SYS_mount, "tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->src);
+        if (op->rel) /* devpts: device nodes, nothing executable */
+            rc = pg_raw(SYS_mount, op->rel, op->dst, op->rel, MS_NOSUID | MS_NOEXEC, op->src);
+        else
+            rc = pg_raw(SYS_mount, "tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->src);
         return rc ? rc : vgrant(ruleset, op->dst, op->rights);
     default:
         return -EINVAL;

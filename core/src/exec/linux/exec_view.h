@@ -44,6 +44,15 @@
 /* While a prepared view is built, the host's tree lies here (detached
  * before the view is used). */
 #define PATHGATE__VIEW_OLD "/.pathgate-host"
+/* The system information files of the view (copies of the host's, made
+ * with the prepared view), each bound over its /proc namesake by a
+ * command's init once its /proc is mounted (docs/exec.md "/proc"). */
+#define PATHGATE__VIEW_PROC "/var/lib/pathgate/proc"
+#define PATHGATE__VIEW_PROC_FILES                                                                  \
+    {                                                                                              \
+        "cpuinfo", "meminfo", "stat", "loadavg", "uptime"                                          \
+    }
+#define PATHGATE__VIEW_PROC_NFILES 5
 
 enum pathgate__view_op_kind {
     PATHGATE__VOP_DIR,    /* mkdir dst */
@@ -59,7 +68,9 @@ enum pathgate__view_op_kind {
                            * followed), check it is (dev, ino), put the mount of
                            * fd (or, when fd < 0, of host path src as BIND) on it */
     PATHGATE__VOP_PROC,   /* a proc of the current PID namespace on dst */
-    PATHGATE__VOP_TMPFS,  /* a tmpfs with options src on dst; Landlock grants rights */
+    PATHGATE__VOP_TMPFS,  /* a tmpfs with options src on dst (rel non-NULL: a
+                           * filesystem of that type, devpts); Landlock grants
+                           * rights */
 };
 
 typedef struct pathgate__exec_view_op {
@@ -126,6 +137,10 @@ int pathgate__exec_view_add_proc(pathgate__exec_view *v, const char *dst);
 /* A tmpfs (options: the mount data) granted `rights` by Landlock. */
 int pathgate__exec_view_add_tmpfs(pathgate__exec_view *v, const char *dst, const char *options,
                                   uint64_t rights);
+
+/* A devpts instance of the command's own on dst (its terminals only),
+ * granted `rights` by Landlock. */
+int pathgate__exec_view_add_devpts(pathgate__exec_view *v, const char *dst, uint64_t rights);
 
 /* The host entry `host` (an absolute path, opened as it is now) shown at
  * the same path, read-only, nosuid, nodev (noexec and read-write for
