@@ -245,8 +245,21 @@ def load_config(args: argparse.Namespace) -> Config:
             raise UsageError("--max-tokens must be a positive integer")
         cfg.max_tokens = args.max_tokens
     if cfg.source == "default":
-        # Nothing configured anywhere: the directory the user is in.
-        cfg.roots = {"repo": os.getcwd()}
+        # Nothing configured anywhere: the directory the user is in, never
+        # for a server, and never one that holds the whole host or a home.
+        if getattr(args, "command", None) == "mcp":
+            raise ConfigError(
+                "pathgate mcp serves only a directory it is given: name it with --root KEY=DIR "
+                "(for example --root repo=/srv/project), or pass --config FILE; the current "
+                "directory is never served implicitly")
+        cwd = os.getcwd()
+        refused = implicit_root_refusal(cwd)
+        if refused:
+            raise ConfigError(
+                f"no root is configured and the current directory is {refused}, which is never "
+                "served implicitly: name the directory to serve with --root KEY=DIR (for "
+                "example --root repo=DIR), pass --config FILE, or run pathgate from the project")
+        cfg.roots = {"repo": cwd}
         if os.path.lexists("pathgate.toml"):
             print("pathgate: note: ./pathgate.toml is not read implicitly (anything run here could "
                   "have written it); pass --config pathgate.toml to use it", file=sys.stderr)
@@ -256,6 +269,35 @@ def load_config(args: argparse.Namespace) -> Config:
     if cfg.allow_domains is not None:
         _check_allow_domains(cfg)
     return cfg
+
+
+def _home_directories() -> list[str]:
+    """The caller's home directories: $HOME and the account's (either is
+    what a later run may see), with their symlinks resolved."""
+    homes = [os.environ.get("HOME") or ""]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (KeyError, ImportError):
+        pass
+    return [os.path.realpath(h) for h in homes if h and os.path.isabs(h)]
+
+
+def implicit_root_refusal(directory: str) -> str | None:
+    """Why directory may not be the implicit root (the current directory
+    when nothing is configured), or None: the filesystem root, a home
+    directory, or an ancestor of one would serve far more than a project
+    (docs/cli.md "Where the bases come from")."""
+    real = os.path.realpath(directory)
+    if real == "/":
+        return "the filesystem root"
+    for home in _home_directories():
+        if home == real:
+            return "a home directory"
+        if _inside(home, real):
+            return "an ancestor of a home directory"
+    return None
 
 
 def _check_allow_domains(cfg: Config) -> None:
@@ -313,11 +355,24 @@ def check_config_not_writable(cfg: Config) -> None:
             spellings = {os.path.normpath(os.path.abspath(directory)), os.path.realpath(directory)}
             for what, path in protected:
                 if any(_inside(p, d) for p in _spellings(path) for d in spellings):
-                    origin = " (the default: the current directory)" if cfg.source == "default" else ""
-                    raise ConfigError(
-                        f"{what} lies inside the writable {kind} '{name}' ({directory}){origin}: "
-                        "a configuration must never be writable through the sandbox it defines; "
-                        f"mark the {kind} read-only (--read-only {name}) or use another directory")
+                    raise ConfigError(_writable_config_message(cfg, what, kind, name, directory))
+
+
+def _writable_config_message(cfg: Config, what: str, kind: str, name: str, directory: str) -> str:
+    """The refusal of a configuration writable through its own sandbox.
+    Its advice never widens what is served: first a narrower directory
+    (--root KEY=DIR), and a read-only mark only for a base the operator
+    named; the implicit root (the current directory) gets no such advice,
+    since keeping it would keep serving the directory that holds the file."""
+    head = (f"{what} lies inside the writable {kind} '{name}' ({directory})"
+            f"{' (the default: the current directory)' if cfg.source == 'default' else ''}: "
+            "a configuration must never be writable through the sandbox it defines; ")
+    if cfg.source == "default":
+        return head + ("name the directory to serve with --root KEY=DIR (one that does not hold "
+                       "it), or run pathgate from the project")
+    flag = "--root" if kind == "root" else "--mod"
+    return head + (f"serve a directory that does not hold it ({flag} {name}=DIR), or mark the "
+                   f"{kind} read-only (--read-only {name})")
 
 
 # ---------------------------------------------------------------- policy

@@ -165,8 +165,10 @@ PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *op
 /* Builds a resolver. Misconfiguration fails here with ECONFIG (a key not
  * matching [a-z][a-z0-9_]*, a mod name that is empty or holds `/`, `:`,
  * NUL or invalid UTF-8, a duplicate, no base at all, a read_only name that
- * is no base) or EIO (a directory that cannot be opened); messages name
- * the key, never the directory. */
+ * is no base, a directory that is the filesystem root `/` under any
+ * spelling, read-only or not: it would serve the whole host) or EIO (a
+ * directory that cannot be opened); messages name the key, never the
+ * directory. */
 PATHGATE_EXTERN int pathgate_resolver_new(pathgate_resolver **out,
                                           const pathgate_resolver_options *opts,
                                           pathgate_error *err);

@@ -263,6 +263,13 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "%s: the directory's real path cannot be determined", who);
+    /* The filesystem root as a base would serve the whole host: refused
+     * whatever spelling reached it ("/", "/..", a symlink to /). */
+    if (real[0] == '/' && real[1] == '\0')
+        return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                   "%s: the directory is the filesystem root '/', which would "
+                                   "serve the whole host; name the directory to serve",
+                                   who);
     b->host_len = strlen(real);
     b->host = pathgate__strndup(a, real, b->host_len);
     if (!b->host)
