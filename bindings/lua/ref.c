@@ -74,9 +74,26 @@ static void ref_free(void *p)
     pathgate_ref_free(p);
 }
 
+/* __close, __gc: a ref minted by a resolve (its user value: the resolver
+ * box, kept alive by it) gives its token back to the registry, then frees
+ * itself; a rebuilt ref (VisibilityRef(token, address)) owns no token. */
+void pg_ref_close_at(lua_State *L, int idx)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, idx, PG_REF);
+    if (!box->ptr)
+        return;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA) {
+        pg_resolver *r = (pg_resolver *)pg_testudata(L, -1, PG_RESOLVER);
+        if (r && r->ptr) /* NULL once the resolver is closed and freed */
+            pathgate_resolver_release(r->ptr, box->ptr);
+    }
+    lua_pop(L, 1);
+    pg_closebox(L, idx, PG_REF, ref_free);
+}
+
 static int ref_close(lua_State *L)
 {
-    pg_closebox(L, 1, PG_REF, ref_free);
+    pg_ref_close_at(L, 1);
     return 0;
 }
 

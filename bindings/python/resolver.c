@@ -15,6 +15,13 @@
 
 /* --------------------------------------------------- VisibilityResolution */
 
+PyObject *pg_resolution_wrap_owned(pg_state *st, pathgate_resolution *res, PyObject *owner) {
+    PyObject *self = pg_resolution_wrap(st, res);
+    if (self != NULL && owner != NULL && ((pg_resolution_object *)self)->ok)
+        ((pg_ref_object *)((pg_resolution_object *)self)->ref)->owner = Py_NewRef(owner);
+    return self;
+}
+
 PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
     pg_resolution_object *self =
         (pg_resolution_object *)PyType_GenericAlloc((PyTypeObject *)st->ResolutionType, 0);
@@ -445,7 +452,7 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
     Py_XDECREF(text_holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
-    return pg_resolution_wrap(st, &res);
+    return pg_resolution_wrap_owned(st, &res, self);
 }
 
 static int ref_arg(pg_state *st, PyObject *obj) {
@@ -465,6 +472,42 @@ static PyObject *resolver_host_path(PyObject *self, PyObject *ref) {
         pathgate_resolver_host_path(&buf, PG_RESOLVER(self), ((pg_ref_object *)ref)->ref, &err);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
+    return pg_buf_to_path(st, &buf);
+}
+
+/* host_path_of(text, /, *, require_exists=True, base=None): one call, no
+ * token held (pathgate_resolver_host_path_of); refused input raises. */
+static PyObject *resolver_host_path_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+    static const char *const names[] = {NULL, "require_exists", "base"};
+    pg_state *st = pg_state_of(self);
+    PyObject *a[3];
+    if (pg_bind("host_path_of", args, nargs, kwnames, names, 3, 1, 1, a) < 0)
+        return NULL;
+    pathgate_resolve_options opts = PATHGATE_RESOLVE_OPTIONS_INIT;
+    if (a[1] != NULL && (opts.require_exists = PyObject_IsTrue(a[1])) < 0)
+        return NULL;
+    PyObject *base_holder, *text_holder;
+    Py_ssize_t base_len, len;
+    const char *text;
+    if (resolver_base_arg(st, a[2], &opts.base, &base_len, &base_holder) < 0)
+        return NULL;
+    opts.base_len = (size_t)base_len;
+    if (pg_host_text(a[0], &text, &len, &text_holder, "text") < 0) {
+        Py_XDECREF(base_holder);
+        return NULL;
+    }
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_host_path_of(&buf, NULL, PG_RESOLVER(self), text, (size_t)len, &opts,
+                                        &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(base_holder);
+    Py_XDECREF(text_holder);
+    if (rc < 0)
+        return pg_raise(st, rc == PATHGATE_EINVALIDPATH ? st->PathError : st->Error, rc, &err);
     return pg_buf_to_path(st, &buf);
 }
 
@@ -534,6 +577,12 @@ static PyMethodDef resolver_methods[] = {
      "host_path($self, ref, /)\n--\n\n"
      "The pathlib.Path of a ref this resolver minted (live, address\n"
      "matching its record); None for a forged, released or foreign ref."},
+    {"host_path_of", PG_METH(resolver_host_path_of), METH_FASTCALL | METH_KEYWORDS,
+     "host_path_of($self, text, /, *, require_exists=True, base=None)\n--\n\n"
+     "The pathlib.Path of text, resolved as resolve() does, in one call\n"
+     "that holds no token. Raises pathgate.PathError ('Invalid path / not\n"
+     "found') where resolve() would fail. The path is the host's: never\n"
+     "show it to an agent."},
     {"release", PG_METH(resolver_release), METH_O,
      "release($self, ref, /)\n--\n\n"
      "Free the ref's token; True when it was live here."},

@@ -552,6 +552,47 @@ static void test_relative_against_a_base(void **state)
     end(f);
 }
 
+/* Issue 34: one call to a host path, no token held, whatever the count. */
+static void test_host_path_of_holds_no_token(void **state)
+{
+    (void)state;
+    fixture *f = begin();
+    pathgate_resolver *r = f->r[0];
+    size_t before = pathgate_resolver_token_count(r);
+    pathgate_buf host = PATHGATE_BUF_INIT;
+    char *expect = cat(f->real, "/repo/common");
+    pathgate_reason why = PATHGATE_REASON_IO;
+    for (int i = 0; i < 3 * PATHGATE_MAX_TOKENS_DEFAULT; i++)
+        assert_int_equal(
+            pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/common"), NULL, NULL), 0);
+    pg_assert_buf(&host, expect);
+    assert_int_equal(why, PATHGATE_REASON_OK);
+    assert_int_equal(pathgate_resolver_token_count(r), before);
+    /* relative to a base, as resolve */
+    pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
+    o.base = "root:repo";
+    o.base_len = strlen(o.base);
+    assert_int_equal(pathgate_resolver_host_path_of(&host, NULL, r, PG_S("common"), &o, NULL), 0);
+    pg_assert_buf(&host, expect);
+    free(expect);
+    /* refused as resolve refuses: the one message, the reason for logs */
+    pathgate_error err;
+    assert_int_equal(pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/../../etc"),
+                                                    NULL, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_string_equal(err.message, "Invalid path / not found");
+    assert_int_equal(why, PATHGATE_REASON_ESCAPES_ROOT);
+    pg_assert_buf(&host, NULL);
+    assert_int_equal(pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/missing"),
+                                                    NULL, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(why, PATHGATE_REASON_NOT_FOUND);
+    assert_int_equal(pathgate_resolver_host_path_of(NULL, NULL, r, PG_S("x"), NULL, &err),
+                     PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_token_count(r), before);
+    end(f);
+}
+
 static void test_refs_host_path_release(void **state)
 {
     (void)state;
@@ -1083,6 +1124,7 @@ int main(void)
         cmocka_unit_test(test_file_uris_and_host_paths),
         cmocka_unit_test(test_relative_against_a_base),
         cmocka_unit_test(test_refs_host_path_release),
+        cmocka_unit_test(test_host_path_of_holds_no_token),
         cmocka_unit_test(test_capacity),
         cmocka_unit_test(test_construction_errors),
         cmocka_unit_test(test_accessors_and_internals),

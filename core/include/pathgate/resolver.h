@@ -253,6 +253,18 @@ PATHGATE_EXTERN int pathgate_resolver_resolve(pathgate_resolution *out, pathgate
 PATHGATE_EXTERN int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *resolver,
                                                 const pathgate_ref *ref, pathgate_error *err);
 
+/* The host path of text, resolved as pathgate_resolver_resolve does (the
+ * same options, containment and policy), without minting a token: nothing
+ * is held afterwards, so a loop over any number of files never fills the
+ * registry. 0 and the path in out; PATHGATE_EINVALIDPATH ("Invalid path /
+ * not found") when resolve would fail, *reason (optional) saying why, for
+ * host-side logs. The host path is the operator's: never show it to an
+ * agent. */
+PATHGATE_EXTERN int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason,
+                                                   pathgate_resolver *resolver, const char *text,
+                                                   size_t len, const pathgate_resolve_options *opts,
+                                                   pathgate_error *err);
+
 /* Frees the ref's token: 1 when it was live here, 0 otherwise. */
 PATHGATE_EXTERN int pathgate_resolver_release(pathgate_resolver *resolver, const pathgate_ref *ref);
 

@@ -669,13 +669,12 @@ static void fail(pathgate_resolution *out, pathgate_reason reason)
         reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
 }
 
-static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
-                   const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
+/* The lexical and kernel checks of a resolution, without its token: *reason
+ * OK with loc and *exists set, or why the input is refused. */
+static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *exists_out,
+                           pathgate_resolver *r, const char *text, size_t len,
+                           const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
 {
-    if (!out)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
-    *out = init;
     if (!r || (!text && len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     int require_exists = 1;
@@ -695,6 +694,7 @@ static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *t
     if (rc != 0)
         return pathgate__error_set(err, rc, NULL);
     int exists = 0;
+    *reason_out = PATHGATE_REASON_OK;
     pathgate_policy_verdict v = {0, NULL, NULL};
     if (reason == PATHGATE_REASON_OK)
         reason = pathgate__policy_active(pathgate__policy_of(r), loc.base)
@@ -715,6 +715,28 @@ static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *t
             rec.source = v.source;
             pathgate__audit_emit(r, &rec);
         }
+        *reason_out = reason;
+        return PATHGATE_OK;
+    }
+    *loc_out = loc;
+    *exists_out = exists;
+    return PATHGATE_OK;
+}
+
+static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
+                   const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
+    *out = init;
+    located loc;
+    pathgate_reason reason;
+    int exists = 0;
+    int rc = resolve_located(&reason, &loc, &exists, r, text, len, opts, quiet, err);
+    if (rc != 0)
+        return rc;
+    if (reason != PATHGATE_REASON_OK) {
         fail(out, reason);
         return PATHGATE_OK;
     }
@@ -801,6 +823,9 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
     return PATHGATE_OK;
 }
 
+static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, const char *rel,
+                           size_t rel_len, pathgate_error *err);
+
 int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const pathgate_ref *ref,
                                 pathgate_error *err)
 {
@@ -818,8 +843,34 @@ int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const p
     const char *rel;
     if (pathgate__resolver_split(&split_bi, &rel, r, addr, alen) != 0 || split_bi != bi)
         return PATHGATE_OK;
+    return host_path_build(out, r, bi, rel, alen - (size_t)(rel - addr), err);
+}
+
+int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason,
+                                   pathgate_resolver *r, const char *text, size_t len,
+                                   const pathgate_resolve_options *opts, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    pathgate_reason why = PATHGATE_REASON_OK;
+    located loc;
+    int exists = 0;
+    int rc = resolve_located(&why, &loc, &exists, r, text, len, opts, 0, err);
+    if (reason)
+        *reason = rc == 0 ? why : PATHGATE_REASON_OK;
+    if (rc != 0)
+        return rc;
+    if (why != PATHGATE_REASON_OK)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    return host_path_build(out, r, loc.base, loc.addr + loc.rel_off, loc.len - loc.rel_off, err);
+}
+
+/* The host path of rel[0..rel_len) in base bi, into out. */
+static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, const char *rel,
+                           size_t rel_len, pathgate_error *err)
+{
     const base *b = &r->bases[bi];
-    size_t rel_len = alen - (size_t)(rel - addr);
     if (*rel == '\0')
         rel_len = 0;
     int root = b->host_len == 1; /* "/" itself */

@@ -1,0 +1,148 @@
+-- new_user_spec.lua - issue 34 through the Lua door: a script that
+-- resolves all day never fills the registry (tokens go back on __gc and
+-- __close; host_path_of holds none), a root at / is refused, file times are
+-- given as numbers too, and glob entries carry no size unless asked.
+local pathgate = require "pathgate"
+local helpers = require "helpers"
+
+local CAPACITY = "Visibility registry capacity exceeded \u{2014} restart server"
+
+describe("issue 34 (Lua)", function()
+  local t, r
+
+  setup(function()
+    t = helpers.make_tree()
+  end)
+  teardown(function()
+    helpers.rmtree(t.top)
+  end)
+  before_each(function()
+    r = assert(pathgate.Resolver { roots = { repo = t.repo } })
+  end)
+  after_each(function()
+    r:close()
+  end)
+
+  describe("tokens", function()
+    it("30,000 resolves in a loop succeed with the default max_tokens", function()
+      for i = 1, 30000 do
+        local res = r:resolve("root:repo/common/traits/00_traits.txt")
+        assert(res.ok, res.error_message)
+        if i % 1000 == 0 then collectgarbage() end
+      end
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(0, #r)
+    end)
+
+    it("`local res <close>` gives the token back at the end of the scope", function()
+      do
+        local res <close> = r:resolve("root:repo/common")
+        assert.is_true(res.ok)
+        assert.are.equal(1, #r)
+        assert.is_string(r:host_path(res.ref))
+      end
+      assert.are.equal(0, #r)
+      -- a failed resolution holds nothing and closes fine
+      do
+        local bad <close> = r:resolve("root:repo/../../etc/passwd")
+        assert.is_false(bad.ok)
+      end
+    end)
+
+    it("a ref copied out of a resolution keeps its token alive", function()
+      local ref = r:resolve("root:repo/common").ref
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(1, #r)
+      assert.is_string(r:host_path(ref))
+      ref = nil
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(0, #r)
+    end)
+
+    it("a ref closed with <close> releases; a rebuilt ref owns no token", function()
+      local res = r:resolve("root:repo/common")
+      local copy = pathgate.VisibilityRef(res.ref:token(), tostring(res.ref))
+      copy = nil
+      collectgarbage()
+      assert.are.equal(1, #r) -- the rebuilt ref released nothing
+      do
+        local ref <close> = res.ref
+      end
+      assert.are.equal(0, #r)
+      assert.are.equal("VisibilityResolution(ok=true, ref=(closed), exists=true)", tostring(res))
+    end)
+
+    it("session resolutions give their tokens back too", function()
+      local s = assert(pathgate.Session(r))
+      for _ = 1, 12000 do
+        local res = s:resolve("common")
+        assert(res.ok, res.error_message)
+        if _ % 1000 == 0 then collectgarbage() end
+      end
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(0, #r)
+      s:close()
+    end)
+
+    it("a ref outliving its closed resolver is collected safely", function()
+      local r2 = assert(pathgate.Resolver { roots = { repo = t.repo } })
+      local ref = r2:resolve("root:repo/common").ref
+      r2:close()
+      assert.are.equal("root:repo/common", tostring(ref))
+      ref = nil
+      collectgarbage()
+      collectgarbage()
+    end)
+
+    it("the capacity message is the seed's exact text when refs are kept", function()
+      local small = assert(pathgate.Resolver { roots = { repo = t.repo }, max_tokens = 3 })
+      local kept = {}
+      for i = 1, 3 do kept[i] = small:resolve("root:repo/common") end
+      local res = small:resolve("root:repo/common")
+      assert.is_false(res.ok)
+      assert.are.equal(CAPACITY, res.error_message)
+      kept = nil
+      collectgarbage()
+      collectgarbage()
+      assert.is_true(small:resolve("root:repo/common").ok)
+      small:close()
+    end)
+
+    it("host_path_of answers a host path in one call and holds no token", function()
+      for _ = 1, 20000 do
+        assert(r:host_path_of("root:repo/common/traits/00_traits.txt"))
+      end
+      assert.are.equal(0, #r)
+      local path = r:host_path_of("traits/00_traits.txt", { base = "root:repo/common" })
+      assert.are.equal(t.repo .. "/common/traits/00_traits.txt", path)
+      local none, msg, code = r:host_path_of("root:repo/../../etc/passwd")
+      assert.is_nil(none)
+      assert.are.equal("Invalid path / not found", msg)
+      assert.are.equal("invalid_path", code)
+      assert.is_nil(r:host_path_of("root:repo/nothing-here"))
+      assert.is_string(r:host_path_of("root:repo/nothing-here", { require_exists = false }))
+      assert.are.equal(0, #r)
+    end)
+  end)
+
+  describe("a root at /", function()
+    it("is refused, read-only or not, under any spelling", function()
+      for _, dir in ipairs { "/", "//", "/tmp/.." } do
+        local none, msg, code = pathgate.Resolver { roots = { repo = dir } }
+        assert.is_nil(none)
+        assert.are.equal("invalid_config", code)
+        assert.truthy(msg:find("root 'repo': the directory is the filesystem root", 1, true))
+        none, msg, code = pathgate.Resolver { roots = { repo = dir }, read_only = { "repo" } }
+        assert.is_nil(none)
+        assert.are.equal("invalid_config", code)
+        none, msg, code = pathgate.Resolver { roots = { repo = t.repo }, mods = { Host = dir } }
+        assert.is_nil(none)
+        assert.are.equal("invalid_config", code)
+      end
+    end)
+  end)
+end)

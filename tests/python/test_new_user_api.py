@@ -1,0 +1,127 @@
+"""Issue 34 through the Python door: resolutions give their tokens back
+when garbage-collected and host_path_of holds none (item 3); the Python API
+of item 7 (configure_execute validates at once, policy_check takes relative
+text, ExecuteResponse has kind and error)."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+import pathgate
+
+CAPACITY = "Visibility registry capacity exceeded \u2014 restart server"
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "x.txt").write_text("x\n")
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    return tmp_path
+
+
+# ----------------------------------------------------------------- item 3
+
+def test_30000_resolves_never_reach_capacity(repo: Path) -> None:
+    r = pathgate.Resolver(roots={"repo": str(repo)})
+    s = pathgate.Session(r)
+    for i in range(30000):
+        res = (r if i % 2 else s).resolve("root:repo/common/x.txt")
+        assert res.ok, res.error_message
+    del res
+    assert len(r) == 0
+
+
+def test_a_kept_ref_keeps_its_token_and_the_cycle_collector_releases(repo: Path) -> None:
+    r = pathgate.Resolver(roots={"repo": str(repo)}, max_tokens=2)
+    ref = r.resolve("root:repo/common").ref
+    assert len(r) == 1 and r.host_path(ref) == repo / "common"
+    # a resolution caught in a reference cycle goes with the cycle
+    cycle: list[object] = [r.resolve("root:repo/common")]
+    cycle.append(cycle)
+    assert len(r) == 2
+    full = r.resolve("root:repo/common")
+    assert not full.ok and full.error_message == CAPACITY  # the seed's exact text
+    del cycle
+    gc.collect()
+    assert len(r) == 1
+    del ref
+    assert len(r) == 0
+    # a rebuilt ref owns no token: dropping it releases nothing
+    res = r.resolve("root:repo/common")
+    copy = pathgate.VisibilityRef(res.ref.token, res.ref.session_abs)
+    del copy
+    assert len(r) == 1 and r.host_path(res.ref) is not None
+
+
+def test_a_ref_outlives_the_resolver_name(repo: Path) -> None:
+    r = pathgate.Resolver(roots={"repo": str(repo)})
+    ref = r.resolve("root:repo/common").ref
+    del r
+    gc.collect()
+    assert str(ref) == "root:repo/common"
+
+
+def test_host_path_of_is_one_call_and_holds_no_token(repo: Path) -> None:
+    r = pathgate.Resolver(roots={"repo": str(repo)}, max_tokens=1)
+    keep = r.resolve("root:repo/common")  # the registry is full now
+    for _ in range(1000):
+        assert r.host_path_of("root:repo/common/x.txt") == repo / "common" / "x.txt"
+    assert r.host_path_of("x.txt", base="root:repo/common") == repo / "common" / "x.txt"
+    assert r.host_path_of(repo / "common") == repo / "common"
+    with pytest.raises(pathgate.PathError) as e:
+        r.host_path_of("root:repo/../../etc/passwd")
+    assert str(e.value) == "Invalid path / not found" and e.value.kind == "invalid_path"
+    with pytest.raises(pathgate.PathError):
+        r.host_path_of("root:repo/missing")
+    assert r.host_path_of("root:repo/missing", require_exists=False) == repo / "missing"
+    assert len(r) == 1 and keep.ok
+
+
+# ----------------------------------------------------------------- item 7
+
+def test_configure_execute_validates_allow_domains_at_once(repo: Path) -> None:
+    b = pathgate.Backend(pathgate.Resolver(roots={"repo": str(repo)}))
+    for bad in (["exa mple.com"], ["example.com:99999"], [""]):
+        with pytest.raises(ValueError) as e:
+            b.configure_execute(allow_domains=bad)
+        assert isinstance(e.value, pathgate.Error) and e.value.kind == "invalid_argument"
+    with pytest.raises(TypeError):
+        b.configure_execute(allow_domains="example.com")
+    b.configure_execute(allow_domains=["example.com", "*.pypi.org:443"])
+
+
+def test_policy_check_takes_relative_text(repo: Path) -> None:
+    r = pathgate.Resolver(roots={"repo": str(repo)}, deny_read=["**/.env"], presets=["vcs"])
+    assert r.policy_check(".env") == r.policy_check("root:repo/.env")
+    assert r.policy_check(".env")["denied"] == "read"
+    assert r.policy_check(".git/hooks/pre-commit")["denied"] == "write"
+    assert r.policy_check("common/x.txt")["denied"] is None
+    with pytest.raises(pathgate.Error):
+        r.policy_check("../outside")
+
+
+def test_execute_response_has_kind_and_error(repo: Path) -> None:
+    import dataclasses
+
+    fields = [f.name for f in dataclasses.fields(pathgate.ExecuteResponse)]
+    assert fields[:3] == ["output", "exit_code", "truncated"]  # deepagents' shape first
+    assert "kind" in fields and "error" in fields
+    b = pathgate.Backend(pathgate.Resolver(roots={"repo": str(repo)}))
+    # a command that cannot be run: a home that is no directory
+    b2 = pathgate.Backend(pathgate.Resolver(roots={"repo": str(repo)}))
+    b2.configure_execute(home="root:repo/common/x.txt")
+    refused = b2.execute("true")
+    assert refused.exit_code is None and refused.kind in ("not_a_directory", "unsupported")
+    assert refused.error
+    assert refused.output.startswith("Error: ") and refused.error in refused.output
+    ran = b.execute("exit 3")
+    if ran.exit_code is None:  # no user namespaces / Landlock here
+        assert ran.kind == "unsupported" and ran.error
+        return
+    assert (ran.exit_code, ran.kind, ran.error) == (3, None, None)
+    slow = b.execute("sleep 5", timeout=1)
+    assert slow.timed_out and slow.kind == "timeout" and "timeout" in slow.error
