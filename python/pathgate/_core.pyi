@@ -234,6 +234,7 @@ def _fs_grep(
     ignore_case: bool = False,
     threads: int | None = None,
     max_file_size: int | None = None,
+    all_bases: bool = False,
     info: bool = False,
 ) -> Any: ...
 def _fs_glob(
@@ -259,6 +260,7 @@ def _fs_grep_iter(
     ignore_case: bool = False,
     threads: int | None = None,
     max_file_size: int | None = None,
+    all_bases: bool = False,
 ) -> _FsIter: ...
 def _fs_glob_iter(
     owner: _Owner,

@@ -733,6 +733,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
         kwargs["regex"] = True
     if args.ignore_case:
         kwargs["ignore_case"] = True
+    if args.all_bases:
+        if args.path is not None:
+            raise UsageError("grep --all-bases searches every base and takes no PATH")
+        kwargs["all_bases"] = True
     if not args.json:
         return _stream(args, "grep", backend, kwargs)
     result = _check(backend.grep(args.pattern, **kwargs))
@@ -1008,6 +1012,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-e", "--regex", action="store_true",
                    help="the pattern is a PCRE2 regular expression")
     p.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
+    p.add_argument("--all-bases", action="store_true",
+                   help="search every root and mod (roots first, in configuration order) "
+                        "instead of one directory; takes no PATH")
     p = add("glob", cmd_glob, "list regular files matching a glob pattern")
     p.add_argument("pattern", help="a glob: *, ?, [...], {a,b} and ** across directories")
     p.add_argument("path", nargs="?", help="the directory to search (default: --cwd)")

@@ -125,3 +125,37 @@ def test_execute_response_has_kind_and_error(repo: Path) -> None:
     assert (ran.exit_code, ran.kind, ran.error) == (3, None, None)
     slow = b.execute("sleep 5", timeout=1)
     assert slow.timed_out and slow.kind == "timeout" and "timeout" in slow.error
+
+
+# ----------------------------------------------------------------- item 8
+
+def test_grep_all_bases_searches_game_and_mods_together(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    game, mod = tmp_path / "game", tmp_path / "mod"
+    (game / "localization").mkdir(parents=True)
+    (mod / "localization").mkdir(parents=True)
+    (game / "localization" / "a_l_english.yml").write_bytes(b"\xef\xbb\xbfl_english:\n a:0 \"x\"\n")
+    (mod / "localization" / "b_l_english.yml").write_bytes(b"\xef\xbb\xbfl_english:\n")
+    r = pathgate.Resolver(roots={"game": str(game)}, mods={"My Mod": str(mod)}, read_only=["game"])
+    b = pathgate.Backend(r)
+    hits = b.grep("^l_english:", regex=True, all_bases=True)
+    assert [(m["path"], m["line"], m["text"]) for m in hits.matches] == [
+        ("root:game/localization/a_l_english.yml", 1, "l_english:"),
+        ("mod:My Mod/localization/b_l_english.yml", 1, "l_english:")]
+    # the default stays the cwd (the first base), as deepagents' path=None
+    assert [m["path"] for m in b.grep("l_english").matches] == [
+        "root:game/localization/a_l_english.yml"]
+    assert [m["path"] for m in b.grep_iter("l_english", all_bases=True)] == [
+        "root:game/localization/a_l_english.yml", "mod:My Mod/localization/b_l_english.yml"]
+    bad = b.grep("x", "root:game", all_bases=True)
+    assert bad.kind == "invalid_argument"
+    env = {"PYTHONPATH": str(Path(pathgate.__file__).resolve().parents[1]), "HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"game={game}", "--mod",
+                           f"My Mod={mod}", "grep", "--regex", "--all-bases", "^l_english:"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "root:game/localization/a_l_english.yml:1:l_english:",
+        "mod:My Mod/localization/b_l_english.yml:1:l_english:"]
