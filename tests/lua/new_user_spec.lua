@@ -129,6 +129,64 @@ describe("issue 34 (Lua)", function()
     end)
   end)
 
+  describe("file times and glob entries", function()
+    it("gives ISO strings and integer seconds (LuaFileSystem's numbers)", function()
+      local before = os.time()
+      assert(r:write("root:repo/t.txt", "x\n"))
+      local st = assert(r:stat("root:repo/t.txt"))
+      assert.is_string(st.modified_at)
+      assert.is_true(math.type(st.mtime) == "integer")
+      assert.is_true(math.abs(st.mtime - before) <= 5, tostring(st.mtime))
+      assert.are.equal(os.date("!%Y-%m-%dT%H:%M:%S", st.mtime), st.modified_at:sub(1, 19))
+      for _, k in ipairs { "atime", "ctime" } do
+        assert.is_true(math.type(st[k]) == "integer", k)
+      end
+      assert.is_string(os.date("%c", st.mtime)) -- os.date takes it
+      local entries = assert(r:ls("root:repo"))
+      for _, e in ipairs(entries) do
+        assert.is_true(math.type(e.mtime) == "integer", e.path)
+      end
+      local rd = assert(r:read("root:repo/t.txt"))
+      assert.are.equal(st.mtime, rd.mtime)
+    end)
+
+    it("glob entries have no size unless {metadata = true}", function()
+      local plain = assert(r:glob("*.txt", "root:repo/common"))
+      assert.are.equal(1, #plain)
+      assert.is_nil(plain[1].size)
+      assert.is_nil(plain[1].mtime)
+      local full = assert(r:glob("*.txt", "root:repo/common", { metadata = true }))
+      assert.are.equal(10, full[1].size)
+      assert.is_true(math.type(full[1].mtime) == "integer")
+    end)
+  end)
+
+  describe("search and policy", function()
+    it("grep all_bases searches every root and mod; ^ matches after a BOM", function()
+      helpers.write(t.mod .. "/l_english.yml", "\239\187\191l_english:\n")
+      helpers.write(t.game .. "/l_english.yml", "\239\187\191l_english:\n")
+      local all = assert(pathgate.Resolver {
+        roots = { { "repo", t.repo }, { "game", t.game } }, mods = { ["Some Mod"] = t.mod } })
+      local m = assert(all:grep("^l_english:", { regex = true, all_bases = true }))
+      assert.are.equal(2, #m)
+      assert.are.equal("root:game/l_english.yml", m[1].path)
+      assert.are.equal("mod:Some Mod/l_english.yml", m[2].path)
+      assert.are.equal("l_english:", m[1].text)
+      assert.are.equal(1, m[1].line)
+      -- the default is the first base only
+      assert.are.equal(0, #assert(all:grep("l_english")))
+      all:close()
+    end)
+
+    it("policy_check takes relative text", function()
+      local p = assert(pathgate.Resolver { roots = { repo = t.repo }, deny_read = { "**/.env" } })
+      assert.are.equal("read", p:policy_check(".env").denied)
+      assert.are.equal("read", p:policy_check("common/.env").denied)
+      assert.is_nil(p:policy_check("common/traits/00_traits.txt").denied)
+      p:close()
+    end)
+  end)
+
   describe("a root at /", function()
     it("is refused, read-only or not, under any spelling", function()
       for _, dir in ipairs { "/", "//", "/tmp/.." } do
