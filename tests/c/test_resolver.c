@@ -593,6 +593,108 @@ static void test_host_path_of_holds_no_token(void **state)
     end(f);
 }
 
+/* Issue 34: a native path (a .mod descriptor's path="C:/...") becomes an
+ * address, through a declared prefix or a base's host directory. */
+static void address_is(pathgate_resolver *r, const char *native, const char *want)
+{
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc = pathgate_resolver_address_of(&out, r, native, strlen(native), &err);
+    if (want) {
+        if (rc != 0)
+            fail_msg("address_of(%s): %s", native, err.message);
+        if (strcmp(out.ptr, want) != 0)
+            fail_msg("address_of(%s) = %s, expected %s", native, out.ptr, want);
+    } else {
+        if (rc != PATHGATE_EINVALIDPATH)
+            fail_msg("address_of(%s) = %d (%s), expected invalid_path", native, rc,
+                     out.ptr ? out.ptr : "");
+        assert_string_equal(err.message, "Invalid path / not found");
+        assert_null(out.ptr);
+    }
+    pathgate_buf_dispose(&out);
+}
+
+static void test_address_of(void **state)
+{
+    (void)state;
+    fixture *f = the_fixture;
+    char *d_repo = cat(f->tmp, "/repo"), *d_some = cat(f->tmp, "/mods/Some Mod");
+    pathgate_base_spec roots[] = {{PG_S("user"), d_repo, strlen(d_repo), 0}};
+    pathgate_base_spec mods[] = {{PG_S("Some Mod"), d_some, strlen(d_some), 0}};
+    pathgate_native_prefix prefixes[] = {
+        {PG_S("C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod"),
+         PG_S("root:user")},
+        {PG_S("C:\\Users\\me\\Documents\\Paradox Interactive\\Crusader Kings III\\mod\\deep"),
+         PG_S("root:user/common")},
+        {PG_S("/home/me/.local/share/Paradox Interactive/Crusader Kings III/mod"),
+         PG_S("mod:Some Mod")},
+    };
+    pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+    o.roots = roots;
+    o.nroots = 1;
+    o.mods = mods;
+    o.nmods = 1;
+    o.native_prefixes = prefixes;
+    o.nnative_prefixes = 3;
+    o.allocator = pg_test_alloc();
+    pathgate_resolver *r = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    size_t before = pathgate_resolver_token_count(r);
+    const char *mod = "C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s/x/descriptor.mod", mod);
+    address_is(r, buf, "root:user/x/descriptor.mod");
+    address_is(r, mod, "root:user");
+    /* Windows prefixes: case-insensitive, either separator */
+    address_is(r, "c:\\users\\ME\\Documents\\paradox interactive\\Crusader Kings III\\MOD\\x",
+               "root:user/x");
+    /* the longest prefix wins, with its directory */
+    snprintf(buf, sizeof buf, "%s/deep/traits/a.txt", mod);
+    address_is(r, buf, "root:user/common/traits/a.txt");
+    /* a POSIX prefix is exact */
+    address_is(r, "/home/me/.local/share/Paradox Interactive/Crusader Kings III/mod/a b/c",
+               "mod:Some Mod/a b/c");
+    address_is(r, "/home/me/.local/share/paradox interactive/Crusader Kings III/mod/a", NULL);
+    /* a host path under a base, and a file: URI */
+    snprintf(buf, sizeof buf, "%s/repo/common/x.txt", f->real);
+    address_is(r, buf, "root:user/common/x.txt");
+    snprintf(buf, sizeof buf, "file://%s/mods/Some%%20Mod/readme.txt", f->real);
+    address_is(r, buf, "mod:Some Mod/readme.txt");
+    /* outside, climbing out, relative, another drive, NUL */
+    snprintf(buf, sizeof buf, "%s/../secret", mod);
+    address_is(r, buf, NULL);
+    address_is(r, "D:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod/x", NULL);
+    address_is(r, "/etc/passwd", NULL);
+    address_is(r, "relative/x", NULL);
+    address_is(r, "", NULL);
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_resolver_address_of(&out, r, "C:/a\0b", 6, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_resolver_address_of(NULL, r, "x", 1, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_token_count(r), before); /* no token */
+    pathgate_resolver_free(r);
+    /* configuration errors */
+    pathgate_native_prefix bad[][1] = {
+        {{PG_S("relative/mod"), PG_S("root:user")}},
+        {{PG_S("C:/mod"), PG_S("root:nope")}},
+        {{PG_S("C:/mod"), PG_S("user")}},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        o.native_prefixes = bad[i];
+        o.nnative_prefixes = 1;
+        assert_int_equal(pathgate_resolver_new(&r, &o, &err), PATHGATE_ECONFIG);
+        assert_non_null(strstr(err.message, "native prefix #1"));
+    }
+    /* version 3 callers never have native_prefixes read */
+    o.version = 3;
+    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    pathgate_resolver_free(r);
+    free(d_repo);
+    free(d_some);
+}
+
 static void test_refs_host_path_release(void **state)
 {
     (void)state;
@@ -1125,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_relative_against_a_base),
         cmocka_unit_test(test_refs_host_path_release),
         cmocka_unit_test(test_host_path_of_holds_no_token),
+        cmocka_unit_test(test_address_of),
         cmocka_unit_test(test_capacity),
         cmocka_unit_test(test_construction_errors),
         cmocka_unit_test(test_accessors_and_internals),
