@@ -10,6 +10,7 @@
  *   r:resolve(text [, {require_exists = bool, base = addr | ref}]) -> resolution
  *   r:host_path(ref) -> string | nil
  *   r:host_path_of(text [, opts]) -> string | nil, msg, code  (no token held)
+ *   r:address_of(native) -> address | nil, msg, code  (native_prefixes = {[prefix] = address})
  *   r:release(ref)   -> boolean
  *   r:count(), #r    -> live tokens
  *   r:roots(), r:mods() -> configured keys / names, in order
@@ -389,6 +390,42 @@ static const char **read_only_names(lua_State *L, size_t *count)
     return names;
 }
 
+/* Option native_prefixes ({[prefix] = address, ...}) as an array for
+ * pathgate_resolver_options.native_prefixes: a userdata left on the stack;
+ * the strings stay alive in the option table. The core checks them. */
+static pathgate_native_prefix *native_prefixes(lua_State *L, size_t *count)
+{
+    *count = 0;
+    int t = lua_getfield(L, 1, "native_prefixes");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (t != LUA_TTABLE)
+        luaL_argerror(L, 1, "option 'native_prefixes' must be a table {[prefix] = address}");
+    int idx = lua_gettop(L);
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    pathgate_native_prefix *p =
+        (pathgate_native_prefix *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *p, 0);
+    memset(p, 0, (n ? n : 1) * sizeof *p);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        p[i].prefix = specstring(L, -2, 1, "native_prefixes", &p[i].prefix_len);
+        p[i].address = specstring(L, -1, 1, "native_prefixes", &p[i].address_len);
+        i++;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, idx); /* the userdata stays; the table lives on in option 1 */
+    *count = n;
+    return p;
+}
+
 static int resolver_new(lua_State *L)
 {
     lua_remove(L, 1); /* the class table (__call) */
@@ -399,7 +436,8 @@ static int resolver_new(lua_State *L)
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens") &&
                    strcmp(k, "read_only") && strcmp(k, "deny_read") && strcmp(k, "deny_write") &&
-                   strcmp(k, "presets") && strcmp(k, "audit") && strcmp(k, "audit_door")))
+                   strcmp(k, "presets") && strcmp(k, "audit") && strcmp(k, "audit_door") &&
+                   strcmp(k, "native_prefixes")))
             luaL_argerror(L, 1,
                           lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         lua_pop(L, 1);
@@ -426,6 +464,7 @@ static int resolver_new(lua_State *L)
     opts.roots = roots;
     opts.mods = mods;
     opts.read_only = read_only_names(L, &opts.nread_only);
+    opts.native_prefixes = native_prefixes(L, &opts.nnative_prefixes);
     opts.deny_read = pg_policy_list(L, 1, "deny_read", &opts.ndeny_read);
     opts.deny_write = pg_policy_list(L, 1, "deny_write", &opts.ndeny_write);
     opts.presets = pg_policy_list(L, 1, "presets", &opts.npresets);
@@ -478,6 +517,18 @@ static int resolver_host_path_of(lua_State *L)
     pathgate_buf_dispose(buf);
     int rc = pathgate_resolver_host_path_of(buf, NULL, r->ptr, text, len, &opts, &err);
     return pg_bufresult(L, rc, buf, &err);
+}
+
+/* r:address_of(native) -> address | nil, msg, code (lexical, no token). */
+static int resolver_address_of(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_resolver_address_of(buf, r->ptr, text, len, &err), buf, &err);
 }
 
 static int resolver_release(lua_State *L)
@@ -561,6 +612,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {"resolve", resolver_resolve},
         {"host_path", resolver_host_path},
         {"host_path_of", resolver_host_path_of},
+        {"address_of", resolver_address_of},
         {"release", resolver_release},
         {"count", resolver_count},
         {"roots", resolver_roots},

@@ -121,7 +121,9 @@ class Resolver:
         presets: Iterable[str] | None = None,
         audit: Callable[[dict[str, Any]], object] | None = None,
         audit_door: str | None = None,
+        native_prefixes: Mapping[str, str] | None = None,
     ) -> Self: ...
+    def address_of(self, native: str | bytes | os.PathLike[str] | os.PathLike[bytes], /) -> str: ...
     def restrict(
         self,
         /,

@@ -52,6 +52,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 import tomllib
 import collections.abc as _abc
@@ -107,6 +108,8 @@ class Config:
     # execute's network allowlist (docs/exec.md "Network"): the file's
     # list, then the flags'; None = none
     allow_domains: list[str] | None = None
+    # address-of: native prefix -> canonical address (docs/cli.md)
+    native_prefixes: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def user_config_path() -> Path | None:
@@ -173,11 +176,18 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
     unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
-                           "allow_domains", *_POLICY_KEYS}
+                           "allow_domains", "native_prefixes", *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
                           "(known: roots, mods, read_only, max_tokens, allow_execute, "
-                          "allow_domains, deny_read, deny_write, presets, audit_log)")
+                          "allow_domains, native_prefixes, deny_read, deny_write, presets, "
+                          "audit_log)")
+    prefixes = data.get("native_prefixes", {})
+    if not isinstance(prefixes, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in prefixes.items()):
+        raise ConfigError(f"{where}: [native_prefixes] must be a table of \"native prefix\" = "
+                          "\"root:KEY/...\" or \"mod:NAME/...\"")
+    cfg.native_prefixes.update(prefixes)
     _read_policy_keys(data, cfg, where, here)
     for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
         section = data.get(table, {})
@@ -233,6 +243,12 @@ def load_config(args: argparse.Namespace) -> Config:
         name, value = _split_assignment(text, "--mod")
         cfg.mods[name] = os.path.abspath(value)
     cfg.read_only.extend(args.read_only or ())
+    for text in getattr(args, "native_prefix", None) or ():
+        match = re.match(r"^(.+)=((?:root|mod):.*)$", text)
+        if not match:
+            raise UsageError("--native-prefix expects PREFIX=ADDRESS (ADDRESS: root:KEY/... or "
+                             "mod:NAME/...)")
+        cfg.native_prefixes[match.group(1)] = match.group(2)
     cfg.deny_read.extend(getattr(args, "deny_read", None) or ())
     cfg.deny_write.extend(getattr(args, "deny_write", None) or ())
     cfg.presets.extend(getattr(args, "preset", None) or ())
@@ -479,6 +495,8 @@ def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
         kwargs["max_tokens"] = cfg.max_tokens
     if cfg.read_only:
         kwargs["read_only"] = cfg.read_only
+    if cfg.native_prefixes:
+        kwargs["native_prefixes"] = cfg.native_prefixes
     _check_log_not_writable(cfg)
     kwargs.update(_policy_kwargs(args, cfg))
     try:
@@ -590,6 +608,31 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 def _convention(args: argparse.Namespace) -> Literal["posix", "windows"] | None:
     # argparse's choices= already restricted the value.
     return cast('Literal["posix", "windows"] | None', args.convention)
+
+
+def cmd_address_of(args: argparse.Namespace) -> int:
+    """The canonical address of each native path (a .mod descriptor's
+    path="C:/...", a host path): docs/cli.md."""
+    from . import PathError
+
+    resolver = make_resolver(args)
+    records, lines, failed = [], [], False
+    for text in args.native:
+        try:
+            address = resolver.address_of(text)
+        except PathError as e:
+            failed = True
+            records.append({"input": text, "ok": False, "address": None, "error": str(e)})
+            if not args.json:
+                print(f"pathgate: address-of: {e}", file=sys.stderr)
+            continue
+        records.append({"input": text, "ok": True, "address": address, "error": None})
+        lines.append(address)
+    if args.json:
+        emit_json({"ok": not failed, "results": records})
+    elif lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def cmd_uri(args: argparse.Namespace) -> int:
@@ -930,6 +973,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--read-only", action="append", metavar="NAME", **extra,
                        help="a root key or mod name whose files are read but never written, "
                             "deleted or changed by a command (repeatable)")
+        p.add_argument("--native-prefix", action="append", metavar="PREFIX=ADDRESS", **extra,
+                       help="address-of: a native path prefix (a Windows path read on Linux, "
+                            "C:/Users/me/.../mod) that stands for ADDRESS (root:KEY/... or "
+                            "mod:NAME/...) (repeatable)")
         p.add_argument("--deny-read", action="append", metavar="PATTERN", **extra,
                        help="a gitignore-style pattern no operation may read: hidden, "
                             "'Invalid path / not found' (repeatable; docs/policy.md)")
@@ -985,6 +1032,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="ADDRESS", help="the same as --cwd (kept for compatibility)")
     p.add_argument("--host-path", action="store_true",
                    help="also print the host path (for the operator; never show it to an agent)")
+
+    p = add("address-of", cmd_address_of,
+            "the canonical address of native paths (host paths under a base, or paths under a "
+            "--native-prefix)")
+    p.add_argument("native", nargs="+",
+                   help="a native path: C:/Users/me/.../mod/x, /srv/game/x, a file: URI")
 
     for name, func, what in (("uri", cmd_uri, "convert a native path to a file: URI"),
                              ("native", cmd_native, "render a file: URI as a native path")):

@@ -187,6 +187,32 @@ describe("issue 34 (Lua)", function()
     end)
   end)
 
+  describe("address_of", function()
+    it("maps a .mod descriptor's Windows path and host paths to addresses", function()
+      local MOD = "C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod"
+      local a = assert(pathgate.Resolver {
+        roots = { user = t.repo }, mods = { ["Some Mod"] = t.mod },
+        native_prefixes = { [MOD] = "root:user" },
+      })
+      assert.are.equal("root:user/x", a:address_of(MOD .. "/x"))
+      -- Windows prefixes: either separator, any case
+      assert.are.equal("root:user/x/y.txt", a:address_of(
+        [[c:\USERS\me\Documents\paradox interactive\Crusader Kings III\MOD\x\y.txt]]))
+      assert.are.equal("mod:Some Mod/descriptor.mod", a:address_of(t.mod .. "/descriptor.mod"))
+      local none, msg, code = a:address_of("/etc/passwd")
+      assert.is_nil(none)
+      assert.are.equal("Invalid path / not found", msg)
+      assert.are.equal("invalid_path", code)
+      assert.is_nil(a:address_of(MOD .. "/../../x"))
+      assert.are.equal(0, #a)
+      a:close()
+      local bad, _, c = pathgate.Resolver { roots = { user = t.repo },
+        native_prefixes = { [MOD] = "root:nope" } }
+      assert.is_nil(bad)
+      assert.are.equal("invalid_config", c)
+    end)
+  end)
+
   describe("a root at /", function()
     it("is refused, read-only or not, under any spelling", function()
       for _, dir in ipairs { "/", "//", "/tmp/.." } do

@@ -6,6 +6,7 @@ text, ExecuteResponse has kind and error)."""
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,56 @@ def test_grep_all_bases_searches_game_and_mods_together(tmp_path: Path) -> None:
     assert proc.stdout.splitlines() == [
         "root:game/localization/a_l_english.yml:1:l_english:",
         "mod:My Mod/localization/b_l_english.yml:1:l_english:"]
+
+
+MOD_DIR = "C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod"
+
+
+def test_address_of_maps_native_paths(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / "x").mkdir(parents=True)
+    r = pathgate.Resolver(roots={"user": str(user)}, native_prefixes={MOD_DIR: "root:user"})
+    # a .mod descriptor's path="..." in either separator and any case
+    assert r.address_of(MOD_DIR + "/x") == "root:user/x"
+    assert r.address_of(MOD_DIR.replace("/", "\\").upper() + "\\x\\y.txt") == "root:user/x/y.txt"
+    # a host path under a base, as str, bytes or PathLike; and a file: URI
+    assert r.address_of(user / "x") == "root:user/x"
+    assert r.address_of(os.fsencode(user / "new.txt")) == "root:user/new.txt"
+    assert r.address_of((user / "x").as_uri()) == "root:user/x"
+    for outside in ("/etc/passwd", MOD_DIR + "/../../secret", "D:/mod/x", "relative"):
+        with pytest.raises(pathgate.PathError) as e:
+            r.address_of(outside)
+        assert str(e.value) == "Invalid path / not found"
+    assert len(r) == 0
+    with pytest.raises(pathgate.Error) as bad:
+        pathgate.Resolver(roots={"user": str(user)}, native_prefixes={MOD_DIR: "root:nope"})
+    assert bad.value.kind == "invalid_config"
+    with pytest.raises(TypeError):
+        pathgate.Resolver(roots={"user": str(user)}, native_prefixes=["C:/x"])
+
+
+def test_cli_address_of_with_flag_and_config(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    user = tmp_path / "user"
+    user.mkdir()
+    cfg = tmp_path / "pathgate.toml"
+    cfg.write_text(f'[roots]\nuser = "user"\n[native_prefixes]\n"{MOD_DIR}" = "root:user"\n')
+    env = {"PYTHONPATH": str(Path(pathgate.__file__).resolve().parents[1]), "HOME": str(tmp_path)}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pathgate", *argv], capture_output=True,
+                              text=True, env=env, timeout=60, cwd=tmp_path)
+
+    proc = run("--config", str(cfg), "address-of", MOD_DIR + "/Some Mod", str(user / "a"))
+    assert (proc.returncode, proc.stdout) == (0, "root:user/Some Mod\nroot:user/a\n"), proc.stderr
+    proc = run("--root", f"user={user}", "--native-prefix", f"{MOD_DIR}=root:user", "--json",
+               "address-of", MOD_DIR + "/m", "/etc/passwd")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1 and data["ok"] is False
+    assert [x["address"] for x in data["results"]] == ["root:user/m", None]
+    assert "/etc" not in data["results"][1]["error"]
+    proc = run("--root", f"user={user}", "--native-prefix", "C:/x", "address-of", "C:/x/y")
+    assert proc.returncode == 2 and "PREFIX=ADDRESS" in proc.stderr
