@@ -100,7 +100,7 @@ int pg_resolution_finish_owned(lua_State *L, int rc, pathgate_resolution *res,
     pathgate_resolution_dispose(res); /* relative_path pointed into the ref */
     if (rec->ok) {
         lua_rotate(L, -2, 1); /* record, ref box */
-        if (owner) { /* before the finalizer is set: a raise here leaks nothing */
+        if (owner) {          /* before the finalizer is set: a raise here leaks nothing */
             lua_pushvalue(L, owner);
             lua_setiuservalue(L, -2, 1);
         }

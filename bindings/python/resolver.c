@@ -362,9 +362,9 @@ static int resolver_native_prefixes(PyObject *obj, pathgate_native_prefix **out,
 }
 
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"roots",      "mods",    "max_tokens", "read_only",
-                             "deny_read",  "deny_write", "presets", "audit",
-                             "audit_door", "native_prefixes", NULL};
+    static char *kwlist[] = {"roots",      "mods",    "max_tokens", "read_only",  "deny_read",
+                             "deny_write", "presets", "audit",      "audit_door", "native_prefixes",
+                             NULL};
     pg_state *st = pg_state_of_type(type);
     PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL, *prefixes_obj = NULL;
     PyObject *deny_read = NULL, *deny_write = NULL, *presets = NULL, *audit = NULL, *door = NULL;

@@ -245,7 +245,8 @@ static void test_grep_skips_a_utf8_bom(void **state)
 {
     fx *f = *state;
     fx_mkdir(f->repo, "loc");
-    FX_PUT(f->repo, "loc/l_english.yml", "\xEF\xBB\xBFl_english:\n key:0 \"x\"\nl_english: again\n");
+    FX_PUT(f->repo, "loc/l_english.yml",
+           "\xEF\xBB\xBFl_english:\n key:0 \"x\"\nl_english: again\n");
     FX_PUT(f->repo, "loc/bom_only.yml", "\xEF\xBB\xBF");
     FX_PUT(f->repo, "loc/mid.yml", "a\n\xEF\xBB\xBFl_english:\n");
     pathgate_fs_search_options re = PATHGATE_FS_SEARCH_OPTIONS_INIT;

@@ -564,7 +564,8 @@ static void test_host_path_of_holds_no_token(void **state)
     pathgate_reason why = PATHGATE_REASON_IO;
     for (int i = 0; i < 3 * PATHGATE_MAX_TOKENS_DEFAULT; i++)
         assert_int_equal(
-            pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/common"), NULL, NULL), 0);
+            pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/common"), NULL, NULL),
+            0);
     pg_assert_buf(&host, expect);
     assert_int_equal(why, PATHGATE_REASON_OK);
     assert_int_equal(pathgate_resolver_token_count(r), before);
@@ -577,15 +578,15 @@ static void test_host_path_of_holds_no_token(void **state)
     free(expect);
     /* refused as resolve refuses: the one message, the reason for logs */
     pathgate_error err;
-    assert_int_equal(pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/../../etc"),
-                                                    NULL, &err),
-                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/../../etc"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
     assert_string_equal(err.message, "Invalid path / not found");
     assert_int_equal(why, PATHGATE_REASON_ESCAPES_ROOT);
     pg_assert_buf(&host, NULL);
-    assert_int_equal(pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/missing"),
-                                                    NULL, &err),
-                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(
+        pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/missing"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
     assert_int_equal(why, PATHGATE_REASON_NOT_FOUND);
     assert_int_equal(pathgate_resolver_host_path_of(NULL, NULL, r, PG_S("x"), NULL, &err),
                      PATHGATE_EINVAL);

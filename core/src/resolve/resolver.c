@@ -910,8 +910,8 @@ int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const p
     return host_path_build(out, r, bi, rel, alen - (size_t)(rel - addr), err);
 }
 
-int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason,
-                                   pathgate_resolver *r, const char *text, size_t len,
+int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason, pathgate_resolver *r,
+                                   const char *text, size_t len,
                                    const pathgate_resolve_options *opts, pathgate_error *err)
 {
     if (!out)
@@ -967,8 +967,8 @@ int pathgate_resolver_address_of(pathgate_buf *out, pathgate_resolver *r, const 
     pathgate_uri *u = NULL;
     int is_uri = len >= 5 && strncasecmp(native, "file:", 5) == 0;
     int rc = is_uri ? pathgate_uri_parse(&u, native, len, &r->alloc, NULL)
-                    : pathgate_uri_from_native(&u, native, len, PATHGATE_CONVENTION_NONE,
-                                               &r->alloc, NULL);
+                    : pathgate_uri_from_native(&u, native, len, PATHGATE_CONVENTION_NONE, &r->alloc,
+                                               NULL);
     if (rc == PATHGATE_ENOMEM)
         return pathgate__error_set(err, rc, NULL);
     if (rc != 0)

@@ -686,8 +686,8 @@ static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const
                     pathgate_error *err)
 {
     if (!opts || !(opts->flags & PATHGATE_FS_SEARCH_ALL_BASES))
-        return grep_one(out, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx,
-                        opts, err);
+        return grep_one(out, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx, opts,
+                        err);
     if (!resolver && opts->fs.session) /* a session's operation */
         resolver = pathgate_session_resolver(opts->fs.session);
     if (!out || !resolver)
