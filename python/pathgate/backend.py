@@ -870,11 +870,10 @@ class Backend(SandboxMixin):
         max_count: int | None = None,
         regex: bool = False,
         ignore_case: bool = False,
-        all_bases: bool = False,
     ) -> GrepResult:
         """``grep`` in a worker thread."""
         return await asyncio.to_thread(self.grep, pattern, path, glob, max_count=max_count,
-                                       regex=regex, ignore_case=ignore_case, all_bases=all_bases)
+                                       regex=regex, ignore_case=ignore_case)
 
     async def aglob(self, pattern: str, path: PathArg | None = None) -> GlobResult:
         """``glob`` in a worker thread."""
