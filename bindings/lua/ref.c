@@ -1,7 +1,8 @@
 /*
  * ref.c - pathgate.VisibilityRef: token + canonical address (docs/spec.md
- * section 5). Holds no host path and no pointer to its resolver, so it
- * stays valid (as a value) after the resolver is collected.
+ * section 5). Holds no host path. A ref minted by a resolve keeps its
+ * resolver box as user value 1 and gives its token back on __gc/__close;
+ * it stays valid (as a value) after the resolver is closed.
  *
  *   VisibilityRef(token, session_abs) -> ref | nil, msg, code
  *   ref:token(), ref:session_abs()    -> string
