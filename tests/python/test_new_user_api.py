@@ -152,7 +152,8 @@ def test_grep_all_bases_searches_game_and_mods_together(tmp_path: Path) -> None:
         "root:game/localization/a_l_english.yml", "mod:My Mod/localization/b_l_english.yml"]
     bad = b.grep("x", "root:game", all_bases=True)
     assert bad.kind == "invalid_argument"
-    env = {"PYTHONPATH": str(Path(pathgate.__file__).resolve().parents[1]), "HOME": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    env.update(PYTHONPATH=str(Path(pathgate.__file__).resolve().parents[1]), HOME=str(tmp_path))
     proc = subprocess.run([sys.executable, "-m", "pathgate", "--root", f"game={game}", "--mod",
                            f"My Mod={mod}", "grep", "--regex", "--all-bases", "^l_english:"],
                           capture_output=True, text=True, env=env, timeout=60)
@@ -197,7 +198,8 @@ def test_cli_address_of_with_flag_and_config(tmp_path: Path) -> None:
     user.mkdir()
     cfg = tmp_path / "pathgate.toml"
     cfg.write_text(f'[roots]\nuser = "user"\n[native_prefixes]\n"{MOD_DIR}" = "root:user"\n')
-    env = {"PYTHONPATH": str(Path(pathgate.__file__).resolve().parents[1]), "HOME": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    env.update(PYTHONPATH=str(Path(pathgate.__file__).resolve().parents[1]), HOME=str(tmp_path))
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "pathgate", *argv], capture_output=True,
