@@ -137,6 +137,13 @@ static void test_policy_check(void **state)
                      PATHGATE_EINVALIDPATH);
     assert_string_equal(err.message, PATHGATE_MSG_INVALID);
     assert_int_equal(pathgate_resolver_policy_check(NULL, r, PG_S("x"), &err), PATHGATE_EINVAL);
+    /* issue 34: relative text is relative to the first base, as elsewhere */
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("app/.env"), &err), 0);
+    assert_int_equal(v.denied, PATHGATE_POLICY_DENY_READ | PATHGATE_POLICY_DENY_WRITE);
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S(".git/hooks/x"), &err), 0);
+    assert_int_equal(v.denied, PATHGATE_POLICY_DENY_WRITE);
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("../x"), &err),
+                     PATHGATE_EINVALIDPATH);
     size_t before = f->j.n;
     assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("root:repo/.env"), &err), 0);
     assert_int_equal(f->j.n, before); /* a question, not a decision */

@@ -135,7 +135,8 @@ typedef struct pathgate_policy_verdict {
 } pathgate_policy_verdict;
 
 /*
- * The verdict for text (any form resolve accepts; require_exists = 0;
+ * The verdict for text (any form resolve accepts, relative text relative
+ * to the first base as in every file operation; require_exists = 0;
  * symlinks on the way are followed, so a link to a denied file is denied).
  * DENY_READ implies DENY_WRITE. PATHGATE_EINVALIDPATH when the text names
  * no address at all. Emits no audit event.

@@ -655,8 +655,11 @@ int pathgate_resolver_policy_check(pathgate_policy_verdict *out, pathgate_resolv
     size_t base;
     const char *rel;
     char addr[2 * PATHGATE_PATH_MAX + 2];
+    /* relative text: relative to the first base, as every file operation on
+     * a resolver (docs/fs.md "Relative paths") */
+    const char *home = pathgate__resolver_base_address(r, 0);
     int rc = pathgate__resolver_locate(&base, addr, sizeof addr, &rel, r, text ? text : "", len,
-                                       NULL, 0, err);
+                                       home, strlen(home), err);
     if (rc < 0)
         return rc;
     size_t rlen = strlen(rel);

@@ -617,12 +617,17 @@ class ConnectionTools:
     def grep(self, a: dict[str, Any]) -> Result:
         limits = self.limits
         mc = a.get("max_count")
-        path = self.address(a.get("path"))
+        all_bases = bool(a.get("all_bases", False))
+        if all_bases and (a.get("path") is not None or self.scope.allowed is not None):
+            # every base is more than a path, or than the client's roots
+            raise ToolError("all_bases searches every root and mod: give no path (and it is not "
+                            "available when the client narrowed its roots)", "invalid_argument")
+        path = None if all_bases else self.address(a.get("path"))
         walk = self.backend.grep_iter(a["pattern"], path, a.get("glob"),
                                       max_count=None if mc is None else int(mc),
                                       regex=bool(a.get("regex", False)),
                                       ignore_case=bool(a.get("ignore_case", False)),
-                                      max_file_size=limits.max_read)
+                                      max_file_size=limits.max_read, all_bases=all_bases)
         matches: list[Any] = []
         lines: list[str] = []
         budget = _Budget(limits)
@@ -797,13 +802,16 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
         Tool("grep", "Grep",
              "Search the files below 'path' (default: the current directory) for 'pattern': "
              "literal text, or a PCRE2 regular expression with regex; ignore_case matches "
-             "case-insensitively. Answers 'address:line:text' lines. 'glob' filters files, "
+             "case-insensitively; all_bases (without 'path') searches every root and mod, "
+             "e.g. a game and its mods together. Answers 'address:line:text' lines. 'glob' "
+             "filters files, "
              f"max_count caps the matches; files over {limits.max_read} bytes are not searched."
              + listed + PATHS,
              _schema({"pattern": _STR, "path": _PATH["path"], "glob": _STR,
                       "max_count": {"type": "integer", "minimum": 0},
                       "regex": {"type": "boolean", "default": False},
-                      "ignore_case": {"type": "boolean", "default": False}}, ("pattern",)),
+                      "ignore_case": {"type": "boolean", "default": False},
+                      "all_bases": {"type": "boolean", "default": False}}, ("pattern",)),
              READ, C.grep, _out({"matches": {"type": "array"}})),
         Tool("cwd_get", "Current Directory",
              "The current directory, the home root and the depth of the directory stack (this "
