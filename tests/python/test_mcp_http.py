@@ -315,3 +315,42 @@ def test_stdio_stop_counts_no_command_when_none_runs(tree):
     assert "INFO stopped (end of input)" in err, err
     assert "0 command(s) killed" in err
     assert "WARNING" not in err
+
+
+# ------------------------------------------ the ASGI application on its own
+
+def test_the_asgi_application_admits_on_the_head(tree):
+    # any ASGI server can host McpApp: it decides Origin, Host and the token
+    # before it asks for the body
+    import asyncio
+
+    from pathgate import Resolver
+    from pathgate.mcp.http import McpApp
+    from pathgate.mcp.service import Server
+
+    app = McpApp(Server(Resolver(roots={"repo": tree["repo"]})), token=TOKEN)
+
+    def run(headers, body=INIT.encode()):
+        sent, asked = [], []
+
+        async def receive():
+            asked.append(True)
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(msg):
+            sent.append(msg)
+
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "server": ("127.0.0.1", 8808),
+                 "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+        asyncio.run(app(scope, receive, send))
+        return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:]), asked
+
+    good = dict(HEADERS, Host="127.0.0.1:8808", Authorization=f"Bearer {TOKEN}")
+    status, headers, body, asked = run(good)
+    assert status == 200 and b'"serverInfo"' in body and b"mcp-session-id" in headers
+    for bad, code in ((dict(good, Authorization="Bearer nope"), 401), (dict(good, Host="evil.example"), 403),
+                      (dict(good, Origin="https://evil.example"), 403)):
+        status, headers, body, asked = run(bad)
+        assert status == code and not asked, (bad, status)
+        assert headers[b"connection"] == b"close"
+    app.close()
