@@ -6,7 +6,10 @@
 //   token it does not connect;
 // - Claude Code's: `claude mcp add --transport http ... --header` (pinned)
 //   writes the entry, `claude mcp list` connects with it (its health check),
-//   and the SDK's HTTP client connects with the headers it wrote.
+//   and the SDK's HTTP client connects with the headers it wrote;
+// - Codex's: the TOML block of docs/mcp.md, as `codex mcp get` (pinned
+//   @openai/codex; no model is involved) reads it: a Streamable HTTP server
+//   at that url with its bearer token from the variable named.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -14,6 +17,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const nodeDir = process.env.PATHGATE_MCP_NODE_DIR;
 const clientsDir = process.env.PATHGATE_MCP_CLIENTS_DIR;
@@ -134,4 +138,19 @@ test("Claude Code's entry: claude mcp add --transport http --header, then it con
   } finally {
     await stop(srv);
   }
+});
+
+test("Codex's entry: the TOML of docs/mcp.md is a Streamable HTTP server with a bearer token variable", () => {
+  const doc = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "mcp.md"), "utf8");
+  const m = doc.match(/```toml\n(\[mcp_servers\.pathgate\][\s\S]*?)```/);
+  assert.ok(m, "no Codex block in docs/mcp.md");
+  const codexHome = path.join(home, "codex");
+  fs.mkdirSync(codexHome, { recursive: true });
+  fs.writeFileSync(path.join(codexHome, "config.toml"), m[1]);
+  const get = spawnSync(bin("codex"), ["mcp", "get", "pathgate"],
+    { env: env({ CODEX_HOME: codexHome }), cwd: home, encoding: "utf8", timeout: 120000 });
+  assert.equal(get.status, 0, get.stderr + get.stdout);
+  assert.match(get.stdout, /transport: streamable_http/);
+  assert.match(get.stdout, /url: http:\/\/127\.0\.0\.1:8808\/mcp/);
+  assert.match(get.stdout, /bearer_token_env_var: PATHGATE_TOKEN/);
 });
