@@ -198,11 +198,13 @@ class _Reply:
     """Where one POSTed request's answer goes: a JSON body, or, once the
     server sent a message of its own first (``interim``), an event stream.
 
-    Inline (a quick call, run on the event loop): the answer is collected
-    (its first LONG_ANSWER bytes; the rest is left to iterate) and sent by
-    :meth:`flush`. Threaded (any other call, run by a worker): each piece is
-    handed to the event loop and waited for, so a long answer is written as
-    fast as the client reads it, and no faster."""
+    The answer is collected (its first LONG_ANSWER bytes; the rest is left
+    to iterate) and sent by :meth:`flush` on the event loop once the call
+    returned, whether it ran there (a quick call) or in a worker. A worker
+    writes itself only what cannot wait for the call's end: an event stream
+    (the server asked the client first) and a long answer, each piece
+    handed to the event loop and waited for, so it goes out as fast as the
+    client reads it, and no faster."""
 
     def __init__(self, send: Send, status: int, headers: list[tuple[bytes, bytes]],
                  loop: asyncio.AbstractEventLoop | None) -> None:
@@ -211,7 +213,8 @@ class _Reply:
         self.headers = headers
         self.loop = loop  # None: inline
         self.streaming = False
-        self.sent = False
+        self.sent = False  # an answer was given (it may wait for flush)
+        self.done = False  # the response is complete
         self.body: list[bytes] = []
         self.rest: _abc.Iterator[bytes] | None = None
 
@@ -239,53 +242,52 @@ class _Reply:
 
     def __call__(self, chunks: _abc.Iterable[bytes]) -> None:
         self.sent = True
-        if self.loop is None or not self.streaming:
-            it = iter(chunks)
-            size = 0
-            for chunk in it:
-                self.body.append(chunk)
-                size += len(chunk)
-                if size > LONG_ANSWER:
-                    self.rest = it
-                    break
-            if self.loop is None:
-                return  # flush() sends it
-            if self.rest is None:
-                self._wait(self.flush())
-                return
-            # long: its pieces are made here and written as the client reads
-            rest, self.rest = self.rest, None
-            body, self.body = b"".join(self.body), []
-            self._wait(self.send({"type": "http.response.start", "status": self.status,
-                                  "headers": [_JSON, *self.headers]}))  # no length: chunked
-            self._wait(self.send({"type": "http.response.body", "body": body, "more_body": True}))
-            for chunk in _batches(rest):
-                self._wait(self.send({"type": "http.response.body", "body": chunk, "more_body": True}))
-            self._wait(self.send({"type": "http.response.body", "body": b""}))
+        if self.streaming:  # threaded: the last event, and the stream's end
+            self._wait(self._event(list(chunks), True))
+            self.done = True
             return
-        self._wait(self._event(list(chunks), True))
+        it = iter(chunks)
+        size = 0
+        for chunk in it:
+            self.body.append(chunk)
+            size += len(chunk)
+            if size > LONG_ANSWER:
+                self.rest = it
+                break
+        if self.loop is None or self.rest is None:
+            return  # flush() sends it, on the event loop, after the call
+        # threaded and long: its pieces are made here and written as the
+        # client reads them
+        rest, self.rest = self.rest, None
+        body, self.body = b"".join(self.body), []
+        self._wait(self.send({"type": "http.response.start", "status": self.status,
+                              "headers": [_JSON, *self.headers]}))  # no length: chunked
+        self._wait(self.send({"type": "http.response.body", "body": body, "more_body": True}))
+        for chunk in _batches(rest):
+            self._wait(self.send({"type": "http.response.body", "body": chunk, "more_body": True}))
+        self._wait(self.send({"type": "http.response.body", "body": b""}))
+        self.done = True
 
     def finish(self) -> None:
-        """After a threaded request was handled: one whose answer was not
-        sent (cancelled) still ends its response."""
-        if self.sent:
-            return
-        self.sent = True
-        if self.streaming:
+        """After a threaded request was handled: an event stream whose last
+        event was not sent (cancelled) is ended here; anything else is left
+        to :meth:`flush`."""
+        if self.streaming and not self.done:
+            self.sent = True
             self._wait(self.send({"type": "http.response.body", "body": b""}))
-        else:
-            self._wait(_respond(self.send, 202, b"", self.headers))
+            self.done = True
 
     # ----------------------------------------------------------- either
 
     async def flush(self) -> None:
-        """Sends the collected answer (inline; or threaded, from __call__)."""
+        """On the event loop, after the call: sends what was not sent yet
+        (the collected answer, or 202 for a request not answered)."""
+        if self.done:
+            return
+        self.done = True
         if not self.sent:
             self.sent = True
-            if self.streaming:
-                await self.send({"type": "http.response.body", "body": b""})
-            else:
-                await _respond(self.send, 202, b"", self.headers)
+            await _respond(self.send, 202, b"", self.headers)
             return
         body, self.body = b"".join(self.body), []
         if self.rest is None:
@@ -490,6 +492,7 @@ class McpApp:
             reply = _Reply(send, 400, headers, asyncio.get_running_loop())
             await asyncio.get_running_loop().run_in_executor(self._pool, self._accept_run, peer, body,
                                                              reply)
+            await reply.flush()
         finally:
             self._release(session)
 
@@ -497,6 +500,7 @@ class McpApp:
         loop = asyncio.get_running_loop()
         reply.loop = loop
         await loop.run_in_executor(self._pool, self._run, peer, req, reply)
+        await reply.flush()
 
     @staticmethod
     def _run(peer: Peer, req: protocol.Request, reply: _Reply) -> None:
