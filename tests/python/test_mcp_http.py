@@ -354,3 +354,11 @@ def test_the_asgi_application_admits_on_the_head(tree):
         assert status == code and not asked, (bad, status)
         assert headers[b"connection"] == b"close"
     app.close()
+
+
+def test_without_the_http_extra_http_is_refused_and_says_what_to_install(tree):
+    # -S: no site-packages, so neither uvicorn nor h11 (pathgate itself is on PYTHONPATH)
+    p = subprocess.run([sys.executable, "-S", "-m", "pathgate", "--root", f"repo={tree['repo']}", "mcp", "--http",
+                        "127.0.0.1:0"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2, p.stderr
+    assert "pathgate[http]" in p.stderr and "python3-uvicorn" in p.stderr
