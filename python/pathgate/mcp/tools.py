@@ -22,6 +22,7 @@ and answers a result (see :func:`text_result`) or raises :class:`ToolError`.
 
 from __future__ import annotations
 
+import threading
 import time
 import collections.abc as _abc
 import typing as _t
@@ -290,12 +291,31 @@ class _Budget:
         return limits.answer_notice(shown, what) if self.cut_by_bytes else limits.items_notice(shown, what)
 
 
+class Running:
+    """How many commands (execute calls) run at the moment, across the
+    sessions of a server: what its shutdown reports as killed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
 class ConnectionTools:
     """The per-connection state: a Session (home root, cwd stack), the
     Backend over it, the client's roots (Scope) and the caps."""
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool, limits: Limits | None = None,
-                 label: str = "stdio", allow_domains: list[str] | None = None) -> None:
+                 label: str = "stdio", allow_domains: list[str] | None = None,
+                 running: Running | None = None) -> None:
+        self.running = running or Running()
         self.resolver = resolver
         self.session = Session(resolver)
         self.backend = Backend(self.session)
@@ -690,7 +710,8 @@ class ConnectionTools:
         self.address(None)  # the directory it runs in: inside the client's roots
         t = a.get("timeout")
         timeout = min(120, self.limits.max_timeout) if t is None else int(t)
-        r = self.backend.execute(a["command"], timeout=timeout)
+        with self.running:
+            r = self.backend.execute(a["command"], timeout=timeout)
         if r.exit_code is None:
             raise ToolError(r.output, "not_run")
         text = r.output + ("" if r.output.endswith("\n") or not r.output else "\n")
@@ -710,7 +731,23 @@ def _out(props: dict[str, Any]) -> dict[str, Any]:
 _ENTRY = {"type": "object", "properties": {"name": _STR, "path": _STR, "type": _STR}}
 
 
-def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[Tool]:
+def execute_description(limits: Limits, allow_domains: _abc.Sequence[str] | None = None) -> str:
+    """What the execute tool tells the model: the containment, the network
+    as the policy really has it, the view's paths and the timeout."""
+    if allow_domains:
+        network = ("network: only " + ", ".join(allow_domains) + " (HTTP and HTTPS through "
+                   "pathgate's proxy; every other host is refused)")
+    else:
+        network = "network: off (no host can be reached)"
+    return ("Run a shell command in the current directory, contained (Landlock: writes only "
+            f"below writable roots; {network}); answers its output and exit code. In the "
+            "command's view each root is at /pathgate/root/<key> and each mod at "
+            "/pathgate/mod/<Name> (root:<key>/x is /pathgate/root/<key>/x). 'timeout' in "
+            f"seconds, at most {limits.max_timeout} (default {min(120, limits.max_timeout)}).")
+
+
+def build_tools(*, allow_execute: bool, limits: Limits | None = None,
+                allow_domains: _abc.Sequence[str] | None = None) -> list[Tool]:
     limits = limits or Limits()
     read_text = _schema({
         **_PATH,
@@ -833,9 +870,7 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
     if allow_execute:
         tools.append(Tool(
             "execute", "Execute",
-            "Run a shell command in the current directory, contained (Landlock: writes only "
-            "below writable roots, no network); answers its output and exit code. 'timeout' in "
-            f"seconds, at most {limits.max_timeout} (default {min(120, limits.max_timeout)}).",
+            execute_description(limits, allow_domains),
             _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1,
                                                   "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
