@@ -10,7 +10,7 @@ _pathgate() {
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --allow-domain|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
+            --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
@@ -20,7 +20,7 @@ _pathgate() {
         --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --preset) COMPREPLY=($(compgen -W "vcs secrets agent-config" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --allow-domain|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
+        --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
@@ -45,7 +45,7 @@ _pathgate() {
         apply-patch) cmd_opts="--file-by-file" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
-        mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;
+        mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --allow-host --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$cmd_opts $global_opts" -- "$cur"))
