@@ -234,8 +234,10 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
         rc = pathgate__exec_plan_run(out, &plan, err);
         /* the vcs preset's pointers: what the command left is validated */
-        if (!rc && policy)
+        if (!rc && policy) {
+            pathgate__exec_explain(&masks, resolver, out);
             pathgate__exec_ptr_check(&masks, resolver, out);
+        }
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }

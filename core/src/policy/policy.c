@@ -274,9 +274,9 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
         if (!pathgate__preset_find(presets[i], strlen(presets[i]), &rules, &of, &k, &src)) {
             char q[64];
             quote_name(q, sizeof q, presets[i]);
-            return pathgate__error_set(err, PATHGATE_ECONFIG,
-                                       "unknown preset '%s' (known: vcs, secrets, agent-config, vcs-history)",
-                                       q);
+            return pathgate__error_set(
+                err, PATHGATE_ECONFIG,
+                "unknown preset '%s' (known: vcs, secrets, agent-config, vcs-history)", q);
         }
         preset_rules += k;
     }

@@ -851,8 +851,8 @@ int pathgate__ruleset_compile(pathgate__ruleset **out, unsigned int denies,
         pathgate__ruleset_free(rs);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
-    compiler c = {rs,   a, err,
-                  NULL, 0, denies & PATHGATE_POLICY_DENY_READ ? "deny_read" : "deny_write", 0};
+    compiler c = {
+        rs, a, err, NULL, 0, denies & PATHGATE_POLICY_DENY_READ ? "deny_read" : "deny_write", 0};
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!entries[i].text) {

@@ -89,11 +89,14 @@ static const char *const secrets_rules[] = {
 static const unsigned char secrets_denies[] = {R, R, R, R, R, R, R, R, R, R, R, R, R};
 
 static const char *const agent_rules[] = {
-    ".mcp.json",     ".vscode/",        ".idea/",    ".claude/",   ".codex/",         ".cursor/",
-    ".envrc",        ".ripgreprc",      ".bashrc",   ".bash_profile", ".bash_login", ".bash_logout",
-    ".profile",      ".zshrc",          ".zshenv",   ".zprofile",  ".zlogin",         ".zlogout",
-    ".cshrc",        ".tcshrc",         ".kshrc",    "**/.config/fish/", ".devcontainer/",
-    ".devcontainer.json", ".zed/",      ".gemini/",  ".windsurf/", ".continue/",      ".aider.conf.yml",
+    ".mcp.json",       ".vscode/",         ".idea/",         ".claude/",
+    ".codex/",         ".cursor/",         ".envrc",         ".ripgreprc",
+    ".bashrc",         ".bash_profile",    ".bash_login",    ".bash_logout",
+    ".profile",        ".zshrc",           ".zshenv",        ".zprofile",
+    ".zlogin",         ".zlogout",         ".cshrc",         ".tcshrc",
+    ".kshrc",          "**/.config/fish/", ".devcontainer/", ".devcontainer.json",
+    ".zed/",           ".gemini/",         ".windsurf/",     ".continue/",
+    ".aider.conf.yml",
 };
 static const unsigned char agent_denies[] = {W, W, W, W, W, W, W, W, W, W, W, W, W, W, W,
                                              W, W, W, W, W, W, W, W, W, W, W, W, W, W};

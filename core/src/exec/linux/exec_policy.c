@@ -98,6 +98,7 @@ static int add(collect *c, const char *rel, size_t len, int kind)
     m->v[m->n].dir = c->dir;
     m->v[m->n].rel = (uint32_t)at;
     m->v[m->n].kind = (uint8_t)kind;
+    m->v[m->n].base = (uint32_t)c->base;
     m->n++;
     if (kind == PATHGATE__MASK_HIDE)
         m->nhide++;

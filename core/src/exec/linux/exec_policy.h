@@ -37,9 +37,10 @@ enum {
 };
 
 typedef struct pathgate__exec_mask {
-    uint32_t dir; /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
-    uint32_t rel; /* offset in buf: the entry's path below it (no symlink followed) */
-    uint8_t kind; /* PATHGATE__MASK_* */
+    uint32_t dir;  /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
+    uint32_t rel;  /* offset in buf: the entry's path below it (no symlink followed) */
+    uint8_t kind;  /* PATHGATE__MASK_* */
+    uint32_t base; /* the base's index (hidden and read-only entries) */
 } pathgate__exec_mask;
 
 /* A git pointer of the vcs preset as a command's start found it
@@ -97,6 +98,16 @@ int pathgate__exec_ptr_note(pathgate__exec_masks *m, const pathgate_resolver *r,
  */
 size_t pathgate__exec_ptr_check(pathgate__exec_masks *m, const pathgate_resolver *r,
                                 pathgate_exec_result *out);
+
+/*
+ * At a command's end, when it failed: for each hidden or read-only entry
+ * its output names together with a refusal (EBUSY, EROFS, EACCES text), a
+ * line naming the entry, the preset (or list) and the rule is appended to
+ * out's output, so that an agent knows the policy refused, not the disk.
+ * Only names the output already shows are named.
+ */
+void pathgate__exec_explain(const pathgate__exec_masks *m, const pathgate_resolver *r,
+                            pathgate_exec_result *out);
 
 /* Child side: carries m out in the current mount namespace (the view's
  * bases are mounted; the caller holds CAP_SYS_ADMIN in its user

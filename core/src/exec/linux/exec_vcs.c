@@ -352,10 +352,10 @@ static const char *invalid(const pathgate_resolver *r, size_t base, const char *
                 if (!st)
                     return "out of memory";
                 read_state(st, fd, cd);
-                const char *why = st->type != T_REG
-                                      ? "a linked worktree's git directory has no commondir"
-                                      : invalid(r, base, cd, PATHGATE__PTR_COMMONDIR, st->data,
-                                                st->len, 1);
+                const char *why =
+                    st->type != T_REG
+                        ? "a linked worktree's git directory has no commondir"
+                        : invalid(r, base, cd, PATHGATE__PTR_COMMONDIR, st->data, st->len, 1);
                 pathgate__free(a, st);
                 return why;
             }
@@ -381,11 +381,11 @@ typedef struct check {
     size_t fixed;
 } check;
 
-static void note(check *c, const char *line)
+static void append(pathgate_exec_result *out, const pathgate_allocator *alloc, const char *line)
 {
-    pathgate_buf *b = &c->out->output;
+    pathgate_buf *b = &out->output;
     size_t n = strlen(line);
-    const pathgate_allocator *a = b->alloc.malloc ? &b->alloc : c->m->alloc;
+    const pathgate_allocator *a = b->alloc.malloc ? &b->alloc : alloc;
     char *nb = pathgate__realloc(a, b->ptr, b->len + n + 2);
     if (!nb)
         return;
@@ -395,6 +395,11 @@ static void note(check *c, const char *line)
     memcpy(b->ptr + b->len, line, n);
     b->len += n;
     b->ptr[b->len] = '\0';
+}
+
+static void note(check *c, const char *line)
+{
+    append(c->out, c->m->alloc, line);
 }
 
 static const pathgate__exec_ptr *snapshot(const pathgate__exec_masks *m, size_t base,
@@ -510,7 +515,10 @@ static int on_end(void *ctx, const char *sub, size_t sub_len, int is_dir, unsign
     char addr[PATHGATE_PATH_MAX + 64];
     snprintf(addr, sizeof addr, "%s/%s", pathgate__resolver_base_address(c->r, c->base), rel);
     snprintf(line, sizeof line, "\npathgate: '%s' %s by the preset 'vcs': %s\n", addr,
-             rc < 0 ? "could not be put back" : restore ? "was restored" : "was removed", why);
+             rc < 0    ? "could not be put back"
+             : restore ? "was restored"
+                       : "was removed",
+             why);
     note(c, line);
     c->fixed++;
     if (pathgate__audit_enabled(c->r)) {
@@ -544,4 +552,53 @@ size_t pathgate__exec_ptr_check(pathgate__exec_masks *m, const pathgate_resolver
         fixed += c.fixed;
     }
     return fixed;
+}
+
+/* ---------------------------------------------------- what refused */
+
+static int output_has(const pathgate_buf *b, const char *s)
+{
+    return b->ptr && memmem(b->ptr, b->len, s, strlen(s)) != NULL;
+}
+
+void pathgate__exec_explain(const pathgate__exec_masks *m, const pathgate_resolver *r,
+                            pathgate_exec_result *out)
+{
+    const pathgate_buf *b = &out->output;
+    if (!m || out->exit_code == 0 ||
+        !(output_has(b, "Device or resource busy") || output_has(b, "Read-only file system") ||
+          output_has(b, "Permission denied")))
+        return;
+    int said = 0;
+    for (size_t i = 0; i < m->n && said < 8; i++) {
+        const pathgate__exec_mask *e = &m->v[i];
+        if (e->kind == PATHGATE__MASK_PIN)
+            continue;
+        const char *rel = m->buf + e->rel;
+        if (!output_has(b, rel))
+            continue;
+        pathgate_policy_verdict v;
+        if (!pathgate__policy_verdict(&v, r, e->base, rel, strlen(rel), PATHGATE__ACCESS_WRITE) ||
+            !v.rule || !v.source)
+            continue;
+        char by[256];
+        if (strncmp(v.source, "preset:", 7) == 0)
+            snprintf(by, sizeof by, "the preset '%s' (rule '%s')", v.source + 7, v.rule);
+        else
+            snprintf(by, sizeof by, "the rule '%s' of %s", v.rule, v.source);
+        char line[PATHGATE_PATH_MAX + 600];
+        if (e->kind == PATHGATE__MASK_READ_ONLY)
+            snprintf(line, sizeof line,
+                     "\npathgate: '%s' is read-only in commands under %s: the host's operator "
+                     "changes it (docs/policy.md)\n",
+                     rel, by);
+        else
+            snprintf(line, sizeof line,
+                     "\npathgate: '%s' is hidden in commands by %s: a command sees an empty "
+                     "unreadable file; git cannot read it, so name the paths to commit "
+                     "(docs/policy.md)\n",
+                     rel, by);
+        append(out, m->alloc, line);
+        said++;
+    }
 }

@@ -1,0 +1,251 @@
+"""The vcs preset as a model of what git follows (docs/policy.md "vcs"),
+from the red team's findings: in each, the agent's plain file operations
+(or a command) try to make the HOST's next `git status` or `git commit`
+run a command of the agent's choosing. The host's git is run here by the
+test, outside pathgate, with `core.fsmonitor` (or a hook) as a marker
+command: the marker must not appear. Each attack is first shown to work
+on a resolver without the preset (the control), so a test that cannot
+fail cannot pass either."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import pathgate
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+GIT_ID = ["-c", "user.name=t", "-c", "user.email=t@e"]
+
+
+def host_git(repo: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """The host's git, as the user would run it next (no global config)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
+           "LC_ALL": "C"}
+    return subprocess.run(["git", *GIT_ID, *args], cwd=repo, env=env, capture_output=True,
+                          text=True, check=False, timeout=60)
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "home").mkdir()
+    host_git(repo, "init", "-q", "-b", "main", ".", home=tmp_path / "home")
+    (repo / "a.txt").write_text("a\n")
+    host_git(repo, "add", "a.txt", home=tmp_path / "home")
+    assert host_git(repo, "commit", "-qm", "one", home=tmp_path / "home").returncode == 0
+    return repo
+
+
+def backend(repo: Path, presets: list[str]) -> pathgate.Backend:
+    r = pathgate.Resolver(roots={"repo": repo}, presets=presets)
+    return pathgate.Backend(pathgate.Session(r))
+
+
+def fsmonitor(marker: Path) -> str:
+    return f'[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch {marker}; false"\n'
+
+
+def attack_commondir(b: pathgate.Backend, marker: Path) -> None:
+    """Finding 1: .git/commondir leads to a shadow git directory."""
+    b.write("root:repo/shadow/config", fsmonitor(marker))
+    b.write("root:repo/shadow/HEAD", "ref: refs/heads/main\n")
+    b.symlink("../.git/objects", "root:repo/shadow/objects")
+    b.symlink("../.git/refs", "root:repo/shadow/refs")
+    b.write("root:repo/.git/commondir", "../shadow\n")
+
+
+def attack_root_gitdir(b: pathgate.Backend, marker: Path) -> None:
+    """Finding 2: .git made invalid, the root made a git directory."""
+    b.write("root:repo/.git/HEAD", "garbage\n")
+    b.write("root:repo/HEAD", "ref: refs/heads/main\n")
+    b.symlink(".git/objects", "root:repo/objects")
+    b.symlink(".git/refs", "root:repo/refs")
+    b.write("root:repo/config", fsmonitor(marker).replace("[core]\n", "[core]\n\tworktree = .\n"))
+
+
+def attack_dotgit_file(b: pathgate.Backend, marker: Path) -> None:
+    """The next variant of 1: a .git file below the root leads elsewhere."""
+    b.write("root:repo/shadow/config", fsmonitor(marker))
+    b.write("root:repo/shadow/HEAD", "ref: refs/heads/main\n")
+    b.symlink("../.git/objects", "root:repo/shadow/objects")
+    b.symlink("../.git/refs", "root:repo/shadow/refs")
+    b.write("root:repo/sub/.git", "gitdir: ../shadow\n")
+
+
+@pytest.mark.parametrize("attack", [attack_commondir, attack_root_gitdir, attack_dotgit_file])
+def test_file_operations_cannot_make_host_git_run_a_command(repo: Path, tmp_path: Path,
+                                                            attack) -> None:  # noqa: ANN001
+    home = tmp_path / "home"
+    where = repo / "sub" if attack is attack_dotgit_file else repo
+    # the control: without the preset the attack works on this machine's git
+    control = tmp_path / "control"
+    shutil.copytree(repo, control, symlinks=True)
+    marker = tmp_path / "control-ran"
+    attack(pathgate.Backend(pathgate.Session(pathgate.Resolver(roots={"repo": control}))), marker)
+    host_git(control / where.relative_to(repo), "status", home=home)
+    assert marker.exists(), "the control attack did not work: the test proves nothing"
+    # under vcs: refused, and the host's git runs nothing
+    marker = tmp_path / "ran"
+    attack(backend(repo, ["vcs"]), marker)
+    where.mkdir(exist_ok=True)
+    st = host_git(where, "status", "--short", home=home)
+    assert not marker.exists()
+    assert st.returncode == 0, st.stderr
+    assert (repo / ".git/HEAD").read_text() == "ref: refs/heads/main\n"
+    assert not (repo / ".git/commondir").exists() and not (repo / "HEAD").exists()
+
+
+def test_refusals_name_the_preset(repo: Path) -> None:
+    b = backend(repo, ["vcs"])
+    for path in (".git/commondir", ".git/HEAD", "HEAD", "sub/.git", ".git/worktrees/w/gitdir",
+                 ".git/worktrees/w/config", ".git/info/attributes", ".git/objects/info/alternates"):
+        w = b.write(f"root:repo/{path}", "x")
+        assert w.kind == "policy_denied", path
+    assert b.policy_check("root:repo/.git/commondir") if hasattr(b, "policy_check") else True
+    r = b.resolver
+    assert r.policy_check("root:repo/.git/HEAD") == {"denied": "write", "rule": "HEAD",
+                                                     "source": "preset:vcs"}
+    # what is not a pointer or configuration stays writable
+    assert b.write("root:repo/config/database.yml", "x").error is None  # Rails' config/
+    assert b.write("root:repo/.git/index.bak", "x").error is None
+    assert b.write("root:repo/.git/refs/heads/topic", "0" * 40 + "\n").error is None
+
+
+COMMAND_ATTACKS = {
+    "commondir": "mkdir -p shadow && printf '%s' > shadow/config && ln -s ../.git/objects "
+                 "shadow/objects && ln -s ../.git/refs shadow/refs && "
+                 "printf 'ref: refs/heads/main\\n' > shadow/HEAD && "
+                 "printf '../shadow\\n' > .git/commondir",
+    "root_gitdir": "printf garbage > .git/HEAD && printf 'ref: refs/heads/main\\n' > HEAD && "
+                   "ln -s .git/objects objects && ln -s .git/refs refs && "
+                   "printf '%s' > config",
+    "dotgit_file": "mkdir -p shadow sub && printf '%s' > shadow/config && ln -s ../.git/objects "
+                   "shadow/objects && ln -s ../.git/refs shadow/refs && "
+                   "printf 'ref: refs/heads/main\\n' > shadow/HEAD && "
+                   "printf 'gitdir: ../shadow\\n' > sub/.git",
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMAND_ATTACKS))
+def test_a_command_cannot_leave_a_pointer_behind(repo: Path, tmp_path: Path, name: str) -> None:
+    marker = tmp_path / "ran"
+    cfg = fsmonitor(marker)
+    if name == "root_gitdir":
+        cfg = cfg.replace("[core]\n", "[core]\n\tworktree = .\n")
+    cmd = COMMAND_ATTACKS[name] % cfg.replace("\n", "\\n").replace("\t", "\\t")
+    events: list[dict] = []
+    r = pathgate.Resolver(roots={"repo": repo}, presets=["vcs"], audit=events.append)
+    res = pathgate.Backend(pathgate.Session(r)).execute(cmd)
+    assert res.exit_code == 0, res.output
+    assert "by the preset 'vcs'" in res.output
+    fixed = [e for e in events if e["outcome"] in ("restored", "removed")]
+    assert fixed and all(e["reason"] == "invalid_pointer" and e["source"] == "preset:vcs"
+                         for e in fixed)
+    assert str(repo) not in res.output
+    where = repo / "sub" if name == "dotgit_file" else repo
+    st = host_git(where, "status", "--short", home=tmp_path / "home")
+    assert not marker.exists()
+    assert st.returncode == 0, st.stderr
+    assert (repo / ".git/HEAD").read_text() == "ref: refs/heads/main\n"
+
+
+def test_hook_managers_files_are_protected(repo: Path, tmp_path: Path) -> None:
+    """Finding 3: with core.hooksPath in the work tree (husky's .husky/_,
+    .githooks/), the hooks are ordinary files; the host's next commit runs
+    what the agent wrote there."""
+    home = tmp_path / "home"
+    for hooks in (".husky/_", ".githooks"):
+        (repo / hooks).mkdir(parents=True, exist_ok=True)
+        hook = repo / hooks / "pre-commit"
+        hook.write_text("#!/bin/sh\nexit 0\n")
+        hook.chmod(0o755)
+        host_git(repo, "config", "core.hooksPath", hooks, home=home)
+        marker = tmp_path / "hook-ran"
+        b = backend(repo, ["vcs"])
+        assert b.write(f"root:repo/{hooks}/pre-commit",
+                       f"#!/bin/sh\ntouch {marker}\n").kind == "policy_denied"
+        assert b.edit(f"root:repo/{hooks}/pre-commit", "exit 0",
+                      f"touch {marker}").kind == "policy_denied"
+        res = b.execute(f"printf '#!/bin/sh\\ntouch {marker}\\n' > {hooks}/pre-commit; echo rc=$?")
+        assert "rc=1" in res.output or "rc=2" in res.output, res.output
+        (repo / "b.txt").write_text(hooks)
+        host_git(repo, "add", "b.txt", home=home)
+        c = host_git(repo, "commit", "-qm", hooks, home=home)
+        assert c.returncode == 0, c.stderr
+        assert not marker.exists()
+    b = backend(repo, ["vcs"])
+    for name in (".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
+                 ".simple-git-hooks.json", ".husky/pre-push"):
+        assert b.write(f"root:repo/{name}", "x").kind == "policy_denied", name
+
+
+@pytest.mark.parametrize("name", [".devcontainer/devcontainer.json", ".devcontainer.json",
+                                  ".zed/tasks.json", ".gemini/settings.json",
+                                  ".windsurf/rules.md", ".continue/config.yaml",
+                                  ".aider.conf.yml"])
+def test_agent_config_covers_editors_and_agents(repo: Path, name: str) -> None:
+    b = backend(repo, ["agent-config"])
+    assert b.write(f"root:repo/{name}", "{}").kind == "policy_denied"
+
+
+def test_everyday_git_inside_execute(repo: Path) -> None:
+    b = backend(repo, ["vcs", "secrets", "agent-config"])
+    g = "git -c user.name=t -c user.email=t@e"
+    res = b.execute(
+        f"set -e; {g} branch topic; {g} checkout -q topic; echo b > b.txt; {g} add b.txt; "
+        f"{g} commit -qm two; echo c >> a.txt; {g} stash -q; {g} stash pop -q; "
+        f"{g} commit -qam three; {g} checkout -q main; {g} rebase -q topic; "
+        f"{g} worktree add -q ../wt 2>/dev/null || {g} worktree add -q wt; {g} gc -q 2>/dev/null; "
+        f"{g} log --oneline | wc -l; echo ALL-OK")
+    assert "ALL-OK" in res.output and res.exit_code == 0, res.output
+    assert "by the preset" not in res.output  # git's own pointers are valid
+    assert (repo / "wt" / "b.txt").exists()
+    assert (repo / ".git/HEAD").read_text() == "ref: refs/heads/main\n"
+
+
+def test_git_config_refusal_names_the_preset_and_the_file(repo: Path) -> None:
+    """Issue 34 item 6: .git/config stays read-only; git config says why."""
+    res = backend(repo, ["vcs"]).execute("git config user.name someone")
+    assert res.exit_code != 0
+    assert "'.git/config' is read-only in commands under the preset 'vcs'" in res.output, res.output
+
+
+def test_history_preset_hides_objects(repo: Path, tmp_path: Path) -> None:
+    """Finding 5: a .env hidden by `secrets` but committed once is in the
+    history; vcs-history hides the objects too."""
+    home = tmp_path / "home"
+    (repo / ".env").write_text("SECRET=42\n")
+    host_git(repo, "add", ".env", home=home)
+    host_git(repo, "commit", "-qm", "oops", home=home)
+    res = backend(repo, ["secrets"]).execute("git show HEAD:.env")
+    assert "SECRET=42" in res.output  # the documented limit of `secrets` alone
+    b = backend(repo, ["secrets", "vcs-history"])
+    res = b.execute("git show HEAD:.env; cat .git/objects/*/* | wc -c")
+    assert "SECRET=42" not in res.output
+    assert b.read("root:repo/.git/objects/info").kind == "invalid_path"
+
+
+def test_tracked_hidden_file_refusal_names_the_preset(repo: Path, tmp_path: Path) -> None:
+    """Issue 34 item 6: a tracked .env under `secrets` shows modified in
+    commands and `git commit -a` cannot read it: the result says why."""
+    home = tmp_path / "home"
+    (repo / ".env").write_text("SECRET=42\n")
+    host_git(repo, "add", ".env", home=home)
+    host_git(repo, "commit", "-qm", "env", home=home)
+    g = "git -c user.name=t -c user.email=t@e"
+    b = backend(repo, ["vcs", "secrets"])
+    res = b.execute(f"echo x >> a.txt; {g} commit -qam edit")
+    assert res.exit_code != 0
+    assert "'.env' is hidden in commands by the preset 'secrets' (rule '.env')" in res.output, \
+        res.output
+    # the flow that works: name what to commit
+    res = b.execute(f"{g} commit -qm edit a.txt && echo committed")
+    assert "committed" in res.output, res.output
+    assert (repo / ".env").read_text() == "SECRET=42\n"
