@@ -417,12 +417,13 @@ static int collect_body(const pathgate_allocator *alloc, void *ctx)
     rc = pathgate__exec_masks_collect(&m, r, &err);
     if (!rc) {
         /* .env sub/.env conf/prod.txt hidden (sym, a link, by its own name:
-         * not); locked.txt, hooks, config, info read-only; sub, conf, .git
-         * pinned; .git and .git/HEAD noted as pointers */
+         * not); locked.txt, hooks, config, info/exclude read-only; sub,
+         * conf, .git, .git/info pinned; .git and .git/HEAD noted as
+         * pointers */
         assert_int_equal(m.nhide, 3);
         assert_int_equal(m.nro, 4);
         assert_int_equal(m.nptr, 2);
-        assert_int_equal(m.npin, 3);
+        assert_int_equal(m.npin, 4);
         for (size_t i = 0; i < m.n; i++) /* pins first, then read-only, then hidden */
             assert_true(i < m.npin           ? m.v[i].kind == PATHGATE__MASK_PIN
                         : i < m.npin + m.nro ? m.v[i].kind == PATHGATE__MASK_READ_ONLY
