@@ -249,3 +249,44 @@ def test_tracked_hidden_file_refusal_names_the_preset(repo: Path, tmp_path: Path
     res = b.execute(f"{g} commit -qm edit a.txt && echo committed")
     assert "committed" in res.output, res.output
     assert (repo / ".env").read_text() == "SECRET=42\n"
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_secrets_says_when_git_tracks_a_hidden_path(repo: Path, tmp_path: Path,
+                                                    version: str) -> None:
+    """Finding 5: `secrets` detects a hidden path that git tracks (the index,
+    versions 2 to 4, read by the core) and says so: a warning when the
+    resolver is made, an audit event, and Resolver.policy_tracked()."""
+    home = tmp_path / "home"
+    for rel in ("app/.env", "app/config/.env.local", "app/main.py", "deploy/key.pem", "z.txt"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(rel)
+    host_git(repo, "add", "-A", home=home)
+    host_git(repo, "commit", "-qm", "tracked", home=home)
+    host_git(repo, "update-index", "--index-version", version, home=home)
+    if version == "3":  # an extended flag makes git write version 3 entries
+        host_git(repo, "update-index", "--skip-worktree", "z.txt", home=home)
+    events: list[dict] = []
+    with pytest.warns(UserWarning, match=r"git tracks 3 path\(s\) the policy hides"):
+        r = pathgate.Resolver(roots={"repo": repo}, presets=["secrets"], audit=events.append)
+    found = sorted(r.policy_tracked())
+    assert found == ["root:repo/app/.env", "root:repo/app/config/.env.local",
+                     "root:repo/deploy/key.pem"]
+    tracked = [e for e in events if e["operation"] == "git_index"]
+    assert {e["address"] for e in tracked} >= set(found)
+    assert all(e["outcome"] == "tracked" and e["source"] == "preset:secrets" for e in tracked)
+    # nothing to say without a hidden tracked path, or without a repository
+    assert pathgate.Resolver(roots={"repo": repo}, presets=["vcs"]).policy_tracked() == []
+    (tmp_path / "plain").mkdir()
+    assert pathgate.Resolver(roots={"p": tmp_path / "plain"},
+                             presets=["secrets"]).policy_tracked() == []
+
+
+def test_a_broken_index_says_nothing_and_breaks_nothing(repo: Path) -> None:
+    idx = repo / ".git/index"
+    data = idx.read_bytes()
+    for bad in (b"", b"DIRC", data[:40], b"DIRC\x00\x00\x00\x09" + data[8:],
+                data[:12] + b"\xff" * 200):
+        idx.write_bytes(bad)
+        r = pathgate.Resolver(roots={"repo": repo}, presets=["secrets"])
+        assert r.policy_tracked() == []
