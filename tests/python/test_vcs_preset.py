@@ -290,3 +290,24 @@ def test_a_broken_index_says_nothing_and_breaks_nothing(repo: Path) -> None:
         idx.write_bytes(bad)
         r = pathgate.Resolver(roots={"repo": repo}, presets=["secrets"])
         assert r.policy_tracked() == []
+
+
+def test_cli_and_mcp_say_it_at_start(repo: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from pathgate import cli
+    home = tmp_path / "home"
+    (repo / ".env").write_text("SECRET=42\n")
+    host_git(repo, "add", ".env", home=home)
+    host_git(repo, "commit", "-qm", "env", home=home)
+    assert cli.main(["--root", f"repo={repo}", "--preset", "secrets", "ls", "root:repo"]) == 0
+    err = capsys.readouterr().err
+    assert "pathgate: warning: git tracks 1 path(s) the policy hides (first: root:repo/.env)" \
+        in err
+    assert str(repo) not in err
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), str(Path(pathgate.__file__).parent.parent)) if p))
+    mcp = subprocess.run([os.environ.get("PATHGATE_PYTHON", "/usr/bin/python3"), "-m", "pathgate",
+                          "--root", f"repo={repo}", "--preset", "secrets", "mcp"],
+                         input="", capture_output=True, text=True, env=env, timeout=60,
+                         check=False)
+    assert "git tracks 1 path(s) the policy hides (first: root:repo/.env)" in mcp.stderr
