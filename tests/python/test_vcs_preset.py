@@ -311,3 +311,42 @@ def test_cli_and_mcp_say_it_at_start(repo: Path, tmp_path: Path,
                          input="", capture_output=True, text=True, env=env, timeout=60,
                          check=False)
     assert "git tracks 1 path(s) the policy hides (first: root:repo/.env)" in mcp.stderr
+
+
+def test_the_hooks_directory_core_hookspath_names(repo: Path, tmp_path: Path) -> None:
+    """Finding 3's next variant: core.hooksPath naming any directory of the
+    work tree (here through an include of the repository's configuration)
+    is protected, read when the resolver is made and again at each
+    command's scan."""
+    home = tmp_path / "home"
+    (repo / "scripts/hooks").mkdir(parents=True)
+    hook = repo / "scripts/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    (repo / "shared.gitconfig").write_text("[core]\n\thooksPath = scripts/hooks\n")
+    host_git(repo, "config", "include.path", "../shared.gitconfig", home=home)
+    marker = tmp_path / "hook-ran"
+    b = backend(repo, ["vcs"])
+    assert b.write("root:repo/scripts/hooks/pre-commit",
+                   f"#!/bin/sh\ntouch {marker}\n").kind == "policy_denied"
+    assert b.write("root:repo/scripts/hooks/post-commit", "x").kind == "policy_denied"
+    # the included file is configuration: protected too
+    assert b.write("root:repo/shared.gitconfig", "[core]\n\tfsmonitor = x\n").kind == \
+        "policy_denied"
+    assert b.resolver.policy_check("root:repo/scripts/hooks/x")["source"] == "preset:vcs"
+    res = b.execute(f"printf '#!/bin/sh\\ntouch {marker}\\n' > scripts/hooks/pre-commit; "
+                    "echo rc=$?")
+    assert "rc=0" not in res.output, res.output
+    (repo / "b.txt").write_text("b")
+    host_git(repo, "add", "b.txt", home=home)
+    assert host_git(repo, "commit", "-qm", "b", home=home).returncode == 0
+    assert not marker.exists()
+    # the host moves the hooks: the next command's scan protects the new place
+    (repo / "tools/githooks").mkdir(parents=True)
+    (repo / "tools/githooks/pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (repo / "shared.gitconfig").write_text("[core]\n\thooksPath = tools/githooks\n")
+    res = b.execute("echo evil > tools/githooks/pre-commit; echo rc=$?")
+    assert "rc=0" not in res.output, res.output
+    assert b.write("root:repo/tools/githooks/pre-commit", "evil").kind == "policy_denied"
+    # a project's other folders stay writable
+    assert b.write("root:repo/scripts/build.sh", "x").error is None

@@ -216,7 +216,8 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     }
     /* The policy: what matches now is hidden or read-only in this
      * command's view (exec_policy.h), found anew at each call. */
-    if (policy && (rc = pathgate__exec_masks_collect(&masks, resolver, err)) != 0)
+    if (policy && ((rc = pathgate__policy_hooks_refresh(resolver, err)) != 0 ||
+                   (rc = pathgate__exec_masks_collect(&masks, resolver, err)) != 0))
         goto done;
     if (pathgate__audit_enabled(resolver))
         cwd_addr = canonical(alloc, resolver, cwd, cwd_len);

@@ -352,8 +352,11 @@ int pathgate__policy_from_options(pathgate_resolver *r, const pathgate_resolver_
 {
     if (opts->version < 3)
         return PATHGATE_OK;
-    return add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
-                    opts->presets, opts->npresets, "deny_read", "deny_write", err);
+    int rc = add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
+                      opts->presets, opts->npresets, "deny_read", "deny_write", err);
+    if (rc == 0 && opts->npresets)
+        rc = pathgate__policy_hooks_refresh(r, err);
+    return rc;
 }
 
 int pathgate_resolver_restrict(pathgate_resolver *r, const pathgate_policy_options *opts,

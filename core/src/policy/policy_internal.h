@@ -91,6 +91,13 @@ int pathgate__ruleset_may_deny_below(const pathgate__ruleset *rs, size_t base, p
 
 /* ------------------------------------------------------------- presets */
 
+/* The hooks directory `core.hooksPath` names in the configuration of the
+ * repository at the top of each base under vcs (with its includes), and
+ * the included files inside the base, added as deny_write rules (source
+ * preset:vcs) when not denied already (policy_hooks.c). At the resolver's
+ * build and before each command's scan. 0 or ENOMEM. */
+int pathgate__policy_hooks_refresh(pathgate_resolver *r, pathgate_error *err);
+
 /* The rules of the preset `name` (len bytes): 1 found, *rules and *n set
  * (each with what it denies in *denies_of, parallel arrays). 0 unknown. */
 int pathgate__preset_find(const char *name, size_t len, const char *const **rules,
