@@ -30,7 +30,7 @@
 #define FILES_MAX 16
 
 typedef struct found {
-    char hooks[PATHGATE_PATH_MAX + 1]; /* rel of the hooks directory, or "" */
+    char hooks[PATHGATE_PATH_MAX + 1];            /* rel of the hooks directory, or "" */
     char files[FILES_MAX][PATHGATE_PATH_MAX + 1]; /* rels of included files */
     size_t nfiles;
     char pats[FILES_MAX + 1][PATHGATE_PATH_MAX + 80]; /* the rules made of them */
@@ -129,8 +129,7 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= CONFIG_MAX &&
         (buf = pathgate__malloc(a, (size_t)st.st_size + 1)) != NULL) {
         ssize_t n;
-        while (len < (size_t)st.st_size &&
-               (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+        while (len < (size_t)st.st_size && (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
             len += (size_t)n;
         buf[len] = '\0';
     }
@@ -204,7 +203,10 @@ static int pattern_of(char *out, size_t cap, const pathgate_resolver *r, size_t 
                       const char *rel, int dir)
 {
     const char *addr = pathgate__resolver_base_address(r, base);
-    size_t o = (size_t)snprintf(out, cap, "%s/", addr);
+    int k = snprintf(out, cap, "%s/", addr);
+    if (k < 0 || (size_t)k >= cap)
+        return -1;
+    size_t o = (size_t)k;
     for (const char *p = rel; *p; p++) {
         if (o + 3 >= cap)
             return -1;

@@ -270,10 +270,10 @@ static int holds(int base_fd, const char *d, size_t dl, const char *name)
     char p[PATHGATE_PATH_MAX + 64];
     if (dl + 1 + strlen(name) + 1 > sizeof p)
         return 1; /* cannot tell: the stricter answer */
-    if (dl)
-        snprintf(p, sizeof p, "%.*s/%s", (int)dl, d, name);
-    else
-        snprintf(p, sizeof p, "%s", name);
+    int k =
+        dl ? snprintf(p, sizeof p, "%.*s/%s", (int)dl, d, name) : snprintf(p, sizeof p, "%s", name);
+    if (k < 0 || (size_t)k >= sizeof p)
+        return 1;
     struct stat st;
     return fstatat(base_fd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
@@ -513,13 +513,17 @@ static int on_end(void *ctx, const char *sub, size_t sub_len, int is_dir, unsign
     int rc = put_back(c->r, c->base, rel, c->m, restore ? p : NULL);
     char line[PATHGATE_PATH_MAX + 512];
     char addr[PATHGATE_PATH_MAX + 64];
-    snprintf(addr, sizeof addr, "%s/%s", pathgate__resolver_base_address(c->r, c->base), rel);
-    snprintf(line, sizeof line, "\npathgate: '%s' %s by the preset 'vcs': %s\n", addr,
-             rc < 0    ? "could not be put back"
-             : restore ? "was restored"
-                       : "was removed",
-             why);
-    note(c, line);
+    int k =
+        snprintf(addr, sizeof addr, "%s/%s", pathgate__resolver_base_address(c->r, c->base), rel);
+    if (k < 0 || (size_t)k >= sizeof addr)
+        return 0;
+    k = snprintf(line, sizeof line, "\npathgate: '%s' %s by the preset 'vcs': %s\n", addr,
+                 rc < 0    ? "could not be put back"
+                 : restore ? "was restored"
+                           : "was removed",
+                 why);
+    if (k > 0)
+        note(c, line);
     c->fixed++;
     if (pathgate__audit_enabled(c->r)) {
         pathgate__audit_rec rec;
@@ -582,22 +586,25 @@ void pathgate__exec_explain(const pathgate__exec_masks *m, const pathgate_resolv
             !v.rule || !v.source)
             continue;
         char by[256];
-        if (strncmp(v.source, "preset:", 7) == 0)
-            snprintf(by, sizeof by, "the preset '%s' (rule '%s')", v.source + 7, v.rule);
-        else
-            snprintf(by, sizeof by, "the rule '%s' of %s", v.rule, v.source);
+        int k = strncmp(v.source, "preset:", 7) == 0
+                    ? snprintf(by, sizeof by, "the preset '%s' (rule '%s')", v.source + 7, v.rule)
+                    : snprintf(by, sizeof by, "the rule '%s' of %s", v.rule, v.source);
+        if (k < 0 || (size_t)k >= sizeof by)
+            continue;
         char line[PATHGATE_PATH_MAX + 600];
         if (e->kind == PATHGATE__MASK_READ_ONLY)
-            snprintf(line, sizeof line,
-                     "\npathgate: '%s' is read-only in commands under %s: the host's operator "
-                     "changes it (docs/policy.md)\n",
-                     rel, by);
+            k = snprintf(line, sizeof line,
+                         "\npathgate: '%s' is read-only in commands under %s: the host's operator "
+                         "changes it (docs/policy.md)\n",
+                         rel, by);
         else
-            snprintf(line, sizeof line,
-                     "\npathgate: '%s' is hidden in commands by %s: a command sees an empty "
-                     "unreadable file; git cannot read it, so name the paths to commit "
-                     "(docs/policy.md)\n",
-                     rel, by);
+            k = snprintf(line, sizeof line,
+                         "\npathgate: '%s' is hidden in commands by %s: a command sees an empty "
+                         "unreadable file; git cannot read it, so name the paths to commit "
+                         "(docs/policy.md)\n",
+                         rel, by);
+        if (k < 0)
+            continue;
         append(out, m->alloc, line);
         said++;
     }
