@@ -457,12 +457,13 @@ static int pointers_body(const pathgate_allocator *alloc, void *ctx)
         pathgate_exec_run(&res, r,
                           PG_S("printf garbage > .git/HEAD; printf ../x > .git/commondir; mkdir -p "
                                "s; printf 'gitdir: ../x' > s/.git; printf 'ref: refs/heads/m' "
-                               "> HEAD; git symbolic-ref HEAD refs/heads/ok 2>/dev/null; true"),
+                               "> HEAD; mkdir -p w s2; printf ../.. > w/cd; ln w/cd s2/.git; true"),
                           NULL, &err);
     if (rc == 0) {
         const char *o = res.output.ptr ? res.output.ptr : "";
         if (!strstr(o, "'root:repo/.git/HEAD' was restored") ||
             !strstr(o, "'root:repo/.git/commondir' was removed") ||
+            !strstr(o, "'root:repo/s2/.git' was removed by the preset 'vcs': a hard link") ||
             !strstr(o, "'root:repo/s/.git' was removed") ||
             !strstr(o, "'root:repo/HEAD' was removed") || strstr(o, f->repo))
             rc = PATHGATE_EIO;

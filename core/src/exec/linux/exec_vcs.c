@@ -29,6 +29,7 @@ enum { T_NONE = 0, T_REG, T_DIR, T_LINK, T_OTHER };
 typedef struct state {
     int type;
     mode_t mode;
+    nlink_t nlink;
     size_t len; /* of data; PTR_DATA_MAX + 1: too large */
     char data[PTR_DATA_MAX + 1];
 } state;
@@ -41,6 +42,7 @@ static void read_state(state *s, int base_fd, const char *rel)
     if (fstatat(base_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return;
     s->mode = st.st_mode & 07777;
+    s->nlink = st.st_nlink;
     if (S_ISDIR(st.st_mode)) {
         s->type = T_DIR;
     } else if (S_ISLNK(st.st_mode)) {
@@ -502,6 +504,8 @@ static int on_end(void *ctx, const char *sub, size_t sub_len, int is_dir, unsign
         why = NULL; /* as it was at the start */
     else if (s->type == T_LINK)
         why = "a symlink at a name git follows";
+    else if (s->type == T_REG && s->nlink > 1)
+        why = "a hard link at a name git follows (its other name stays writable)";
     else if (s->type == T_REG)
         why = invalid(c->r, c->base, rel, kind, s->data, s->len, p != NULL);
     else if (s->type == T_OTHER)
