@@ -620,6 +620,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {"close", resolver_close},
         {"restrict", pg_resolver_restrict},
         {"policy_check", pg_resolver_policy_check},
+        {"policy_tracked", pg_resolver_policy_tracked},
         {NULL, NULL},
     };
     pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);

@@ -241,6 +241,7 @@ void pg_audit_attach(lua_State *L, int idx, pg_resolver *r);
 void pg_audit_release(lua_State *L, pg_resolver *r);
 int pg_resolver_restrict(lua_State *L);
 int pg_resolver_policy_check(lua_State *L);
+int pg_resolver_policy_tracked(lua_State *L);
 
 /* The kinds of ../result_fields.h as Lua values (util.c), and the field
  * setter its descriptions expand with: the field is set on the table at

@@ -416,6 +416,11 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     self->audit = audit_ctx;
     audit_ctx = NULL;
     result = (PyObject *)self;
+    /* a hidden path git tracks is in the history: said at set-up */
+    if (opts.ndeny_read || opts.npresets) {
+        if (pg_resolver_warn_tracked(result) < 0)
+            Py_CLEAR(result);
+    }
 done:
     pg_audit_free(audit_ctx);
     pg_policy_options_free(&opts);

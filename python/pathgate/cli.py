@@ -55,6 +55,7 @@ import os
 import re
 import sys
 import tomllib
+import warnings
 import collections.abc as _abc
 from pathlib import Path
 from typing import Any, Literal, NoReturn, cast
@@ -500,10 +501,16 @@ def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
     _check_log_not_writable(cfg)
     kwargs.update(_policy_kwargs(args, cfg))
     try:
-        resolver = Resolver(**kwargs)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", UserWarning)
+            resolver = Resolver(**kwargs)
     except Error as e:
         # The core's configuration messages name keys, never directories.
         raise ConfigError(f"{where}{e}") from None
+    # the set-up's warnings (git tracks a path the policy hides) go to the
+    # operator's stderr, as the other start-up lines (also for `mcp`)
+    for w in said:
+        print(f"pathgate: warning: {w.message}", file=sys.stderr)
     check_config_not_writable(cfg)
     return resolver
 
