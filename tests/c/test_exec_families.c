@@ -111,8 +111,8 @@ static void test_only_listed_families(void **state)
     if (!can_run())
         skip();
     char *cmd = malloc(sizeof script + 128);
-    snprintf(cmd, sizeof script + 128, "/usr/bin/python3 -c \"$(cat <<'EOF'\n%sEOF\n)\" %d",
-             script, AF_MAX);
+    snprintf(cmd, sizeof script + 128, "/usr/bin/python3 -c \"$(cat <<'EOF'\n%sEOF\n)\" %d", script,
+             AF_MAX);
     char *out = NULL;
     unsigned int prot = 0;
     int code = run(f, cmd, &out, &prot);
