@@ -279,11 +279,11 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     if (!rc) {
         pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
         rc = pathgate__exec_plan_run(out, &plan, err);
+        net_audit_end(&nac); /* (the proxy has stopped: no decision comes later) */
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }
-    pathgate__exec_plan_dispose(&plan); /* (the proxy stopped: no decision comes later) */
-    net_audit_end(&nac);
+    pathgate__exec_plan_dispose(&plan);
 done:
     if (rc)
         pathgate__exec_audit_refused(resolver, cwd_addr, cwd_addr ? strlen(cwd_addr) : 0, rc);
