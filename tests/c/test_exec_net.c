@@ -501,7 +501,7 @@ static void test_audit_flood_is_bounded(void **state)
     assert_int_equal(f->log.commands, 2);      /* its start and its end */
     assert_true(f->log.suppressed_before_end); /* the last before the command's end */
     for (size_t i = 0; i < f->log.n; i++) {
-        char want[32];
+        char want[64];
         snprintf(want, sizeof want, "h%zu.example:80", i);
         assert_string_equal(f->log.ev[i].address, want);
         assert_string_equal(f->log.ev[i].reason, "not_listed");
