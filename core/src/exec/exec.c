@@ -14,6 +14,7 @@
 #include "error.h"
 #include "exec_landlock.h"
 #include "exec_policy.h"
+#include "exec_quarantine.h"
 #include "exec_run.h"
 #include "exec_template.h"
 #include "exec_view.h"
@@ -280,6 +281,9 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
         rc = pathgate__exec_plan_run(out, &plan, err);
         net_audit_end(&nac); /* (the proxy has stopped: no decision comes later) */
+        /* what it left at protected names goes, before the call returns */
+        if (!rc && policy && (rc = pathgate__exec_quarantine(out, resolver, &masks, err)) != 0)
+            pathgate_exec_result_dispose(out);
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }
