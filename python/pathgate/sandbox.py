@@ -65,7 +65,10 @@ class ExecuteResponse:
     124 after the timeout (``timed_out``), and None when the command could
     not be run at all (``output`` then holds the reason). ``landlock_abi``
     is the Landlock ABI enforced (0: unconfined or not run);
-    ``protections`` the names (see ``PROTECTIONS``) of what confined it.
+    ``protections`` the names (see ``PROTECTIONS``) of what confined it;
+    ``quarantined`` the canonical addresses of links the command left at
+    protected names, moved into the quarantine when it ended (docs/exec.md
+    "Planted links"; ``pathgate quarantine list`` shows them).
     """
 
     output: str
@@ -74,6 +77,7 @@ class ExecuteResponse:
     timed_out: bool = False
     landlock_abi: int = 0
     protections: frozenset[str] = frozenset()
+    quarantined: tuple[str, ...] = ()
 
 
 def landlock_abi() -> int:
@@ -140,10 +144,11 @@ def _domains(value: Sequence[str] | None) -> list[str] | None:
 
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
-    output, code, truncated, timed_out, abi, prot = _core._execute(target, command, **kwargs)
+    output, code, truncated, timed_out, abi, prot, quarantined = _core._execute(
+        target, command, **kwargs)
     return ExecuteResponse(output=output, exit_code=code, truncated=truncated,
                            timed_out=timed_out, landlock_abi=abi,
-                           protections=_protections(prot))
+                           protections=_protections(prot), quarantined=tuple(quarantined))
 
 
 class SandboxMixin:

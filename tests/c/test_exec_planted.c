@@ -248,11 +248,10 @@ static void test_quarantine_inside_a_base_is_not_used(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_links_at_protected_names_do_not_outlive_the_call, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_links_at_protected_names_do_not_outlive_the_call,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_what_was_there_and_plain_files_stay, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quarantine_inside_a_base_is_not_used, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_quarantine_inside_a_base_is_not_used, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

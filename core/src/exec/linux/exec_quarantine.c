@@ -83,8 +83,7 @@ static int add_plant(scan *s, const char *rel, int kind, const pathgate_policy_v
         s->failed = PATHGATE_ENOMEM;
         return -ENOMEM;
     }
-    s->v[s->n++] = (plant){s->base, (uint32_t)at, kind, v ? v->rule : NULL,
-                           v ? v->source : NULL};
+    s->v[s->n++] = (plant){s->base, (uint32_t)at, kind, v ? v->rule : NULL, v ? v->source : NULL};
     return 0;
 }
 
