@@ -94,10 +94,7 @@ PG_NOSAN static int move_fd(int from, int to)
 
 PG_NOSAN static size_t rlen(const char *s)
 {
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
+    return pg_raw_strlen(s);
 }
 
 /* A keeper runs SCHED_BATCH (exec_spawn.h); what it starts that runs a
