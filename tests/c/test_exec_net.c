@@ -485,7 +485,10 @@ static void run_flood(fixture *f, int distinct, int repeats)
     const char *list[] = {e1, NULL};
     snprintf(cmd, sizeof cmd, "%s %d %d", flood, distinct, repeats);
     assert_int_equal(run(f, list, cmd, out, sizeof out, NULL), 0);
-    assert_string_equal(out, "[b'403']\n");
+    /* the command's own line, then the result's note of the refusals
+     * (docs/exec.md "What a result says") */
+    assert_memory_equal(out, "[b'403']\n", 9);
+    assert_non_null(strstr(out + 9, "pathgate: the network allowlist refused: h0.example:80"));
 }
 
 static void test_audit_flood_is_bounded(void **state)
