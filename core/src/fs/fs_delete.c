@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_internal.h"
 

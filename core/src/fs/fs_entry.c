@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_entry.h"
 #include "resolver_internal.h"

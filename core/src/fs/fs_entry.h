@@ -43,7 +43,8 @@ typedef struct pathgate__fs_entry {
  * -ENOTDIR when the directory is missing, -EXDEV for an escape (an absolute
  * or outward target), -ELOOP, ... Under a policy, an entry reached by
  * following a symlink is judged where it really is, for t->access
- * (pathgate__fs_policy_entry: -ENOKEY hidden, -EKEYREJECTED protected).
+ * (pathgate__fs_policy_entry: PATHGATE__OS_EHIDDEN hidden,
+ * PATHGATE__OS_EPROTECTED protected).
  */
 int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t, int follow);
 void pathgate__fs_entry_close(pathgate__fs_entry *e);

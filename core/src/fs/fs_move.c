@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"

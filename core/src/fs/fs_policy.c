@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"

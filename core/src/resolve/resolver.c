@@ -23,7 +23,7 @@
 
 #include "address.h"
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "exec_template.h"
 #include "pathgate/uri.h"

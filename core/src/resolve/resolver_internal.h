@@ -1,14 +1,14 @@
 /*
  * resolver_internal.h - internal: what the session, fs and exec modules use
  * of a resolver beyond its public API. Implemented in resolver.c; the
- * containment primitives it is built on are contain.h's.
+ * containment primitives it is built on are os.h's.
  */
 #ifndef PATHGATE_RESOLVER_INTERNAL_H
 #define PATHGATE_RESOLVER_INTERNAL_H
 
 #include <sys/types.h>
 
-#include "contain.h"
+#include "os.h"
 #include "pathgate/resolver.h"
 #include "testing.h"
 
