@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "pathgate/fs.h"
+#include "os.h"
 
 /* ------------------------------------------------------------- target */
 
@@ -301,11 +302,10 @@ int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pat
  * 0 or -errno. */
 int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth);
 
-/* Fills out (path, type, size, mode, times) from a statx of the entry at
+/* Fills out (path, type, size, mode, times) from a stat of the entry at
  * address; 0 or PATHGATE_ENOMEM. */
-struct statx;
 int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
-                           const char *address, size_t len, const struct statx *sx);
+                           const char *address, size_t len, const pathgate__os_stat *sx);
 
 /* ---------------------------------------------------------------- walk */
 

@@ -6,8 +6,9 @@
  * exec/, net/) reach the OS through these prototypes; one backend folder
  * implements them, and CMake picks it (-DPATHGATE_OS=linux|posix|windows):
  *
- *   os/linux/    openat2, O_PATH, statx, getdents64, renameat2,
- *                copy_file_range and FICLONE, each with a runtime fallback
+ *   os/linux/    the kernel's own beneath-lookup, path-only handles, extended
+ *                stat, raw listings, atomic no-replace and exchange renames,
+ *                in-kernel copies and reflinks, each with a runtime fallback
  *   os/posix/    POSIX 2008 (macOS, the BSDs): the O_NOFOLLOW component
  *                walk, fdopendir + readdir, fstatat, renameat, link
  *   os/windows/  NT handles (in progress)
@@ -50,20 +51,20 @@ typedef int pathgate__os_fd;
 
 /*
  * Open flags. The access modes and O_CREAT/O_EXCL/O_TRUNC/O_APPEND/
- * O_NONBLOCK/O_CLOEXEC keep their POSIX names (<fcntl.h>; Windows' C
- * library has them too); what POSIX lacks is named here, with values from
- * the backend's os_platform.h:
+ * O_NONBLOCK/O_CLOEXEC/O_DIRECTORY/O_NOFOLLOW keep their POSIX names
+ * (<fcntl.h>; a backend whose C library lacks one defines it in its
+ * os_platform.h); what POSIX lacks is named here, with values from the
+ * backend's os_platform.h:
  *
  *   PATHGATE__OS_O_PATH       a handle that only names the entry: no read
  *                             permission needed, a FIFO does not block
- *                             (Linux O_PATH). The POSIX backend opens for
+ *                             (Linux's path-only handle). The POSIX backend opens for
  *                             reading, non-blocking (docs/os.md: mode-000
  *                             files and search-only directories differ).
- *   PATHGATE__OS_O_DIRECTORY  fail with -ENOTDIR unless a directory
- *   PATHGATE__OS_O_NOFOLLOW   never follow a final symlink. With O_PATH on
- *                             Linux this opens the link itself; where the
- *                             OS cannot (PATHGATE__OS_HAS_LINK_HANDLE 0)
- *                             it fails with -ELOOP.
+ *                             With O_NOFOLLOW, Linux opens a final symlink
+ *                             itself; where the OS cannot
+ *                             (PATHGATE__OS_HAS_LINK_HANDLE 0) that fails
+ *                             with -ELOOP.
  *   PATHGATE__OS_O_TMPFILE    an unnamed file in a directory, where the OS
  *                             has one (PATHGATE__OS_HAS_TMPFILE)
  */
@@ -80,7 +81,7 @@ typedef int pathgate__os_fd;
 
 /*
  * Opens `rel` beneath dirfd with containment enforced: the kernel's lookup
- * where it has one (openat2 RESOLVE_BENEATH on Linux), else a component
+ * where it has one (Linux's beneath-lookup), else a component
  * walk that opens one name at a time without following links and splices
  * a symlink's target in only while it stays inside. open_flags as above
  * (close-on-exec always added). Returns the handle or a negative error:
@@ -113,7 +114,7 @@ int pathgate__contain_real_rel(char *out, size_t cap, pathgate__os_fd dirfd, con
 int pathgate__errno_to_code(int neg_errno);
 
 /* Opens a directory given by a host path (a root's configured location):
- * O_PATH|O_DIRECTORY, following links (the root may be a link). */
+ * PATHGATE__OS_O_PATH | O_DIRECTORY, following links (the root may be a link). */
 pathgate__os_fd pathgate__os_open_root(const char *host_path);
 
 /* Opens one name in dirfd (no containment walk: name is one component or
@@ -146,7 +147,7 @@ typedef struct pathgate__os_stat {
 #define PATHGATE__OS_STAT_BTIME 0x2u    /* ask for the birth time where it costs nothing more */
 
 /* stat (or lstat) of name in dirfd; name "" is dirfd itself (which may be
- * an O_PATH handle). 0 or a negative error. */
+ * a PATHGATE__OS_O_PATH handle). 0 or a negative error. */
 int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int flags,
                         pathgate__os_stat *out);
 
@@ -164,8 +165,8 @@ typedef struct pathgate__os_dirent {
  * position: callers pass a fresh handle, or rewind it with
  * pathgate__os_dir_rewind) into *buf, grown with a (*cap bytes, at least
  * `min` when it grows; *used bytes of records). `.` and `..` may be among
- * them. Returns 0, PATHGATE_ENOMEM, or a negative error of the read (what
- * was read before it is kept in *buf).
+ * them. Returns 0, -ENOMEM (the buffer could not grow), or a negative
+ * error of the read (what was read before it is kept in *buf).
  */
 int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, char **buf,
                               size_t *cap, size_t *used, size_t min);
@@ -198,16 +199,17 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
 int pathgate__os_linkat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
                         const char *newname);
 int pathgate__os_symlinkat(const char *target, pathgate__os_fd dirfd, const char *name);
-/* The target of the symlink name in dirfd ("" : the O_PATH handle dirfd
+/* The target of the symlink name in dirfd ("" : the PATHGATE__OS_O_PATH handle dirfd
  * itself, where the OS has link handles) into buf: its length (< size) or
  * a negative error (-EINVAL: not a symlink, -ENAMETOOLONG). */
 long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf, size_t size);
 
-/* chmod and utime of the entry a handle holds (an O_PATH handle on
- * Linux): never through a name. A symlink's mode cannot change
- * (-EOPNOTSUPP reads as -EPERM). times: NULL = now; else
- * {atime_sec, atime_nsec, mtime_sec, mtime_nsec}, nsec
- * PATHGATE__OS_UTIME_OMIT keeps that one. */
+/* chmod and utime of the entry a handle holds (a PATHGATE__OS_O_PATH
+ * handle): never through a name. times: NULL = both now; else
+ * {atime_sec, atime_nsec, mtime_sec, mtime_nsec}, a nsec of
+ * PATHGATE__OS_UTIME_NOW sets that one to now, PATHGATE__OS_UTIME_OMIT
+ * keeps it. */
+#define PATHGATE__OS_UTIME_NOW (-1L)
 #define PATHGATE__OS_UTIME_OMIT (-2L)
 int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode);
 int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4]);
@@ -216,13 +218,13 @@ int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4]);
 
 /* Copies the whole of in (from offset 0) to out (at its current offset,
  * its offset left at the end; a is for a read/write buffer):
- * sharing the extents (FICLONE, clonefile) where the filesystem can, else
- * the kernel's copy (copy_file_range), else read/write. 0 or a negative
+ * sharing the extents (a reflink, macOS clonefile) where the filesystem
+ * can, else the kernel's in-place copy, else read/write. 0 or a negative
  * error. */
 int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate_allocator *a);
 
 /* The host path of the directory fd holds, where the OS can say it
- * (/proc/self/fd on Linux, F_GETPATH on macOS, GetFinalPathNameByHandle):
+ * (Linux's proc links, F_GETPATH on macOS, GetFinalPathNameByHandle):
  * 0, -ENOSYS where it cannot, or another negative error. */
 int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap);
 
@@ -230,11 +232,11 @@ int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap);
  * (held by another), -ENOSYS (the file system has none). */
 int pathgate__os_lock_try(pathgate__os_fd fd);
 
-/* Flushes the file system fd lives on (syncfs), or fd itself where the OS
+/* Flushes the file system fd lives on (one call on Linux), or fd itself where the OS
  * has no such call. 0 or a negative error. */
 int pathgate__os_sync_fs(pathgate__os_fd fd);
 
-/* n random bytes from the OS (getrandom, getentropy, BCryptGenRandom):
+/* n random bytes from the OS (getentropy, BCryptGenRandom, ...):
  * 0 or a negative error. */
 int pathgate__os_random(void *out, size_t n);
 

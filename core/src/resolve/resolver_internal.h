@@ -15,7 +15,7 @@
 /* Every configured base, roots first then mods, in configuration order;
  * index i of pathgate__resolver_base_* below. */
 size_t pathgate__resolver_base_count(const pathgate_resolver *r);
-/* The O_PATH|O_DIRECTORY fd opened at construction (never closed before
+/* The PATHGATE__OS_O_PATH|O_DIRECTORY fd opened at construction (never closed before
  * the resolver is freed). */
 int pathgate__resolver_base_fd(const pathgate_resolver *r, size_t i);
 /* The canonical address of the base itself: `root:<key>` or `mod:<Name>`. */

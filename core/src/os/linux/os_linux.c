@@ -114,7 +114,7 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
             size_t ncap = *cap ? *cap * 2 : min;
             char *nb = pathgate__realloc(a, *buf, ncap);
             if (!nb)
-                return PATHGATE_ENOMEM;
+                return -ENOMEM;
             *buf = nb;
             *cap = ncap;
         }
@@ -144,7 +144,7 @@ int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int m
 int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int flags)
 {
     return unlinkat(dirfd, name, (flags & PATHGATE__OS_REMOVE_DIR) ? AT_REMOVEDIR : 0) < 0 ? -errno
-                                                                                            : 0;
+                                                                                           : 0;
 }
 
 int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
@@ -155,7 +155,8 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
         f |= RENAME_NOREPLACE;
     if (flags & PATHGATE__OS_RENAME_EXCHANGE)
         f |= RENAME_EXCHANGE;
-    int rc = f ? renameat2(olddir, oldname, newdir, newname, f) : renameat(olddir, oldname, newdir, newname);
+    int rc = f ? renameat2(olddir, oldname, newdir, newname, f)
+               : renameat(olddir, oldname, newdir, newname);
     return rc < 0 ? -errno : 0;
 }
 
@@ -211,7 +212,10 @@ int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4])
             continue;
         }
         ts[i].tv_sec = (time_t)times[2 * i];
-        ts[i].tv_nsec = times[2 * i + 1] == PATHGATE__OS_UTIME_OMIT ? UTIME_OMIT : (long)times[2 * i + 1];
+        long ns = (long)times[2 * i + 1];
+        ts[i].tv_nsec = ns == PATHGATE__OS_UTIME_OMIT  ? UTIME_OMIT
+                        : ns == PATHGATE__OS_UTIME_NOW ? UTIME_NOW
+                                                       : ns;
     }
     int e = utimensat(fd, "", ts, AT_EMPTY_PATH) < 0 ? errno : 0;
     if (e == EINVAL || e == ENOENT) { /* no AT_EMPTY_PATH here */
@@ -300,7 +304,10 @@ int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap)
 
 int pathgate__os_lock_try(pathgate__os_fd fd)
 {
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EINTR)
+        ;
+    if (rc == 0)
         return 0;
     return errno == EWOULDBLOCK ? -EAGAIN : errno == ENOLCK || errno == EINVAL ? -ENOSYS : -errno;
 }
