@@ -325,7 +325,6 @@ static int walk_open_names(int dirfd, const char *rel, int flags, unsigned int m
     return rc;
 }
 
-
 /* ------------------------------------------------------------- API */
 
 int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, unsigned int mode,

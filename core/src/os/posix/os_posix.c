@@ -135,7 +135,7 @@ int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int m
 int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int flags)
 {
     return unlinkat(dirfd, name, (flags & PATHGATE__OS_REMOVE_DIR) ? AT_REMOVEDIR : 0) < 0 ? -errno
-                                                                                            : 0;
+                                                                                           : 0;
 }
 
 int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
