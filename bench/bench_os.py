@@ -45,12 +45,12 @@ def best(f, n, reps=5):
 if op == "resolve":
     def f(n):
         for i in range(n):
-            r.resolve("bench:" + files[i % len(files)])
+            r.resolve("root:bench/" + files[i % len(files)])
     print(best(f, 20000) * 1e6)
 elif op == "read":
     def f(n):
         for i in range(n):
-            _core._fs_read(r, "bench:" + files[i % len(files)])
+            _core._fs_read(r, "root:bench/" + files[i % len(files)])
     print(best(f, 5000) * 1e6)
 elif op == "walk":
     def f(n):

@@ -31,7 +31,7 @@
 #include <math.h>
 
 #include "../../core/src/exec/exec_test.h" /* internal test knobs */
-#include "../../core/src/net/netproxy.h" /* the allowlist's check */
+#include "../../core/src/net/netproxy.h"   /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)

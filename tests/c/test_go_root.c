@@ -389,8 +389,8 @@ static void run_all(unsigned int flags)
          * 000 (Go's fixture file for these ops; docs/os.md) */
         if (!agrees && rc == PATHGATE_EACCES && pg_backend_is("posix") && geteuid() != 0 &&
             (!strcmp(op, "chmod") || !strcmp(op, "chtimes"))) {
-            print_message("SKIPPED: %s / %s (POSIX backend: a mode-000 file cannot be held)\n",
-                          op, c->name);
+            print_message("SKIPPED: %s / %s (POSIX backend: a mode-000 file cannot be held)\n", op,
+                          c->name);
             agrees = 1;
         }
         if (!agrees) {
