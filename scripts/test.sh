@@ -5,7 +5,8 @@
 #   2. the threaded C suites under ThreadSanitizer
 #   3. the libFuzzer targets for a bounded time (clang)
 #   4. the Release configuration (-O3), built whole, with its C suites
-#   5. every suite on the plain build, and the install checks (tests/install:
+#   5. the POSIX backend (-DPATHGATE_OS=posix), as root and as nobody
+#   6. every suite on the plain build, and the install checks (tests/install:
 #      C prefix with pkg-config/find_package, Python sdist -> wheel -> venv,
 #      Lua rock); its ctest summary is the last line.
 # Every build here is a development build: warnings are errors
@@ -54,6 +55,31 @@ fi
 echo "== Release (-O3): the whole build, and the C suites"
 bash scripts/setup.sh build-release -DPATHGATE_WERROR=ON -DCMAKE_BUILD_TYPE=Release
 run_ctest build-release -L c
+
+# The portable POSIX backend (os/posix, docs/os.md) on Linux: every suite
+# that does not need commands (those report as skipped, by name), as root
+# and then as an unprivileged user, since root hides the permission
+# differences (mode-000 files, search-only directories). The unprivileged
+# run builds a copy of the tree in a directory that user owns. No
+# sanitizers, no benchmarks: a second build kept short.
+echo "== POSIX backend (-DPATHGATE_OS=posix)"
+posix_args=(-DPATHGATE_WERROR=ON -DPATHGATE_OS=posix -DPATHGATE_BUILD_BENCH=OFF)
+bash scripts/setup.sh build-posix "${posix_args[@]}"
+# readme builds its own default (Linux) copy: the last stage runs it
+run_ctest build-posix -LE 'fuzz|bench|install' -E '^readme$'
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+  echo "== POSIX backend as nobody"
+  posix_copy=$(mktemp -d /tmp/pathgate-posix.XXXXXX)
+  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$posix_copy"
+  chown -R nobody "$posix_copy"
+  chmod 755 "$posix_copy"
+  as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+                  env HOME="$posix_copy" "$@"; }
+  (cd "$posix_copy" && as_nobody bash scripts/setup.sh build-posix "${posix_args[@]}" >/dev/null \
+     && as_nobody bash -c "$(declare -f run_ctest); run_ctest build-posix -LE 'fuzz|bench|install' -E '^readme\$'") \
+    || { rm -rf "$posix_copy"; exit 1; }
+  rm -rf "$posix_copy"
+fi
 
 echo "== all suites"
 bash scripts/setup.sh build -DPATHGATE_WERROR=ON

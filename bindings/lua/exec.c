@@ -185,6 +185,8 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
     }
 }
 
+static void push_protections(lua_State *L, unsigned int bits);
+
 /* Pushes the result table; the output moves through the scratch buffer so
  * that a raise while copying it leaks nothing. */
 static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pathgate_error *err)
@@ -203,6 +205,25 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     lua_createtable(L, 0, PG_FIELD_COUNT(PG_EXEC_FIELDS));
     PG_EXEC_FIELDS(PG_LUA_FIELD, e)
     pathgate_buf_dispose(buf);
+    push_protections(L, res->protections);
+    lua_setfield(L, -2, "protections");
+    /* the addresses of links it planted at protected names, quarantined
+     * when it ended (docs/exec.md "Planted links") */
+    lua_createtable(L, (int)res->nquarantined, 0);
+    const char *q = res->quarantined.ptr;
+    for (size_t i = 0; q && i < res->nquarantined; i++) {
+        size_t n = strlen(q);
+        lua_pushlstring(L, q, n);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        q += n + 1;
+    }
+    lua_setfield(L, -2, "quarantined");
+    return 1;
+}
+
+/* {name = true, ...} of the PATHGATE_EXEC_PROT_* bits in bits. */
+static void push_protections(lua_State *L, unsigned int bits)
+{
     static const struct {
         unsigned int bit;
         const char *name;
@@ -221,23 +242,18 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     };
     lua_createtable(L, 0, 8);
     for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {
-        if (res->protections & prot[i].bit) {
+        if (bits & prot[i].bit) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, prot[i].name);
         }
     }
-    lua_setfield(L, -2, "protections");
-    /* the addresses of links it planted at protected names, quarantined
-     * when it ended (docs/exec.md "Planted links") */
-    lua_createtable(L, (int)res->nquarantined, 0);
-    const char *q = res->quarantined.ptr;
-    for (size_t i = 0; q && i < res->nquarantined; i++) {
-        size_t n = strlen(q);
-        lua_pushlstring(L, q, n);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-        q += n + 1;
-    }
-    lua_setfield(L, -2, "quarantined");
+}
+
+/* pathgate.exec_capabilities(): what this build's commands can get, as
+ * protections names ({} when it has no commands). */
+static int module_exec_capabilities(lua_State *L)
+{
+    push_protections(L, pathgate_exec_capabilities());
     return 1;
 }
 
@@ -286,7 +302,8 @@ static void add_method(lua_State *L, int scratch_idx, pg_class cls, lua_CFunctio
 
 void pg_open_exec(lua_State *L, int module_idx, int scratch_idx)
 {
-    (void)module_idx;
+    lua_pushcfunction(L, module_exec_capabilities);
+    lua_setfield(L, module_idx, "exec_capabilities");
     add_method(L, scratch_idx, PG_RESOLVER, resolver_execute);
     add_method(L, scratch_idx, PG_SESSION, session_execute);
 }

@@ -390,6 +390,16 @@ static PyObject *pg_landlock_abi(PyObject *module, PyObject *unused) {
     return PyLong_FromLong(abi);
 }
 
+static PyObject *pg_exec_capabilities(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    unsigned int caps;
+    Py_BEGIN_ALLOW_THREADS
+    caps = pathgate_exec_capabilities();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromUnsignedLong(caps);
+}
+
 /* The entries of allow_domains checked as a command's options would be
  * (for a configuration loaded ahead of its first command). */
 static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
@@ -430,6 +440,9 @@ static PyMethodDef exec_methods[] = {
      "Raises pathgate.Error (invalid_argument) when an allow_domains entry is malformed."},
     {"_landlock_abi", pg_landlock_abi, METH_NOARGS,
      "_landlock_abi()\n--\n\nThe Landlock ABI a command would run under (0: none)."},
+    {"_exec_capabilities", pg_exec_capabilities, METH_NOARGS,
+     "_exec_capabilities()\n--\n\nPATHGATE_EXEC_PROT_* bits this build's commands can get "
+     "(0: no commands)."},
     {NULL, NULL, 0, NULL},
 };
 

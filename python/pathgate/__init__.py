@@ -79,6 +79,7 @@ __all__ = [
     "SandboxMixin",
     "execute",
     "landlock_abi",
+    "exec_capabilities",
 ]
 
 # PathUri's native-text helpers (docs/uri.md)

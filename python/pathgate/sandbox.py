@@ -33,7 +33,7 @@ from typing import Any
 from . import _core
 from ._core import Error, Resolver, Session
 
-__all__ = ["ExecuteResponse", "SandboxMixin", "execute", "landlock_abi"]
+__all__ = ["ExecuteResponse", "SandboxMixin", "exec_capabilities", "execute", "landlock_abi"]
 
 #: Names of the protections a result may report, by their C bit.
 PROTECTIONS: dict[str, int] = {
@@ -91,6 +91,16 @@ class ExecuteResponse:
 def landlock_abi() -> int:
     """The Landlock ABI a command would run under now (0: the kernel has none)."""
     return _core._landlock_abi()
+
+
+def exec_capabilities() -> frozenset[str]:
+    """What this build's commands can get: the names (see ``PROTECTIONS``)
+    of every protection the sandbox can apply here, the Landlock ones as far
+    as the kernel goes. Empty when this build has no commands (the POSIX
+    backend, Windows): then every ``execute`` raises ``pathgate.Error``
+    with ``.kind == "unsupported"``. A result's ``protections`` say what
+    one command actually got."""
+    return _protections(_core._exec_capabilities())
 
 
 def execute(

@@ -235,3 +235,9 @@ void pg_tmpdir_remove(char *dir)
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
 }
+
+int pg_backend_is(const char *name)
+{
+    const char *b = getenv("PATHGATE_OS_BACKEND");
+    return b && strcmp(b, name) == 0;
+}

@@ -53,7 +53,7 @@ local function usable()
   return res and res.landlock_abi > 0 and res.protections.namespaces
 end
 
-describe("execute with allow_domains", function()
+describe("execute with allow_domains #needs_commands", function()
   local dir, listed, other, run
 
   setup(function()

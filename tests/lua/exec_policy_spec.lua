@@ -6,7 +6,7 @@
 local pathgate = require "pathgate"
 local helpers = require "helpers"
 
-describe("execute under a policy", function()
+describe("execute under a policy #needs_commands", function()
   local top, repo
   before_each(function()
     top = helpers.tmpdir()

@@ -24,7 +24,7 @@ local function exists(path)
   return false
 end
 
-describe("execute", function()
+describe("execute #needs_commands", function()
   local t, r, confined
 
   setup(function()

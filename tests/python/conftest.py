@@ -92,3 +92,25 @@ def mcp_stdio(argv, requests, *, env=None, timeout=120):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+# The OS backend this build was made with (tests/python/CMakeLists.txt
+# exports it). A build without commands (-DPATHGATE_OS=posix) skips, by
+# name, the modules that run commands; POSIX_SKIPS lists the single tests
+# that need what POSIX lacks (docs/os.md says why for each).
+OS_BACKEND = os.environ.get("PATHGATE_OS_BACKEND", "linux")
+NEEDS_COMMANDS = ("test_execute.py", "test_execute_net.py", "test_exec_findings.py",
+                  "test_exec_policy.py", "test_cli_execute_applies_the_preset")
+POSIX_SKIPS: dict[str, str] = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    if OS_BACKEND != "posix":
+        return
+    for item in items:
+        name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+        if name in NEEDS_COMMANDS or item.name in NEEDS_COMMANDS:
+            item.add_marker(pytest.mark.skip(
+                reason=f"needs commands, which this build (PATHGATE_OS={OS_BACKEND}) has none of"))
+        elif item.name in POSIX_SKIPS:
+            item.add_marker(pytest.mark.skip(reason="POSIX backend: " + POSIX_SKIPS[item.name]))
