@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"

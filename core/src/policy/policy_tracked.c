@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"

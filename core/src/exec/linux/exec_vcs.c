@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "exec_policy.h"
 #include "exec_view.h"
 #include "policy_internal.h"
