@@ -98,7 +98,12 @@ end
 
 for _, table_name in ipairs { "uri_cases.tsv", "uri_codex.tsv" } do
 describe("PathUri table cases (tests/data/" .. table_name .. ")", function()
-  local cases = helpers.uri_cases(table_name)
+  -- host_path rows name the host they are for: only this host's run.
+  local host = package.config:sub(1, 1) == "\\" and "windows" or "posix"
+  local cases = {}
+  for _, c in ipairs(helpers.uri_cases(table_name)) do
+    if c.op ~= "host_path" or c.arg == host then cases[#cases + 1] = c end
+  end
 
   it("has a substantial table with every op known", function()
     assert.is_true(#cases > 50)

@@ -2,12 +2,20 @@
 #include "random.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef _WIN32
+/* Windows: BCryptGenRandom (the system's preferred generator), no
+ * sysconf, no madvise (no fork either). */
+#include <windows.h>
+/* windows.h first */
+#include <bcrypt.h>
+#else
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
+#endif
 
 #include "alloc.h"
 
@@ -23,8 +31,12 @@ struct pathgate__random_page {
 int pathgate__random_init(pathgate__random *r, const pathgate_allocator *alloc)
 {
     memset(r, 0, sizeof *r);
+#ifdef _WIN32
+    size_t page = 4096;
+#else
     long ps = sysconf(_SC_PAGESIZE); /* read from the auxiliary vector: no syscall */
     size_t page = ps >= 1024 ? (size_t)ps : 4096;
+#endif
     /* Two pages so that a whole aligned page lies inside the block: the
      * madvise below must touch no byte that is not ours. */
     void *block = pathgate__malloc(alloc, 2 * page);
@@ -46,7 +58,11 @@ void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *all
 {
     if (!r->block)
         return;
+#ifdef _WIN32
+    SecureZeroMemory(r->page, r->page_size);
+#else
     explicit_bzero(r->page, r->page_size);
+#endif
 #ifdef MADV_KEEPONFORK
     /* The memory goes back to the allocator: other objects may live there
      * next, and they must survive a fork. */
@@ -57,6 +73,19 @@ void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *all
     memset(r, 0, sizeof *r);
 }
 
+#ifdef _WIN32
+static int fill(unsigned char *buf, size_t n)
+{
+    while (n > 0) {
+        ULONG k = n > 0x10000000u ? 0x10000000u : (ULONG)n;
+        if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf, k, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
+            return -1;
+        buf += k;
+        n -= k;
+    }
+    return 0;
+}
+#else
 /* Reads from /dev/urandom where getrandom(2) does not exist. */
 static int urandom_fill(unsigned char *buf, size_t n)
 {
@@ -92,6 +121,7 @@ static int fill(unsigned char *buf, size_t n)
     }
     return 0;
 }
+#endif
 
 int pathgate__random_bytes(void *out, size_t n)
 {
