@@ -3,7 +3,8 @@
  * not part of the API; tests/c/support.h includes it.
  *
  * - PATHGATE_RESOLVER_FORCE_FALLBACK in pathgate_resolver_options.flags:
- *   never call openat2, always take the O_NOFOLLOW component walk, so that
+ *   never use the kernel's beneath-lookup, always take the O_NOFOLLOW
+ *   component walk, so that
  *   both containment paths run the same tests.
  * - pathgate__fs_test_options: pathgate_fs_options with a fault-injection
  *   hook, passed as &x.options with x.options.version set to

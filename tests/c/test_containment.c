@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 
 typedef struct tree {
     char *tmp;  /* T */

@@ -377,7 +377,7 @@ static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, un
             sub[k++] = '/';
         memcpy(sub + k, name, nl);
         sub[k + nl] = '\0';
-        int fd = pathgate__fs_open(&c->t, sub, O_PATH, 0);
+        int fd = pathgate__fs_open(&c->t, sub, PATHGATE__OS_O_PATH, 0);
         if (fd >= 0)
             close(fd);
         hidden = fd == -PATHGATE__POLICY_ENOREAD;
@@ -510,7 +510,7 @@ static int view_dir(cmd *c)
         char real[PATHGATE_PATH_MAX + 1];
         pathgate__walk_policy wp = {&c->t, NULL, 0};
         if (c->t.policy) { /* where the directory really is, when a link led there */
-            int fd = pathgate__fs_open(&c->t, NULL, O_PATH | O_DIRECTORY, 0);
+            int fd = pathgate__fs_open(&c->t, NULL, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
             int rr = fd < 0 ? 0 : pathgate__fs_policy_real_root(&c->t, fd, real, sizeof real);
             if (fd >= 0)
                 close(fd);
@@ -883,8 +883,8 @@ typedef enum kind { NONE, FILE_, DIR_ } kind;
 static int probe(cmd *c, kind *k)
 {
     *k = NONE;
-    int fd = c->t.rel_len ? pathgate__fs_open(&c->t, NULL, O_PATH, 0)
-                          : pathgate__fs_open(&c->t, "", O_PATH | O_DIRECTORY, 0);
+    int fd = c->t.rel_len ? pathgate__fs_open(&c->t, NULL, PATHGATE__OS_O_PATH, 0)
+                          : pathgate__fs_open(&c->t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (fd == -ENOENT || fd == -ENOTDIR)
         return 0;
     if (fd < 0) {

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -227,14 +226,15 @@ static char *to_crlf_all(const pathgate_allocator *a, const char *s, size_t len,
 #define LOCK_WAIT_NS (10LL * 1000000000LL)
 
 /*
- * The edit lock: flock LOCK_EX on the directory holding the file's name, the
+ * The edit lock: an exclusive whole-file lock (pathgate__os_lock_try) on
+ * the directory holding the file's name, the
  * one thing an edit does not replace (a lock on the file itself would be
  * left behind on the old inode by every edit's rename). Every edit takes
  * it, so edits in one directory, by any thread or process, run one after
  * another. Polled, so that a lock held forever by another program cannot
  * hang an edit: the directory fd (close it to unlock), -1 when there is no
  * lock to take (the directory cannot be opened: the edit then reports why;
- * or the file system has no flock), or PATHGATE_ETIMEOUT (< -1) with err
+ * or the file system has no locks), or PATHGATE_ETIMEOUT (< -1) with err
  * filled.
  */
 static int lock_dir_of(const pathgate__fs_target *t)
@@ -253,12 +253,11 @@ static int lock_dir_of(const pathgate__fs_target *t)
         return -1;
     long long waited = 0, step = 200000; /* 0.2 ms, doubling to 20 ms */
     for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        int lk = pathgate__os_lock_try(fd);
+        if (lk == 0)
             return fd;
-        if (errno == EINTR)
-            continue;
-        if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_NS) {
-            int timed_out = errno == EWOULDBLOCK;
+        if (lk != -EAGAIN || waited >= LOCK_WAIT_NS) {
+            int timed_out = lk == -EAGAIN;
             close(fd);
             return timed_out ? PATHGATE_ETIMEOUT : -1;
         }

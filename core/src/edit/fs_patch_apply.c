@@ -76,7 +76,7 @@ typedef struct apply {
     size_t nch;
     char **made; /* addresses of the directories created */
     size_t nmade, madecap;
-    /* parent directories kept open (O_PATH) between the steps, by address */
+    /* parent directories kept open (PATHGATE__OS_O_PATH) between the steps, by address */
     struct dircache {
         char *key;
         size_t len;
@@ -86,7 +86,7 @@ typedef struct apply {
     /* temp and backup names: one random prefix, then a counter */
     char name_prefix[24];
     unsigned long name_count;
-    /* one directory per filesystem staged on, for its syncfs */
+    /* one directory per filesystem staged on, for its file-system sync */
     int devfd[8];
     dev_t dev[8];
     size_t ndev;
@@ -310,7 +310,7 @@ static int probe(apply *ap, entry *x, const char *what)
         x->is_dir = 1;
         return 0;
     }
-    int fd = pathgate__fs_open(ap->t, NULL, O_PATH | O_NOFOLLOW, 0);
+    int fd = pathgate__fs_open(ap->t, NULL, PATHGATE__OS_O_PATH | O_NOFOLLOW, 0);
     if (fd == -ENOENT || fd == -ENOTDIR)
         return 0;
     if (fd == -PATHGATE__POLICY_ENOREAD || fd == -PATHGATE__POLICY_ENOWRITE)
@@ -491,7 +491,7 @@ static int remember_made(apply *ap, const pathgate__fs_target *t, const char *re
     return 0;
 }
 
-/* The parent directory of ap->t (O_PATH), or -errno. With `create`,
+/* The parent directory of ap->t (PATHGATE__OS_O_PATH), or -errno. With `create`,
  * missing directories are made (and remembered, for the rollback). */
 static int open_parent(apply *ap, int create)
 {
@@ -502,19 +502,19 @@ static int open_parent(apply *ap, int create)
     memcpy(rel, t->rel, t->rel_len + 1);
     char *slash = strrchr(rel, '/');
     if (!slash)
-        return pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+        return pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     *slash = '\0';
-    int fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+    int fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (fd != -ENOENT || !create)
         return fd;
-    int prev = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+    int prev = pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (prev < 0)
         return prev;
     for (char *comp = rel;;) {
         char *end = strchr(comp, '/');
         if (end)
             *end = '\0';
-        fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
             if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST) {
                 fd = -errno;
@@ -524,7 +524,7 @@ static int open_parent(apply *ap, int create)
                     unlinkat(prev, comp, AT_REMOVEDIR);
                     fd = -ENOMEM;
                 } else {
-                    fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+                    fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
                 }
             }
         }
@@ -617,7 +617,7 @@ static int fail_write(apply *ap, entry *x, int neg_errno, const char *what)
 }
 
 /* Remembers the filesystem of a staged temp file (fd, in dirfd) so that
- * one syncfs flushes it with the others; past 8 filesystems, an fsync of
+ * one file-system sync (pathgate__os_sync_fs) flushes it with the others; past 8 filesystems, an fsync of
  * its own. 0 or -errno. */
 static int note_device(apply *ap, int fd, int dirfd)
 {
@@ -628,7 +628,7 @@ static int note_device(apply *ap, int fd, int dirfd)
         if (ap->dev[i] == st.st_dev)
             return 0;
     (void)dirfd;
-    if (ap->ndev < 8) { /* the file itself: syncfs needs an fd that is not O_PATH */
+    if (ap->ndev < 8) { /* the file itself: the sync needs an fd that is not PATHGATE__OS_O_PATH */
         int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         if (keep >= 0) {
             ap->dev[ap->ndev] = st.st_dev;
@@ -673,7 +673,7 @@ static int stage(apply *ap, entry *x)
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         int dir = S_ISDIR(st.st_mode);
         if (S_ISLNK(st.st_mode) && x->exists) { /* a link to a directory stays */
-            int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+            int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
             struct stat ts;
             if (fd >= 0 && fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
                 dir = 1;
@@ -738,14 +738,15 @@ static int stage(apply *ap, entry *x)
     return 0;
 }
 
-/* Flushes the staged temp files before the first rename: one syncfs
+/* Flushes the staged temp files before the first rename: one sync
  * per filesystem they are on. */
 static int sync_staged(apply *ap, int sync)
 {
     int rc = 0;
     for (size_t i = 0; i < ap->ndev; i++) {
-        if (sync && rc == 0 && syncfs(ap->devfd[i]) < 0)
-            rc = fail(ap, PATHGATE_EIO, "Failed to write file: %s", strerrordesc_np(errno));
+        int sr;
+        if (sync && rc == 0 && (sr = pathgate__os_sync_fs(ap->devfd[i])) < 0)
+            rc = fail(ap, PATHGATE_EIO, "Failed to write file: %s", strerrordesc_np(-sr));
         close(ap->devfd[i]);
     }
     ap->ndev = 0;
@@ -781,7 +782,7 @@ static int commit(apply *ap, entry *x)
         goto done;
     }
     if (x->had && x->exists) {
-        rc = renameat2(dirfd, x->tmp, dirfd, name, RENAME_EXCHANGE) < 0 ? -errno : 0;
+        rc = pathgate__os_renameat(dirfd, x->tmp, dirfd, name, PATHGATE__OS_RENAME_EXCHANGE);
         if (rc == 0) {
             x->swapped = 1;
             goto done;
@@ -795,11 +796,13 @@ static int commit(apply *ap, entry *x)
             if (x->exists) {
                 rc = linkat(dirfd, name, dirfd, x->bak, 0) < 0 ? -errno : 0;
                 if (rc < 0 && rc != -EEXIST) { /* no hard links here: move it aside */
-                    rc = renameat2(dirfd, name, dirfd, x->bak, RENAME_NOREPLACE) < 0 ? -errno : 0;
+                    rc = pathgate__os_renameat(dirfd, name, dirfd, x->bak,
+                                               PATHGATE__OS_RENAME_NOREPLACE);
                     x->bak_by_rename = rc == 0;
                 }
             } else {
-                rc = renameat2(dirfd, name, dirfd, x->bak, RENAME_NOREPLACE) < 0 ? -errno : 0;
+                rc = pathgate__os_renameat(dirfd, name, dirfd, x->bak,
+                                           PATHGATE__OS_RENAME_NOREPLACE);
             }
         }
     }
@@ -807,7 +810,7 @@ static int commit(apply *ap, entry *x)
         if (x->had)
             rc = renameat(dirfd, x->tmp, dirfd, name) < 0 ? -errno : 0;
         else
-            rc = renameat2(dirfd, x->tmp, dirfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+            rc = pathgate__os_renameat(dirfd, x->tmp, dirfd, name, PATHGATE__OS_RENAME_NOREPLACE);
         if (rc < 0 && x->bak_by_rename)
             renameat(dirfd, x->bak, dirfd, name);
         if (rc < 0 && x->had && !x->bak_by_rename)
@@ -859,7 +862,7 @@ static void undo(apply *ap, entry *x)
     if (x->overwrite) /* the original back, by content */
         put_back(ap, x, dirfd, name);
     else if (x->swapped) /* the original back; the new content at the temp name */
-        renameat2(dirfd, x->tmp, dirfd, name, RENAME_EXCHANGE);
+        pathgate__os_renameat(dirfd, x->tmp, dirfd, name, PATHGATE__OS_RENAME_EXCHANGE);
     else if (x->had)
         renameat(dirfd, x->bak, dirfd, name);
     else if (x->exists)

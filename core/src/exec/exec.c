@@ -134,8 +134,8 @@ static int open_dir(int *fd, size_t *base, pathgate_resolver *resolver, const ch
     int rc = pathgate__text_check(text, len, PATHGATE_PATH_MAX, err);
     if (rc)
         return rc;
-    /* O_PATH is enough for fchdir and needs no read permission. */
-    *fd = pathgate__resolver_open(base, resolver, text, len, O_PATH | O_DIRECTORY, 0);
+    /* PATHGATE__OS_O_PATH is enough for fchdir and needs no read permission. */
+    *fd = pathgate__resolver_open(base, resolver, text, len, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (*fd >= 0)
         return PATHGATE_OK;
     if (*fd == PATHGATE_ENOTDIR)

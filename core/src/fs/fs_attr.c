@@ -16,10 +16,6 @@
 #include "policy_internal.h"
 #include "resolver_internal.h"
 
-#ifndef SYS_fchmodat2
-#define SYS_fchmodat2 452 /* Linux 6.6; the same number on every architecture */
-#endif
-
 /* -------------------------------------------------------------- exists */
 
 int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, const char *address,
@@ -36,7 +32,7 @@ int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, cons
     }
     if (rc < 0)
         return rc;
-    int fd = pathgate__fs_open(&t, NULL, O_PATH, 0);
+    int fd = pathgate__fs_open(&t, NULL, PATHGATE__OS_O_PATH, 0);
     if (fd < 0) {
         if (fd == -ENOMEM)
             return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -71,16 +67,16 @@ int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
     pathgate__fs_entry e;
     if ((rc = pathgate__fs_entry_find(&e, &t, 0)) < 0)
         return pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
-    struct statx sx;
+    pathgate__os_stat sx;
     if (!e.exists)
         rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
     else if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
     else if (S_ISLNK(e.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
         ;
-    else if (statx(e.dirfd, e.name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-                   STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
-        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    else if ((rc = pathgate__os_statat(
+                  e.dirfd, e.name, PATHGATE__OS_STAT_NOFOLLOW | PATHGATE__OS_STAT_BTIME, &sx)) < 0)
+        rc = pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
     else if (pathgate__fs_stat_fill(out, t.alloc, t.address, t.address_len, &sx) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     pathgate__fs_entry_close(&e);
@@ -89,7 +85,7 @@ int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
 
 /* ------------------------------------------------------- chmod, utime */
 
-/* The O_PATH fd of what t leads to, for a change of its attributes: the
+/* The PATHGATE__OS_O_PATH fd of what t leads to, for a change of its attributes: the
  * base writable, the directory it lives in too, and (a directory) holding
  * no read-only base. The fd, or a failure with err set. */
 static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
@@ -108,7 +104,7 @@ static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
         rc = pathgate__fs_entry_writable(t, &e, err);
     int fd = -1;
     if (rc >= 0) {
-        fd = openat(e.dirfd, e.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(e.dirfd, e.name, PATHGATE__OS_O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
         if (fd < 0)
             rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
@@ -133,13 +129,6 @@ static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
     return fd;
 }
 
-/* "/proc/self/fd/N": the inode an O_PATH fd holds, for the calls that
- * take no AT_EMPTY_PATH on older kernels. */
-static void proc_path(char *out, size_t size, int fd)
-{
-    snprintf(out, size, "/proc/self/fd/%d", fd);
-}
-
 int pathgate_fs_chmod(pathgate_buf *path, pathgate_resolver *resolver, const char *address,
                       size_t len, unsigned int mode, const pathgate_fs_options *opts,
                       pathgate_error *err)
@@ -162,18 +151,10 @@ int pathgate_fs_chmod(pathgate_buf *path, pathgate_resolver *resolver, const cha
     int fd = open_for_change(&t, err);
     if (fd < 0)
         return fd;
-    int e = 0;
-    if (syscall(SYS_fchmodat2, fd, "", (mode_t)mode, AT_EMPTY_PATH) < 0) {
-        e = errno;
-        if (e == ENOSYS || e == EINVAL || e == EOPNOTSUPP) {
-            char p[64];
-            proc_path(p, sizeof p, fd);
-            e = chmod(p, (mode_t)mode) < 0 ? errno : 0;
-        }
-    }
+    int e = pathgate__os_fchmod(fd, mode);
     close(fd);
     if (e)
-        return pathgate__fs_fail_errno(err, -e, &t, PATHGATE__FS_FILE);
+        return pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     return PATHGATE_OK;
@@ -187,11 +168,11 @@ int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const cha
         pathgate_buf_dispose(path);
     if (!address)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    struct timespec ts[2];
+    int64_t ts[4];
     for (int i = 0; i < 2; i++) {
         if (!times) {
-            ts[i].tv_sec = 0;
-            ts[i].tv_nsec = UTIME_NOW;
+            ts[2 * i] = 0;
+            ts[2 * i + 1] = PATHGATE__OS_UTIME_NOW;
             continue;
         }
         long ns = times[i].nsec;
@@ -199,9 +180,9 @@ int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const cha
             (ns < 0 || ns > 999999999L))
             return pathgate__error_set(err, PATHGATE_EINVAL,
                                        "nanoseconds must be between 0 and 999999999");
-        ts[i].tv_sec = (time_t)times[i].sec;
-        ts[i].tv_nsec = ns == PATHGATE_FS_TIME_NOW    ? UTIME_NOW
-                        : ns == PATHGATE_FS_TIME_OMIT ? UTIME_OMIT
+        ts[2 * i] = times[i].sec;
+        ts[2 * i + 1] = ns == PATHGATE_FS_TIME_NOW    ? PATHGATE__OS_UTIME_NOW
+                        : ns == PATHGATE_FS_TIME_OMIT ? PATHGATE__OS_UTIME_OMIT
                                                       : ns;
     }
     pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
@@ -214,15 +195,10 @@ int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const cha
     int fd = open_for_change(&t, err);
     if (fd < 0)
         return fd;
-    int e = utimensat(fd, "", ts, AT_EMPTY_PATH) < 0 ? errno : 0;
-    if (e == EINVAL || e == ENOENT) { /* no AT_EMPTY_PATH here */
-        char p[64];
-        proc_path(p, sizeof p, fd);
-        e = utimensat(AT_FDCWD, p, ts, 0) < 0 ? errno : 0;
-    }
+    int e = pathgate__os_futimes(fd, ts);
     close(fd);
     if (e)
-        return pathgate__fs_fail_errno(err, -e, &t, PATHGATE__FS_FILE);
+        return pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     return PATHGATE_OK;

@@ -1,11 +1,9 @@
 /* fs_copy.c - copy: a regular file to a new name through an atomic handle,
- * sharing the bytes (FICLONE) where the filesystem can. */
+ * sharing the bytes where the filesystem can (pathgate__os_copy_fd). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,55 +12,6 @@
 #include "fs_entry.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
-
-#define COPY_CHUNK ((size_t)1 << 30)
-#define COPY_BUF 65536
-
-static int copy_read_write(int out, int in, loff_t off, const pathgate_allocator *a)
-{
-    char *buf = pathgate__malloc(a, COPY_BUF);
-    if (!buf)
-        return -ENOMEM;
-    int rc = 0;
-    for (;;) {
-        ssize_t r = pread(in, buf, COPY_BUF, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            rc = r < 0 ? -errno : 0;
-            break;
-        }
-        off += r;
-        if ((rc = pathgate__fs_write_all(out, buf, (size_t)r)) != 0)
-            break;
-    }
-    pathgate__free(a, buf);
-    return rc;
-}
-
-int pathgate__fs_copy_bytes(int out, int in, const pathgate_allocator *a)
-{
-    struct stat so;
-    if (fstat(out, &so) == 0 && so.st_size == 0 && ioctl(out, FICLONE, in) == 0) {
-        /* FICLONE shares the extents but leaves out's offset: the copy
-         * continues after it, as a read/write copy would */
-        return lseek(out, 0, SEEK_END) < 0 ? -errno : 0;
-    }
-    loff_t off = 0;
-    for (;;) {
-        ssize_t n = copy_file_range(in, &off, out, NULL, COPY_CHUNK, 0);
-        if (n > 0)
-            continue;
-        if (n == 0)
-            return 0;
-        if (errno == EINTR)
-            continue;
-        if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
-            errno == EPERM)
-            return copy_read_write(out, in, off, a);
-        return -errno;
-    }
-}
 
 int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char *source,
                      size_t source_len, const char *destination, size_t destination_len,
@@ -103,7 +52,7 @@ int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char
     if (!existed && fchmod(out, st.st_mode & 0777) < 0)
         e = -errno;
     if (!e)
-        e = pathgate__fs_copy_bytes(out, in, alloc);
+        e = pathgate__os_copy_fd(out, in, alloc);
     if (e) {
         pathgate_fs_atomic_abort(a);
         rc = pathgate__fs_fail_errno(err, e, dst, PATHGATE__FS_FILE);

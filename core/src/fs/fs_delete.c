@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_internal.h"
 
@@ -19,40 +19,34 @@ int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int dep
 {
     if (depth > PATHGATE_FS_MAX_DEPTH)
         return -ELOOP;
-    char *buf = pathgate__malloc(a, DELBUF);
-    if (!buf)
-        return -ENOMEM;
+    char *buf = NULL;
+    size_t cap = 0;
     int rc = 0;
     for (;;) {
-        /* read a batch, delete it, read again from the start: entries
+        /* read the listing, delete it, read again from the start: entries
          * already deleted are gone, so this terminates */
-        if (lseek(dirfd, 0, SEEK_SET) < 0) {
-            rc = -errno;
+        if ((rc = pathgate__os_dir_rewind(dirfd)) < 0)
             break;
-        }
-        ssize_t r = getdents64(dirfd, buf, DELBUF);
-        if (r < 0) {
-            rc = -errno;
+        size_t used = 0;
+        if ((rc = pathgate__os_dir_read_all(dirfd, a, &buf, &cap, &used, DELBUF)) < 0)
             break;
-        }
         int removed = 0;
         size_t off = 0;
-        while (off < (size_t)r && rc == 0) {
-            struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
-            off += d->d_reclen;
-            const char *name = d->d_name;
+        pathgate__os_dirent d;
+        while (rc == 0 && pathgate__os_dir_next(buf, used, &off, &d)) {
+            const char *name = d.name;
             if (!strcmp(name, ".") || !strcmp(name, ".."))
                 continue;
-            unsigned char type = d->d_type;
-            if (type == DT_UNKNOWN) {
+            unsigned int type = d.type;
+            if (type == PATHGATE__OS_T_UNKNOWN) {
                 struct stat st;
                 if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                     rc = errno == ENOENT ? 0 : -errno;
                     continue;
                 }
-                type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+                type = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
             }
-            if (type == DT_DIR) {
+            if (type == PATHGATE__OS_T_DIR) {
                 int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0) {
                     rc = -errno;
@@ -95,7 +89,7 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     const char *name = slash ? slash + 1 : rel;
     if (slash)
         *slash = '\0';
-    int dirfd = pathgate__fs_open(&t, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+    int dirfd = pathgate__fs_open(&t, slash ? rel : "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (dirfd < 0)
         return pathgate__fs_fail_errno(err, dirfd, &t, PATHGATE__FS_FILE);
     if ((rc = pathgate__fs_check_dir_writable(&t, dirfd, err)) < 0) {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_entry.h"
 #include "resolver_internal.h"
@@ -36,7 +36,7 @@ static int open_dir_of(pathgate__fs_entry *e, const pathgate__fs_target *t, char
     e->name[0] = '.';
     e->name[1] = '\0';
     if (n == 0)
-        return pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+        return pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (buf[n - 1] == '/') { /* a target ending in '/': a directory */
         if (n + 2 >= REL_CAP)
             return -ENAMETOOLONG;
@@ -49,13 +49,13 @@ static int open_dir_of(pathgate__fs_entry *e, const pathgate__fs_target *t, char
         return -ENAMETOOLONG;
     if (is_dots(name)) { /* the entry is the directory buf names */
         *dlen = n;
-        return pathgate__fs_open(t, buf, O_PATH | O_DIRECTORY, 0);
+        return pathgate__fs_open(t, buf, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     }
     strcpy(e->name, name);
     if (!slash)
-        return pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+        return pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     *slash = '\0';
-    int fd = pathgate__fs_open(t, buf, O_PATH | O_DIRECTORY, 0);
+    int fd = pathgate__fs_open(t, buf, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     *slash = '/';
     *dlen = (size_t)(slash - buf);
     return fd;

@@ -23,7 +23,7 @@
 #include "fs_internal.h"
 #include "pathgate/fs_toolkit.h"
 
-/* An entry: dirfd (O_PATH, owned) is the directory it lives in, reached
+/* An entry: dirfd (PATHGATE__OS_O_PATH, owned) is the directory it lives in, reached
  * beneath the base; name its name there ("." for a directory reached
  * through a `.`/`..`/trailing-slash ending, or for the base itself); st
  * what is there now (lstat), exists 0 when nothing is. */
@@ -43,7 +43,8 @@ typedef struct pathgate__fs_entry {
  * -ENOTDIR when the directory is missing, -EXDEV for an escape (an absolute
  * or outward target), -ELOOP, ... Under a policy, an entry reached by
  * following a symlink is judged where it really is, for t->access
- * (pathgate__fs_policy_entry: -ENOKEY hidden, -EKEYREJECTED protected).
+ * (pathgate__fs_policy_entry: PATHGATE__OS_EHIDDEN hidden,
+ * PATHGATE__OS_EPROTECTED protected).
  */
 int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t, int follow);
 void pathgate__fs_entry_close(pathgate__fs_entry *e);
@@ -72,16 +73,11 @@ int pathgate__fs_atomic_begin(pathgate_fs_atomic **out, int *fd, int *existed,
                               const pathgate__fs_target *t, unsigned int flags,
                               pathgate_error *err);
 
-/* Copies the whole regular file in (from offset 0) to out at its current
- * offset: FICLONE when the filesystem shares extents, else copy_file_range,
- * else read/write. 0 or -errno. */
-int pathgate__fs_copy_bytes(int out, int in, const pathgate_allocator *a);
-
 /* ------------------------------------------------------- listings */
 
 /* One entry of a listing: its name (in the listing's buffer) and its kind
- * as the directory says (DT_DIR, DT_REG, DT_LNK, or another DT_*; never
- * DT_UNKNOWN: that is resolved with fstatat). */
+ * as the directory says (PATHGATE__OS_T_DIR, PATHGATE__OS_T_REG, PATHGATE__OS_T_LNK, or PATHGATE__OS_T_OTHER; never
+ * PATHGATE__OS_T_UNKNOWN: that is resolved with fstatat). */
 typedef struct pathgate__fs_name {
     const char *name;
     size_t len;

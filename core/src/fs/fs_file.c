@@ -52,11 +52,11 @@ static int check_read_only(const pathgate__fs_target *t, pathgate_error *err)
     int fd = -ENOENT;
     for (char *slash = strrchr(rel, '/'); fd == -ENOENT; slash = strrchr(rel, '/')) {
         if (!slash) {
-            fd = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+            fd = pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
             break;
         }
         *slash = '\0';
-        fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     }
     if (fd < 0)
         return PATHGATE_OK;
@@ -66,7 +66,7 @@ static int check_read_only(const pathgate__fs_target *t, pathgate_error *err)
         return rc;
     /* A directory (never a symlink: it is not followed here) that is or
      * holds a read-only base: deleting it would delete read-only files. */
-    fd = pathgate__fs_open(t, NULL, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+    fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
     if (fd < 0)
         return PATHGATE_OK;
     rc = pathgate__resolver_dir_holds_read_only(t->r, fd);
@@ -180,19 +180,19 @@ int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, in
 /* ---------------------------------------------------------- atomic write */
 
 /* Opens (creating what is missing) the parent directory of rel, whose last
- * '/' is at `slash` (or none: the base). An O_PATH directory fd or -errno. */
+ * '/' is at `slash` (or none: the base). An PATHGATE__OS_O_PATH directory fd or -errno. */
 static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
 {
     if (!slash)
-        return pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+        return pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     *slash = '\0';
-    int fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+    int fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     *slash = '/';
     if (fd != -ENOENT)
         return fd;
     /* create the missing directories one component at a time, each with
      * mkdirat on the contained fd of its parent */
-    int prev = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+    int prev = pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (prev < 0)
         return prev;
     char *comp = rel;
@@ -201,12 +201,12 @@ static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
         if (!end || end > slash)
             break;
         *end = '\0';
-        fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
             if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST) {
                 fd = -errno;
             } else
-                fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+                fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         }
         *end = '/';
         close(prev);
@@ -266,7 +266,7 @@ static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *n
     if (!S_ISLNK(st.st_mode))
         return pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
     /* replaced by the new file, unless it leads out or to a dir */
-    int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+    int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
     if (fd < 0)
         return fd == -ENOENT ? 0 : pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
     struct stat ts;
@@ -330,7 +330,7 @@ static int changed_since(const pathgate__fs_target *t, const pathgate__fs_guard 
     if (fstat(g->fd, &now) < 0 || now.st_size != g->st.st_size ||
         !same_time(&now.st_mtim, &g->st.st_mtim) || !same_time(&now.st_ctim, &g->st.st_ctim))
         return 1;
-    int fd = pathgate__fs_open(t, NULL, O_PATH, 0);
+    int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
     if (fd < 0)
         return 1;
     int same = fstat(fd, &now) == 0 && now.st_dev == g->st.st_dev && now.st_ino == g->st.st_ino;

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "pathgate/fs.h"
+#include "os.h"
 
 /* ------------------------------------------------------------- target */
 
@@ -93,7 +94,7 @@ int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
 /* contain_open of t's rel (or of rel_override when not NULL) with t's
  * containment flags: the fd or -errno. Under a policy, an open that meets
  * a symlink judges what it reached (and the rest of t's rel below it):
- * -ENOKEY when that is hidden, -EKEYREJECTED when t changes it and it is
+ * PATHGATE__OS_EHIDDEN when that is hidden, PATHGATE__OS_EPROTECTED when t changes it and it is
  * protected (pathgate__fs_fail_errno reports both). */
 int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
 
@@ -301,11 +302,10 @@ int pathgate__fs_check_dir_writable(const pathgate__fs_target *t, int dirfd, pat
  * 0 or -errno. */
 int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int depth);
 
-/* Fills out (path, type, size, mode, times) from a statx of the entry at
+/* Fills out (path, type, size, mode, times) from a stat of the entry at
  * address; 0 or PATHGATE_ENOMEM. */
-struct statx;
 int pathgate__fs_stat_fill(pathgate_fs_stat_result *out, const pathgate_allocator *a,
-                           const char *address, size_t len, const struct statx *sx);
+                           const char *address, size_t len, const pathgate__os_stat *sx);
 
 /* ---------------------------------------------------------------- walk */
 
@@ -412,8 +412,8 @@ int pathgate__fs_policy_change(pathgate__fs_target *t, pathgate_error *err);
 /* For an entry a toolkit operation reached by following symlinks
  * (fs_entry.c): the directory dir (dlen bytes of rel text, symlinks and
  * `..` in it, "" for the base) held as dirfd, and the name in it ("." for
- * dirfd itself). Judges where that really is for t->access: 0, -ENOKEY
- * hidden, -EKEYREJECTED protected, -EAGAIN when dir no longer leads to
+ * dirfd itself). Judges where that really is for t->access: 0,
+ * PATHGATE__OS_EHIDDEN hidden, PATHGATE__OS_EPROTECTED protected, -EAGAIN when dir no longer leads to
  * dirfd, -errno. 0 at once without a policy. */
 int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, size_t dlen, int dirfd,
                               const char *name);

@@ -125,7 +125,8 @@ static int depth_below(int dirfd, int base_fd)
             rc = depth;
             break;
         }
-        int up = openat(cur >= 0 ? cur : dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int up =
+            openat(cur >= 0 ? cur : dirfd, "..", PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (up < 0) {
             rc = -errno;
             break;

@@ -20,7 +20,7 @@ static int exists_error(pathgate_error *err, const pathgate__fs_target *t)
  * created in its parent's fd when missing. */
 static int make_parents(const pathgate__fs_target *t, char *rel, pathgate_error *err)
 {
-    int prev = pathgate__fs_open(t, "", O_PATH | O_DIRECTORY, 0);
+    int prev = pathgate__fs_open(t, "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (prev < 0)
         return pathgate__fs_fail_errno(err, prev, t, PATHGATE__FS_DIRECTORY);
     char *comp = rel;
@@ -29,12 +29,12 @@ static int make_parents(const pathgate__fs_target *t, char *rel, pathgate_error 
         int last = end == NULL;
         if (end)
             *end = '\0';
-        int fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+        int fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
             if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST)
                 fd = -errno;
             else
-                fd = pathgate__fs_open(t, rel, O_PATH | O_DIRECTORY, 0);
+                fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         }
         if (end)
             *end = '/';
@@ -83,7 +83,7 @@ int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver, const cha
         const char *name = slash ? slash + 1 : rel;
         if (slash)
             *slash = '\0';
-        int dirfd = pathgate__fs_open(&t, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+        int dirfd = pathgate__fs_open(&t, slash ? rel : "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (dirfd == -ENOENT || dirfd == -ENOTDIR)
             return pathgate__error_set(err, PATHGATE_ENOTFOUND,
                                        "Parent directory of '%s' not found", t.address);

@@ -1,4 +1,4 @@
-/* fs_move.c - move: renameat2(RENAME_NOREPLACE) between the contained fds
+/* fs_move.c - move: a no-replace rename (os.h) between the contained fds
  * of the two parents; across filesystems a contained copy, then delete. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_internal.h"
 #include "resolver_internal.h"
 
 #define COPYBUF 65536
 
-/* The contained O_PATH fd of t's parent directory; *name points at the
+/* The contained PATHGATE__OS_O_PATH fd of t's parent directory; *name points at the
  * last component inside rel (a copy of t->rel the caller provides). */
 static int open_parent(const pathgate__fs_target *t, char *rel, const char **name)
 {
@@ -26,7 +26,7 @@ static int open_parent(const pathgate__fs_target *t, char *rel, const char **nam
     *name = slash ? slash + 1 : rel;
     if (slash)
         *slash = '\0';
-    return pathgate__fs_open(t, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+    return pathgate__fs_open(t, slash ? rel : "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
 }
 
 static int copy_file(int sdir, const char *sname, int ddir, const char *dname, mode_t mode,
@@ -201,17 +201,18 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
                  : pathgate__fs_fail_errno(err, dp, dst, PATHGATE__FS_DIRECTORY);
         goto done;
     }
-    if (renameat2(sp, sname, dp, dname, RENAME_NOREPLACE) == 0) {
+    int mv = pathgate__os_renameat(sp, sname, dp, dname, PATHGATE__OS_RENAME_NOREPLACE);
+    if (mv == 0) {
         rc = PATHGATE_OK;
-    } else if (errno == EEXIST || errno == ENOTEMPTY) {
+    } else if (mv == -EEXIST || mv == -ENOTEMPTY) {
         rc = pathgate__error_set(err, PATHGATE_EEXIST, "'%s' already exists", dst->address);
-    } else if (errno == EXDEV) {
+    } else if (mv == -EXDEV) {
         rc = exdev_move(src, dst, sp, sname, dp, dname, opts, err);
-    } else if (errno == EINVAL && S_ISDIR(st.st_mode)) {
+    } else if (mv == -EINVAL && S_ISDIR(st.st_mode)) {
         rc =
             pathgate__error_set(err, PATHGATE_EINVAL, "Cannot move '%s' into itself", src->address);
     } else {
-        rc = pathgate__fs_fail_errno(err, -errno, src, PATHGATE__FS_FILE);
+        rc = pathgate__fs_fail_errno(err, mv, src, PATHGATE__FS_FILE);
     }
     if (rc == PATHGATE_OK && path && pathgate__buf_set(path, a, dst->address, dst->address_len) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);

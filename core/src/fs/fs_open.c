@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "fs_entry.h"
 
@@ -184,7 +184,7 @@ int pathgate_fs_open(int *fd, pathgate_buf *path, pathgate_resolver *resolver, c
 
 struct pathgate_fs_atomic {
     pathgate_allocator alloc;
-    int dirfd; /* the directory the file lives in (O_PATH) */
+    int dirfd; /* the directory the file lives in (PATHGATE__OS_O_PATH) */
     int excl;
     char tmp[PATHGATE__FS_TEMP_NAME_CAP];
     char name[NAME_MAX + 1];
@@ -209,7 +209,7 @@ static int prepare_temp(int fd, const pathgate__fs_entry *e, unsigned int flags,
     struct stat st;
     int rc = fstat(in, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
     if (rc == 0)
-        rc = pathgate__fs_copy_bytes(fd, in, a);
+        rc = pathgate__os_copy_fd(fd, in, a);
     close(in);
     if (rc == 0 && !(flags & PATHGATE_FS_OPEN_APPEND) && lseek(fd, 0, SEEK_SET) < 0)
         rc = -errno;
@@ -311,10 +311,8 @@ int pathgate_fs_atomic_commit(pathgate_fs_atomic *a, int fd, pathgate_error *err
     if (fd >= 0 && fsync(fd) < 0)
         e = errno;
     if (!e) {
-        int r = a->excl ? renameat2(a->dirfd, a->tmp, a->dirfd, a->name, RENAME_NOREPLACE)
-                        : renameat(a->dirfd, a->tmp, a->dirfd, a->name);
-        if (r < 0)
-            e = errno;
+        e = -pathgate__os_renameat(a->dirfd, a->tmp, a->dirfd, a->name,
+                                   a->excl ? PATHGATE__OS_RENAME_NOREPLACE : 0);
     }
     int rc = PATHGATE_OK;
     if (e) {

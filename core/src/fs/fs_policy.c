@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "contain.h"
+#include "os.h"
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
@@ -130,7 +130,7 @@ int pathgate__fs_policy_real_root(const pathgate__fs_target *t, int rootfd, char
     if ((rc = pathgate__policy_real_rel(buf, cap, t->r, t->base, rel)) < 0)
         return rc;
     /* the very directory the walk holds */
-    int fd = pathgate__contain_open_how(t->base_fd, buf, O_PATH | O_DIRECTORY, 0,
+    int fd = pathgate__contain_open_how(t->base_fd, buf, PATHGATE__OS_O_PATH | O_DIRECTORY, 0,
                                         how & ~PATHGATE__CONTAIN_NO_LINKS);
     if (fd < 0)
         return -EAGAIN;
@@ -319,7 +319,8 @@ int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, siz
     unsigned int how = PATHGATE__CONTAIN_NO_LINKS;
     if (t->force_fallback)
         how |= PATHGATE__CONTAIN_FALLBACK;
-    int fd = pathgate__contain_open_how(t->base_fd, real, O_PATH | O_DIRECTORY, 0, how);
+    int fd =
+        pathgate__contain_open_how(t->base_fd, real, PATHGATE__OS_O_PATH | O_DIRECTORY, 0, how);
     if (fd < 0)
         return fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? -EAGAIN : fd;
     struct stat a, b;

@@ -41,12 +41,8 @@ static size_t derive_key(char out[KEY_CAP + 1], const char *name, size_t len)
  * inode. 0 or -errno. */
 static int real_path(char *out, size_t size, int fd)
 {
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, out, size - 1);
-    if (n <= 0 || (size_t)n >= size - 1 || out[0] != '/')
+    if (pathgate__os_fd_path(fd, out, size) < 0 || out[0] != '/')
         return -ENOENT;
-    out[n] = '\0';
     struct stat held, seen;
     if (fstat(fd, &held) < 0 || stat(out, &seen) < 0)
         return -errno;

@@ -257,7 +257,7 @@ static int make_socket(pathgate__netproxy *px, const pathgate__netproxy_config *
                                    "cannot create the proxy's private directory: %s",
                                    strerrordesc_np(e));
     }
-    px->dir_fd = open(px->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    px->dir_fd = open(px->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (px->dir_fd < 0)
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "cannot open the proxy's private directory: %s",
@@ -283,7 +283,7 @@ static int make_socket(pathgate__netproxy *px, const pathgate__netproxy_config *
     if (cfg->owner_uid != (uid_t)-1 || cfg->owner_gid != (gid_t)-1) {
         if (fchownat(px->dir_fd, PATHGATE__NETPROXY_SOCKET_NAME, cfg->owner_uid, cfg->owner_gid,
                      AT_SYMLINK_NOFOLLOW) < 0 ||
-            fchownat(px->dir_fd, "", cfg->owner_uid, cfg->owner_gid, AT_EMPTY_PATH) < 0)
+            fchown(px->dir_fd, cfg->owner_uid, cfg->owner_gid) < 0)
             return pathgate__error_set(err, PATHGATE_EIO,
                                        "cannot give the proxy's socket to the command's user: %s",
                                        strerrordesc_np(errno));

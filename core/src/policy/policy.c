@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
@@ -612,7 +612,7 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
     /* the very object fd holds? (a link swapped since would differ) */
     int force = pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK;
     int check = pathgate__contain_open_how(
-        pathgate__resolver_base_fd(r, base), real, O_PATH | O_NOFOLLOW, 0,
+        pathgate__resolver_base_fd(r, base), real, PATHGATE__OS_O_PATH | O_NOFOLLOW, 0,
         PATHGATE__CONTAIN_NO_LINKS | (force ? PATHGATE__CONTAIN_FALLBACK : 0));
     if (check < 0)
         return check == -ENOENT || check == -ELOOP ? -EAGAIN : check;

@@ -18,6 +18,7 @@
 
 #include "pathgate/policy.h"
 #include "pathgate/resolver.h"
+#include "os.h"
 
 /* ------------------------------------------------------------ patterns */
 
@@ -168,17 +169,18 @@ int pathgate__policy_real_rel(char *out, size_t cap, const pathgate_resolver *r,
  * checked to be the very object fd holds (device and inode), and judged,
  * with `tail` (may be "") appended: the rest of the operand below the
  * directory fd holds. follow_final: fd was opened following a final
- * symlink (else it is the link itself). 0 allowed; -ENOKEY denied to read; -EKEYREJECTED
- * denied to write; -EAGAIN when the path changed under us; -errno.
+ * symlink (else it is the link itself). 0 allowed; PATHGATE__OS_EHIDDEN denied to read;
+ * PATHGATE__OS_EPROTECTED denied to write; -EAGAIN when the path changed under us; -errno.
  */
 int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolver *r, size_t base,
                               const char *rel, int fd, int follow_final, const char *tail,
                               size_t tail_len, unsigned int access);
 
-/* The errnos by which an open reports a policy refusal (contain.c maps
- * them: ENOKEY -> PATHGATE_EINVALIDPATH, EKEYREJECTED -> PATHGATE_EPOLICY). */
-#define PATHGATE__POLICY_ENOREAD ENOKEY
-#define PATHGATE__POLICY_ENOWRITE EKEYREJECTED
+/* The errors by which an open reports a policy refusal, negated: os.h's
+ * own sentinels (pathgate__errno_to_code maps them: PATHGATE__OS_EHIDDEN
+ * -> PATHGATE_EINVALIDPATH, PATHGATE__OS_EPROTECTED -> PATHGATE_EPOLICY). */
+#define PATHGATE__POLICY_ENOREAD (-PATHGATE__OS_EHIDDEN)
+#define PATHGATE__POLICY_ENOWRITE (-PATHGATE__OS_EPROTECTED)
 
 /* --------------------------------------------------------------- scan */
 

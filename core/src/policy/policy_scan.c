@@ -63,31 +63,13 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
     char *buf = pathgate__malloc(s->a, cap);
     if (!buf)
         return -ENOMEM;
-    int rc = 0;
-    for (;;) { /* the whole listing first: no fd kept while below */
-        if (cap - used < SCAN_BUF / 2) {
-            char *nb = pathgate__realloc(s->a, buf, cap * 2);
-            if (!nb) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = getdents64(fd, buf + used, cap - used);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            rc = -errno;
-        if (r <= 0)
-            break;
-        used += (size_t)r;
-    }
-    for (size_t off = 0; rc == 0 && off < used;) {
-        struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
-        off += d->d_reclen;
-        const char *name = d->d_name;
-        size_t nlen = strlen(name);
+    /* the whole listing first: no fd kept while below */
+    int rc = pathgate__os_dir_read_all(fd, s->a, &buf, &cap, &used, SCAN_BUF);
+    size_t off = 0;
+    pathgate__os_dirent d;
+    while (rc == 0 && pathgate__os_dir_next(buf, used, &off, &d)) {
+        const char *name = d.name;
+        size_t nlen = d.len;
         if ((nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.'))
             continue;
         size_t n = put(s->path, len, name, nlen);
@@ -96,8 +78,8 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
             rc = -ENAMETOOLONG; /* cannot be judged: not known to be allowed */
             break;
         }
-        unsigned char type = d->d_type;
-        if (type == DT_UNKNOWN) {
+        unsigned char type = (unsigned char)d.type;
+        if (type == PATHGATE__OS_T_UNKNOWN) {
             struct stat st;
             if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 if (errno == ENOENT)
@@ -105,7 +87,7 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
                 rc = -errno;
                 break;
             }
-            type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+            type = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
         }
         pathgate_policy_verdict v;
         unsigned int denied = pathgate__policy_verdict(&v, s->r, s->base, s->path, n, s->access);
@@ -113,12 +95,12 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
             denied = pathgate__policy_verdict(&v, s->r, s->alt_base, s->alt, an, s->access);
         size_t sub = s->root_len ? s->root_len + 1 : 0;
         if (denied) {
-            rc = s->fn(s->ctx, s->path + sub, n - sub, type == DT_DIR, denied, &v);
+            rc = s->fn(s->ctx, s->path + sub, n - sub, type == PATHGATE__OS_T_DIR, denied, &v);
             if (rc)
                 break;
             continue;
         }
-        if (type != DT_DIR)
+        if (type != PATHGATE__OS_T_DIR)
             continue;
         if (!pathgate__policy_may_deny_below(s->r, s->base, s->path, n, s->access) &&
             !(s->has_alt &&

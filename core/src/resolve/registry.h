@@ -1,7 +1,7 @@
 /*
  * registry.h - internal: the token registry (docs/spec.md section 5).
  *
- * token (UUID4, 16 random bytes from a batched getrandom source) ->
+ * token (UUID4, 16 random bytes from a batched OS random source) ->
  * (base index, canonical address). O(1) insert, lookup and removal;
  * internally locked, so any number of threads may call any function.
  * Capacity is checked before minting: a full registry mints nothing.

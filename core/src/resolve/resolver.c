@@ -5,7 +5,8 @@
  *
  * resolve() is lexical first (address.c decides the base and builds the
  * canonical address in a stack buffer), then asks the kernel once
- * (contain.c: one openat2(O_PATH) and one close when the target exists),
+ * (os.h's contained probe: on Linux one lookup and one close when the
+ * target exists),
  * then mints a token (registry.c). For canonical input the only
  * allocation is the ref the registry mints.
  */
@@ -23,7 +24,7 @@
 
 #include "address.h"
 #include "alloc.h"
-#include "contain.h"
+#include "os.h"
 #include "error.h"
 #include "exec_template.h"
 #include "pathgate/uri.h"
@@ -187,18 +188,15 @@ static int check_specs(const pathgate_base_spec *specs, size_t n, int is_mod, pa
     return PATHGATE_OK;
 }
 
-/* The real path of the directory open as fd: /proc/self/fd first, then
- * realpath(dir); either must name the very inode we hold. */
+/* The real path of the directory open as fd: the handle's own path
+ * (pathgate__os_fd_path) first, then realpath(dir); either must name the
+ * very inode we hold. */
 static int real_path_of(char *out, size_t cap, int fd, const char *dir)
 {
     struct stat held, seen;
     if (fstat(fd, &held) != 0)
         return -1;
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, out, cap - 1);
-    if (n > 0 && (size_t)n < cap - 1 && out[0] == '/') {
-        out[n] = '\0';
+    if (pathgate__os_fd_path(fd, out, cap) == 0 && out[0] == '/') {
         if (stat(out, &seen) == 0 && seen.st_dev == held.st_dev && seen.st_ino == held.st_ino)
             return 0;
     }
@@ -245,7 +243,7 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     char dir[PATHGATE_PATH_MAX + 1];
     memcpy(dir, s->dir, s->dir_len);
     dir[s->dir_len] = '\0';
-    b->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    b->fd = open(dir, PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (b->fd < 0) {
         int e = errno;
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory %s", who,
@@ -905,7 +903,8 @@ static int walk_up(int dirfd, int (*stop)(const void *ctx, const struct stat *st
             rc = -ELOOP;
             break;
         }
-        int up = openat(cur >= 0 ? cur : dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int up =
+            openat(cur >= 0 ? cur : dirfd, "..", PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (up < 0) {
             rc = -errno;
             break;

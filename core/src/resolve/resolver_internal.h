@@ -1,21 +1,21 @@
 /*
  * resolver_internal.h - internal: what the session, fs and exec modules use
  * of a resolver beyond its public API. Implemented in resolver.c; the
- * containment primitives it is built on are contain.h's.
+ * containment primitives it is built on are os.h's.
  */
 #ifndef PATHGATE_RESOLVER_INTERNAL_H
 #define PATHGATE_RESOLVER_INTERNAL_H
 
 #include <sys/types.h>
 
-#include "contain.h"
+#include "os.h"
 #include "pathgate/resolver.h"
 #include "testing.h"
 
 /* Every configured base, roots first then mods, in configuration order;
  * index i of pathgate__resolver_base_* below. */
 size_t pathgate__resolver_base_count(const pathgate_resolver *r);
-/* The O_PATH|O_DIRECTORY fd opened at construction (never closed before
+/* The PATHGATE__OS_O_PATH|O_DIRECTORY fd opened at construction (never closed before
  * the resolver is freed). */
 int pathgate__resolver_base_fd(const pathgate_resolver *r, size_t i);
 /* The canonical address of the base itself: `root:<key>` or `mod:<Name>`. */

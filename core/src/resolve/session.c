@@ -345,7 +345,7 @@ int pathgate_session_cd(pathgate_buf *message, pathgate_session *session, const 
  * err filled. */
 static int open_dir(pathgate_resolver *r, const char *address, size_t len, pathgate_error *err)
 {
-    int fd = pathgate__resolver_open(NULL, r, address, len, O_PATH | O_DIRECTORY, 0);
+    int fd = pathgate__resolver_open(NULL, r, address, len, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (fd >= 0)
         return fd;
     switch (fd) {
@@ -362,7 +362,7 @@ static int open_dir(pathgate_resolver *r, const char *address, size_t len, pathg
 /* Same directory on disk (a symlink inside the base may name it twice). */
 static int same_dir(pathgate_resolver *r, int fd, const char *cwd, size_t cwd_len)
 {
-    int cfd = pathgate__resolver_open(NULL, r, cwd, cwd_len, O_PATH | O_DIRECTORY, 0);
+    int cfd = pathgate__resolver_open(NULL, r, cwd, cwd_len, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (cfd < 0)
         return 0;
     struct stat a, b;

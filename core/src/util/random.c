@@ -1,23 +1,21 @@
-/* random.c - a per-owner pool of getrandom(2) bytes, refilled a page at a time. */
+/* random.c - a per-owner pool of the OS's random bytes (pathgate__os_random),
+ * refilled a page at a time. */
 #include "random.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef _WIN32
-/* Windows: BCryptGenRandom (the system's preferred generator), no
- * sysconf, no madvise (no fork either). */
+/* Windows: no sysconf, no madvise (no fork either); SecureZeroMemory. */
 #include <windows.h>
-/* windows.h first */
-#include <bcrypt.h>
 #else
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <unistd.h>
 #endif
 
 #include "alloc.h"
+#include "os.h"
 
 /* The whole page is wiped in a forked child (MADV_WIPEONFORK), which turns
  * `avail` into 0: the child's next take refills from the kernel. */
@@ -73,55 +71,10 @@ void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *all
     memset(r, 0, sizeof *r);
 }
 
-#ifdef _WIN32
 static int fill(unsigned char *buf, size_t n)
 {
-    while (n > 0) {
-        ULONG k = n > 0x10000000u ? 0x10000000u : (ULONG)n;
-        if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf, k, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
-            return -1;
-        buf += k;
-        n -= k;
-    }
-    return 0;
+    return pathgate__os_random(buf, n) == 0 ? 0 : -1;
 }
-#else
-/* Reads from /dev/urandom where getrandom(2) does not exist. */
-static int urandom_fill(unsigned char *buf, size_t n)
-{
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    return got == n ? 0 : -1;
-}
-
-static int fill(unsigned char *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = getrandom(buf + got, n - got, 0);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == ENOSYS)
-                return urandom_fill(buf + got, n - got);
-            return -1;
-        }
-        got += (size_t)k;
-    }
-    return 0;
-}
-#endif
 
 int pathgate__random_bytes(void *out, size_t n)
 {

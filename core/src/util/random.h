@@ -1,7 +1,7 @@
 /*
  * random.h - internal: a batched source of kernel randomness.
  *
- * One pool per owner (never a global): getrandom(2) fills a page at a
+ * One pool per owner (never a global): the OS (pathgate__os_random) fills a page at a
  * time, so taking 16 bytes costs no system call except once per refill.
  * Not locked: the owner serialises access (the registry holds its lock).
  *
@@ -38,8 +38,8 @@ int pathgate__random_take(pathgate__random *r, void *out, size_t n);
  * taking them: 0, or -1 when the next take refills first (nothing copied).
  * For a prefetch hint only; a fork in between wipes them (see above). */
 int pathgate__random_peek(const pathgate__random *r, void *out, size_t n);
-/* Fills out with n bytes straight from the kernel (getrandom, or
- * /dev/urandom where it does not exist), for callers that need a few bytes
+/* Fills out with n bytes straight from the OS (pathgate__os_random), for
+ * callers that need a few bytes
  * rarely and own no pool (temp file names). 0, or PATHGATE_EIO. */
 int pathgate__random_bytes(void *out, size_t n);
 

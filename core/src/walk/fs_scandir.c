@@ -35,45 +35,31 @@ int pathgate__fs_listing_read(pathgate__fs_listing *L, int fd, const pathgate_al
     L->n = 0;
     L->skipped = 0;
     L->read_error = 0;
-    for (;;) {
-        if (L->cap - used < LISTING_BUF_MIN / 2) {
-            size_t cap = L->cap ? L->cap * 2 : LISTING_BUF_MIN;
-            char *nb = pathgate__realloc(a, L->buf, cap);
-            if (!nb)
-                return PATHGATE_ENOMEM;
-            L->buf = nb;
-            L->cap = cap;
-        }
-        ssize_t r = getdents64(fd, L->buf + used, L->cap - used);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            L->read_error = 1;
-        if (r <= 0)
-            break;
-        used += (size_t)r;
-    }
+    int rc = pathgate__os_dir_read_all(fd, a, &L->buf, &L->cap, &used, LISTING_BUF_MIN);
+    if (rc == -ENOMEM)
+        return PATHGATE_ENOMEM;
+    if (rc < 0)
+        L->read_error = 1;
     size_t off = 0;
-    while (off < used) {
-        struct dirent64 *d = (struct dirent64 *)(void *)(L->buf + off);
-        off += d->d_reclen;
-        const char *name = d->d_name;
-        size_t len = strlen(name);
+    pathgate__os_dirent d;
+    while (pathgate__os_dir_next(L->buf, used, &off, &d)) {
+        const char *name = d.name;
+        size_t len = d.len;
         if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
             continue;
         if (!pathgate__address_name_listable(name, len)) {
             L->skipped++;
             continue;
         }
-        unsigned char type = d->d_type;
-        if (type == DT_UNKNOWN) {
+        unsigned char type = (unsigned char)d.type;
+        if (type == PATHGATE__OS_T_UNKNOWN) {
             struct stat st;
             if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue; /* gone meanwhile */
-            type = S_ISDIR(st.st_mode)   ? DT_DIR
-                   : S_ISREG(st.st_mode) ? DT_REG
-                   : S_ISLNK(st.st_mode) ? DT_LNK
-                                         : DT_FIFO;
+            type = S_ISDIR(st.st_mode)   ? PATHGATE__OS_T_DIR
+                   : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG
+                   : S_ISLNK(st.st_mode) ? PATHGATE__OS_T_LNK
+                                         : PATHGATE__OS_T_OTHER;
         }
         if (L->n == L->ncap) {
             size_t cap = L->ncap ? L->ncap * 2 : 64;
@@ -106,7 +92,7 @@ int pathgate__fs_open_dir(const pathgate__fs_target *t, pathgate_error *err)
     if (fd >= 0)
         return fd;
     if (fd == -ENOTDIR) { /* the last component, or a directory on the way? */
-        int p = pathgate__fs_open(t, NULL, O_PATH, 0);
+        int p = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
         if (p >= 0) {
             close(p);
             return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
@@ -166,8 +152,8 @@ static int hide_denied(pathgate_fs_scandir *d, pathgate_error *err)
     for (size_t i = 0; i < d->L.n; i++) {
         const pathgate__fs_name *n = &d->L.names[i];
         int hidden = pathgate__fs_policy_hidden(&wp, d->t.rel, d->t.rel_len, n->name, n->len);
-        if (!hidden && n->type == DT_LNK && entry_target(d, &d->et, n) == 0) {
-            int fd = pathgate__fs_open(&d->et, NULL, O_PATH, 0);
+        if (!hidden && n->type == PATHGATE__OS_T_LNK && entry_target(d, &d->et, n) == 0) {
+            int fd = pathgate__fs_open(&d->et, NULL, PATHGATE__OS_O_PATH, 0);
             if (fd >= 0)
                 close(fd);
             hidden = fd == -PATHGATE__POLICY_ENOREAD;
@@ -220,10 +206,10 @@ int pathgate_fs_scandir_open(pathgate_fs_scandir **out, pathgate_resolver *resol
 
 static pathgate_fs_type type_of(unsigned char dt)
 {
-    return dt == DT_REG   ? PATHGATE_FS_TYPE_FILE
-           : dt == DT_DIR ? PATHGATE_FS_TYPE_DIRECTORY
-           : dt == DT_LNK ? PATHGATE_FS_TYPE_SYMLINK
-                          : PATHGATE_FS_TYPE_OTHER;
+    return dt == PATHGATE__OS_T_REG   ? PATHGATE_FS_TYPE_FILE
+           : dt == PATHGATE__OS_T_DIR ? PATHGATE_FS_TYPE_DIRECTORY
+           : dt == PATHGATE__OS_T_LNK ? PATHGATE_FS_TYPE_SYMLINK
+                                      : PATHGATE_FS_TYPE_OTHER;
 }
 
 int pathgate_fs_scandir_next(const pathgate_fs_dirent **out, pathgate_fs_scandir *d,
@@ -259,22 +245,17 @@ int pathgate_fs_scandir_stat(pathgate_fs_stat_result *out, pathgate_fs_scandir *
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     memset(out, 0, sizeof *out);
     const pathgate__fs_target *et = &d->et;
-    struct statx sx;
+    pathgate__os_stat sx;
     int e;
     if (follow && d->cur.type == PATHGATE_FS_TYPE_SYMLINK) {
-        int fd = pathgate__fs_open(et, NULL, O_PATH, 0);
+        int fd = pathgate__fs_open(et, NULL, PATHGATE__OS_O_PATH, 0);
         if (fd < 0)
             return pathgate__fs_fail_errno(err, fd, et, PATHGATE__FS_FILE);
-        e = statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
-                  &sx);
-        if (e < 0)
-            e = -errno;
+        e = pathgate__os_statat(fd, "", PATHGATE__OS_STAT_BTIME, &sx);
         close(fd);
     } else {
-        e = statx(d->fd, d->cur.name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-                  STATX_BASIC_STATS | STATX_BTIME, &sx);
-        if (e < 0)
-            e = -errno;
+        e = pathgate__os_statat(d->fd, d->cur.name,
+                                PATHGATE__OS_STAT_NOFOLLOW | PATHGATE__OS_STAT_BTIME, &sx);
     }
     if (e < 0)
         return pathgate__fs_fail_errno(err, e, et, PATHGATE__FS_FILE);

@@ -4,7 +4,7 @@
  * The root is opened beneath the base (contain_open); every directory below
  * it is opened relative to its parent's fd with O_NOFOLLOW|O_DIRECTORY, so a
  * symlink (to a directory or out of the base), even one swapped in during
- * the walk, is never entered. Entries are read with getdents64 into a
+ * the walk, is never entered. Entries are read (pathgate__os_dir_read_all) into a
  * per-level buffer and visited in path order (a directory sorts as its name
  * followed by '/'), so the output needs no final sort. A symlink is
  * reported only when it resolves, beneath the base, to a regular file.
@@ -48,7 +48,7 @@ static int key_at(const ent *e, size_t i)
 {
     if (i < e->len)
         return (unsigned char)e->name[i];
-    if (i == e->len && e->type == DT_DIR)
+    if (i == e->len && e->type == PATHGATE__OS_T_DIR)
         return '/';
     return -1;
 }
@@ -94,51 +94,37 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
 {
     size_t used = 0;
     L->n = L->next = 0;
-    for (;;) {
-        if (L->cap - used < DIRBUF_MIN / 2) {
-            size_t cap = L->cap ? L->cap * 2 : DIRBUF_MIN;
-            char *nb = pathgate__realloc(a, L->buf, cap);
-            if (!nb)
-                return PATHGATE_ENOMEM;
-            L->buf = nb;
-            L->cap = cap;
-        }
-        ssize_t r = getdents64(L->fd, L->buf + used, L->cap - used);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            stats->unreadable_dirs++;
-        if (r <= 0)
-            break;
-        used += (size_t)r;
-    }
+    int rc = pathgate__os_dir_read_all(L->fd, a, &L->buf, &L->cap, &used, DIRBUF_MIN);
+    if (rc == -ENOMEM)
+        return PATHGATE_ENOMEM;
+    if (rc < 0)
+        stats->unreadable_dirs++;
     size_t off = 0;
-    while (off < used) {
-        struct dirent64 *d = (struct dirent64 *)(void *)(L->buf + off);
-        off += d->d_reclen;
-        const char *name = d->d_name;
-        size_t len = strlen(name);
+    pathgate__os_dirent d;
+    while (pathgate__os_dir_next(L->buf, used, &off, &d)) {
+        const char *name = d.name;
+        size_t len = d.len;
         if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
             continue;
         if (!pathgate__address_name_listable(name, len)) {
             stats->skipped_names++;
             continue;
         }
-        unsigned char type = d->d_type;
-        if (type == DT_UNKNOWN) {
+        unsigned char type = (unsigned char)d.type;
+        if (type == PATHGATE__OS_T_UNKNOWN) {
             struct stat st;
             if (fstatat(L->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue;
-            type = S_ISDIR(st.st_mode)   ? DT_DIR
-                   : S_ISREG(st.st_mode) ? DT_REG
-                   : S_ISLNK(st.st_mode) ? DT_LNK
-                                         : DT_UNKNOWN;
+            type = S_ISDIR(st.st_mode)   ? PATHGATE__OS_T_DIR
+                   : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG
+                   : S_ISLNK(st.st_mode) ? PATHGATE__OS_T_LNK
+                                         : PATHGATE__OS_T_UNKNOWN;
         }
-        if (type != DT_DIR && type != DT_REG && type != DT_LNK)
+        if (type != PATHGATE__OS_T_DIR && type != PATHGATE__OS_T_REG && type != PATHGATE__OS_T_LNK)
             continue;
         if (g && !shallow) {
             int keep = pathgate__glob_step(g, scratch, state, name, len);
-            if (type != DT_DIR)
+            if (type != PATHGATE__OS_T_DIR)
                 keep = pathgate__glob_accepts(g, scratch);
             if (!keep)
                 continue;
@@ -342,10 +328,10 @@ static int visit_entry(walker *W, const level *L, const ent *e, size_t len, void
     f.sub_len = len - skip;
     f.path = W->addr;
     f.path_len = W->prefix + len;
-    f.is_dir = e->type == DT_DIR;
-    f.is_link = e->type == DT_LNK;
+    f.is_dir = e->type == PATHGATE__OS_T_DIR;
+    f.is_link = e->type == PATHGATE__OS_T_LNK;
     if (f.is_link) {
-        int fd = pathgate__fs_open(w->t, W->rel, O_PATH, 0);
+        int fd = pathgate__fs_open(w->t, W->rel, PATHGATE__OS_O_PATH, 0);
         if (fd == -PATHGATE__POLICY_ENOREAD)
             W->stats.skipped_denied++; /* leads to what the policy hides */
         if (fd < 0)
@@ -404,7 +390,7 @@ int pathgate__walker_run(walker *W, const listing *dir, size_t from, size_t to, 
         size_t len = put_rel(W, L, e);
         if (!len)
             continue;
-        if (e->type == DT_DIR && !w->shallow) {
+        if (e->type == PATHGATE__OS_T_DIR && !w->shallow) {
             rc = enter_dir(W, depth, dir->depth, e, len);
             if (rc < 0)
                 break;

@@ -17,7 +17,7 @@
 typedef struct ent {
     const char *name;
     size_t len;
-    unsigned char type; /* DT_REG, DT_DIR, DT_LNK */
+    unsigned char type; /* PATHGATE__OS_T_REG, PATHGATE__OS_T_DIR, PATHGATE__OS_T_LNK */
 } ent;
 
 typedef struct level {

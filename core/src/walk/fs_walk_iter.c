@@ -81,8 +81,9 @@ static int push_index(const pathgate_allocator *a, size_t **arr, size_t *n, size
 }
 
 /* What a symlink in the directory at addr[0..len) leads to, beneath the
- * base: DT_DIR, DT_REG, or 0 (out, dangling, anything else); 1 (no DT_*
- * value) when it leads to what the policy hides. */
+ * base: PATHGATE__OS_T_DIR, PATHGATE__OS_T_REG, or 0 (out, dangling,
+ * anything else); LINK_HIDDEN when it leads to what the policy hides. */
+#define LINK_HIDDEN 0xffu
 static unsigned char link_kind(pathgate_fs_walk *w, size_t len, const pathgate__fs_name *n)
 {
     char *rel = w->addr + w->t.prefix_len + 1; /* "<dir rel>/<name>", or <name> at the base */
@@ -90,18 +91,18 @@ static unsigned char link_kind(pathgate_fs_walk *w, size_t len, const pathgate__
     w->addr[at++] = '/';
     memcpy(w->addr + at, n->name, n->len);
     w->addr[at + n->len] = '\0';
-    int fd = w->t.policy
-                 ? pathgate__fs_open(&w->t, rel, O_PATH, 0)
-                 : pathgate__contain_open(w->t.base_fd, rel, O_PATH, 0, w->t.force_fallback);
+    int fd = w->t.policy ? pathgate__fs_open(&w->t, rel, PATHGATE__OS_O_PATH, 0)
+                         : pathgate__contain_open(w->t.base_fd, rel, PATHGATE__OS_O_PATH, 0,
+                                                  w->t.force_fallback);
     w->addr[len] = '\0';
     if (fd == -PATHGATE__POLICY_ENOREAD)
-        return 1; /* leads to what the policy hides */
+        return LINK_HIDDEN; /* leads to what the policy hides */
     if (fd < 0)
         return 0;
     struct stat st;
     unsigned char k = 0;
     if (fstat(fd, &st) == 0)
-        k = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : 0;
+        k = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG : 0;
     close(fd);
     return k;
 }
@@ -135,17 +136,17 @@ static int fill_frame(pathgate_fs_walk *w, frame *f)
             continue;
         }
         unsigned char type = n->type, kind = KIND_DIR;
-        if (type == DT_LNK) {
+        if (type == PATHGATE__OS_T_LNK) {
             type = link_kind(w, f->addr_len, n);
             kind = KIND_DIR_LINK;
-            if (type == 1) {
+            if (type == LINK_HIDDEN) {
                 w->denied++;
                 continue;
             }
         }
-        if (type == DT_DIR)
+        if (type == PATHGATE__OS_T_DIR)
             rc = push_index(w->a, &f->dirs, &f->ndirs, &f->dcap, i, &f->kind, kind);
-        else if (type == DT_REG)
+        else if (type == PATHGATE__OS_T_REG)
             rc = push_index(w->a, &f->files, &f->nfiles, &f->fcap, i, NULL, 0);
         if (rc < 0)
             return rc;

@@ -154,7 +154,7 @@ static int expand(plan *P, size_t *budget)
         for (size_t i = old[k].from; i < old[k].to && rc == 0; i++) {
             const ent *e = &d->L.ents[i];
             size_t rl = strlen(d->rel);
-            if (e->type != DT_DIR || !*budget || d->depth + 1 > PATHGATE_FS_MAX_DEPTH ||
+            if (e->type != PATHGATE__OS_T_DIR || !*budget || d->depth + 1 > PATHGATE_FS_MAX_DEPTH ||
                 rl + 1 + e->len > PATHGATE_PATH_MAX)
                 continue;
             if (w->glob && !pathgate__glob_step(w->glob, cstate, d->state, e->name, e->len))
@@ -320,7 +320,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
     if (root < 0) {
         if (root == -ENOTDIR) {
             /* the root exists as something else, or a parent is a file */
-            int probe = pathgate__fs_open(t, NULL, O_PATH, 0);
+            int probe = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
             if (probe >= 0) {
                 close(probe);
                 return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);

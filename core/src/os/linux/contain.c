@@ -18,7 +18,7 @@
  * levels (deeper paths answer -ENAMETOOLONG, failing closed).
  */
 #define _GNU_SOURCE
-#include "contain.h"
+#include "os.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +29,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Bounded retries of openat2 answering EAGAIN. */
+#define PATHGATE__CONTAIN_EAGAIN_RETRIES 32
+
 #ifndef SYS_openat2
 #define SYS_openat2 437 /* the same number on every architecture */
 #endif
 
-static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode, int no_links)
+static int openat2_beneath(int dirfd, const char *rel, int flags, unsigned int mode, int no_links)
 {
     struct open_how how;
     memset(&how, 0, sizeof how);
@@ -233,7 +236,7 @@ static int walk_enter(walk *w, const char *name)
 /* The final component, opened with the caller's flags. Returns the fd or
  * -errno; *again is set when it was a symlink, now spliced into the path
  * (then 0 or walk_follow's -errno). */
-static int walk_final(walk *w, const char *name, const component *c, int flags, mode_t mode,
+static int walk_final(walk *w, const char *name, const component *c, int flags, unsigned int mode,
                       int *again)
 {
     char target[PATHGATE_PATH_MAX];
@@ -279,7 +282,7 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
  * lexically (`vdepth`), a `..` that climbs back out of them resumes the
  * real walk, and the answer is -ENOENT unless something escapes.
  */
-static int walk_run(walk *w, int flags, mode_t mode)
+static int walk_run(walk *w, int flags, unsigned int mode)
 {
     char name[NAME_MAX + 1];
     for (;;) {
@@ -313,7 +316,7 @@ static int walk_run(walk *w, int flags, mode_t mode)
     }
 }
 
-static int walk_open_names(int dirfd, const char *rel, int flags, mode_t mode, int probe,
+static int walk_open_names(int dirfd, const char *rel, int flags, unsigned int mode, int probe,
                            int no_links, names *nm)
 {
     size_t len = strlen(rel);
@@ -335,14 +338,14 @@ static int walk_open_names(int dirfd, const char *rel, int flags, mode_t mode, i
     return rc;
 }
 
-static int walk_open(int dirfd, const char *rel, int flags, mode_t mode, int probe)
+static int walk_open(int dirfd, const char *rel, int flags, unsigned int mode, int probe)
 {
     return walk_open_names(dirfd, rel, flags, mode, probe, 0, NULL);
 }
 
 /* ------------------------------------------------------------- API */
 
-int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, mode_t mode,
+int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, unsigned int mode,
                                unsigned int how)
 {
     if (!rel || dirfd < 0)
@@ -358,7 +361,7 @@ int pathgate__contain_open_how(int dirfd, const char *rel, int open_flags, mode_
     return walk_open_names(dirfd, rel, open_flags, mode, 0, no_links, NULL);
 }
 
-int pathgate__contain_open(int dirfd, const char *rel, int open_flags, mode_t mode,
+int pathgate__contain_open(int dirfd, const char *rel, int open_flags, unsigned int mode,
                            int force_fallback)
 {
     return pathgate__contain_open_how(dirfd, rel, open_flags, mode,
@@ -493,9 +496,9 @@ int pathgate__errno_to_code(int neg_errno)
         return PATHGATE_EACCES;
     case EEXIST:
         return PATHGATE_EEXIST;
-    case ENOKEY: /* the policy hides it (policy_internal.h) */
+    case -PATHGATE__OS_EHIDDEN: /* the policy hides it (policy_internal.h) */
         return PATHGATE_EINVALIDPATH;
-    case EKEYREJECTED: /* the policy protects it */
+    case -PATHGATE__OS_EPROTECTED: /* the policy protects it */
         return PATHGATE_EPOLICY;
     case ENOMEM:
         return PATHGATE_ENOMEM;

@@ -1,0 +1,245 @@
+/*
+ * os.h - internal: the one interface between the portable core and the
+ * operating system (docs/os.md).
+ *
+ * The portable folders (util/, lex/, resolve/, policy/, fs/, walk/, edit/,
+ * exec/, net/) reach the OS through these prototypes; one backend folder
+ * implements them, and CMake picks it (-DPATHGATE_OS=linux|posix|windows):
+ *
+ *   os/linux/    the kernel's own beneath-lookup, path-only handles, extended
+ *                stat, raw listings, atomic no-replace and exchange renames,
+ *                in-kernel copies and reflinks, each with a runtime fallback
+ *   os/posix/    POSIX 2008 (macOS, the BSDs): the O_NOFOLLOW component
+ *                walk, fdopendir + readdir, fstatat, renameat, link
+ *   os/windows/  NT handles (in progress)
+ *
+ * The model is libgit2's p_* prototypes (src/util/unix, src/util/win32)
+ * and libuv's uv__ functions with runtime fallbacks. Each backend also
+ * provides "os_platform.h" (included below): the values of the flags named
+ * here, and inline bodies of the calls on a hot path, so that the Linux
+ * build pays nothing for the layer.
+ *
+ * Conventions:
+ * - A handle is an int (pathgate__os_fd), -1 for none. POSIX backends use
+ *   the file descriptor; a Windows backend keeps its HANDLEs in a table
+ *   indexed by that int. PATHGATE__OS_AT_BASE is never a handle.
+ * - Calls return 0 (or a handle, a length) on success and a negative
+ *   error on failure: the negation of an <errno.h> code of the set below
+ *   (every platform's C library defines them, Windows' too), or one of
+ *   pathgate's own PATHGATE__OS_E* sentinels. A backend maps its native
+ *   errors onto that set; anything else reads as -EIO.
+ *     ENOENT ENOTDIR EISDIR EEXIST ENOTEMPTY EXDEV ELOOP ENAMETOOLONG
+ *     EACCES EPERM EROFS EBUSY EINVAL ENOMEM ENOSPC EAGAIN EINTR ENOSYS
+ *     EMFILE EBADF ERANGE EIO
+ * - `rel` arguments are normalised relative paths with '/' separators
+ *   ("" names the directory itself); `name` arguments are one component.
+ */
+#ifndef PATHGATE_OS_H
+#define PATHGATE_OS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pathgate/common.h"
+
+typedef int pathgate__os_fd;
+
+/* pathgate's own errors, beside the errno set: never an errno value on any
+ * platform (mapped by pathgate__errno_to_code). */
+#define PATHGATE__OS_EHIDDEN (-0x7001)    /* the policy hides it: EINVALIDPATH */
+#define PATHGATE__OS_EPROTECTED (-0x7002) /* the policy protects it: EPOLICY */
+
+/*
+ * Open flags. The access modes and O_CREAT/O_EXCL/O_TRUNC/O_APPEND/
+ * O_NONBLOCK/O_CLOEXEC/O_DIRECTORY/O_NOFOLLOW keep their POSIX names
+ * (<fcntl.h>; a backend whose C library lacks one defines it in its
+ * os_platform.h); what POSIX lacks is named here, with values from the
+ * backend's os_platform.h:
+ *
+ *   PATHGATE__OS_O_PATH       a handle that only names the entry: no read
+ *                             permission needed, a FIFO does not block
+ *                             (Linux's path-only handle). The POSIX backend opens for
+ *                             reading, non-blocking (docs/os.md: mode-000
+ *                             files and search-only directories differ).
+ *                             With O_NOFOLLOW, Linux opens a final symlink
+ *                             itself; where the OS cannot
+ *                             (PATHGATE__OS_HAS_LINK_HANDLE 0) that fails
+ *                             with -ELOOP.
+ *   PATHGATE__OS_O_TMPFILE    an unnamed file in a directory, where the OS
+ *                             has one (PATHGATE__OS_HAS_TMPFILE)
+ */
+
+/* ------------------------------------------------ open beneath a directory */
+
+/* Most symlinks followed in one walk (the kernel's own limit). */
+#define PATHGATE__CONTAIN_MAX_LINKS 40
+/* Most directory levels the component walk holds open at once. */
+#define PATHGATE__CONTAIN_MAX_DEPTH 256
+/* How pathgate__contain_open_how and pathgate__contain_probe_how look up. */
+#define PATHGATE__CONTAIN_FALLBACK 0x1u /* the component walk, never the kernel's */
+#define PATHGATE__CONTAIN_NO_LINKS 0x2u /* a symlink anywhere on the way: -ELOOP */
+
+/*
+ * Opens `rel` beneath dirfd with containment enforced: the kernel's lookup
+ * where it has one (Linux's beneath-lookup), else a component
+ * walk that opens one name at a time without following links and splices
+ * a symlink's target in only while it stays inside. open_flags as above
+ * (close-on-exec always added). Returns the handle or a negative error:
+ * -EXDEV for an escape (`..` above dirfd, absolute or outward symlink,
+ * magic link), -ENOENT, -ENOTDIR, -ELOOP, -EISDIR, ...
+ */
+int pathgate__contain_open(pathgate__os_fd dirfd, const char *rel, int open_flags,
+                           unsigned int mode, int force_fallback);
+int pathgate__contain_open_how(pathgate__os_fd dirfd, const char *rel, int open_flags,
+                               unsigned int mode, unsigned int how);
+
+/*
+ * Existence and containment of `rel` beneath dirfd, symlinks followed
+ * while they stay inside: 0 exists, -ENOENT missing (and nothing existing
+ * on the way leads out; what follows a missing component is read
+ * lexically), -EXDEV escapes, another negative error. With NO_LINKS:
+ * -ELOOP when a link is on the way.
+ */
+int pathgate__contain_probe(pathgate__os_fd dirfd, const char *rel, int force_fallback);
+int pathgate__contain_probe_how(pathgate__os_fd dirfd, const char *rel, unsigned int how);
+
+/* The real relative path of `rel` beneath dirfd (every symlink on the way
+ * followed, a missing tail kept as written) into out: 0, -EXDEV, -ELOOP,
+ * -ENAMETOOLONG. */
+int pathgate__contain_real_rel(char *out, size_t cap, pathgate__os_fd dirfd, const char *rel,
+                               int force_fallback);
+
+/* A negative error of this interface as a pathgate code (PATHGATE__OS_E*
+ * included). */
+int pathgate__errno_to_code(int neg_errno);
+
+/* Opens a directory given by a host path (a root's configured location):
+ * PATHGATE__OS_O_PATH | O_DIRECTORY, following links (the root may be a link). */
+pathgate__os_fd pathgate__os_open_root(const char *host_path);
+
+/* Opens one name in dirfd (no containment walk: name is one component or
+ * ".."), open_flags as above. The handle or a negative error. */
+pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int open_flags,
+                                    unsigned int mode);
+
+/* ------------------------------------------------------------------ stat */
+
+/* The entry types of stat and of directory listings. */
+#define PATHGATE__OS_T_UNKNOWN 0
+#define PATHGATE__OS_T_REG 1
+#define PATHGATE__OS_T_DIR 2
+#define PATHGATE__OS_T_LNK 3
+#define PATHGATE__OS_T_OTHER 4 /* FIFO, socket, device */
+
+typedef struct pathgate__os_stat {
+    unsigned int type; /* PATHGATE__OS_T_* */
+    unsigned int mode; /* permission bits (07777) */
+    uint64_t size;
+    uint64_t dev, ino;
+    uint64_t nlink;
+    int64_t atime_sec, mtime_sec, ctime_sec, btime_sec;
+    long atime_nsec, mtime_nsec, ctime_nsec, btime_nsec;
+    int has_btime; /* the OS reported a birth time */
+} pathgate__os_stat;
+
+/* pathgate__os_statat flags */
+#define PATHGATE__OS_STAT_NOFOLLOW 0x1u /* lstat: a final symlink is the entry */
+#define PATHGATE__OS_STAT_BTIME 0x2u    /* ask for the birth time where it costs nothing more */
+
+/* stat (or lstat) of name in dirfd; name "" is dirfd itself (which may be
+ * a PATHGATE__OS_O_PATH handle). 0 or a negative error. */
+int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int flags,
+                        pathgate__os_stat *out);
+
+/* ------------------------------------------------------------ directories */
+
+/* One entry of a listing read by pathgate__os_dir_read_all. */
+typedef struct pathgate__os_dirent {
+    const char *name; /* NUL-terminated, inside the listing's buffer */
+    size_t len;
+    unsigned int type; /* PATHGATE__OS_T_*; UNKNOWN: ask pathgate__os_statat */
+} pathgate__os_dirent;
+
+/*
+ * Reads the entries of the directory open as fd (from its current
+ * position: callers pass a fresh handle, or rewind it with
+ * pathgate__os_dir_rewind) into *buf, grown with a (*cap bytes, at least
+ * `min` when it grows; *used bytes of records). `.` and `..` may be among
+ * them. Returns 0, -ENOMEM (the buffer could not grow), or a negative
+ * error of the read (what was read before it is kept in *buf).
+ */
+int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, char **buf,
+                              size_t *cap, size_t *used, size_t min);
+
+/* The entry at *off of a listing (buf, used): 1 with e filled and *off
+ * advanced, 0 at the end. Inline in os_platform.h. */
+static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *off,
+                                        pathgate__os_dirent *e);
+
+/* Puts fd's listing position back to its start: 0 or a negative error. */
+int pathgate__os_dir_rewind(pathgate__os_fd fd);
+
+/* ------------------------------------------------------------- changes */
+
+int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int mode);
+/* unlink (flags 0) or rmdir (PATHGATE__OS_REMOVE_DIR) of name in dirfd */
+#define PATHGATE__OS_REMOVE_DIR 0x1u
+int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int flags);
+
+/* rename flags: 0 replaces; NOREPLACE fails with -EEXIST when the new name
+ * exists (atomically; the POSIX backend links then unlinks, for files; a
+ * directory there is renamed after a check, the residual of docs/os.md);
+ * EXCHANGE swaps the two (-ENOSYS where the OS cannot). */
+#define PATHGATE__OS_RENAME_NOREPLACE 0x1u
+#define PATHGATE__OS_RENAME_EXCHANGE 0x2u
+int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
+                          const char *newname, unsigned int flags);
+
+/* A hard link of the entry `oldname` in olddir (never following it). */
+int pathgate__os_linkat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
+                        const char *newname);
+int pathgate__os_symlinkat(const char *target, pathgate__os_fd dirfd, const char *name);
+/* The target of the symlink name in dirfd ("" : the PATHGATE__OS_O_PATH handle dirfd
+ * itself, where the OS has link handles) into buf: its length (< size) or
+ * a negative error (-EINVAL: not a symlink, -ENAMETOOLONG). */
+long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf, size_t size);
+
+/* chmod and utime of the entry a handle holds (a PATHGATE__OS_O_PATH
+ * handle): never through a name. times: NULL = both now; else
+ * {atime_sec, atime_nsec, mtime_sec, mtime_nsec}, a nsec of
+ * PATHGATE__OS_UTIME_NOW sets that one to now, PATHGATE__OS_UTIME_OMIT
+ * keeps it. */
+#define PATHGATE__OS_UTIME_NOW (-1L)
+#define PATHGATE__OS_UTIME_OMIT (-2L)
+int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode);
+int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4]);
+
+/* ------------------------------------------------------ files and bytes */
+
+/* Copies the whole of in (from offset 0) to out (at its current offset,
+ * its offset left at the end; a is for a read/write buffer):
+ * sharing the extents (a reflink, macOS clonefile) where the filesystem
+ * can, else the kernel's in-place copy, else read/write. 0 or a negative
+ * error. */
+int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate_allocator *a);
+
+/* The host path of the directory fd holds, where the OS can say it
+ * (Linux's proc links, F_GETPATH on macOS, GetFinalPathNameByHandle):
+ * 0, -ENOSYS where it cannot, or another negative error. */
+int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap);
+
+/* An advisory whole-file lock on fd: exclusive, non-blocking. 0, -EAGAIN
+ * (held by another), -ENOSYS (the file system has none). */
+int pathgate__os_lock_try(pathgate__os_fd fd);
+
+/* Flushes the file system fd lives on (one call on Linux), or fd itself where the OS
+ * has no such call. 0 or a negative error. */
+int pathgate__os_sync_fs(pathgate__os_fd fd);
+
+/* n random bytes from the OS (getentropy, BCryptGenRandom, ...):
+ * 0 or a negative error. */
+int pathgate__os_random(void *out, size_t n);
+
+#include "os_platform.h"
+
+#endif
