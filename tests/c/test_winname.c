@@ -9,10 +9,14 @@
 #include "winname.h"
 
 static const char *const verdicts[] = {
-    [PATHGATE__WINNAME_OK] = "ok",           [PATHGATE__WINNAME_EMPTY] = "empty",
-    [PATHGATE__WINNAME_DOTS] = "dots",       [PATHGATE__WINNAME_UTF8] = "utf8",
-    [PATHGATE__WINNAME_CHAR] = "char",       [PATHGATE__WINNAME_STREAM] = "stream",
-    [PATHGATE__WINNAME_TRAILING] = "trailing", [PATHGATE__WINNAME_DEVICE] = "device",
+    [PATHGATE__WINNAME_OK] = "ok",
+    [PATHGATE__WINNAME_EMPTY] = "empty",
+    [PATHGATE__WINNAME_DOTS] = "dots",
+    [PATHGATE__WINNAME_UTF8] = "utf8",
+    [PATHGATE__WINNAME_CHAR] = "char",
+    [PATHGATE__WINNAME_STREAM] = "stream",
+    [PATHGATE__WINNAME_TRAILING] = "trailing",
+    [PATHGATE__WINNAME_DEVICE] = "device",
     [PATHGATE__WINNAME_SHORT] = "short",
 };
 
@@ -72,7 +76,8 @@ static void test_table(void **state)
         rows++;
         char *tab = strchr(line, '\t');
         char name[256];
-        long n = tab && (size_t)(tab - line) < sizeof name ? (*tab = '\0', unescape(name, line)) : -1;
+        long n =
+            tab && (size_t)(tab - line) < sizeof name ? (*tab = '\0', unescape(name, line)) : -1;
         if (n < 0) {
             print_error("windows_names.tsv:%d: malformed row\n", lineno);
             failed++;
@@ -100,16 +105,14 @@ static void test_devices_with_every_suffix(void **state)
 {
     (void)state;
     static const char *const devices[] = {
-        "CON",  "PRN",  "AUX",  "NUL",       "COM0",      "COM1",      "COM2",
-        "COM3", "COM4", "COM5", "COM6",      "COM7",      "COM8",      "COM9",
-        "COM¹", "COM²", "COM³", "LPT0",      "LPT1",      "LPT2",      "LPT3",
-        "LPT4", "LPT5", "LPT6", "LPT7",      "LPT8",      "LPT9",      "LPT¹",
-        "LPT²", "LPT³", "con",  "lpt\xC2\xB2", "Aux",
+        "CON",  "PRN",  "AUX",  "NUL",  "COM0",        "COM1", "COM2", "COM3", "COM4",
+        "COM5", "COM6", "COM7", "COM8", "COM9",        "COM¹", "COM²", "COM³", "LPT0",
+        "LPT1", "LPT2", "LPT3", "LPT4", "LPT5",        "LPT6", "LPT7", "LPT8", "LPT9",
+        "LPT¹", "LPT²", "LPT³", "con",  "lpt\xC2\xB2", "Aux",
     };
     static const char *const suffixes[] = {
-        "",       ".",          ". ",         ".ext",        ".ext.",
-        ".ext. ", ".ext ",      ".ext.more",  ".ext.more.",  ".ext.more ",
-        ".ext.more. ", ".ext.more .", " ",
+        "",          ".",          ". ",         ".ext",        ".ext.",       ".ext. ", ".ext ",
+        ".ext.more", ".ext.more.", ".ext.more ", ".ext.more. ", ".ext.more .", " ",
     };
     int count = 0;
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
