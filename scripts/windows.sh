@@ -134,6 +134,11 @@ export WINEPATH="$(winpath "$out");$(winpath "$deps/prefix/bin");$(winpath /usr/
 status=0
 ctest --test-dir "$out" --output-on-failure --no-tests=error -j"$jobs" | tee "$out/ctest.out" || status=$?
 
+# The cost of containment, as ratios measured in one run (not a test).
+if [ "$status" = 0 ] && [ -z "${PATHGATE_WINDOWS_NO_BENCH:-}" ]; then
+  "$wine_bin" "$out/tests/windows/bench_open.exe" "$out/tests/windows/tree" 2>/dev/null || true
+fi
+
 # ------------------------------------------------------------ 5. release zip
 if [ "$status" = 0 ]; then
   version=$(for part in MAJOR MINOR PATCH; do

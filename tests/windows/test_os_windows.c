@@ -163,9 +163,8 @@ static void test_long_paths(void **state)
     pathgate__os_win_handle root = NULL, h = NULL;
     int v;
     assert_int_equal(pathgate__os_win_open_root(deep_root, strlen(deep_root), &root), 0);
-    assert_int_equal(pathgate__os_win_open_beneath(root, PG_S("deep.txt"), PATHGATE__OS_WIN_FILE,
-                                                   &h, &v),
-                     0);
+    assert_int_equal(
+        pathgate__os_win_open_beneath(root, PG_S("deep.txt"), PATHGATE__OS_WIN_FILE, &h, &v), 0);
     pathgate__os_win_close(h);
     pathgate__os_win_close(root);
     /* and spelled as a \\?\ path with backslashes */
