@@ -146,9 +146,9 @@ int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_ha
         if (w[i] == L'/')
             w[i] = L'\\';
     w[at] = 0;
-    HANDLE h = CreateFileW(w, FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
-                           FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    HANDLE h = CreateFileW(
+        w, FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+        FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
     DWORD e = GetLastError();
     HeapFree(GetProcessHeap(), 0, w);
     if (h == INVALID_HANDLE_VALUE)
@@ -243,7 +243,8 @@ static int open_component(HANDLE parent, const char *name, size_t n, int last, i
     }
     IO_STATUS_BLOCK io;
     HANDLE h = NULL;
-    NTSTATUS st = NtCreateFile(&h, access, &oa, &io, NULL, 0, share, WIN_FILE_OPEN, options, NULL, 0);
+    NTSTATUS st =
+        NtCreateFile(&h, access, &oa, &io, NULL, 0, share, WIN_FILE_OPEN, options, NULL, 0);
     if (st == WIN_STATUS_REPARSE_POINT_ENCOUNTERED || st == WIN_STATUS_STOPPED_ON_SYMLINK)
         return -ELOOP;
     if (!NT_SUCCESS(st))
