@@ -5,7 +5,10 @@
 #   2. the threaded C suites under ThreadSanitizer
 #   3. the libFuzzer targets for a bounded time (clang)
 #   4. the Release configuration (-O3), built whole, with its C suites
-#   5. every suite on the plain build, and the install checks (tests/install:
+#   5. the Windows cross-build (mingw-w64) and its suites under wine
+#      (scripts/windows.sh; skipped with a SKIPPED line without the
+#      Windows source tarballs)
+#   6. every suite on the plain build, and the install checks (tests/install:
 #      C prefix with pkg-config/find_package, Python sdist -> wheel -> venv,
 #      Lua rock); its ctest summary is the last line.
 # Every build here is a development build: warnings are errors
@@ -54,6 +57,9 @@ fi
 echo "== Release (-O3): the whole build, and the C suites"
 bash scripts/setup.sh build-release -DPATHGATE_WERROR=ON -DCMAKE_BUILD_TYPE=Release
 run_ctest build-release -L c
+
+echo "== Windows: cross-build with mingw-w64, suites under wine"
+bash scripts/windows.sh
 
 echo "== all suites"
 bash scripts/setup.sh build -DPATHGATE_WERROR=ON
