@@ -271,3 +271,9 @@ void pg_tmpdir_remove(char *dir)
     free(dir);
 }
 #endif
+
+int pg_backend_is(const char *name)
+{
+    const char *b = getenv("PATHGATE_OS_BACKEND");
+    return b && strcmp(b, name) == 0;
+}

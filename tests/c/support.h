@@ -34,6 +34,20 @@
 #include "pathgate/pathgate.h"
 #include "testing.h" /* core/src: the test-only knobs */
 
+/* 1 when this build's OS backend is `name` ("linux", "posix"): ctest
+ * exports PATHGATE_OS_BACKEND (tests/c/CMakeLists.txt). */
+int pg_backend_is(const char *name);
+
+/* Skips the running test, by name, in the POSIX backend's build: what it
+ * asserts needs what POSIX does not have (docs/os.md lists each test). */
+#define PG_SKIP_ON_POSIX(why)                                                                      \
+    do {                                                                                           \
+        if (pg_backend_is("posix")) {                                                              \
+            print_message("SKIPPED: %s (POSIX backend: %s)\n", __func__, why);                     \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
 /* The allocator routed to cmocka's test_malloc / test_realloc / test_free. */
 const pathgate_allocator *pg_test_alloc(void);
 

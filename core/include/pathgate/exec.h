@@ -208,6 +208,22 @@ PATHGATE_EXTERN int pathgate_exec_run_session(pathgate_exec_result *out, pathgat
  * the highest this build knows (7); 0 when the kernel has none. */
 PATHGATE_EXTERN int pathgate_exec_landlock_abi(void);
 
+/* The message of every command call in a build without commands (the
+ * POSIX backend, Windows): PATHGATE_EUNSUPPORTED, nothing run. */
+#define PATHGATE_EXEC_UNSUPPORTED_MESSAGE                                                          \
+    "commands are not supported by this build of pathgate (no contained sandbox for this OS); "    \
+    "nothing was run"
+
+/*
+ * What this build's commands can get, as PATHGATE_EXEC_PROT_* bits: 0 when
+ * the build has no commands (every pathgate_exec_run answers
+ * PATHGATE_EUNSUPPORTED, even with allow_unconfined); on Linux every
+ * protection the sandbox implements, the Landlock ones limited to what the
+ * running kernel has (pathgate_exec_landlock_abi). What one command
+ * actually got is its result's `protections`.
+ */
+PATHGATE_EXTERN unsigned int pathgate_exec_capabilities(void);
+
 #ifdef __cplusplus
 }
 #endif

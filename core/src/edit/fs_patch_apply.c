@@ -17,6 +17,7 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "fs_entry.h"
 #include "fs_internal.h"
 #include "fs_patch_internal.h"
 #include "policy_internal.h"
@@ -311,6 +312,19 @@ static int probe(apply *ap, entry *x, const char *what)
         return 0;
     }
     int fd = pathgate__fs_open(ap->t, NULL, PATHGATE__OS_O_PATH | O_NOFOLLOW, 0);
+#if !PATHGATE__OS_HAS_LINK_HANDLE
+    if (fd == -ELOOP) { /* no handle on a symlink itself here: look at the name */
+        pathgate__fs_entry e;
+        if (pathgate__fs_entry_find(&e, ap->t, 0) == 0) {
+            int link = e.exists && S_ISLNK(e.st.st_mode);
+            pathgate__fs_entry_close(&e);
+            if (link) {
+                x->exists = 1;
+                return 0;
+            }
+        }
+    }
+#endif
     if (fd == -ENOENT || fd == -ENOTDIR)
         return 0;
     if (fd == -PATHGATE__POLICY_ENOREAD || fd == -PATHGATE__POLICY_ENOWRITE)

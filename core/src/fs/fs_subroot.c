@@ -39,9 +39,20 @@ static size_t derive_key(char out[KEY_CAP + 1], const char *name, size_t len)
 
 /* The real path of the directory held as fd, checked to name that very
  * inode. 0 or -errno. */
-static int real_path(char *out, size_t size, int fd)
+static int real_path(char *out, size_t size, int fd, const pathgate__fs_target *t)
 {
-    if (pathgate__os_fd_path(fd, out, size) < 0 || out[0] != '/')
+    int rc = pathgate__os_fd_path(fd, out, size);
+    if (rc == -ENOSYS) {
+        /* the OS cannot say: the base's host path and the real names
+         * below it, checked below to be the very directory held */
+        const char *hp = pathgate__resolver_base_host_path(t->r, t->base);
+        char rel[PATHGATE_PATH_MAX + 1];
+        rc = hp ? pathgate__contain_real_rel(rel, sizeof rel, t->base_fd, t->rel, t->force_fallback)
+                : -ENOENT;
+        if (rc == 0 && (size_t)snprintf(out, size, "%s%s%s", hp, *rel ? "/" : "", rel) >= size)
+            rc = -ENAMETOOLONG;
+    }
+    if (rc < 0 || out[0] != '/')
         return -ENOENT;
     struct stat held, seen;
     if (fstat(fd, &held) < 0 || stat(out, &seen) < 0)
@@ -84,7 +95,7 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
         ro = a == 1 || b == 1;
     }
     char host[PATH_MAX];
-    if ((rc = real_path(host, sizeof host, fd)) < 0) {
+    if ((rc = real_path(host, sizeof host, fd, &t)) < 0) {
         close(fd);
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "The directory of '%s' has no real path to open a root at",

@@ -26,7 +26,7 @@
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
-#include "exec_template.h"
+#include "exec_cache.h"
 #include "pathgate/uri.h"
 #include "policy_internal.h"
 #include "registry.h"

@@ -21,6 +21,22 @@ int pathgate_exec_landlock_abi(void)
     return pathgate__landlock_abi();
 }
 
+unsigned int pathgate_exec_capabilities(void)
+{
+    unsigned int caps = PATHGATE_EXEC_PROT_SECCOMP | PATHGATE_EXEC_PROT_NAMESPACES |
+                        PATHGATE_EXEC_PROT_PID_LIMIT | PATHGATE_EXEC_PROT_RLIMITS |
+                        PATHGATE_EXEC_PROT_UNPRIVILEGED_UID | PATHGATE_EXEC_PROT_MEMORY_LIMIT |
+                        PATHGATE_EXEC_PROT_NETWORK_NAMESPACE | PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST;
+    int abi = pathgate__landlock_abi();
+    if (abi >= 1)
+        caps |= PATHGATE_EXEC_PROT_LANDLOCK;
+    if (abi >= 3)
+        caps |= PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE;
+    if (abi >= 6)
+        caps |= PATHGATE_EXEC_PROT_LANDLOCK_SCOPE;
+    return caps;
+}
+
 int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec_options *opts,
                                  pathgate_error *err)
 {

@@ -33,7 +33,7 @@
 /* Network namespaces kept per prepared view. */
 #define PATHGATE__TEMPLATE_NETNS_MAX 16
 
-typedef struct pathgate__exec_cache pathgate__exec_cache;
+#include "exec_cache.h"
 
 /* What a prepared view is made of. */
 typedef struct pathgate__exec_template_spec {
@@ -68,8 +68,6 @@ typedef struct pathgate__exec_template {
 } pathgate__exec_template;
 
 int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocator *alloc);
-/* Frees the cache and every prepared view in it. NULL is a no-op. */
-void pathgate__exec_cache_free(pathgate__exec_cache *c);
 
 /* A prepared view for spec from the cache, built when there is none yet
  * (or it has gone stale). Holds a reference until put. 0, or

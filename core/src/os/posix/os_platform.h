@@ -1,0 +1,36 @@
+/*
+ * os_platform.h (POSIX) - the values of os.h's flags, and the inline
+ * listing parser, for the portable POSIX 2008 backend (os/posix/).
+ */
+#ifndef PATHGATE_OS_PLATFORM_H
+#define PATHGATE_OS_PLATFORM_H
+
+#include <fcntl.h>
+#include <string.h>
+
+/* No path-only handle in POSIX: a handle that names an entry is opened for
+ * reading, non-blocking (a FIFO does not block). A mode-000 file or a
+ * search-only directory therefore cannot be held (-EACCES), and a final
+ * symlink under O_NOFOLLOW cannot be opened (-ELOOP): docs/os.md. */
+#define PATHGATE__OS_O_PATH (O_RDONLY | O_NONBLOCK)
+#define PATHGATE__OS_O_TMPFILE 0
+#define PATHGATE__OS_HAS_TMPFILE 0
+#define PATHGATE__OS_HAS_LINK_HANDLE 0
+
+/* A listing is what pathgate__os_dir_read_all wrote: records of
+ * {uint16 size, uint8 type, name, NUL}, each padded to 8 bytes. */
+static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *off,
+                                        pathgate__os_dirent *e)
+{
+    if (*off >= used)
+        return 0;
+    const unsigned char *r = (const unsigned char *)buf + *off;
+    size_t size = (size_t)r[0] | (size_t)r[1] << 8;
+    e->type = r[2];
+    e->name = (const char *)r + 3;
+    e->len = strlen(e->name);
+    *off += size;
+    return 1;
+}
+
+#endif
