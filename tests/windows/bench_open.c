@@ -86,7 +86,8 @@ int main(int argc, char **argv)
             tp += t2 - t1;
         }
         double n = (double)ROUNDS * ITERS;
-        printf("  %2d component(s): contained %.1f us, plain %.1f us, ratio %.2f, per component %.1f us\n",
+        printf("  %2d component(s): contained %.1f us, plain %.1f us, ratio %.2f, per component "
+               "%.1f us\n",
                comps[k], 1e6 * tc / n, 1e6 * tp / n, tc / tp, 1e6 * tc / n / comps[k]);
     }
     pathgate__os_win_close(root);
