@@ -24,6 +24,16 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 CMAKE_TARGET = "pathgate_python"
 
+# The Python package is not built for Windows (docs/windows.md): no Windows
+# CPython is at hand to test it, and an untested .pyd is not shipped. The C
+# library and the Lua module are the Windows front ends.
+WINDOWS_UNSUPPORTED = (
+    "pathgate: the Python package does not support Windows yet; on Windows use the C library "
+    "or the Lua module (docs/windows.md: the release zip of scripts/windows.sh)"
+)
+if sys.platform == "win32" or os.environ.get("PATHGATE_PRETEND_WINDOWS") == "1":
+    sys.exit(WINDOWS_UNSUPPORTED)
+
 
 def version() -> str:
     """The one version of the project: PATHGATE_VERSION_* in common.h."""

@@ -6,7 +6,10 @@
 #   3. the libFuzzer targets for a bounded time (clang)
 #   4. the Release configuration (-O3), built whole, with its C suites
 #   5. the POSIX backend (-DPATHGATE_OS=posix), as root and as nobody
-#   6. every suite on the plain build, and the install checks (tests/install:
+#   6. the Windows cross-build (mingw-w64) and its suites under wine
+#      (scripts/windows.sh; skipped with a SKIPPED line without the
+#      Windows source tarballs)
+#   7. every suite on the plain build, and the install checks (tests/install:
 #      C prefix with pkg-config/find_package, Python sdist -> wheel -> venv,
 #      Lua rock); its ctest summary is the last line.
 # Every build here is a development build: warnings are errors
@@ -80,6 +83,9 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
     || { rm -rf "$posix_copy"; exit 1; }
   rm -rf "$posix_copy"
 fi
+
+echo "== Windows: cross-build with mingw-w64, suites under wine"
+bash scripts/windows.sh
 
 echo "== all suites"
 bash scripts/setup.sh build -DPATHGATE_WERROR=ON

@@ -18,7 +18,11 @@ static int scratch_gc(lua_State *L)
     return 0;
 }
 
+#ifdef _WIN32
+__declspec(dllexport) int luaopen_pathgate(lua_State *L);
+#else
 __attribute__((visibility("default"))) int luaopen_pathgate(lua_State *L);
+#endif
 
 int luaopen_pathgate(lua_State *L)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_err_wrap.py HEADER_DIR OUT.c OUT.rsp - the "every failing call fills err" check.
+"""gen_err_wrap.py HEADER_DIR OUT.c OUT.rsp [HEADER...] - the "every failing call fills err" check.
 
 For every public function of core/include/pathgate/*.h that returns int and
 takes a `pathgate_error *`, writes a linker wrapper (ld --wrap) that
@@ -12,6 +12,9 @@ takes a `pathgate_error *`, writes a linker wrapper (ld --wrap) that
     code equals the return value and the message is a NUL-terminated string
     inside the buffer that is not the junk.
 
+HEADER... (names inside HEADER_DIR) limits the wrappers to those headers'
+functions, for a build that has only part of the core (Windows).
+
 OUT.rsp receives the matching `-Wl,--wrap=NAME` options, one per line. The C
 suites link the wrappers, so every call any test makes (and every call the
 core makes to its own public functions) is checked, without a line of the
@@ -22,9 +25,12 @@ import re
 import sys
 
 hdr_dir, out_c, out_rsp = map(pathlib.Path, sys.argv[1:4])
+only = set(sys.argv[4:])
 decl = re.compile(r"PATHGATE_EXTERN\s+int\s+(pathgate_\w+)\s*\(([^;]*?)\)\s*;", re.S)
 funcs = []
 for header in sorted(hdr_dir.glob("*.h")):
+    if only and header.name not in only:
+        continue
     text = re.sub(r"/\*.*?\*/", " ", header.read_text(), flags=re.S)
     for name, params in decl.findall(text):
         params = " ".join(params.split())

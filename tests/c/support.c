@@ -2,11 +2,13 @@
 #define _GNU_SOURCE
 #include "support.h"
 
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifndef _WIN32 /* Windows builds only the lexical suites: no temp dirs */
+#include <ftw.h>
 #include <unistd.h>
+#endif
 
 /* cmocka's allocator is not thread-safe; the core allocates from worker
  * threads (parallel walks), so every call is serialised here. */
@@ -162,6 +164,38 @@ long pg_for_each_failing_alloc(int (*body)(const pathgate_allocator *alloc, void
     return -1;
 }
 
+char *pg_read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *grown = realloc(buf, 2 * cap + 1);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (!buf || bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
 void pg_err_junk(pathgate_error *err)
 {
     err->code = PG_ERR_JUNK_CODE;
@@ -207,6 +241,7 @@ void pg__assert_buf(pathgate_buf *buf, const char *expected, const char *file, i
     pathgate_buf_dispose(buf);
 }
 
+#ifndef _WIN32
 char *pg_tmpdir_make(void)
 {
     const char *base = getenv("TMPDIR");
@@ -235,6 +270,7 @@ void pg_tmpdir_remove(char *dir)
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
 }
+#endif
 
 int pg_backend_is(const char *name)
 {

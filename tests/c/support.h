@@ -19,7 +19,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__MINGW32__)
+/* cmocka declares print_error & co. `printf`-like, which mingw reads as
+ * Microsoft's printf (no %zu); the suites and cmocka itself are built with
+ * mingw's GNU printf (scripts/windows.sh). */
+#define __printf__ __gnu_printf__
 #include <cmocka.h>
+#undef __printf__
+#else
+#include <cmocka.h>
+#endif
 #include <string.h>
 
 #include "pathgate/pathgate.h"
@@ -91,6 +100,10 @@ static inline const pathgate_fs_search_options *pg_search(pathgate_fs_search_opt
  * absent) and disposes of it. */
 #define pg_assert_buf(buf, expected) pg__assert_buf((buf), (expected), __FILE__, __LINE__)
 void pg__assert_buf(pathgate_buf *buf, const char *expected, const char *file, int line);
+
+/* The whole file at path, NUL-terminated (malloc'd; free it), its length
+ * in *len; NULL when it cannot be read. Portable (no getline). */
+char *pg_read_file(const char *path, size_t *len);
 
 /* The junk: a code no table entry has, and 0xA5 bytes (never the first
  * byte of a message: it is not UTF-8) with no terminating NUL. */

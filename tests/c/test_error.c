@@ -96,7 +96,11 @@ static void test_conventions(void **state)
     assert_string_equal(pathgate_convention_name(PATHGATE_CONVENTION_WINDOWS), "windows");
     assert_string_equal(pathgate_convention_name(PATHGATE_CONVENTION_POSIX), "posix");
     assert_null(pathgate_convention_name(PATHGATE_CONVENTION_NONE));
+#ifdef _WIN32
+    assert_int_equal(pathgate_convention_host(), PATHGATE_CONVENTION_WINDOWS);
+#else
     assert_int_equal(pathgate_convention_host(), PATHGATE_CONVENTION_POSIX);
+#endif
     assert_string_equal(pathgate_version(), PATHGATE_VERSION_STRING);
 }
 

@@ -18,7 +18,11 @@ extern "C" {
  * are exported from the shared library; the Python and Lua modules link
  * the static one with -Wl,--exclude-libs,ALL so that the core never leaks
  * out of a module. */
-#if defined(PATHGATE_BUILDING_SHARED)
+#if defined(PATHGATE_BUILDING_SHARED) && defined(_WIN32)
+/* Windows: an explicit export table, so libpathgate.dll exports the API
+ * and nothing else (docs/windows.md). A consumer needs no dllimport. */
+#define PATHGATE_EXTERN __declspec(dllexport)
+#elif defined(PATHGATE_BUILDING_SHARED)
 #define PATHGATE_EXTERN __attribute__((visibility("default")))
 #else
 #define PATHGATE_EXTERN

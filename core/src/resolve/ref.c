@@ -2,7 +2,6 @@
 #include "ref.h"
 
 #include <string.h>
-#include <uuid/uuid.h>
 
 #include "alloc.h"
 #include "error.h"
@@ -99,6 +98,24 @@ static int token_shape_ok(const char *t, size_t len)
     return 1;
 }
 
+static unsigned hex_digit(char c)
+{
+    return c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+}
+
+/* The 16 bytes a token of the right shape spells (the inverse of
+ * spell_token; no libuuid, which Windows does not have). */
+static void token_bytes(unsigned char id[PATHGATE__TOKEN_BYTES], const char *t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < PATHGATE__TOKEN_LEN; i++) {
+        if (t[i] == '-')
+            continue;
+        id[k++] = (unsigned char)(hex_digit(t[i]) << 4 | hex_digit(t[i + 1]));
+        i++;
+    }
+}
+
 int pathgate_ref_new(pathgate_ref **out, const char *token, size_t token_len, const char *address,
                      size_t address_len, const pathgate_allocator *alloc, pathgate_error *err)
 {
@@ -113,12 +130,8 @@ int pathgate_ref_new(pathgate_ref **out, const char *token, size_t token_len, co
         return rc;
     if (address_len == 0)
         return pathgate__error_set(err, PATHGATE_EINVAL, "address is empty");
-    char spelled[PATHGATE__TOKEN_LEN + 1];
-    memcpy(spelled, token, PATHGATE__TOKEN_LEN);
-    spelled[PATHGATE__TOKEN_LEN] = '\0';
-    uuid_t id;
-    if (uuid_parse(spelled, id) != 0) /* cannot fail after the shape check */
-        return pathgate__error_set(err, PATHGATE_EINVAL, "token is not a UUID");
+    unsigned char id[PATHGATE__TOKEN_BYTES];
+    token_bytes(id, token);
     rc = pathgate__ref_make(out, alloc, id, address, address_len);
     if (rc)
         return pathgate__error_set(err, rc, NULL);

@@ -8,8 +8,15 @@
  * callers write `return pathgate__error_set(err, PATHGATE_EINVAL, "...")`.
  * fmt NULL uses pathgate_strerror(code). The message must never contain a
  * host path: format only canonical addresses, keys and user-given text. */
+/* mingw: `printf` would mean Microsoft's, which knows no %zu; the core is
+ * built with mingw's own (GNU) printf there. */
+#if defined(__MINGW32__)
+#define PATHGATE__PRINTF_FORMAT gnu_printf
+#else
+#define PATHGATE__PRINTF_FORMAT printf
+#endif
 int pathgate__error_set(pathgate_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(PATHGATE__PRINTF_FORMAT, 3, 4)));
 
 /* Resets err (if not NULL) to code 0 and an empty message. */
 void pathgate__error_clear(pathgate_error *err);

@@ -3,11 +3,16 @@
 #include "random.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef _WIN32
+/* Windows: no sysconf, no madvise (no fork either); SecureZeroMemory. */
+#include <windows.h>
+#else
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 #include "alloc.h"
 #include "os.h"
@@ -24,8 +29,12 @@ struct pathgate__random_page {
 int pathgate__random_init(pathgate__random *r, const pathgate_allocator *alloc)
 {
     memset(r, 0, sizeof *r);
+#ifdef _WIN32
+    size_t page = 4096;
+#else
     long ps = sysconf(_SC_PAGESIZE); /* read from the auxiliary vector: no syscall */
     size_t page = ps >= 1024 ? (size_t)ps : 4096;
+#endif
     /* Two pages so that a whole aligned page lies inside the block: the
      * madvise below must touch no byte that is not ours. */
     void *block = pathgate__malloc(alloc, 2 * page);
@@ -47,7 +56,11 @@ void pathgate__random_dispose(pathgate__random *r, const pathgate_allocator *all
 {
     if (!r->block)
         return;
+#ifdef _WIN32
+    SecureZeroMemory(r->page, r->page_size);
+#else
     explicit_bzero(r->page, r->page_size);
+#endif
 #ifdef MADV_KEEPONFORK
     /* The memory goes back to the allocator: other objects may live there
      * next, and they must survive a fork. */

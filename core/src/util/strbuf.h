@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "error.h" /* PATHGATE__PRINTF_FORMAT */
 #include "pathgate/common.h"
 
 typedef struct pathgate__sb {
@@ -26,7 +27,7 @@ void pathgate__sb_put(pathgate__sb *b, const char *s, size_t n);
 void pathgate__sb_puts(pathgate__sb *b, const char *s);
 void pathgate__sb_putc(pathgate__sb *b, char c);
 void pathgate__sb_printf(pathgate__sb *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(PATHGATE__PRINTF_FORMAT, 2, 3)));
 /* Frees the contents and resets to empty (keeps the allocator). */
 void pathgate__sb_free(pathgate__sb *b);
 /* Hands the string to buf ("" when nothing was appended): 0, or

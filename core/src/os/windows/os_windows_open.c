@@ -1,0 +1,314 @@
+/* os_windows_open.c - contained opens on NT handles (os_windows.h). */
+#include <errno.h>
+#include <windows.h>
+/* after windows.h */
+#include <winternl.h>
+
+#include "os_windows.h"
+#include "text.h"
+#include "winname.h"
+
+/* Not in mingw's winternl.h. */
+NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID apc_context,
+                                    PIO_STATUS_BLOCK io, PVOID info, ULONG len, ULONG info_class,
+                                    BOOLEAN single, PUNICODE_STRING mask, BOOLEAN restart);
+
+/* FileDirectoryInformation (1): the fields up to the name. */
+typedef struct win_dir_info {
+    ULONG next, index;
+    LARGE_INTEGER created, accessed, written, changed, end, allocated;
+    ULONG attributes, name_bytes;
+    WCHAR name[1];
+} win_dir_info;
+#define WIN_FILE_DIRECTORY_INFORMATION 1
+/* FileAttributeTagInformation (35) */
+typedef struct win_attribute_tag {
+    ULONG attributes, reparse_tag;
+} win_attribute_tag;
+#define WIN_FILE_ATTRIBUTE_TAG_INFORMATION 35
+
+#define WIN_STATUS_REPARSE_POINT_ENCOUNTERED ((NTSTATUS)0xC000050BL)
+#define WIN_STATUS_STOPPED_ON_SYMLINK ((NTSTATUS)0x8000002DL)
+#define WIN_FILE_OPEN 0x00000001
+#define WIN_FILE_DIRECTORY_FILE 0x00000001
+#define WIN_FILE_NON_DIRECTORY_FILE 0x00000040
+#define WIN_FILE_SYNCHRONOUS_IO_NONALERT 0x00000020
+#define WIN_FILE_OPEN_REPARSE_POINT 0x00200000
+#define WIN_FILE_OPEN_FOR_BACKUP_INTENT 0x00004000
+
+/* The longest component in UTF-16 units (NTFS: 255). */
+#define NAME_UNITS_MAX 255
+
+static int errno_of_win32(DWORD e)
+{
+    switch (e) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_BAD_NETPATH:
+    case ERROR_BAD_NET_NAME:
+    case ERROR_INVALID_DRIVE:
+        return -ENOENT;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+        return -EACCES;
+    case ERROR_DIRECTORY:
+        return -ENOTDIR;
+    case ERROR_INVALID_NAME:
+    case ERROR_BAD_PATHNAME:
+        return -EINVAL;
+    case ERROR_FILENAME_EXCED_RANGE:
+        return -ENAMETOOLONG;
+    case ERROR_CANT_ACCESS_FILE:
+    case ERROR_CANT_RESOLVE_FILENAME:
+        return -ELOOP;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+        return -ENOMEM;
+    default:
+        return -EIO;
+    }
+}
+
+static int errno_of_status(NTSTATUS st)
+{
+    switch ((unsigned long)st) {
+    case 0xC000000FUL: /* STATUS_NO_SUCH_FILE */
+    case 0xC0000034UL: /* STATUS_OBJECT_NAME_NOT_FOUND */
+    case 0xC000003AUL: /* STATUS_OBJECT_PATH_NOT_FOUND */
+        return -ENOENT;
+    case 0xC0000033UL: /* STATUS_OBJECT_NAME_INVALID */
+    case 0xC000003BUL: /* STATUS_OBJECT_PATH_SYNTAX_BAD */
+        return -EINVAL;
+    case 0xC0000103UL: /* STATUS_NOT_A_DIRECTORY */
+        return -ENOTDIR;
+    case 0xC00000BAUL: /* STATUS_FILE_IS_A_DIRECTORY */
+        return -EISDIR;
+    case 0xC000050BUL: /* STATUS_REPARSE_POINT_ENCOUNTERED */
+    case 0x8000002DUL: /* STATUS_STOPPED_ON_SYMLINK */
+        return -ELOOP;
+    case 0xC0000022UL: /* STATUS_ACCESS_DENIED */
+    case 0xC0000043UL: /* STATUS_SHARING_VIOLATION */
+        return -EACCES;
+    default:
+        return errno_of_win32(RtlNtStatusToDosError(st));
+    }
+}
+
+/* UTF-8 s[0..n) as UTF-16 into out (cap units); the unit count, or -1
+ * (invalid UTF-8, too long). */
+static int to_utf16(WCHAR *out, int cap, const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (n > (size_t)cap * 3 || !pathgate__utf8_valid(s, n))
+        return -1;
+    int k = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, (int)n, out, cap);
+    return k > 0 ? k : -1;
+}
+
+int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_handle *out)
+{
+    *out = NULL;
+    if (!path || len == 0 || len > 32000 || memchr(path, '\0', len))
+        return -EINVAL;
+    /* The prefix, then the path with '/' as '\'. */
+    static const WCHAR verbatim[] = L"\\\\?\\", unc[] = L"\\\\?\\UNC\\";
+    size_t cap = len + 16;
+    WCHAR *w = HeapAlloc(GetProcessHeap(), 0, cap * sizeof(WCHAR));
+    if (!w)
+        return -ENOMEM;
+    size_t at = 0, skip = 0;
+    int is_sep0 = path[0] == '\\' || path[0] == '/';
+    int is_sep1 = len > 1 && (path[1] == '\\' || path[1] == '/');
+    int rc = 0;
+    if (len >= 4 && is_sep0 && is_sep1 && path[2] == '?' && (path[3] == '\\' || path[3] == '/')) {
+        memcpy(w, verbatim, 4 * sizeof(WCHAR)); /* already \\?\ */
+        at = 4, skip = 4;
+    } else if (is_sep0 && is_sep1) {
+        if (len > 2 && (path[2] == '.' || path[2] == '?'))
+            rc = -EINVAL; /* \\.\ devices */
+        memcpy(w, unc, 8 * sizeof(WCHAR));
+        at = 8, skip = 2;
+    } else if (len >= 3 && ((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') && path[1] == ':' &&
+               (path[2] == '\\' || path[2] == '/')) {
+        memcpy(w, verbatim, 4 * sizeof(WCHAR));
+        at = 4;
+    } else {
+        rc = -EINVAL; /* relative, drive-relative (C:x), rooted without a drive (\x) */
+    }
+    int k = rc ? -1 : to_utf16(w + at, (int)(cap - at - 1), path + skip, len - skip);
+    if (k < 0) {
+        HeapFree(GetProcessHeap(), 0, w);
+        return rc ? rc : -EINVAL;
+    }
+    at += (size_t)k;
+    for (size_t i = 4; i < at; i++)
+        if (w[i] == L'/')
+            w[i] = L'\\';
+    w[at] = 0;
+    HANDLE h = CreateFileW(
+        w, FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+        FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    DWORD e = GetLastError();
+    HeapFree(GetProcessHeap(), 0, w);
+    if (h == INVALID_HANDLE_VALUE)
+        return errno_of_win32(e);
+    FILE_BASIC_INFO info;
+    if (!GetFileInformationByHandleEx(h, FileBasicInfo, &info, sizeof info)) {
+        CloseHandle(h);
+        return -EIO;
+    }
+    if (!(info.FileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        CloseHandle(h);
+        return -ENOTDIR;
+    }
+    *out = h;
+    return 0;
+}
+
+/* The attributes of the entry named us in the directory parent, as the
+ * directory lists them: 0 or a negative error. Wine 8 answers
+ * NtQueryAttributesFile relative to a handle with "not found" and keeps a
+ * handle's first listing mask for good, so the directory is listed
+ * through a fresh handle of itself, with the name as the mask (the name
+ * rules have refused every wildcard character). */
+static int listed_attributes(HANDLE parent, UNICODE_STRING *us, ULONG *attributes)
+{
+    UNICODE_STRING self = {0, 0, NULL};
+    OBJECT_ATTRIBUTES oa;
+    InitializeObjectAttributes(&oa, &self, 0, parent, NULL);
+    IO_STATUS_BLOCK io;
+    HANDLE dir = NULL;
+    NTSTATUS st = NtCreateFile(&dir, FILE_LIST_DIRECTORY | SYNCHRONIZE, &oa, &io, NULL, 0,
+                               FILE_SHARE_READ | FILE_SHARE_WRITE, WIN_FILE_OPEN,
+                               WIN_FILE_DIRECTORY_FILE | WIN_FILE_SYNCHRONOUS_IO_NONALERT, NULL, 0);
+    if (!NT_SUCCESS(st))
+        return errno_of_status(st);
+    union {
+        win_dir_info d;
+        char bytes[sizeof(win_dir_info) + 2 * (NAME_UNITS_MAX + 1)];
+    } buf;
+    st = NtQueryDirectoryFile(dir, NULL, NULL, NULL, &io, &buf, sizeof buf,
+                              WIN_FILE_DIRECTORY_INFORMATION, TRUE, us, TRUE);
+    CloseHandle(dir);
+    if (!NT_SUCCESS(st))
+        return errno_of_status(st);
+    *attributes = buf.d.attributes;
+    return 0;
+}
+
+/* One component: check, then open relative to parent. */
+static int open_component(HANDLE parent, const char *name, size_t n, int last, int what,
+                          HANDLE *out, int *verdict)
+{
+    pathgate__winname v = pathgate__winname_check(name, n);
+    if (v != PATHGATE__WINNAME_OK) {
+        *verdict = (int)v;
+        return -EINVAL;
+    }
+    WCHAR w[NAME_UNITS_MAX + 1];
+    int k = to_utf16(w, NAME_UNITS_MAX, name, n);
+    if (k <= 0)
+        return -ENAMETOOLONG; /* valid UTF-8 (checked above), so too long */
+    UNICODE_STRING us = {(USHORT)(k * sizeof(WCHAR)), (USHORT)(k * sizeof(WCHAR)), w};
+    OBJECT_ATTRIBUTES oa;
+    InitializeObjectAttributes(&oa, &us, OBJ_CASE_INSENSITIVE | OBJ_DONT_REPARSE, parent, NULL);
+
+    /* The attributes first, relative to the same parent: what wine shows. */
+    ULONG attributes = 0;
+    int rc = listed_attributes(parent, &us, &attributes);
+    if (rc)
+        return rc;
+    if (attributes & FILE_ATTRIBUTE_REPARSE_POINT)
+        return -ELOOP;
+    int is_dir = (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+    if (!last && !is_dir)
+        return -ENOTDIR;
+    if (last && what == PATHGATE__OS_WIN_FILE && is_dir)
+        return -EISDIR;
+    if (last && what == PATHGATE__OS_WIN_DIR && !is_dir)
+        return -ENOTDIR;
+
+    ACCESS_MASK access = SYNCHRONIZE | FILE_READ_ATTRIBUTES;
+    ULONG share = FILE_SHARE_READ | FILE_SHARE_WRITE; /* a held directory: no DELETE */
+    ULONG options = WIN_FILE_SYNCHRONOUS_IO_NONALERT | WIN_FILE_OPEN_REPARSE_POINT;
+    if (is_dir) {
+        access |= FILE_LIST_DIRECTORY | FILE_TRAVERSE;
+        options |= WIN_FILE_DIRECTORY_FILE | WIN_FILE_OPEN_FOR_BACKUP_INTENT;
+    } else {
+        if (what == PATHGATE__OS_WIN_FILE)
+            access |= FILE_READ_DATA;
+        share |= FILE_SHARE_DELETE;
+        options |= WIN_FILE_NON_DIRECTORY_FILE;
+    }
+    IO_STATUS_BLOCK io;
+    HANDLE h = NULL;
+    NTSTATUS st =
+        NtCreateFile(&h, access, &oa, &io, NULL, 0, share, WIN_FILE_OPEN, options, NULL, 0);
+    if (st == WIN_STATUS_REPARSE_POINT_ENCOUNTERED || st == WIN_STATUS_STOPPED_ON_SYMLINK)
+        return -ELOOP;
+    if (!NT_SUCCESS(st))
+        return errno_of_status(st);
+    /* What was opened (FILE_OPEN_REPARSE_POINT: a link itself, on Windows)
+     * must not be a link either: a link made between the check and the
+     * open. */
+    win_attribute_tag tag;
+    st = NtQueryInformationFile(h, &io, &tag, sizeof tag,
+                                (FILE_INFORMATION_CLASS)WIN_FILE_ATTRIBUTE_TAG_INFORMATION);
+    if (!NT_SUCCESS(st) || (tag.attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+        CloseHandle(h);
+        return NT_SUCCESS(st) ? -ELOOP : errno_of_status(st);
+    }
+    *out = h;
+    return 0;
+}
+
+int pathgate__os_win_open_beneath(pathgate__os_win_handle root, const char *rel, size_t len,
+                                  int what, pathgate__os_win_handle *out, int *verdict)
+{
+    *out = NULL;
+    *verdict = 0;
+    if (!root || !rel || len == 0)
+        return -EINVAL;
+    HANDLE parent = root;
+    size_t i = 0;
+    int rc = 0;
+    while (i <= len) {
+        const char *name = rel + i;
+        const char *slash = memchr(name, '/', len - i);
+        size_t n = slash ? (size_t)(slash - name) : len - i;
+        int last = !slash;
+        HANDLE h = NULL;
+        rc = open_component(parent, name, n, last, what, &h, verdict);
+        if (parent != root)
+            CloseHandle(parent);
+        if (rc)
+            return rc;
+        parent = h;
+        i += n + 1;
+        if (last)
+            break;
+    }
+    *out = parent;
+    return 0;
+}
+
+long pathgate__os_win_read(pathgate__os_win_handle h, void *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        DWORD k = 0, want = cap - got > 0x40000000u ? 0x40000000u : (DWORD)(cap - got);
+        if (!ReadFile(h, (char *)buf + got, want, &k, NULL))
+            return errno_of_win32(GetLastError());
+        if (k == 0)
+            break;
+        got += k;
+    }
+    return (long)got;
+}
+
+void pathgate__os_win_close(pathgate__os_win_handle h)
+{
+    if (h)
+        CloseHandle(h);
+}

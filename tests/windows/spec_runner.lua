@@ -1,0 +1,142 @@
+-- spec_runner.lua - runs busted-style spec files with plain Lua, where busted
+-- cannot go (the Windows lua.exe under wine; docs/windows.md).
+--
+--   lua spec_runner.lua SPEC.lua...
+--
+-- The subset of busted the specs it runs use: describe, it, setup,
+-- teardown, before_each, after_each, and assert with are.equal, are.same,
+-- is_true, is_false, is_nil, is_not_nil, is_string, is_number, matches,
+-- has_error and their is_not / are_not negations. Prints one line per
+-- failure and a summary line; exits 1 when anything failed or nothing ran.
+
+local function fmt(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return tostring(v)
+end
+
+local function deep_equal(a, b)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then return false end
+  for k, v in pairs(a) do if not deep_equal(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- Each check: returns ok, message.
+local checks = {
+  equal = function(e, g) return e == g, ("expected %s, got %s"):format(fmt(e), fmt(g)) end,
+  same = function(e, g) return deep_equal(e, g), "tables differ" end,
+  ["true"] = function(v) return v == true, "expected true, got " .. fmt(v) end,
+  ["false"] = function(v) return v == false, "expected false, got " .. fmt(v) end,
+  ["nil"] = function(v) return v == nil, "expected nil, got " .. fmt(v) end,
+  string = function(v) return type(v) == "string", "expected a string, got " .. fmt(v) end,
+  number = function(v) return type(v) == "number", "expected a number, got " .. fmt(v) end,
+  truthy = function(v) return not not v, "expected a truthy value, got " .. fmt(v) end,
+  falsy = function(v) return not v, "expected a falsy value, got " .. fmt(v) end,
+  matches = function(p, s)
+    return type(s) == "string" and s:find(p) ~= nil, ("%s does not match %s"):format(fmt(s), fmt(p))
+  end,
+  error = function(f, want)
+    local ok, err = pcall(f)
+    if ok then return false, "expected an error" end
+    if want ~= nil and err ~= want and not tostring(err):find(want, 1, true) then
+      return false, ("error %s, expected %s"):format(fmt(err), fmt(want))
+    end
+    return true, ""
+  end,
+}
+checks.error_matches = function(f, p)
+  local ok, err = pcall(f)
+  return not ok and tostring(err):find(p) ~= nil, "error " .. fmt(err) .. " does not match " .. fmt(p)
+end
+
+local function checker(negate)
+  return setmetatable({}, {
+    __index = function(_, key)
+      if key == "is_not" or key == "are_not" or key == "has_no" then return checker(not negate) end
+      local rest = key:match("^is_not_(.+)$") or key:match("^are_not_(.+)$") or key:match("^has_no_(.+)$")
+      if rest then return checker(not negate)[rest] end
+      local name = key:gsub("^is_", ""):gsub("^are_", ""):gsub("^has_", "")
+      if key == "are" or key == "is" or key == "has" then return checker(negate) end
+      local check = checks[name]
+      if not check then error("spec_runner: unknown assertion " .. key, 2) end
+      return function(...)
+        local ok, msg = check(...)
+        if negate then ok, msg = not ok, "expected the opposite: " .. msg end
+        if not ok then error(msg, 2) end
+        return ...
+      end
+    end,
+    __call = function(_, v, msg, ...)
+      if not v then error(msg or "assertion failed!", 2) end
+      return v, msg, ...
+    end,
+  })
+end
+assert = checker(false)
+
+-- The tree of describe blocks, run as it is declared.
+local passed, failed, failures = 0, 0, {}
+local stack = { { name = "", before = {}, after = {} } }
+
+local function run_hooks(kind)
+  if kind == "before" then
+    for i = 1, #stack do for _, f in ipairs(stack[i].before) do f() end end
+  else
+    for i = #stack, 1, -1 do for _, f in ipairs(stack[i].after) do f() end end
+  end
+end
+
+local function full_name(name)
+  local parts = {}
+  for i = 2, #stack do parts[#parts + 1] = stack[i].name end
+  parts[#parts + 1] = name
+  return table.concat(parts, " ")
+end
+
+function describe(name, body)
+  local block = { name = name, before = {}, after = {}, teardown = {} }
+  stack[#stack + 1] = block
+  local ok, err = xpcall(body, debug.traceback)
+  if not ok then
+    failed = failed + 1
+    failures[#failures + 1] = full_name("(describe)") .. ": " .. tostring(err)
+  end
+  for _, f in ipairs(block.teardown) do f() end
+  stack[#stack] = nil
+end
+context = describe
+
+function it(name, body)
+  local ok, err = xpcall(function()
+    run_hooks("before")
+    body()
+  end, debug.traceback)
+  local ok2, err2 = pcall(run_hooks, "after")
+  if ok and ok2 then
+    passed = passed + 1
+  else
+    failed = failed + 1
+    failures[#failures + 1] = full_name(name) .. ": " .. tostring(ok and err2 or err)
+  end
+end
+
+function pending() end
+function setup(f) f() end
+function teardown(f) table.insert(stack[#stack].teardown, f) end
+function before_each(f) table.insert(stack[#stack].before, f) end
+function after_each(f) table.insert(stack[#stack].after, f) end
+lazy_setup, lazy_teardown, strict_setup, strict_teardown = setup, teardown, setup, teardown
+
+for _, file in ipairs(arg) do
+  local chunk, err = loadfile(file)
+  if not chunk then
+    failed = failed + 1
+    failures[#failures + 1] = err
+  else
+    describe(file:match("[^/\\]+$"), chunk)
+  end
+end
+for _, f in ipairs(failures) do io.write("FAILED: ", f, "\n") end
+io.write(("%d successes / %d failures (%s)\n"):format(passed, failed, _VERSION))
+os.exit(failed == 0 and passed > 0 and 0 or 1)
