@@ -17,6 +17,7 @@
 #include "exec_policy.h"
 #include "exec_run.h"
 #include "exec_template.h"
+#include "exec_tool.h"
 #include "exec_view.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
@@ -326,9 +327,21 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     const int policy = pathgate__policy_of(resolver) != NULL;
     pathgate__exec_masks masks;
     pathgate__exec_masks_init(&masks, alloc);
+    pathgate__exec_tools tools;
     if ((rc = open_dir(&cwd_fd, NULL, resolver, cwd, cwd_len, err)) != 0) {
         pathgate__exec_audit_refused(resolver, NULL, 0, rc);
         return rc;
+    }
+    {
+        /* the toolchains (exec_tool.h); the private home they must not
+         * meet at their host paths: that of the command's user */
+        pathgate__exec_identity id;
+        pathgate__exec_identity_make(&id, geteuid() == 0 ? 0 : (unsigned)geteuid(),
+                                     (unsigned)getegid(), NULL);
+        rc = pathgate__exec_tools_open(&tools, alloc, o.toolchains, o.toolchains_at_host_path,
+                                       o.home ? NULL : id.home, err);
+        if (rc)
+            goto done;
     }
     if (o.home) {
         size_t bi;
@@ -345,7 +358,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             goto done;
         }
     }
-    grants = pathgate__calloc(alloc, n ? n : 1, sizeof *grants);
+    grants = pathgate__calloc(alloc, n + tools.n + 1, sizeof *grants);
     cwd_view = view_path(alloc, resolver, cwd, cwd_len);
     if (!grants || !cwd_view) {
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -364,6 +377,12 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             goto done;
         }
     }
+    /* the toolchains: read and execute, never write; not shown as bases */
+    for (size_t i = 0; i < tools.n; i++) {
+        grants[n + i].fd = tools.t[i].fd;
+        grants[n + i].view = NULL;
+        grants[n + i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
+    }
     pathgate__exec_cache *cache = cache_of(resolver);
     if (!cache) {
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -377,7 +396,8 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         cwd_addr = canonical(alloc, resolver, cwd, cwd_len);
     size_t cwd_addr_len = cwd_addr ? strlen(cwd_addr) : 0;
     pathgate__exec_target t = {
-        grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL};
+        grants, n + tools.n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL,
+        &tools};
     net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0};
     if (o.allow_domains) {
         nac.audit = pathgate__audit_enabled(resolver);
@@ -402,6 +422,7 @@ done:
         pathgate__exec_audit_refused(resolver, cwd_addr, cwd_addr ? strlen(cwd_addr) : 0, rc);
     pathgate__free(alloc, cwd_addr);
     pathgate__exec_masks_dispose(&masks);
+    pathgate__exec_tools_dispose(&tools);
     pathgate__free(alloc, cwd_view);
     pathgate__free(alloc, home_view);
     pathgate__free(alloc, grants);
