@@ -332,17 +332,9 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         pathgate__exec_audit_refused(resolver, NULL, 0, rc);
         return rc;
     }
-    {
-        /* the toolchains (exec_tool.h); the private home they must not
-         * meet at their host paths: that of the command's user */
-        pathgate__exec_identity id;
-        pathgate__exec_identity_make(&id, geteuid() == 0 ? 0 : (unsigned)geteuid(),
-                                     (unsigned)getegid(), NULL);
-        rc = pathgate__exec_tools_open(&tools, alloc, o.toolchains, o.toolchains_at_host_path,
-                                       o.home ? NULL : id.home, err);
-        if (rc)
-            goto done;
-    }
+    if ((rc = pathgate__exec_tools_open(&tools, alloc, o.toolchains, o.toolchains_at_host_path,
+                                        o.home != NULL, err)) != 0)
+        goto done;
     if (o.home) {
         size_t bi;
         if ((rc = open_dir(&home_fd, &bi, resolver, o.home, o.home_len, err)) != 0)

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "exec_etc.h"
 #include "strbuf.h"
 
 /* The view's own entries: a toolchain at its host path may not be one,
@@ -101,11 +102,21 @@ static int bad(pathgate_error *err, size_t i, const char *why)
 }
 
 int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocator *alloc,
-                              const char *const *list, int at_host_path, const char *view_home,
+                              const char *const *list, int at_host_path, int base_home,
                               pathgate_error *err)
 {
+    /* the private home a toolchain at its host path must not meet: that
+     * of the command's user (uid 0 for a root caller) */
+    pathgate__exec_identity id;
+    const char *view_home = NULL;
+    if (at_host_path && !base_home) {
+        pathgate__exec_identity_make(&id, geteuid() == 0 ? 0 : (unsigned)geteuid(),
+                                     (unsigned)getegid(), NULL);
+        view_home = id.home;
+    }
     memset(out, 0, sizeof *out);
-    out->alloc = alloc;
+    pathgate__alloc_init(&out->alloc, alloc);
+    alloc = &out->alloc;
     out->at_host_path = at_host_path;
     for (size_t i = 0; i < PATHGATE_EXEC_TOOLCHAINS_MAX; i++)
         out->t[i].fd = -1;
@@ -120,7 +131,8 @@ int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocato
     pathgate__sb path = PATHGATE__SB_INIT(alloc), key = PATHGATE__SB_INIT(alloc);
     int rc = PATHGATE_OK;
     for (size_t i = 0; !rc && i < n; i++) {
-        char norm[PATHGATE_PATH_MAX], real[PATHGATE_PATH_MAX], link[32], dst[PATHGATE_PATH_MAX + 32];
+        char norm[PATHGATE_PATH_MAX], real[PATHGATE_PATH_MAX], link[32],
+            dst[PATHGATE_PATH_MAX + 32];
         if (strlen(list[i]) >= sizeof norm) {
             rc = pathgate__error_set(err, PATHGATE_ETOOLONG, "toolchains[%zu]: too long", i);
             break;
@@ -214,16 +226,25 @@ int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocato
     return rc;
 }
 
+int pathgate__exec_tools_check(const char *const *list, int at_host_path, int base_home,
+                               pathgate_error *err)
+{
+    pathgate__exec_tools t;
+    int rc = pathgate__exec_tools_open(&t, NULL, list, at_host_path, base_home, err);
+    pathgate__exec_tools_dispose(&t);
+    return rc;
+}
+
 void pathgate__exec_tools_dispose(pathgate__exec_tools *t)
 {
+    if (!t->alloc.free) /* (disposed already) */
+        return;
     for (size_t i = 0; i < t->n; i++) {
         if (t->t[i].fd >= 0)
             close(t->t[i].fd);
-        pathgate__free(t->alloc, t->t[i].dst);
+        pathgate__free(&t->alloc, t->t[i].dst);
     }
-    if (t->alloc) {
-        pathgate__free(t->alloc, t->path);
-        pathgate__free(t->alloc, t->key);
-    }
+    pathgate__free(&t->alloc, t->path);
+    pathgate__free(&t->alloc, t->key);
     memset(t, 0, sizeof *t);
 }

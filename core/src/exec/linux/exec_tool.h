@@ -26,7 +26,7 @@ typedef struct pathgate__exec_toolchain {
 } pathgate__exec_toolchain;
 
 typedef struct pathgate__exec_tools {
-    const pathgate_allocator *alloc;
+    pathgate_allocator alloc;
     pathgate__exec_toolchain t[PATHGATE_EXEC_TOOLCHAINS_MAX];
     size_t n;
     int at_host_path;
@@ -38,13 +38,18 @@ typedef struct pathgate__exec_tools {
 } pathgate__exec_tools;
 
 /* Opens and checks list (NULL-terminated; NULL = none) into *out.
- * view_home: the command's private home in the view ("/home/<name>"),
- * which a toolchain at its host path must not meet; NULL when the home is
- * a directory of a base. 0, or PATHGATE_EINVAL / ETOOLONG / ENOMEM with
- * err set; *out is to be disposed either way. */
+ * base_home: the home is a directory of a base (the `home` option), so a
+ * toolchain at its host path need not keep out of the private one
+ * ("/home/<name>", which would cover it). alloc NULL = libc. 0, or
+ * PATHGATE_EINVAL / ETOOLONG / ENOMEM with err set; *out is to be
+ * disposed either way. */
 int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocator *alloc,
-                              const char *const *list, int at_host_path, const char *view_home,
+                              const char *const *list, int at_host_path, int base_home,
                               pathgate_error *err);
+
+/* The same checks alone, as a front end's configuration is made. */
+int pathgate__exec_tools_check(const char *const *list, int at_host_path, int base_home,
+                               pathgate_error *err);
 
 void pathgate__exec_tools_dispose(pathgate__exec_tools *t);
 
