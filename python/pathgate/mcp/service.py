@@ -79,10 +79,12 @@ class Server:
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool = False, limits: Limits | None = None,
                  call_log: CallLog | None = None, shutdown_timeout: float = 10.0,
-                 allow_domains: list[str] | None = None) -> None:
+                 execute_options: dict[str, Any] | None = None) -> None:
         self.resolver = resolver
         self.allow_execute = allow_execute
-        self.allow_domains = allow_domains  # execute's network allowlist (None: none)
+        # Backend.configure_execute's arguments (the network allowlist, the
+        # toolchains); None: the defaults
+        self.execute_options = execute_options
         self.limits = limits or Limits()
         self.call_log = call_log or CallLog()
         self.shutdown_timeout = shutdown_timeout
@@ -116,7 +118,7 @@ class Server:
     def open(self, label: str) -> tuple[Peer, ConnectionTools]:
         """A new session: its state and a Peer serving it."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, allow_domains=self.allow_domains)
+                                label=label, execute_options=self.execute_options)
         ref: list[Peer] = []
         peer = Peer(**self.peer_arguments(state, ref))
         ref.append(peer)
@@ -127,7 +129,7 @@ class Server:
               label: str = "stdio") -> Connection:
         """The one session of stdio: a Connection over the two streams."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, allow_domains=self.allow_domains)
+                                label=label, execute_options=self.execute_options)
         ref: list[Peer] = []
         kw = self.peer_arguments(state, ref)
         handlers = kw.pop("handlers")

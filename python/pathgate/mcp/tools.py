@@ -295,12 +295,12 @@ class ConnectionTools:
     Backend over it, the client's roots (Scope) and the caps."""
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool, limits: Limits | None = None,
-                 label: str = "stdio", allow_domains: list[str] | None = None) -> None:
+                 label: str = "stdio", execute_options: dict[str, Any] | None = None) -> None:
         self.resolver = resolver
         self.session = Session(resolver)
         self.backend = Backend(self.session)
-        if allow_domains is not None:
-            self.backend.configure_execute(allow_domains=allow_domains)
+        if execute_options:
+            self.backend.configure_execute(**execute_options)
         self.allow_execute = allow_execute
         self.limits = limits or Limits()
         self.label = label
