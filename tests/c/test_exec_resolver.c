@@ -538,6 +538,13 @@ static void test_toolchain_at_its_default_place(void **state)
                      0);
     assert_string_equal(res.output.ptr, "/usr/bin:/bin\nhello from venv\n");
     pathgate_exec_result_dispose(&res);
+    /* a command not found: the result names the toolchain's view path */
+    assert_int_equal(run_tools(&res, r, "nosuchtool", tools, 0, NULL), 0);
+    assert_int_equal(res.exit_code, 127);
+    assert_non_null(strstr(res.output.ptr, "the toolchain(s) /pathgate/tool/venv, a private"));
+    assert_non_null(strstr(res.output.ptr, "with the toolchains option (CLI --toolchain DIR)"));
+    assert_no_host_path(f, res.output.ptr);
+    pathgate_exec_result_dispose(&res);
     /* without the option, nothing of it is there */
     assert_int_equal(pathgate_exec_run(&res, r, PG_S("ls /pathgate/tool; echo rc=$?"), NULL, NULL),
                      0);

@@ -208,7 +208,8 @@ static const char *const net_failures[] = {
  * killed it, a command not in the view, the network being off, the
  * allowlist's refusals. Each begins with "pathgate: ". 0 or ENOMEM. */
 static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
-                     const pathgate_exec_options *o, const net_audit_ctx *net)
+                     const pathgate_exec_options *o, const net_audit_ctx *net,
+                     const pathgate__exec_tools *tools)
 {
     pathgate__sb sb = PATHGATE__SB_INIT(alloc);
     char size[64];
@@ -228,15 +229,23 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
                             "CPU-time limit, max_cpu_seconds = %u; raise it with the "
                             "max_cpu_seconds option\n",
                             o->max_cpu_seconds);
-    if (out->exit_code == 127 && (output_has(out, "not found") || output_has(out, "No such file")))
-        pathgate__sb_puts(
-            &sb, "pathgate: a command was not found. The view holds the host's /usr, /bin, "
-                 "/sbin and /lib (PATH=/usr/local/bin:/usr/bin:/bin), the bases at "
-                 "/pathgate/root/<key> and /pathgate/mod/<Name>, a private /tmp and home, "
-                 "and nothing else of the host: no host venv, pyenv, nvm or conda. Make a "
-                 "venv inside a root (python3 -m venv .venv), or configure a toolchain's "
-                 "directory as a read-only root and put /pathgate/root/<key>/bin in PATH "
-                 "with the env option\n");
+    if (out->exit_code == 127 &&
+        (output_has(out, "not found") || output_has(out, "No such file"))) {
+        pathgate__sb_puts(&sb, "pathgate: a command was not found. The view holds the host's "
+                               "/usr, /bin, /sbin and /lib, the bases at /pathgate/root/<key> and "
+                               "/pathgate/mod/<Name>, ");
+        /* the toolchains by their view paths (at their host paths, the
+         * operator chose to show those) */
+        for (size_t i = 0; i < tools->n; i++)
+            pathgate__sb_printf(&sb, "%s%s%s", i ? ", " : "the toolchain(s) ", tools->t[i].dst,
+                                i + 1 == tools->n ? ", " : "");
+        pathgate__sb_puts(&sb, "a private /tmp and home, and nothing else of the host: no other "
+                               "host venv, pyenv, nvm or conda. Make a venv inside a root "
+                               "(python3 -m venv .venv), or have the operator show the "
+                               "toolchain's directory read-only with the toolchains option "
+                               "(CLI --toolchain DIR): at /pathgate/tool/<name>, its bin first "
+                               "in PATH\n");
+    }
     if (out->exit_code != 0 &&
         (output_has(out, "mount -t proc proc /proc") ||
          (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
@@ -405,7 +414,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }
     pathgate__exec_plan_dispose(&plan); /* (the proxy stopped: its refusals are all in) */
-    if (!rc && (rc = add_notes(out, alloc, &o, o.allow_domains ? &nac : NULL)) != 0) {
+    if (!rc && (rc = add_notes(out, alloc, &o, o.allow_domains ? &nac : NULL, &tools)) != 0) {
         pathgate_exec_result_dispose(out);
         rc = pathgate__error_set(err, rc, NULL);
     }
