@@ -136,7 +136,8 @@ PG_OP(delete, delete, PG_R_ADDR,
     {"glob", PG_GLOB, PG_PYPOS, 0}, {"max_count", PG_MAX_COUNT, PG_PYPOS, 0},                      \
     {"regex", PG_SFLAG, 0, PATHGATE_FS_SEARCH_REGEX},                                              \
     {"ignore_case", PG_SFLAG, 0, PATHGATE_FS_SEARCH_IGNORE_CASE},                                  \
-    {"threads", PG_THREADS, 0, 0}, PG_MAX_FILE_SIZE
+    {"threads", PG_THREADS, 0, 0}, PG_MAX_FILE_SIZE,                                               \
+    {"all_bases", PG_SFLAG, 0, PATHGATE_FS_SEARCH_ALL_BASES}
 #define PG_GLOB_ARGS                                                                               \
     {"pattern", PG_TEXT, PG_POS | PG_REQ, 0}, {"path", PG_TEXT, PG_POS, 0},                        \
     {"metadata", PG_SFLAG, 0, PATHGATE_FS_SEARCH_METADATA}, {"threads", PG_THREADS, 0, 0},         \

@@ -12,7 +12,10 @@
  * result lives in a userdata with __gc while it is converted, so a memory
  * error while building the tables leaks nothing.
  */
+#define _DEFAULT_SOURCE /* timegm */
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "fs_ops.h"
 #include "result_fields.h"
@@ -73,10 +76,33 @@ static void push_matches_info(lua_State *L, const pathgate_fs_matches *m)
               m->skipped_large, m->files_scanned, m->skipped_denied);
 }
 
+/* For LuaFileSystem users: next to each ISO 8601 time field `iso` of the
+ * table on top, the same time as `num`, whole seconds since the epoch (an
+ * integer, as lfs.attributes gives and os.date takes). Absent with iso. */
+static void set_epoch(lua_State *L, const char *iso, const char *num)
+{
+    int y, mo, d, h, mi, s;
+    if (lua_getfield(L, -1, iso) == LUA_TSTRING &&
+        sscanf(lua_tostring(L, -1), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &s) == 6) {
+        struct tm tm;
+        memset(&tm, 0, sizeof tm);
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = d;
+        tm.tm_hour = h;
+        tm.tm_min = mi;
+        tm.tm_sec = s;
+        lua_pushinteger(L, (lua_Integer)timegm(&tm));
+        lua_setfield(L, -3, num);
+    }
+    lua_pop(L, 1);
+}
+
 static void push_fileinfo(lua_State *L, const pathgate_fs_info *e)
 {
-    lua_createtable(L, 0, PG_FIELD_COUNT(PG_FILEINFO_FIELDS));
+    lua_createtable(L, 0, PG_FIELD_COUNT(PG_FILEINFO_FIELDS) + 1);
     PG_FILEINFO_FIELDS(PG_LUA_FIELD, e)
+    set_epoch(L, "modified_at", "mtime");
 }
 
 static void push_match(lua_State *L, const pathgate_fs_match *e)
@@ -165,12 +191,17 @@ static int push_result(lua_State *L, const pg_fs_op *op, const pg_argv *a, pg_re
         push_matches_info(L, &r->matches);
         return 3;
     case PG_R_READ:
-        lua_createtable(L, 0, PG_FIELD_COUNT(PG_READ_FIELDS));
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_READ_FIELDS) + 1);
         PG_READ_FIELDS(PG_LUA_FIELD, &r->read)
+        set_epoch(L, "modified_at", "mtime");
         return 1;
     case PG_R_STAT:
-        lua_createtable(L, 0, PG_FIELD_COUNT(PG_STAT_FIELDS));
+        lua_createtable(L, 0, PG_FIELD_COUNT(PG_STAT_FIELDS) + 4);
         PG_STAT_FIELDS(PG_LUA_FIELD, &r->stat)
+        set_epoch(L, "modified_at", "mtime");
+        set_epoch(L, "accessed_at", "atime");
+        set_epoch(L, "changed_at", "ctime");
+        set_epoch(L, "created_at", "btime");
         return 1;
     case PG_R_CODES:
     case PG_R_BLOBS:

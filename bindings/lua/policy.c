@@ -228,3 +228,54 @@ int pg_resolver_policy_check(lua_State *L)
     set_string(L, "source", v.source);
     return 1;
 }
+
+/* r:policy_tracked() -> {address, ...}: the paths git tracks that the
+ * policy hides. The addresses are gathered in C first: nothing of Lua's
+ * runs (or raises) inside the core. */
+typedef struct tracked_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} tracked_buf;
+
+static void tracked_add(void *ctx, const char *address)
+{
+    tracked_buf *b = ctx;
+    size_t n = strlen(address) + 1;
+    if (b->failed)
+        return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->failed = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, address, n);
+    b->len += n;
+}
+
+int pg_resolver_policy_tracked(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    tracked_buf b = {NULL, 0, 0, 0};
+    pathgate_error err = {0, ""};
+    long n = pathgate_resolver_policy_tracked(r->ptr, tracked_add, &b, &err);
+    if (n < 0 || b.failed) {
+        free(b.p);
+        return n < 0 ? pg_fail(L, (int)n, &err) : luaL_error(L, "out of memory");
+    }
+    lua_createtable(L, (int)(n > 0 ? n : 0), 0);
+    lua_Integer i = 1;
+    for (size_t at = 0; at < b.len; at += strlen(b.p + at) + 1) {
+        lua_pushstring(L, b.p + at);
+        lua_rawseti(L, -2, i++);
+    }
+    free(b.p);
+    return 1;
+}

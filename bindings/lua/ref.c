@@ -1,7 +1,8 @@
 /*
  * ref.c - pathgate.VisibilityRef: token + canonical address (docs/spec.md
- * section 5). Holds no host path and no pointer to its resolver, so it
- * stays valid (as a value) after the resolver is collected.
+ * section 5). Holds no host path. A ref minted by a resolve keeps its
+ * resolver box as user value 1 and gives its token back on __gc/__close;
+ * it stays valid (as a value) after the resolver is closed.
  *
  *   VisibilityRef(token, session_abs) -> ref | nil, msg, code
  *   ref:token(), ref:session_abs()    -> string
@@ -74,9 +75,26 @@ static void ref_free(void *p)
     pathgate_ref_free(p);
 }
 
+/* __close, __gc: a ref minted by a resolve (its user value: the resolver
+ * box, kept alive by it) gives its token back to the registry, then frees
+ * itself; a rebuilt ref (VisibilityRef(token, address)) owns no token. */
+void pg_ref_close_at(lua_State *L, int idx)
+{
+    pg_box *box = (pg_box *)pg_checkudata(L, idx, PG_REF);
+    if (!box->ptr)
+        return;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA) {
+        pg_resolver *r = (pg_resolver *)pg_testudata(L, -1, PG_RESOLVER);
+        if (r && r->ptr) /* NULL once the resolver is closed and freed */
+            pathgate_resolver_release(r->ptr, box->ptr);
+    }
+    lua_pop(L, 1);
+    pg_closebox(L, idx, PG_REF, ref_free);
+}
+
 static int ref_close(lua_State *L)
 {
-    pg_closebox(L, 1, PG_REF, ref_free);
+    pg_ref_close_at(L, 1);
     return 0;
 }
 

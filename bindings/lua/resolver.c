@@ -9,6 +9,8 @@
  *          name, or a list {{key, dir}, ...} keeping its order)
  *   r:resolve(text [, {require_exists = bool, base = addr | ref}]) -> resolution
  *   r:host_path(ref) -> string | nil
+ *   r:host_path_of(text [, opts]) -> string | nil, msg, code  (no token held)
+ *   r:address_of(native) -> address | nil, msg, code  (native_prefixes = {[prefix] = address})
  *   r:release(ref)   -> boolean
  *   r:count(), #r    -> live tokens
  *   r:roots(), r:mods() -> configured keys / names, in order
@@ -46,7 +48,7 @@ enum {
 void pg_resolution_begin(lua_State *L)
 {
     /* The ref box has no metatable (so no finalizer) until it holds a ref. */
-    pg_box *ref = (pg_box *)lua_newuserdatauv(L, sizeof(pg_box), 0);
+    pg_box *ref = (pg_box *)lua_newuserdatauv(L, sizeof(pg_box), 1); /* 1: its resolver */
     ref->ptr = NULL;
     pg_record *rec = (pg_record *)lua_newuserdatauv(L, sizeof(pg_record), UV_COUNT);
     memset(rec, 0, sizeof *rec);
@@ -64,6 +66,12 @@ static size_t copy_bounded(char *buf, size_t cap, const char *s)
 }
 
 int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const pathgate_error *err)
+{
+    return pg_resolution_finish_owned(L, rc, res, err, 0);
+}
+
+int pg_resolution_finish_owned(lua_State *L, int rc, pathgate_resolution *res,
+                               const pathgate_error *err, int owner)
 {
     if (rc != 0) {
         lua_pop(L, 2);
@@ -92,6 +100,10 @@ int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const p
     pathgate_resolution_dispose(res); /* relative_path pointed into the ref */
     if (rec->ok) {
         lua_rotate(L, -2, 1); /* record, ref box */
+        if (owner) {          /* before the finalizer is set: a raise here leaks nothing */
+            lua_pushvalue(L, owner);
+            lua_setiuservalue(L, -2, 1);
+        }
         pg_pushmetatable(L, PG_REF);
         lua_setmetatable(L, -2);
         lua_setiuservalue(L, -2, UV_REF);
@@ -205,6 +217,17 @@ static int resolution_tostring(lua_State *L)
                     ref && ref->ptr ? pathgate_ref_address(ref->ptr, NULL) : "(closed)",
                     rec->exists ? "true" : "false");
     return 1;
+}
+
+/* __close of a resolution (`local res <close> = r:resolve(...)`): closes
+ * its ref, which gives the token back. Without it the ref's own __gc does
+ * the same when the last reference to the ref goes. */
+static int resolution_close(lua_State *L)
+{
+    checkresolution(L, 1);
+    if (lua_getiuservalue(L, 1, UV_REF) == LUA_TUSERDATA)
+        pg_ref_close_at(L, lua_gettop(L));
+    return 0;
 }
 
 /* ---------------------------------------------------------- options */
@@ -367,6 +390,42 @@ static const char **read_only_names(lua_State *L, size_t *count)
     return names;
 }
 
+/* Option native_prefixes ({[prefix] = address, ...}) as an array for
+ * pathgate_resolver_options.native_prefixes: a userdata left on the stack;
+ * the strings stay alive in the option table. The core checks them. */
+static pathgate_native_prefix *native_prefixes(lua_State *L, size_t *count)
+{
+    *count = 0;
+    int t = lua_getfield(L, 1, "native_prefixes");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (t != LUA_TTABLE)
+        luaL_argerror(L, 1, "option 'native_prefixes' must be a table {[prefix] = address}");
+    int idx = lua_gettop(L);
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    pathgate_native_prefix *p =
+        (pathgate_native_prefix *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *p, 0);
+    memset(p, 0, (n ? n : 1) * sizeof *p);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        p[i].prefix = specstring(L, -2, 1, "native_prefixes", &p[i].prefix_len);
+        p[i].address = specstring(L, -1, 1, "native_prefixes", &p[i].address_len);
+        i++;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, idx); /* the userdata stays; the table lives on in option 1 */
+    *count = n;
+    return p;
+}
+
 static int resolver_new(lua_State *L)
 {
     lua_remove(L, 1); /* the class table (__call) */
@@ -377,7 +436,8 @@ static int resolver_new(lua_State *L)
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (!k || (strcmp(k, "roots") && strcmp(k, "mods") && strcmp(k, "max_tokens") &&
                    strcmp(k, "read_only") && strcmp(k, "deny_read") && strcmp(k, "deny_write") &&
-                   strcmp(k, "presets") && strcmp(k, "audit") && strcmp(k, "audit_door")))
+                   strcmp(k, "presets") && strcmp(k, "audit") && strcmp(k, "audit_door") &&
+                   strcmp(k, "native_prefixes")))
             luaL_argerror(L, 1,
                           lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
         lua_pop(L, 1);
@@ -404,6 +464,7 @@ static int resolver_new(lua_State *L)
     opts.roots = roots;
     opts.mods = mods;
     opts.read_only = read_only_names(L, &opts.nread_only);
+    opts.native_prefixes = native_prefixes(L, &opts.nnative_prefixes);
     opts.deny_read = pg_policy_list(L, 1, "deny_read", &opts.ndeny_read);
     opts.deny_write = pg_policy_list(L, 1, "deny_write", &opts.ndeny_write);
     opts.presets = pg_policy_list(L, 1, "presets", &opts.npresets);
@@ -429,7 +490,7 @@ static int resolver_resolve(lua_State *L)
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pg_resolution_begin(L);
     int rc = pathgate_resolver_resolve(&res, r->ptr, text, len, &opts, &err);
-    return pg_resolution_finish(L, rc, &res, &err);
+    return pg_resolution_finish_owned(L, rc, &res, &err, 1);
 }
 
 static int resolver_host_path(lua_State *L)
@@ -440,6 +501,34 @@ static int resolver_host_path(lua_State *L)
     pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_buf_dispose(buf);
     return pg_bufresult(L, pathgate_resolver_host_path(buf, r->ptr, ref, &err), buf, &err);
+}
+
+/* r:host_path_of(text [, opts]) -> string | nil, msg, code: one call,
+ * no token held (pathgate_resolver_host_path_of). */
+static int resolver_host_path_of(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_resolve_options opts;
+    pg_resolve_options(L, 3, &opts, 1);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    pathgate_buf_dispose(buf);
+    int rc = pathgate_resolver_host_path_of(buf, NULL, r->ptr, text, len, &opts, &err);
+    return pg_bufresult(L, rc, buf, &err);
+}
+
+/* r:address_of(native) -> address | nil, msg, code (lexical, no token). */
+static int resolver_address_of(lua_State *L)
+{
+    pg_resolver *r = pg_checkresolver(L, 1);
+    size_t len;
+    const char *text = pg_checktext(L, 2, &len);
+    pathgate_buf *buf = &pg_scratch_get(L)->buf;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    pathgate_buf_dispose(buf);
+    return pg_bufresult(L, pathgate_resolver_address_of(buf, r->ptr, text, len, &err), buf, &err);
 }
 
 static int resolver_release(lua_State *L)
@@ -509,6 +598,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {"__index", resolution_index},
         {"__pairs", resolution_pairs},
         {"__tostring", resolution_tostring},
+        {"__close", resolution_close},
         {NULL, NULL},
     };
     static const luaL_Reg meta[] = {
@@ -521,6 +611,8 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
     static const luaL_Reg methods[] = {
         {"resolve", resolver_resolve},
         {"host_path", resolver_host_path},
+        {"host_path_of", resolver_host_path_of},
+        {"address_of", resolver_address_of},
         {"release", resolver_release},
         {"count", resolver_count},
         {"roots", resolver_roots},
@@ -528,6 +620,7 @@ void pg_open_resolver(lua_State *L, int module_idx, int scratch_idx)
         {"close", resolver_close},
         {"restrict", pg_resolver_restrict},
         {"policy_check", pg_resolver_policy_check},
+        {"policy_tracked", pg_resolver_policy_tracked},
         {NULL, NULL},
     };
     pg_newclass(L, scratch_idx, PG_RESOLUTION, res_meta, NULL);

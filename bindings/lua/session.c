@@ -135,9 +135,11 @@ static int session_resolve(lua_State *L)
     pg_resolve_options(L, 3, &opts, 0);
     pathgate_error err = PATHGATE_ERROR_INIT;
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
+    lua_settop(L, 3);
+    lua_getiuservalue(L, 1, 1); /* 4: the resolver box, owner of the tokens */
     pg_resolution_begin(L);
     int rc = pathgate_session_resolve(&res, s, text, len, opts.require_exists, &err);
-    return pg_resolution_finish(L, rc, &res, &err);
+    return pg_resolution_finish_owned(L, rc, &res, &err, 4);
 }
 
 static int session_tostring(lua_State *L)

@@ -188,6 +188,9 @@ pathgate_ref *pg_checkref(lua_State *L, int arg);
 /* Takes ownership of ref (never NULL) into a new VisibilityRef; on a raise
  * the caller still owns it, so call it only while ref is owned elsewhere. */
 void pg_pushref_from(lua_State *L, pathgate_ref **ref);
+/* Closes the VisibilityRef at idx: its token goes back to the resolver
+ * that minted it (when that one is still open), then the ref is freed. */
+void pg_ref_close_at(lua_State *L, int idx);
 
 /*
  * Resolutions (resolver.c). A resolution record owns no C memory: on
@@ -202,6 +205,10 @@ void pg_pushref_from(lua_State *L, pathgate_ref **ref);
  */
 void pg_resolution_begin(lua_State *L);
 int pg_resolution_finish(lua_State *L, int rc, pathgate_resolution *res, const pathgate_error *err);
+/* The same, the ref remembering the resolver box at owner (an absolute
+ * index): its __gc and __close give the token back (ref.c). */
+int pg_resolution_finish_owned(lua_State *L, int rc, pathgate_resolution *res,
+                               const pathgate_error *err, int owner);
 /* Parses an options table of resolve(): require_exists (boolean) and,
  * when allow_base, base (string or VisibilityRef). Raises on misuse. */
 void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, int allow_base);
@@ -234,6 +241,7 @@ void pg_audit_attach(lua_State *L, int idx, pg_resolver *r);
 void pg_audit_release(lua_State *L, pg_resolver *r);
 int pg_resolver_restrict(lua_State *L);
 int pg_resolver_policy_check(lua_State *L);
+int pg_resolver_policy_tracked(lua_State *L);
 
 /* The kinds of ../result_fields.h as Lua values (util.c), and the field
  * setter its descriptions expand with: the field is set on the table at

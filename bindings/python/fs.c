@@ -357,14 +357,14 @@ static PyMethodDef fs_methods[] = {
     PG_FS_METH(delete, "path", "The address deleted."),
     PG_FS_METH(grep,
                "pattern, path=None, glob=None, max_count=None, *, regex=False, "
-               "ignore_case=False, threads=None, max_file_size=None, info=False",
+               "ignore_case=False, threads=None, max_file_size=None, all_bases=False, info=False",
                "(GrepMatch dicts, truncated[, info])."),
     PG_FS_METH(glob,
                "pattern, path=None, *, metadata=False, threads=None, basename=False, info=False",
                "FileInfo dicts, or (list, info)."),
     PG_FS_METH(grep_iter,
                "pattern, path=None, glob=None, max_count=None, *, regex=False, "
-               "ignore_case=False, threads=None, max_file_size=None",
+               "ignore_case=False, threads=None, max_file_size=None, all_bases=False",
                "An _FsIter of GrepMatch dicts."),
     PG_FS_METH(glob_iter, "pattern, path=None, *, metadata=False, threads=None, basename=False",
                "An _FsIter of FileInfo dicts."),

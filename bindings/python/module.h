@@ -94,6 +94,9 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD pathgate_ref *ref;
+    /* the Resolver whose resolve minted it (kept alive by it), or NULL (a
+     * rebuilt ref): its token goes back there when the ref is freed */
+    PyObject *owner;
 } pg_ref_object;
 
 typedef struct {
@@ -178,6 +181,9 @@ PyObject *pg_uri_wrap(pg_state *st, pathgate_uri *uri);
 PyObject *pg_ref_wrap(pg_state *st, pathgate_ref *ref);
 /* Builds a VisibilityResolution from a core resolution (disposes it). */
 PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res);
+/* The same, its ref owned by the Resolver `owner` (a pg_resolver_object):
+ * the token is released when the ref is garbage-collected. */
+PyObject *pg_resolution_wrap_owned(pg_state *st, pathgate_resolution *res, PyObject *owner);
 
 static inline int pg_is_uri(pg_state *st, PyObject *obj) {
     return Py_IS_TYPE(obj, (PyTypeObject *)st->PathUriType);

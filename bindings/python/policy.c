@@ -278,3 +278,51 @@ PyObject *pg_resolver_policy_check(PyObject *self, PyObject *text_obj) {
         Py_CLEAR(d);
     return d;
 }
+
+/* Resolver.policy_tracked(): the addresses of the paths git tracks that
+ * the policy hides (pathgate_resolver_policy_tracked). */
+static void tracked_add(void *ctx, const char *address) {
+    PyObject *list = ctx;
+    if (PyErr_Occurred())
+        return;
+    PyObject *s = PyUnicode_DecodeUTF8(address, (Py_ssize_t)strlen(address), "surrogateescape");
+    if (s != NULL) {
+        PyList_Append(list, s);
+        Py_DECREF(s);
+    }
+}
+
+PyObject *pg_resolver_policy_tracked(PyObject *self, PyObject *Py_UNUSED(ignored)) {
+    pg_state *st = pg_state_of(self);
+    PyObject *list = PyList_New(0);
+    if (list == NULL)
+        return NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    long n = pathgate_resolver_policy_tracked(PG_RESOLVER_OF(self), tracked_add, list, &err);
+    if (PyErr_Occurred()) {
+        Py_DECREF(list);
+        return NULL;
+    }
+    if (n < 0) {
+        Py_DECREF(list);
+        return pg_raise(st, st->Error, (int)n, &err);
+    }
+    return list;
+}
+
+/* The set-up warning: git tracks paths the new resolver hides. */
+int pg_resolver_warn_tracked(PyObject *self) {
+    PyObject *found = pg_resolver_policy_tracked(self, NULL);
+    if (found == NULL)
+        return -1;
+    Py_ssize_t n = PyList_Size(found);
+    int rc = 0;
+    if (n > 0)
+        rc = PyErr_WarnFormat(PyExc_UserWarning, 1,
+                              "git tracks %zd path(s) the policy hides (first: %U): their content "
+                              "is in the history, where the rule does not reach (docs/policy.md, "
+                              "\"Secrets in git history\"; preset vcs-history)",
+                              n, PyList_GetItem(found, 0));
+    Py_DECREF(found);
+    return rc;
+}

@@ -34,6 +34,9 @@ void pg_audit_call(const pathgate_audit_event *event, void *ctx);
 PyObject *pg_resolver_restrict(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
 PyObject *pg_resolver_policy_check(PyObject *self, PyObject *text);
+/* Resolver.policy_tracked(), and the warning a new resolver gives. */
+PyObject *pg_resolver_policy_tracked(PyObject *self, PyObject *unused);
+int pg_resolver_warn_tracked(PyObject *self);
 
 #define PG_POLICY_METHODS                                                                          \
     {"restrict", PG_METH(pg_resolver_restrict), METH_FASTCALL | METH_KEYWORDS,                     \
@@ -49,6 +52,12 @@ PyObject *pg_resolver_policy_check(PyObject *self, PyObject *text);
          "judged by where it leads too): a dict with 'denied' (None, 'read':\n"                    \
          "hidden and unwritable, or 'write': read-only), 'rule' and 'source'.\n"                   \
          "Raises pathgate.Error (kind 'invalid_path') for text naming no\n"                        \
-         "address. Not an audit event."},
+         "address. Not an audit event."},                                                          \
+        {"policy_tracked", PG_METH(pg_resolver_policy_tracked), METH_NOARGS,                       \
+         "policy_tracked($self, /)\n--\n\n"                                                        \
+         "The addresses of the paths git tracks (the index of the repository\n"                    \
+         "at the top of each base) that the policy hides: their content is in\n"                   \
+         "the history (docs/policy.md, 'Secrets in git history'). Each is an\n"                    \
+         "audit event (operation 'git_index', outcome 'tracked')."},
 
 #endif

@@ -47,9 +47,32 @@ static PyObject *ref_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return pg_ref_wrap(st, ref);
 }
 
+/* A minted ref gives its token back to its resolver when it goes (by
+ * reference count or by the cycle collector): a program that drops its
+ * resolutions never fills the registry. */
+static void ref_release(PyObject *self) {
+    pg_ref_object *o = (pg_ref_object *)self;
+    if (o->owner != NULL && o->ref != NULL)
+        pathgate_resolver_release(((pg_resolver_object *)o->owner)->resolver, o->ref);
+    Py_CLEAR(o->owner);
+}
+
 static void ref_dealloc(PyObject *self) {
+    PyObject_GC_UnTrack(self);
+    ref_release(self);
     pathgate_ref_free(PG_REF(self));
     pg_free_instance(self);
+}
+
+static int ref_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(((pg_ref_object *)self)->owner);
+    return 0;
+}
+
+static int ref_clear(PyObject *self) {
+    ref_release(self);
+    return 0;
 }
 
 static PyObject *ref_get_token(PyObject *self, void *closure) {
@@ -118,6 +141,8 @@ static PyType_Slot ref_slots[] = {
                 "Only the Resolver that minted the token maps it to a file."},
     {Py_tp_new, ref_new},
     {Py_tp_dealloc, ref_dealloc},
+    {Py_tp_traverse, ref_traverse},
+    {Py_tp_clear, ref_clear},
     {Py_tp_repr, ref_repr},
     {Py_tp_str, ref_str},
     {Py_tp_hash, ref_hash},
@@ -130,7 +155,7 @@ static PyType_Slot ref_slots[] = {
 static PyType_Spec ref_spec = {
     .name = "pathgate.VisibilityRef",
     .basicsize = sizeof(pg_ref_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
     .slots = ref_slots,
 };
 

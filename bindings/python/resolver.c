@@ -15,6 +15,13 @@
 
 /* --------------------------------------------------- VisibilityResolution */
 
+PyObject *pg_resolution_wrap_owned(pg_state *st, pathgate_resolution *res, PyObject *owner) {
+    PyObject *self = pg_resolution_wrap(st, res);
+    if (self != NULL && owner != NULL && ((pg_resolution_object *)self)->ok)
+        ((pg_ref_object *)((pg_resolution_object *)self)->ref)->owner = Py_NewRef(owner);
+    return self;
+}
+
 PyObject *pg_resolution_wrap(pg_state *st, pathgate_resolution *res) {
     pg_resolution_object *self =
         (pg_resolution_object *)PyType_GenericAlloc((PyTypeObject *)st->ResolutionType, 0);
@@ -304,16 +311,67 @@ static int resolver_read_only(PyObject *read_only, const char ***names, size_t *
     return 0;
 }
 
+/* native_prefixes: a mapping of native prefix -> canonical address, as a C
+ * array for pathgate_resolver_options.native_prefixes (the core checks
+ * them). The strings live as long as `keep`. */
+static int resolver_native_prefixes(PyObject *obj, pathgate_native_prefix **out, size_t *count,
+                                    PyObject *keep) {
+    *out = NULL;
+    *count = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    if (!PyDict_Check(obj) && (!PyMapping_Check(obj) || PySequence_Check(obj))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "native_prefixes must be a mapping of native prefix -> address");
+        return -1;
+    }
+    PyObject *items = PyMapping_Items(obj);
+    if (items == NULL)
+        return -1;
+    int rc = PyList_Append(keep, items);
+    Py_DECREF(items); /* kept alive by keep */
+    if (rc < 0)
+        return -1;
+    Py_ssize_t n = PyList_Size(items);
+    *out = PyMem_Calloc((size_t)n + 1, sizeof **out);
+    if (*out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GetItem(items, i);
+        const char *text[2];
+        Py_ssize_t len[2];
+        for (int k = 0; k < 2; k++) {
+            PyObject *holder;
+            if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2 ||
+                pg_text(PyTuple_GetItem(pair, k), &text[k], &len[k], &holder,
+                        k ? "a native prefix's address" : "a native prefix") < 0)
+                return -1;
+            if (holder != NULL) {
+                rc = PyList_Append(keep, holder);
+                Py_DECREF(holder);
+                if (rc < 0)
+                    return -1;
+            }
+        }
+        (*out)[i] = (pathgate_native_prefix){text[0], (size_t)len[0], text[1], (size_t)len[1]};
+    }
+    *count = (size_t)n;
+    return 0;
+}
+
 static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"roots",      "mods",    "max_tokens", "read_only",  "deny_read",
-                             "deny_write", "presets", "audit",      "audit_door", NULL};
+                             "deny_write", "presets", "audit",      "audit_door", "native_prefixes",
+                             NULL};
     pg_state *st = pg_state_of_type(type);
-    PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL;
+    PyObject *roots_obj = NULL, *mods_obj = NULL, *read_only = NULL, *prefixes_obj = NULL;
     PyObject *deny_read = NULL, *deny_write = NULL, *presets = NULL, *audit = NULL, *door = NULL;
     Py_ssize_t max_tokens = PATHGATE_MAX_TOKENS_DEFAULT;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$OOOOOO:Resolver", kwlist, &roots_obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOn$OOOOOOO:Resolver", kwlist, &roots_obj,
                                      &mods_obj, &max_tokens, &read_only, &deny_read, &deny_write,
-                                     &presets, &audit, &door))
+                                     &presets, &audit, &door, &prefixes_obj))
         return NULL;
     if (max_tokens < 1) {
         pathgate_error err = {PATHGATE_ECONFIG, "max_tokens must be at least 1"};
@@ -324,15 +382,18 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
         return NULL;
     pathgate_base_spec *roots = NULL, *mods = NULL;
     const char **read_only_names = NULL;
+    pathgate_native_prefix *prefixes = NULL;
     pathgate_resolver_options opts = PATHGATE_RESOLVER_OPTIONS_INIT;
     PyObject *result = NULL;
     pg_audit *audit_ctx = NULL;
     if (resolver_bases(roots_obj, "roots", &roots, &opts.nroots, keep) < 0 ||
         resolver_bases(mods_obj, "mods", &mods, &opts.nmods, keep) < 0 ||
         resolver_read_only(read_only, &read_only_names, &opts.nread_only, keep) < 0 ||
+        resolver_native_prefixes(prefixes_obj, &prefixes, &opts.nnative_prefixes, keep) < 0 ||
         pg_policy_options(&opts, deny_read, deny_write, presets, audit, door, &audit_ctx, keep) < 0)
         goto done;
     opts.read_only = read_only_names;
+    opts.native_prefixes = prefixes;
     opts.roots = roots;
     opts.mods = mods;
     opts.max_tokens = (size_t)max_tokens;
@@ -355,12 +416,18 @@ static PyObject *resolver_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     self->audit = audit_ctx;
     audit_ctx = NULL;
     result = (PyObject *)self;
+    /* a hidden path git tracks is in the history: said at set-up */
+    if (opts.ndeny_read || opts.npresets) {
+        if (pg_resolver_warn_tracked(result) < 0)
+            Py_CLEAR(result);
+    }
 done:
     pg_audit_free(audit_ctx);
     pg_policy_options_free(&opts);
     PyMem_Free(roots);
     PyMem_Free(mods);
     PyMem_Free((void *)read_only_names);
+    PyMem_Free(prefixes);
     Py_DECREF(keep);
     return result;
 }
@@ -445,7 +512,7 @@ static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssiz
     Py_XDECREF(text_holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
-    return pg_resolution_wrap(st, &res);
+    return pg_resolution_wrap_owned(st, &res, self);
 }
 
 static int ref_arg(pg_state *st, PyObject *obj) {
@@ -466,6 +533,62 @@ static PyObject *resolver_host_path(PyObject *self, PyObject *ref) {
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
     return pg_buf_to_path(st, &buf);
+}
+
+/* host_path_of(text, /, *, require_exists=True, base=None): one call, no
+ * token held (pathgate_resolver_host_path_of); refused input raises. */
+static PyObject *resolver_host_path_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+    static const char *const names[] = {NULL, "require_exists", "base"};
+    pg_state *st = pg_state_of(self);
+    PyObject *a[3];
+    if (pg_bind("host_path_of", args, nargs, kwnames, names, 3, 1, 1, a) < 0)
+        return NULL;
+    pathgate_resolve_options opts = PATHGATE_RESOLVE_OPTIONS_INIT;
+    if (a[1] != NULL && (opts.require_exists = PyObject_IsTrue(a[1])) < 0)
+        return NULL;
+    PyObject *base_holder, *text_holder;
+    Py_ssize_t base_len, len;
+    const char *text;
+    if (resolver_base_arg(st, a[2], &opts.base, &base_len, &base_holder) < 0)
+        return NULL;
+    opts.base_len = (size_t)base_len;
+    if (pg_host_text(a[0], &text, &len, &text_holder, "text") < 0) {
+        Py_XDECREF(base_holder);
+        return NULL;
+    }
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pathgate_resolver_host_path_of(&buf, NULL, PG_RESOLVER(self), text, (size_t)len, &opts,
+                                        &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(base_holder);
+    Py_XDECREF(text_holder);
+    if (rc < 0)
+        return pg_raise(st, rc == PATHGATE_EINVALIDPATH ? st->PathError : st->Error, rc, &err);
+    return pg_buf_to_path(st, &buf);
+}
+
+/* address_of(native, /) -> str: the canonical address of a native path
+ * (pathgate_resolver_address_of); PathError when no prefix or base holds it. */
+static PyObject *resolver_address_of(PyObject *self, PyObject *arg) {
+    pg_state *st = pg_state_of(self);
+    const char *text;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_host_text(arg, &text, &len, &holder, "native") < 0)
+        return NULL;
+    pathgate_buf buf = PATHGATE_BUF_INIT;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc = pathgate_resolver_address_of(&buf, PG_RESOLVER(self), text, (size_t)len, &err);
+    Py_XDECREF(holder);
+    if (rc < 0)
+        return pg_raise(st, rc == PATHGATE_EINVALIDPATH ? st->PathError : st->Error, rc, &err);
+    PyObject *s = PyUnicode_FromStringAndSize(buf.ptr, (Py_ssize_t)buf.len);
+    pathgate_buf_dispose(&buf);
+    return s;
 }
 
 static PyObject *resolver_release(PyObject *self, PyObject *ref) {
@@ -534,6 +657,19 @@ static PyMethodDef resolver_methods[] = {
      "host_path($self, ref, /)\n--\n\n"
      "The pathlib.Path of a ref this resolver minted (live, address\n"
      "matching its record); None for a forged, released or foreign ref."},
+    {"host_path_of", PG_METH(resolver_host_path_of), METH_FASTCALL | METH_KEYWORDS,
+     "host_path_of($self, text, /, *, require_exists=True, base=None)\n--\n\n"
+     "The pathlib.Path of text, resolved as resolve() does, in one call\n"
+     "that holds no token. Raises pathgate.PathError ('Invalid path / not\n"
+     "found') where resolve() would fail. The path is the host's: never\n"
+     "show it to an agent."},
+    {"address_of", PG_METH(resolver_address_of), METH_O,
+     "address_of($self, native, /)\n--\n\n"
+     "The canonical address of a native path: through the longest declared\n"
+     "native prefix (native_prefixes=, e.g. a Windows path read on Linux),\n"
+     "else through the base whose directory holds it. Lexical: nothing is\n"
+     "opened and no token is held. Raises pathgate.PathError ('Invalid\n"
+     "path / not found') when no prefix or base holds it."},
     {"release", PG_METH(resolver_release), METH_O,
      "release($self, ref, /)\n--\n\n"
      "Free the ref's token; True when it was live here."},

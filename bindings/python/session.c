@@ -247,7 +247,7 @@ static PyObject *session_resolve(PyObject *self, PyObject *const *args, Py_ssize
     Py_XDECREF(holder);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
-    return pg_resolution_wrap(st, &res);
+    return pg_resolution_wrap_owned(st, &res, ((pg_session_object *)self)->resolver);
 }
 
 static PyObject *session_get_resolver(PyObject *self, void *closure) {

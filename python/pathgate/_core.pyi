@@ -121,7 +121,9 @@ class Resolver:
         presets: Iterable[str] | None = None,
         audit: Callable[[dict[str, Any]], object] | None = None,
         audit_door: str | None = None,
+        native_prefixes: Mapping[str, str] | None = None,
     ) -> Self: ...
+    def address_of(self, native: str | bytes | os.PathLike[str] | os.PathLike[bytes], /) -> str: ...
     def restrict(
         self,
         /,
@@ -132,6 +134,7 @@ class Resolver:
         source: str | None = None,
     ) -> None: ...
     def policy_check(self, text: _StrPath, /) -> dict[str, str | None]: ...
+    def policy_tracked(self, /) -> list[str]: ...
     @property
     def roots(self) -> tuple[str, ...]: ...
     @property
@@ -145,6 +148,14 @@ class Resolver:
         base: str | VisibilityRef | None = None,
     ) -> VisibilityResolution: ...
     def host_path(self, ref: VisibilityRef, /) -> pathlib.Path | None: ...
+    def host_path_of(
+        self,
+        text: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        /,
+        *,
+        require_exists: bool = ...,
+        base: str | VisibilityRef | None = ...,
+    ) -> pathlib.Path: ...
     def release(self, ref: VisibilityRef, /) -> bool: ...
     def __len__(self, /) -> int: ...
 
@@ -226,6 +237,7 @@ def _fs_grep(
     ignore_case: bool = False,
     threads: int | None = None,
     max_file_size: int | None = None,
+    all_bases: bool = False,
     info: bool = False,
 ) -> Any: ...
 def _fs_glob(
@@ -251,6 +263,7 @@ def _fs_grep_iter(
     ignore_case: bool = False,
     threads: int | None = None,
     max_file_size: int | None = None,
+    all_bases: bool = False,
 ) -> _FsIter: ...
 def _fs_glob_iter(
     owner: _Owner,

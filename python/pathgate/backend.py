@@ -717,6 +717,7 @@ class Backend(SandboxMixin):
         ignore_case: bool = False,
         threads: int | None = None,
         max_file_size: int | None = None,
+        all_bases: bool = False,
     ) -> GrepResult:
         """Lines matching ``pattern`` (literal, or a PCRE2 regular
         expression with ``regex``; ``ignore_case``) in every text file below
@@ -724,12 +725,15 @@ class Backend(SandboxMixin):
         files filtered by ``glob``; at most ``max_count`` matches
         (``truncated`` when more existed). ``threads`` (default: every
         core) and ``max_file_size`` (files over it are skipped) tune the
-        walk. Fails with ``not_found``, ``invalid_argument`` (a bad
-        pattern), ``invalid_path``."""
+        walk. ``all_bases=True`` searches every root and mod (roots first,
+        in configuration order; ``path`` must then be None), e.g. a game and
+        its mods together. Fails with ``not_found``, ``invalid_argument`` (a
+        bad pattern), ``invalid_path``."""
         try:
             matches, truncated, info = _core._fs_grep(
                 self._owner, pattern, _optional_path(path), glob, max_count, regex=regex,
-                ignore_case=ignore_case, threads=threads, max_file_size=max_file_size, info=True)
+                ignore_case=ignore_case, threads=threads, max_file_size=max_file_size, info=True,
+                all_bases=all_bases)
         except Error as exc:
             return GrepResult(error=str(exc), kind=exc.kind)
         return GrepResult(matches=matches, truncated=truncated, incomplete=info["incomplete"],
@@ -763,13 +767,14 @@ class Backend(SandboxMixin):
         ignore_case: bool = False,
         threads: int | None = None,
         max_file_size: int | None = None,
+        all_bases: bool = False,
     ) -> SearchIterator[GrepMatch]:
         """grep as an iterator (see SearchIterator): matches as they are
         found, in grep's order; leaving the loop early stops the search.
         Errors raise pathgate.Error."""
         it = _core._fs_grep_iter(self._owner, pattern, _optional_path(path), glob, max_count,
                                  regex=regex, ignore_case=ignore_case, threads=threads,
-                                 max_file_size=max_file_size)
+                                 max_file_size=max_file_size, all_bases=all_bases)
         return cast("SearchIterator[GrepMatch]", it)
 
     def glob_iter(self, pattern: str, path: PathArg | None = None) -> SearchIterator[FileInfo]:

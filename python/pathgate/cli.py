@@ -54,8 +54,10 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 import tomllib
+import warnings
 import collections.abc as _abc
 from pathlib import Path
 from typing import Any, Literal, NoReturn, cast
@@ -109,6 +111,8 @@ class Config:
     # execute's network allowlist (docs/exec.md "Network"): the file's
     # list, then the flags'; None = none
     allow_domains: list[str] | None = None
+    # address-of: native prefix -> canonical address (docs/cli.md)
+    native_prefixes: dict[str, str] = dataclasses.field(default_factory=dict)
     # execute's toolchains of the host (docs/exec.md "Toolchains of the
     # host"): the file's list, then the flags'
     toolchains: list[str] = dataclasses.field(default_factory=list)
@@ -190,13 +194,19 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
     unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
-                           "allow_domains", "toolchains", "toolchains_at_host_path",
-                           *_POLICY_KEYS}
+                           "allow_domains", "native_prefixes", "toolchains",
+                           "toolchains_at_host_path", *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
                           "(known: roots, mods, read_only, max_tokens, allow_execute, "
-                          "allow_domains, toolchains, toolchains_at_host_path, deny_read, "
-                          "deny_write, presets, audit_log)")
+                          "allow_domains, native_prefixes, toolchains, toolchains_at_host_path, "
+                          "deny_read, deny_write, presets, audit_log)")
+    prefixes = data.get("native_prefixes", {})
+    if not isinstance(prefixes, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in prefixes.items()):
+        raise ConfigError(f"{where}: [native_prefixes] must be a table of \"native prefix\" = "
+                          "\"root:KEY/...\" or \"mod:NAME/...\"")
+    cfg.native_prefixes.update(prefixes)
     _read_policy_keys(data, cfg, where, here)
     for table, target in (("roots", cfg.roots), ("mods", cfg.mods)):
         section = data.get(table, {})
@@ -261,6 +271,12 @@ def load_config(args: argparse.Namespace) -> Config:
         name, value = _split_assignment(text, "--mod")
         cfg.mods[name] = os.path.abspath(value)
     cfg.read_only.extend(args.read_only or ())
+    for text in getattr(args, "native_prefix", None) or ():
+        match = re.match(r"^(.+)=((?:root|mod):.*)$", text)
+        if not match:
+            raise UsageError("--native-prefix expects PREFIX=ADDRESS (ADDRESS: root:KEY/... or "
+                             "mod:NAME/...)")
+        cfg.native_prefixes[match.group(1)] = match.group(2)
     cfg.deny_read.extend(getattr(args, "deny_read", None) or ())
     cfg.deny_write.extend(getattr(args, "deny_write", None) or ())
     cfg.presets.extend(getattr(args, "preset", None) or ())
@@ -276,8 +292,21 @@ def load_config(args: argparse.Namespace) -> Config:
             raise UsageError("--max-tokens must be a positive integer")
         cfg.max_tokens = args.max_tokens
     if cfg.source == "default":
-        # Nothing configured anywhere: the directory the user is in.
-        cfg.roots = {"repo": os.getcwd()}
+        # Nothing configured anywhere: the directory the user is in, never
+        # for a server, and never one that holds the whole host or a home.
+        if getattr(args, "command", None) == "mcp":
+            raise ConfigError(
+                "pathgate mcp serves only a directory it is given: name it with --root KEY=DIR "
+                "(for example --root repo=/srv/project), or pass --config FILE; the current "
+                "directory is never served implicitly")
+        cwd = os.getcwd()
+        refused = implicit_root_refusal(cwd)
+        if refused:
+            raise ConfigError(
+                f"no root is configured and the current directory is {refused}, which is never "
+                "served implicitly: name the directory to serve with --root KEY=DIR (for "
+                "example --root repo=DIR), pass --config FILE, or run pathgate from the project")
+        cfg.roots = {"repo": cwd}
         if os.path.lexists("pathgate.toml"):
             print("pathgate: note: ./pathgate.toml is not read implicitly (anything run here could "
                   "have written it); pass --config pathgate.toml to use it", file=sys.stderr)
@@ -289,6 +318,35 @@ def load_config(args: argparse.Namespace) -> Config:
     if cfg.toolchains:
         _check_toolchains(cfg)
     return cfg
+
+
+def _home_directories() -> list[str]:
+    """The caller's home directories: $HOME and the account's (either is
+    what a later run may see), with their symlinks resolved."""
+    homes = [os.environ.get("HOME") or ""]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (KeyError, ImportError):
+        pass
+    return [os.path.realpath(h) for h in homes if h and os.path.isabs(h)]
+
+
+def implicit_root_refusal(directory: str) -> str | None:
+    """Why directory may not be the implicit root (the current directory
+    when nothing is configured), or None: the filesystem root, a home
+    directory, or an ancestor of one would serve far more than a project
+    (docs/cli.md "Where the bases come from")."""
+    real = os.path.realpath(directory)
+    if real == "/":
+        return "the filesystem root"
+    for home in _home_directories():
+        if home == real:
+            return "a home directory"
+        if _inside(home, real):
+            return "an ancestor of a home directory"
+    return None
 
 
 def _check_allow_domains(cfg: Config) -> None:
@@ -365,11 +423,24 @@ def check_config_not_writable(cfg: Config) -> None:
             spellings = {os.path.normpath(os.path.abspath(directory)), os.path.realpath(directory)}
             for what, path in protected:
                 if any(_inside(p, d) for p in _spellings(path) for d in spellings):
-                    origin = " (the default: the current directory)" if cfg.source == "default" else ""
-                    raise ConfigError(
-                        f"{what} lies inside the writable {kind} '{name}' ({directory}){origin}: "
-                        "a configuration must never be writable through the sandbox it defines; "
-                        f"mark the {kind} read-only (--read-only {name}) or use another directory")
+                    raise ConfigError(_writable_config_message(cfg, what, kind, name, directory))
+
+
+def _writable_config_message(cfg: Config, what: str, kind: str, name: str, directory: str) -> str:
+    """The refusal of a configuration writable through its own sandbox.
+    Its advice never widens what is served: first a narrower directory
+    (--root KEY=DIR), and a read-only mark only for a base the operator
+    named; the implicit root (the current directory) gets no such advice,
+    since keeping it would keep serving the directory that holds the file."""
+    head = (f"{what} lies inside the writable {kind} '{name}' ({directory})"
+            f"{' (the default: the current directory)' if cfg.source == 'default' else ''}: "
+            "a configuration must never be writable through the sandbox it defines; ")
+    if cfg.source == "default":
+        return head + ("name the directory to serve with --root KEY=DIR (one that does not hold "
+                       "it), or run pathgate from the project")
+    flag = "--root" if kind == "root" else "--mod"
+    return head + (f"serve a directory that does not hold it ({flag} {name}=DIR), or mark the "
+                   f"{kind} read-only (--read-only {name})")
 
 
 # ---------------------------------------------------------------- policy
@@ -476,13 +547,21 @@ def make_resolver(args: argparse.Namespace, cfg: Config | None = None) -> Any:
         kwargs["max_tokens"] = cfg.max_tokens
     if cfg.read_only:
         kwargs["read_only"] = cfg.read_only
+    if cfg.native_prefixes:
+        kwargs["native_prefixes"] = cfg.native_prefixes
     _check_log_not_writable(cfg)
     kwargs.update(_policy_kwargs(args, cfg))
     try:
-        resolver = Resolver(**kwargs)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", UserWarning)
+            resolver = Resolver(**kwargs)
     except Error as e:
         # The core's configuration messages name keys, never directories.
         raise ConfigError(f"{where}{e}") from None
+    # the set-up's warnings (git tracks a path the policy hides) go to the
+    # operator's stderr, as the other start-up lines (also for `mcp`)
+    for w in said:
+        print(f"pathgate: warning: {w.message}", file=sys.stderr)
     check_config_not_writable(cfg)
     return resolver
 
@@ -587,6 +666,31 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 def _convention(args: argparse.Namespace) -> Literal["posix", "windows"] | None:
     # argparse's choices= already restricted the value.
     return cast('Literal["posix", "windows"] | None', args.convention)
+
+
+def cmd_address_of(args: argparse.Namespace) -> int:
+    """The canonical address of each native path (a .mod descriptor's
+    path="C:/...", a host path): docs/cli.md."""
+    from . import PathError
+
+    resolver = make_resolver(args)
+    records, lines, failed = [], [], False
+    for text in args.native:
+        try:
+            address = resolver.address_of(text)
+        except PathError as e:
+            failed = True
+            records.append({"input": text, "ok": False, "address": None, "error": str(e)})
+            if not args.json:
+                print(f"pathgate: address-of: {e}", file=sys.stderr)
+            continue
+        records.append({"input": text, "ok": True, "address": address, "error": None})
+        lines.append(address)
+    if args.json:
+        emit_json({"ok": not failed, "results": records})
+    elif lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def cmd_uri(args: argparse.Namespace) -> int:
@@ -730,6 +834,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
         kwargs["regex"] = True
     if args.ignore_case:
         kwargs["ignore_case"] = True
+    if args.all_bases:
+        if args.path is not None:
+            raise UsageError("grep --all-bases searches every base and takes no PATH")
+        kwargs["all_bases"] = True
     if not args.json:
         return _stream(args, "grep", backend, kwargs)
     result = _check(backend.grep(args.pattern, **kwargs))
@@ -923,6 +1031,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--read-only", action="append", metavar="NAME", **extra,
                        help="a root key or mod name whose files are read but never written, "
                             "deleted or changed by a command (repeatable)")
+        p.add_argument("--native-prefix", action="append", metavar="PREFIX=ADDRESS", **extra,
+                       help="address-of: a native path prefix (a Windows path read on Linux, "
+                            "C:/Users/me/.../mod) that stands for ADDRESS (root:KEY/... or "
+                            "mod:NAME/...) (repeatable)")
         p.add_argument("--deny-read", action="append", metavar="PATTERN", **extra,
                        help="a gitignore-style pattern no operation may read: hidden, "
                             "'Invalid path / not found' (repeatable; docs/policy.md)")
@@ -987,6 +1099,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host-path", action="store_true",
                    help="also print the host path (for the operator; never show it to an agent)")
 
+    p = add("address-of", cmd_address_of,
+            "the canonical address of native paths (host paths under a base, or paths under a "
+            "--native-prefix)")
+    p.add_argument("native", nargs="+",
+                   help="a native path: C:/Users/me/.../mod/x, /srv/game/x, a file: URI")
+
     for name, func, what in (("uri", cmd_uri, "convert a native path to a file: URI"),
                              ("native", cmd_native, "render a file: URI as a native path")):
         p = add(name, func, what)
@@ -1013,6 +1131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-e", "--regex", action="store_true",
                    help="the pattern is a PCRE2 regular expression")
     p.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
+    p.add_argument("--all-bases", action="store_true",
+                   help="search every root and mod (roots first, in configuration order) "
+                        "instead of one directory; takes no PATH")
     p = add("glob", cmd_glob, "list regular files matching a glob pattern")
     p.add_argument("pattern", help="a glob: *, ?, [...], {a,b} and ** across directories")
     p.add_argument("path", nargs="?", help="the directory to search (default: --cwd)")

@@ -67,6 +67,12 @@ class ExecuteResponse:
     not be run at all (``output`` then holds the reason). ``landlock_abi``
     is the Landlock ABI enforced (0: unconfined or not run);
     ``protections`` the names (see ``PROTECTIONS``) of what confined it.
+    ``kind`` and ``error`` are those of every other result: both None when
+    the command ran to its end (whatever its exit status); otherwise
+    ``kind`` is the core's error name (``unsupported``, ``invalid_path``,
+    ``not_a_directory``, ``policy_denied``, ...) of a command that could
+    not be run, or ``timeout`` for one killed at its timeout, and ``error``
+    the message (also at the start of ``output`` for a command not run).
     """
 
     output: str
@@ -75,6 +81,8 @@ class ExecuteResponse:
     timed_out: bool = False
     landlock_abi: int = 0
     protections: frozenset[str] = frozenset()
+    kind: str | None = None
+    error: str | None = None
 
 
 def landlock_abi() -> int:
@@ -168,9 +176,14 @@ def _toolchains(value: Sequence[str | os.PathLike[str]] | None) -> list[str] | N
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
     output, code, truncated, timed_out, abi, prot = _core._execute(target, command, **kwargs)
+    seconds = kwargs.get("timeout")
     return ExecuteResponse(output=output, exit_code=code, truncated=truncated,
                            timed_out=timed_out, landlock_abi=abi,
-                           protections=_protections(prot))
+                           protections=_protections(prot),
+                           kind="timeout" if timed_out else None,
+                           error=(f"the command was killed after its timeout of "
+                                  f"{seconds if seconds is not None else 120} seconds"
+                                  if timed_out else None))
 
 
 class SandboxMixin:
@@ -216,11 +229,15 @@ class SandboxMixin:
         """Options of every later ``execute`` on this backend (defaults:
         no network, refuse to run with weaker protection, 100,000 bytes
         kept, the minimal environment, the default limits of ``execute``,
-        a private home, no network allowlist, no toolchain). The
-        toolchains are checked now: ``pathgate.Error`` (``invalid_argument``)
-        for one that is not an existing directory, is ``/``, a home or an
+        a private home, no network allowlist, no toolchain). A malformed
+        ``allow_domains`` entry raises ``pathgate.Error`` (a ``ValueError``,
+        kind ``invalid_argument``) here, not at every later command; so does a
+        toolchain that is not an existing directory, is ``/``, a home or an
         ancestor of one, or (at its host path) meets the view's own
         entries."""
+        domains = _domains(allow_domains)
+        if domains is not None:
+            _core._check_allow_domains(domains)
         tools = _toolchains(toolchains)
         if tools:
             _core._check_toolchains(tools, bool(toolchains_at_host_path), home is not None)
@@ -235,7 +252,7 @@ class SandboxMixin:
             "max_file_size": max_file_size,
             "tmp_size": tmp_size,
             "home": home,
-            "allow_domains": _domains(allow_domains),
+            "allow_domains": domains,
             "toolchains": tools,
             "toolchains_at_host_path": bool(toolchains_at_host_path),
         }
@@ -249,7 +266,8 @@ class SandboxMixin:
         try:
             return execute(self._owner, command, timeout=timeout, **self._exec_options)
         except Error as exc:
-            return ExecuteResponse(output=f"Error: {exc}", exit_code=None)
+            return ExecuteResponse(output=f"Error: {exc}", exit_code=None, kind=exc.kind,
+                                   error=str(exc))
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         """``execute`` in a worker thread."""

@@ -417,10 +417,13 @@ static int collect_body(const pathgate_allocator *alloc, void *ctx)
     rc = pathgate__exec_masks_collect(&m, r, &err);
     if (!rc) {
         /* .env sub/.env conf/prod.txt hidden (sym, a link, by its own name:
-         * not); locked.txt, hooks, config read-only; sub, conf, .git pinned */
+         * not); locked.txt, hooks, config, info/exclude read-only; sub,
+         * conf, .git, .git/info pinned; .git and .git/HEAD noted as
+         * pointers */
         assert_int_equal(m.nhide, 3);
-        assert_int_equal(m.nro, 3);
-        assert_int_equal(m.npin, 3);
+        assert_int_equal(m.nro, 4);
+        assert_int_equal(m.nptr, 2);
+        assert_int_equal(m.npin, 4);
         for (size_t i = 0; i < m.n; i++) /* pins first, then read-only, then hidden */
             assert_true(i < m.npin           ? m.v[i].kind == PATHGATE__MASK_PIN
                         : i < m.npin + m.nro ? m.v[i].kind == PATHGATE__MASK_READ_ONLY
@@ -437,6 +440,64 @@ static void test_collect_allocation_failures(void **state)
     assert_true(pg_for_each_failing_alloc(collect_body, f) > 3);
 }
 
+/* The vcs preset's pointers (docs/policy.md "vcs"): a command that leaves
+ * an invalid HEAD, a commondir, a .git file leading elsewhere or a HEAD
+ * beside .git gets them put back, a line in its output each; git's own
+ * writes are left alone. With cmocka's allocator: nothing leaks. */
+static int pointers_body(const pathgate_allocator *alloc, void *ctx)
+{
+    const fixture *f = ctx;
+    int rc;
+    pathgate_resolver *r = make_with(f, NULL, alloc, &rc);
+    if (rc)
+        return rc;
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err;
+    rc =
+        pathgate_exec_run(&res, r,
+                          PG_S("printf garbage > .git/HEAD; printf ../x > .git/commondir; mkdir -p "
+                               "s; printf 'gitdir: ../x' > s/.git; printf 'ref: refs/heads/m' "
+                               "> HEAD; mkdir -p w s2; printf ../.. > w/cd; ln w/cd s2/.git; true"),
+                          NULL, &err);
+    if (rc == 0) {
+        const char *o = res.output.ptr ? res.output.ptr : "";
+        if (!strstr(o, "'root:repo/.git/HEAD' was restored") ||
+            !strstr(o, "'root:repo/.git/commondir' was removed") ||
+            !strstr(o, "'root:repo/s2/.git' was removed by the preset 'vcs': a hard link") ||
+            !strstr(o, "'root:repo/s/.git' was removed") ||
+            !strstr(o, "'root:repo/HEAD' was removed") || strstr(o, f->repo))
+            rc = PATHGATE_EIO;
+    }
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+    return rc;
+}
+
+static void test_pointers_put_back(void **state)
+{
+    NEED(f);
+    assert_non_null(slurp(f, ".git/HEAD"));
+    char *head = strdup(slurp(f, ".git/HEAD"));
+    assert_non_null(head);
+    int rc = pointers_body(pg_test_alloc(), f);
+    assert_int_equal(rc, 0);
+    assert_string_equal(slurp(f, ".git/HEAD"), head);
+    assert_null(slurp(f, ".git/commondir"));
+    assert_null(slurp(f, "s/.git"));
+    assert_null(slurp(f, "HEAD"));
+    /* git's own change of HEAD stays */
+    pathgate_resolver *r = make(f, NULL);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err;
+    assert_int_equal(
+        pathgate_exec_run(&res, r, PG_S("git symbolic-ref HEAD refs/heads/topic"), NULL, &err), 0);
+    assert_null(res.output.ptr ? strstr(res.output.ptr, "pathgate:") : NULL);
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+    assert_string_equal(slurp(f, ".git/HEAD"), "ref: refs/heads/topic\n");
+    free(head);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +512,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unreachable_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_collect_allocation_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pointers_put_back, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,6 +238,94 @@ static void test_grep_literal_finder_edges(void **state)
     pathgate_fs_matches_dispose(&m);
 }
 
+/* Issue 34: a UTF-8 byte-order mark (every CK3 localisation file starts
+ * with one) does not stop `^` from matching the first line; no match's
+ * text holds it; line numbers are those of the file. */
+static void test_grep_skips_a_utf8_bom(void **state)
+{
+    fx *f = *state;
+    fx_mkdir(f->repo, "loc");
+    FX_PUT(f->repo, "loc/l_english.yml",
+           "\xEF\xBB\xBFl_english:\n key:0 \"x\"\nl_english: again\n");
+    FX_PUT(f->repo, "loc/bom_only.yml", "\xEF\xBB\xBF");
+    FX_PUT(f->repo, "loc/mid.yml", "a\n\xEF\xBB\xBFl_english:\n");
+    pathgate_fs_search_options re = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    re.flags = PATHGATE_FS_SEARCH_REGEX;
+    pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
+    pathgate_error err;
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("^l_english:"), PG_S("root:repo/loc"),
+                                      PG_SEARCH(&re, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     0);
+    /* only a BOM at the very start of a file is skipped */
+    assert_int_equal(m.count, 2);
+    match_is(&m.items[0], "root:repo/loc/l_english.yml", 1, "l_english:");
+    match_is(&m.items[1], "root:repo/loc/l_english.yml", 3, "l_english: again");
+    pathgate_fs_matches_dispose(&m);
+    /* literal mode: the text holds no BOM */
+    grep_ok(f, &m, "l_english:", "root:repo/loc/l_english.yml", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 2);
+    match_is(&m.items[0], "root:repo/loc/l_english.yml", 1, "l_english:");
+    pathgate_fs_matches_dispose(&m);
+    grep_ok(f, &m, "key", "root:repo/loc/l_english.yml", NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 1);
+    assert_int_equal(m.items[0].line, 2);
+    pathgate_fs_matches_dispose(&m);
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("^"), PG_S("root:repo/loc/bom_only.yml"),
+                                      PG_SEARCH(&re, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     0);
+    assert_int_equal(m.count, 0);
+    pathgate_fs_matches_dispose(&m);
+}
+
+/* Issue 34: all_bases searches every root and mod (a game and its mods
+ * together); without it an omitted path stays the first base. */
+static void test_grep_all_bases(void **state)
+{
+    fx *f = *state;
+    pathgate_fs_search_options all = PATHGATE_FS_SEARCH_OPTIONS_INIT;
+    all.flags = PATHGATE_FS_SEARCH_ALL_BASES;
+    pathgate_fs_matches m = PATHGATE_FS_MATCHES_INIT;
+    pathgate_error err;
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("text"), NULL, 0,
+                                      PG_SEARCH(&all, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     0);
+    assert_int_equal(m.count, 1);
+    match_is(&m.items[0], "mod:My Mod/common/t.txt", 1, "mod text");
+    pathgate_fs_matches_dispose(&m);
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("read only"), NULL, 0,
+                                      PG_SEARCH(&all, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     0);
+    assert_int_equal(m.count, 1);
+    assert_string_equal(m.items[0].path, "root:ro/f.txt");
+    pathgate_fs_matches_dispose(&m);
+    /* without the flag: the first base only */
+    grep_ok(f, &m, "text", NULL, NULL, PATHGATE_FS_NO_LIMIT);
+    assert_int_equal(m.count, 0);
+    pathgate_fs_matches_dispose(&m);
+    /* max_count counts over every base, in base order */
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("e"), NULL, 0,
+                                      PG_SEARCH(&all, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     0);
+    size_t every = m.count;
+    assert_true(every > 3);
+    assert_string_equal(m.items[every - 1].path, "mod:My Mod/common/t.txt");
+    pathgate_fs_matches_dispose(&m);
+    assert_int_equal(
+        pathgate_fs_grep(&m, f->r, PG_S("e"), NULL, 0, PG_SEARCH(&all, NULL, 0, 3), &err), 0);
+    assert_int_equal(m.count, 3);
+    assert_true(m.truncated);
+    pathgate_fs_matches_dispose(&m);
+    assert_int_equal(
+        pathgate_fs_grep(&m, f->r, PG_S("e"), NULL, 0, PG_SEARCH(&all, NULL, 0, every), &err), 0);
+    assert_int_equal(m.count, every);
+    assert_false(m.truncated);
+    pathgate_fs_matches_dispose(&m);
+    /* a path with the flag is misuse */
+    assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("e"), PG_S("root:repo"),
+                                      PG_SEARCH(&all, NULL, 0, PATHGATE_FS_NO_LIMIT), &err),
+                     PATHGATE_EINVAL);
+}
+
 static void test_grep_errors(void **state)
 {
     fx *f = *state;
@@ -546,6 +634,8 @@ int main(void)
         FX_TESTS(test_grep_glob_and_max_count),
         FX_TESTS(test_grep_long_lines_and_chunks),
         FX_TESTS(test_grep_literal_finder_edges),
+        FX_TESTS(test_grep_skips_a_utf8_bom),
+        FX_TESTS(test_grep_all_bases),
         FX_TESTS(test_grep_errors),
         FX_TESTS(test_glob),
         FX_TESTS(test_unaddressable_names_are_not_reported),

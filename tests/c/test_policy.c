@@ -137,6 +137,13 @@ static void test_policy_check(void **state)
                      PATHGATE_EINVALIDPATH);
     assert_string_equal(err.message, PATHGATE_MSG_INVALID);
     assert_int_equal(pathgate_resolver_policy_check(NULL, r, PG_S("x"), &err), PATHGATE_EINVAL);
+    /* issue 34: relative text is relative to the first base, as elsewhere */
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("app/.env"), &err), 0);
+    assert_int_equal(v.denied, PATHGATE_POLICY_DENY_READ | PATHGATE_POLICY_DENY_WRITE);
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S(".git/hooks/x"), &err), 0);
+    assert_int_equal(v.denied, PATHGATE_POLICY_DENY_WRITE);
+    assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("../x"), &err),
+                     PATHGATE_EINVALIDPATH);
     size_t before = f->j.n;
     assert_int_equal(pathgate_resolver_policy_check(&v, r, PG_S("root:repo/.env"), &err), 0);
     assert_int_equal(f->j.n, before); /* a question, not a decision */
@@ -438,9 +445,30 @@ static void test_vcs_preset(void **state)
     assert_int_equal(write_(r, "root:repo/.git/index", "index2"), 0);
     assert_int_equal(write_(r, "root:repo/.git/objects/ab/ef", "blob2"), 0);
     assert_int_equal(write_(r, "root:repo/.git/refs/heads/topic", "0123"), 0);
-    assert_int_equal(write_(r, "root:repo/.git/HEAD", "ref: refs/heads/topic\n"), 0);
     assert_int_equal(write_(r, "root:repo/.git/worktrees/wt/index", "wt"), 0);
-    assert_int_equal(write_(r, "root:repo/.git/worktrees/wt2/HEAD", "wt2"), 0);
+    /* the pointers git follows are git's to write (in commands, where
+     * they are validated by content), never a file operation's */
+    assert_int_equal(write_(r, "root:repo/.git/HEAD", "ref: refs/heads/topic\n"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/worktrees/wt2/HEAD", "wt2"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/HEAD", "ref: refs/heads/x\n"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/commondir", "../shadow"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/worktrees/wt/commondir", "../.."), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/worktrees/wt/gitdir", "/x/.git"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/sub/.git", "gitdir: ../shadow"), PATHGATE_EPOLICY);
+    assert_int_equal(mkdir_(r, "root:repo/sub2/.git"), PATHGATE_EPOLICY);
+    /* what git reads as configuration or runs, in every repository */
+    assert_int_equal(write_(r, "root:repo/.git/info/attributes", "* filter=x"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/objects/info/alternates", "/x"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.git/worktrees/wt/config", "[core]"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.husky/pre-commit", "evil"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.githooks/pre-commit", "evil"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.pre-commit-config.yaml", "x"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/lefthook.yml", "x"), PATHGATE_EPOLICY);
+    assert_int_equal(write_(r, "root:repo/.simple-git-hooks.json", "x"), PATHGATE_EPOLICY);
+    /* a project's own config/ folder (Rails) stays writable; so do the
+     * reflog's logs/HEAD-like names below .git only through git */
+    assert_int_equal(write_(r, "root:repo/config/database.yml", "x"), 0);
+    assert_int_equal(write_(r, "root:repo/objects/x", "x"), 0);
     assert_int_equal(write_(r, "root:repo/gitlink/index", "index3"), 0);
     assert_int_equal(delete_(r, "root:repo/.git/objects/ab"), 0);
     assert_string_equal(slurp(f->repo, ".git/index"), "index3");
@@ -662,11 +690,16 @@ static void test_older_options_and_doors(void **state)
     assert_string_equal(pathgate_policy_preset_name(0), "vcs");
     assert_string_equal(pathgate_policy_preset_name(1), "secrets");
     assert_string_equal(pathgate_policy_preset_name(2), "agent-config");
-    assert_null(pathgate_policy_preset_name(3));
+    assert_string_equal(pathgate_policy_preset_name(3), "vcs-history");
+    assert_null(pathgate_policy_preset_name(4));
     unsigned int d = 0;
+    assert_string_equal(pathgate_policy_preset_rule("vcs", 0, &d), ".git");
+    assert_int_equal(d, PATHGATE_POLICY_DENY_WRITE);
+    assert_string_equal(pathgate_policy_preset_rule("vcs-history", 0, &d), "**/.git/objects/");
+    assert_int_equal(d, PATHGATE_POLICY_DENY_READ);
     assert_string_equal(pathgate_policy_preset_rule("secrets", 0, &d), ".env");
     assert_int_equal(d, PATHGATE_POLICY_DENY_READ);
-    assert_string_equal(pathgate_policy_preset_rule("vcs", 0, &d), "**/.git/hooks/");
+    assert_string_equal(pathgate_policy_preset_rule("vcs", 0, &d), ".git");
     assert_int_equal(d, PATHGATE_POLICY_DENY_WRITE);
     assert_null(pathgate_policy_preset_rule("vcs", 1000, &d));
     assert_null(pathgate_policy_preset_rule("nope", 0, &d));
@@ -697,12 +730,10 @@ static void test_enumerate_for_the_command_view(void **state)
     fd.list[0] = '\0';
     assert_int_equal(pathgate__policy_enumerate(r, 0, collect, &fd), 0);
     /* hidden: masked; protected: mounted read-only; nothing below either */
-    const char *expect[] = {"R .env **/.env|",
-                            "R app/.env **/.env|",
-                            "W .git/config **/.git/config|",
-                            "W .git/hooks/ **/.git/hooks/|",
-                            "W .gitmodules .gitmodules|",
-                            "R secrets/ secrets/|",
+    const char *expect[] = {"R .env **/.env|", "R app/.env **/.env|",
+                            /* a pointer (the vcs preset's `.git`, this name
+                             * only): the command view enters it itself */
+                            "W .git/ .git|", "W .gitmodules .gitmodules|", "R secrets/ secrets/|",
                             "R vendor/mod/private.txt root:repo/vendor/mod/private.txt|",
                             "R vendor/mod/inner.txt mod:M/inner.txt|"};
     for (size_t i = 0; i < sizeof expect / sizeof *expect; i++)

@@ -32,7 +32,7 @@ static pathgate__ruleset *compile(const char *const *entries, size_t n, int *rc,
     pathgate__rule_src src[16];
     assert_true(n <= 16);
     for (size_t i = 0; i < n; i++)
-        src[i] = (pathgate__rule_src){entries[i], strlen(entries[i]), "test"};
+        src[i] = (pathgate__rule_src){entries[i], strlen(entries[i]), "test", 0};
     pathgate__ruleset *rs = NULL;
     *rc = pathgate__ruleset_compile(&rs, PATHGATE_POLICY_DENY_READ, src, n, lookup, NULL,
                                     pg_test_alloc(), err);
@@ -264,7 +264,7 @@ static void test_refused_entries(void **state)
         {"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", 45, "too many brace alternatives"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        pathgate__rule_src src = {bad[i].entry, bad[i].len, "test"};
+        pathgate__rule_src src = {bad[i].entry, bad[i].len, "test", 0};
         pathgate__ruleset *rs = (pathgate__ruleset *)1;
         pathgate_error err;
         pg_err_junk(&err);
@@ -278,7 +278,7 @@ static void test_refused_entries(void **state)
             fail_msg("entry %zu: message '%s'", i, err.message);
     }
     /* a NULL entry is misuse */
-    pathgate__rule_src src = {NULL, 0, "test"};
+    pathgate__rule_src src = {NULL, 0, "test", 0};
     pathgate__ruleset *rs = NULL;
     pathgate_error err;
     assert_int_equal(pathgate__ruleset_compile(&rs, PATHGATE_POLICY_DENY_READ, &src, 1, lookup,

@@ -552,6 +552,150 @@ static void test_relative_against_a_base(void **state)
     end(f);
 }
 
+/* Issue 34: one call to a host path, no token held, whatever the count. */
+static void test_host_path_of_holds_no_token(void **state)
+{
+    (void)state;
+    fixture *f = begin();
+    pathgate_resolver *r = f->r[0];
+    size_t before = pathgate_resolver_token_count(r);
+    pathgate_buf host = PATHGATE_BUF_INIT;
+    char *expect = cat(f->real, "/repo/common");
+    pathgate_reason why = PATHGATE_REASON_IO;
+    for (int i = 0; i < 3 * PATHGATE_MAX_TOKENS_DEFAULT; i++)
+        assert_int_equal(
+            pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/common"), NULL, NULL),
+            0);
+    pg_assert_buf(&host, expect);
+    assert_int_equal(why, PATHGATE_REASON_OK);
+    assert_int_equal(pathgate_resolver_token_count(r), before);
+    /* relative to a base, as resolve */
+    pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
+    o.base = "root:repo";
+    o.base_len = strlen(o.base);
+    assert_int_equal(pathgate_resolver_host_path_of(&host, NULL, r, PG_S("common"), &o, NULL), 0);
+    pg_assert_buf(&host, expect);
+    free(expect);
+    /* refused as resolve refuses: the one message, the reason for logs */
+    pathgate_error err;
+    assert_int_equal(
+        pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/../../etc"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_string_equal(err.message, "Invalid path / not found");
+    assert_int_equal(why, PATHGATE_REASON_ESCAPES_ROOT);
+    pg_assert_buf(&host, NULL);
+    assert_int_equal(
+        pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/missing"), NULL, &err),
+        PATHGATE_EINVALIDPATH);
+    assert_int_equal(why, PATHGATE_REASON_NOT_FOUND);
+    assert_int_equal(pathgate_resolver_host_path_of(NULL, NULL, r, PG_S("x"), NULL, &err),
+                     PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_token_count(r), before);
+    end(f);
+}
+
+/* Issue 34: a native path (a .mod descriptor's path="C:/...") becomes an
+ * address, through a declared prefix or a base's host directory. */
+static void address_is(pathgate_resolver *r, const char *native, const char *want)
+{
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    pathgate_error err;
+    int rc = pathgate_resolver_address_of(&out, r, native, strlen(native), &err);
+    if (want) {
+        if (rc != 0)
+            fail_msg("address_of(%s): %s", native, err.message);
+        if (strcmp(out.ptr, want) != 0)
+            fail_msg("address_of(%s) = %s, expected %s", native, out.ptr, want);
+    } else {
+        if (rc != PATHGATE_EINVALIDPATH)
+            fail_msg("address_of(%s) = %d (%s), expected invalid_path", native, rc,
+                     out.ptr ? out.ptr : "");
+        assert_string_equal(err.message, "Invalid path / not found");
+        assert_null(out.ptr);
+    }
+    pathgate_buf_dispose(&out);
+}
+
+static void test_address_of(void **state)
+{
+    (void)state;
+    fixture *f = the_fixture;
+    char *d_repo = cat(f->tmp, "/repo"), *d_some = cat(f->tmp, "/mods/Some Mod");
+    pathgate_base_spec roots[] = {{PG_S("user"), d_repo, strlen(d_repo), 0}};
+    pathgate_base_spec mods[] = {{PG_S("Some Mod"), d_some, strlen(d_some), 0}};
+    pathgate_native_prefix prefixes[] = {
+        {PG_S("C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod"),
+         PG_S("root:user")},
+        {PG_S("C:\\Users\\me\\Documents\\Paradox Interactive\\Crusader Kings III\\mod\\deep"),
+         PG_S("root:user/common")},
+        {PG_S("/home/me/.local/share/Paradox Interactive/Crusader Kings III/mod"),
+         PG_S("mod:Some Mod")},
+    };
+    pathgate_resolver_options o = PATHGATE_RESOLVER_OPTIONS_INIT;
+    o.roots = roots;
+    o.nroots = 1;
+    o.mods = mods;
+    o.nmods = 1;
+    o.native_prefixes = prefixes;
+    o.nnative_prefixes = 3;
+    o.allocator = pg_test_alloc();
+    pathgate_resolver *r = NULL;
+    pathgate_error err;
+    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    size_t before = pathgate_resolver_token_count(r);
+    const char *mod = "C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s/x/descriptor.mod", mod);
+    address_is(r, buf, "root:user/x/descriptor.mod");
+    address_is(r, mod, "root:user");
+    /* Windows prefixes: case-insensitive, either separator */
+    address_is(r, "c:\\users\\ME\\Documents\\paradox interactive\\Crusader Kings III\\MOD\\x",
+               "root:user/x");
+    /* the longest prefix wins, with its directory */
+    snprintf(buf, sizeof buf, "%s/deep/traits/a.txt", mod);
+    address_is(r, buf, "root:user/common/traits/a.txt");
+    /* a POSIX prefix is exact */
+    address_is(r, "/home/me/.local/share/Paradox Interactive/Crusader Kings III/mod/a b/c",
+               "mod:Some Mod/a b/c");
+    address_is(r, "/home/me/.local/share/paradox interactive/Crusader Kings III/mod/a", NULL);
+    /* a host path under a base, and a file: URI */
+    snprintf(buf, sizeof buf, "%s/repo/common/x.txt", f->real);
+    address_is(r, buf, "root:user/common/x.txt");
+    snprintf(buf, sizeof buf, "file://%s/mods/Some%%20Mod/readme.txt", f->real);
+    address_is(r, buf, "mod:Some Mod/readme.txt");
+    /* outside, climbing out, relative, another drive, NUL */
+    snprintf(buf, sizeof buf, "%s/../secret", mod);
+    address_is(r, buf, NULL);
+    address_is(r, "D:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod/x", NULL);
+    address_is(r, "/etc/passwd", NULL);
+    address_is(r, "relative/x", NULL);
+    address_is(r, "", NULL);
+    pathgate_buf out = PATHGATE_BUF_INIT;
+    assert_int_equal(pathgate_resolver_address_of(&out, r, "C:/a\0b", 6, &err),
+                     PATHGATE_EINVALIDPATH);
+    assert_int_equal(pathgate_resolver_address_of(NULL, r, "x", 1, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_resolver_token_count(r), before); /* no token */
+    pathgate_resolver_free(r);
+    /* configuration errors */
+    pathgate_native_prefix bad[][1] = {
+        {{PG_S("relative/mod"), PG_S("root:user")}},
+        {{PG_S("C:/mod"), PG_S("root:nope")}},
+        {{PG_S("C:/mod"), PG_S("user")}},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        o.native_prefixes = bad[i];
+        o.nnative_prefixes = 1;
+        assert_int_equal(pathgate_resolver_new(&r, &o, &err), PATHGATE_ECONFIG);
+        assert_non_null(strstr(err.message, "native prefix #1"));
+    }
+    /* version 3 callers never have native_prefixes read */
+    o.version = 3;
+    assert_int_equal(pathgate_resolver_new(&r, &o, &err), 0);
+    pathgate_resolver_free(r);
+    free(d_repo);
+    free(d_some);
+}
+
 static void test_refs_host_path_release(void **state)
 {
     (void)state;
@@ -778,6 +922,21 @@ static void test_construction_errors(void **state)
          1,
          PATHGATE_EIO,
          "'Gone Mod'"},
+        /* the filesystem root, whatever spelling reaches it, and as a mod too */
+        {{{PG_S("repo"), PG_S("/"), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "filesystem root"},
+        {{{PG_S("repo"), PG_S("/tmp/../"), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root 'repo'"},
+        {{{PG_S("repo"), PG_S("//"), PATHGATE_BASE_READ_ONLY}},
+         1,
+         {{0}},
+         0,
+         PATHGATE_ECONFIG,
+         "whole host"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("Host"), PG_S("/"), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod 'Host': the directory is the filesystem root"},
         {{{PG_S("repo"), NULL, 0, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
         {{{PG_S("repo"), "a\0b", 3, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
         {{{PG_S("repo"), d, strlen(d), 0x80}}, 1, {{0}}, 0, PATHGATE_EINVAL, "'repo'"},
@@ -1068,6 +1227,8 @@ int main(void)
         cmocka_unit_test(test_file_uris_and_host_paths),
         cmocka_unit_test(test_relative_against_a_base),
         cmocka_unit_test(test_refs_host_path_release),
+        cmocka_unit_test(test_host_path_of_holds_no_token),
+        cmocka_unit_test(test_address_of),
         cmocka_unit_test(test_capacity),
         cmocka_unit_test(test_construction_errors),
         cmocka_unit_test(test_accessors_and_internals),

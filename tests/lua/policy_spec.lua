@@ -154,4 +154,27 @@ describe("policy", function()
     r:close()
     helpers.full_gc()
   end)
+  it("lists the hidden paths git tracks (docs/policy.md, secrets in git history)", function()
+    local fake = repo .. "/.git/index"
+    os.remove(fake)
+    local q = helpers.sh_quote(repo)
+    local _, ok = helpers.sh("cd " .. q .. " && rm -rf .git && git init -q . && git add .env "
+      .. "app/.env app/main.txt >/dev/null 2>&1 && echo ok")
+    assert.is_true(ok)
+    local events = {}
+    local r = assert(pathgate.Resolver {
+      roots = { repo = repo }, presets = { "secrets" },
+      audit = function(e) events[#events + 1] = e end,
+    })
+    local found = r:policy_tracked()
+    table.sort(found)
+    assert.are.same({ "root:repo/.env", "root:repo/app/.env" }, found)
+    local seen = 0
+    for _, e in ipairs(events) do
+      if e.operation == "git_index" and e.outcome == "tracked" then seen = seen + 1 end
+    end
+    assert.is_true(seen >= 2)
+    local plain = assert(pathgate.Resolver { roots = { repo = repo }, presets = { "vcs" } })
+    assert.are.same({}, plain:policy_tracked())
+  end)
 end)

@@ -83,7 +83,7 @@ def test_protocol_names_and_parameters():
         "download_files": ["paths"],
     }
     # pathgate's extra parameters come after the protocol's, keyword-only
-    extra = {"ls": ["metadata", "limit"], "grep": ["threads", "max_file_size"], "glob": ["basename"]}
+    extra = {"ls": ["metadata", "limit"], "grep": ["threads", "max_file_size", "all_bases"], "glob": ["basename"]}
     for name, expected in params.items():
         for method in (name, "a" + name):
             sig = inspect.signature(getattr(Backend, method))

@@ -58,13 +58,24 @@ def test_planted_pathgate_toml_in_the_default_root_is_never_loaded(world: dict[s
 
 
 def test_user_config_location_is_not_writable_from_the_default_root(world: dict[str, Path]) -> None:
-    # Run from $HOME: root:repo would hold ~/.config/pathgate/config.toml, the
-    # one implicit configuration; that run is refused before doing anything.
+    # Run from $HOME: a home directory is never the implicit root (issue 34),
+    # so that run is refused before doing anything, and the advice names a
+    # directory to serve, never a read-only mark that keeps serving $HOME.
     proc = pathgate(world, "write", "root:repo/.config/pathgate/config.toml", cwd=world["home"], stdin=EVIL)
     assert proc.returncode == 2
     assert not (world["home"] / ".config").exists()
+    assert "a home directory" in proc.stderr and "--root KEY=DIR" in proc.stderr
+    assert "--read-only" not in proc.stderr
+    # From ~/.config (below the home, so served implicitly) the location is
+    # inside the default root: refused, advising a directory, not read-only.
+    (world["home"] / ".config").mkdir()
+    proc = pathgate(world, "write", "root:repo/pathgate/config.toml", cwd=world["home"] / ".config",
+                    stdin=EVIL)
     location = str(world["home"] / ".config" / "pathgate" / "config.toml")
-    assert location in proc.stderr and "root 'repo'" in proc.stderr and "--read-only repo" in proc.stderr
+    assert proc.returncode == 2 and location in proc.stderr and "root 'repo'" in proc.stderr
+    assert "--root KEY=DIR" in proc.stderr and "--read-only" not in proc.stderr
+    assert not (world["home"] / ".config" / "pathgate").exists()
+    (world["home"] / ".config").rmdir()
     # ... and from a writable --root holding it, by any spelling.
     proc = pathgate(world, "--root", f"home={world['home']}", "write",
                     "root:home/.config/pathgate/config.toml", stdin=EVIL)

@@ -174,11 +174,12 @@ def test_bad_allow_domains(world):
     with pytest.raises(pathgate.Error) as e:
         pathgate.execute(r, "true", allow_domains=["example.com"], allow_network=True)
     assert e.value.kind == "invalid_argument"
-    # Backend turns a refusal into a result
+    # Backend refuses a malformed list when it is configured (issue 34), not
+    # at every later command
     backend = Backend(r)
-    backend.configure_execute(allow_domains=["*"])
-    res = backend.execute("true")
-    assert res.exit_code is None and "allow_domains" in res.output
+    with pytest.raises(pathgate.Error) as e:
+        backend.configure_execute(allow_domains=["*"])
+    assert e.value.kind == "invalid_argument" and "allow_domains" in str(e.value)
 
 
 # ------------------------------------------------- the CLI and pathgate mcp

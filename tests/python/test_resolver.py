@@ -179,8 +179,12 @@ def test_capacity_is_exact_and_mints_nothing(tree):
     assert full.reason == "capacity"
     assert len(r) == 3
     assert r.release(refs[0])
-    ok(r.resolve("root:repo/README.md"), "root:repo/README.md", root="repo")
+    again = r.resolve("root:repo/README.md")
+    ok(again, "root:repo/README.md", root="repo")
     assert len(r) == 3
+    # a dropped resolution gives its token back (issue 34)
+    del again, refs
+    assert len(r) == 0
 
 
 def test_refs_outlive_their_resolver(tree):

@@ -305,7 +305,7 @@ def run_workload(workload: Workload, scratch: Path, api: str = "py",
         inside: PythonInside | CInside = PythonInside(host_in, workload.env,
                                                       read_only=workload.read_only)
     elif api == "py-vcs":  # the policy's presets in the view (docs/exec.md "Policy in commands")
-        inside = PythonInside(host_in, workload.env, presets=("vcs", "secrets"))
+        inside = PythonInside(host_in, workload.env, presets=("vcs", "secrets", "agent-config"))
     elif api == "c":
         if not driver or not os.access(driver, os.X_OK):
             raise WorkloadError(f"the C API driver wl_exec is missing ({driver!r}): build it")

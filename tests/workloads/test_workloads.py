@@ -25,16 +25,17 @@ def known_gap(name: str, caller: str = CALLER) -> str | None:
     return KNOWN_VIEW_GAPS.get(f"{name}@{caller}") or KNOWN_VIEW_GAPS.get(name)
 
 
-# git under the vcs and secrets presets: the same output as outside (hooks,
-# config and .gitmodules read-only; what these workloads write stays
+# git under the vcs, secrets and agent-config presets: the same output as
+# outside (hooks, config and .gitmodules read-only; the pointers git writes
+# validated when each command ends; what these workloads write stays
 # writable). git_submodule writes .git/config: not here.
-VCS_WORKLOADS = ("git_basics", "git_stash", "git_worktree")
+VCS_WORKLOADS = ("git_basics", "git_stash", "git_worktree", "git_everyday")
 
 
 def _cases():
     for workload in WORKLOADS:
         apis = ("py", "c") if workload.c_api else ("py",)
-        if workload.name in VCS_WORKLOADS:
+        if workload.name in VCS_WORKLOADS or os.environ.get("PATHGATE_WORKLOADS_PRESETS") == "all":
             apis += ("py-vcs",)
         for api in apis:
             reason = known_gap(workload.name)

@@ -100,6 +100,24 @@ GIT = [
                  " && test ! -e ../wt && echo removed"),
         )),
     Workload(
+        "git_everyday", "git", "branch, checkout, stash, rebase, worktree add, gc: what agents "
+        "run every day (also under the vcs, secrets and agent-config presets)",
+        tools=("git",), env=GIT_ENV, setup=_git_project,
+        steps=(
+            Step(f"cd proj && {GIT_NEW_REPO}"),
+            Step("cd proj && git branch topic && git checkout -q topic && echo t > t.txt"
+                 " && git add t.txt && git commit -q -m 'on topic' && git checkout -q main"
+                 " && echo m >> README.md && git commit -q -am 'on main' && git branch -v"),
+            Step("cd proj && echo wip >> README.md && git stash -q && git stash list"
+                 " && git status --short && git stash pop -q && git checkout -q -- README.md"),
+            Step("cd proj && git checkout -q topic && git rebase -q main && git log --format=%s"
+                 " && git checkout -q main"),
+            Step("cd proj && git worktree add -q ../wt2 topic && cd ../wt2 && git status --short"
+                 " && git log -1 --format=%s && cd ../proj && git worktree list | wc -l"),
+            Step("cd proj && git gc -q && git count-objects -v | grep -c in-pack"
+                 " && git fsck --no-progress && cat .git/HEAD"),
+        )),
+    Workload(
         "git_submodule", "git", "a submodule inside the root (path URL, protocol.file.allow), "
         "clone --recurse-submodules", tools=("git",), env=GIT_ENV, setup=_git_project,
         steps=(

@@ -166,6 +166,11 @@ typedef struct pathgate_fs_search_options {
  * `top.py` only). Without the flag, leading `/` are ignored and a pattern
  * without `/` is `**` + `/` + pattern. */
 #define PATHGATE_FS_SEARCH_BASENAME 0x8u
+/* grep: search every base (the roots, then the mods, in configuration
+ * order) rather than one directory; the path must be NULL. max_count counts
+ * over all of them. Without it an omitted path is the cwd (or the first
+ * base), as everywhere. */
+#define PATHGATE_FS_SEARCH_ALL_BASES 0x10u
 
 #define PATHGATE_FS_SEARCH_OPTIONS_VERSION 1
 #define PATHGATE_FS_SEARCH_OPTIONS_INIT                                                            \

@@ -135,7 +135,8 @@ typedef struct pathgate_policy_verdict {
 } pathgate_policy_verdict;
 
 /*
- * The verdict for text (any form resolve accepts; require_exists = 0;
+ * The verdict for text (any form resolve accepts, relative text relative
+ * to the first base as in every file operation; require_exists = 0;
  * symlinks on the way are followed, so a link to a denied file is denied).
  * DENY_READ implies DENY_WRITE. PATHGATE_EINVALIDPATH when the text names
  * no address at all. Emits no audit event.
@@ -143,6 +144,21 @@ typedef struct pathgate_policy_verdict {
 PATHGATE_EXTERN int pathgate_resolver_policy_check(pathgate_policy_verdict *out,
                                                    pathgate_resolver *resolver, const char *text,
                                                    size_t len, pathgate_error *err);
+
+/*
+ * The paths git tracks that the policy hides (docs/policy.md "Secrets in
+ * git history"): the index of the repository at the top of each base with
+ * rules (`.git/index`, versions 2 to 4) is read (at most 256 MiB; one that
+ * does not parse, or a `.git` reached through a symlink, counts nothing)
+ * and each path denied to read is passed to fn (may be NULL) as its
+ * canonical address, with an audit event (operation `git_index`, outcome
+ * `tracked`, reason `deny_read`, rule, source). Returns how many, or a
+ * negative code (PATHGATE_EINVAL). Their content is in git's history,
+ * where the rule does not reach.
+ */
+PATHGATE_EXTERN long pathgate_resolver_policy_tracked(pathgate_resolver *resolver,
+                                                      void (*fn)(void *ctx, const char *address),
+                                                      void *ctx, pathgate_error *err);
 
 /* The built-in presets, by index ("vcs", "secrets", "agent-config"), NULL
  * past the end; and the rules of one (index-th, NULL past the end), with

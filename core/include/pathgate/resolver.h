@@ -114,6 +114,15 @@ typedef struct pathgate_base_spec {
  */
 #define PATHGATE_BASE_READ_ONLY 0x1u
 
+/* A native prefix and the canonical address it stands for (version 4 of
+ * the options; (pointer, length) text, UTF-8). */
+typedef struct pathgate_native_prefix {
+    const char *prefix;
+    size_t prefix_len;
+    const char *address;
+    size_t address_len;
+} pathgate_native_prefix;
+
 typedef struct pathgate_resolver_options {
     unsigned int version; /* PATHGATE_RESOLVER_OPTIONS_VERSION */
     const pathgate_base_spec *roots;
@@ -147,15 +156,24 @@ typedef struct pathgate_resolver_options {
     void *audit_ctx;
     /* The `door` of this resolver's audit events; NULL = "c". Copied. */
     const char *audit_door;
+    /* Version 4: native prefixes for pathgate_resolver_address_of, e.g.
+     * {"C:/Users/me/Documents/Paradox Interactive/Crusader Kings III/mod",
+     * "root:user"}: a native path in another convention (a Windows path
+     * read from a file on Linux) under `prefix` maps to `address` (a
+     * canonical address of a configured base or a directory inside one)
+     * plus the rest. A prefix that is not an absolute native path, or an
+     * address naming no base, is ECONFIG. */
+    const pathgate_native_prefix *native_prefixes;
+    size_t nnative_prefixes;
 } pathgate_resolver_options;
 
-/* Versions 1 (without read_only) and 2 (without the policy) are still
- * accepted. */
-#define PATHGATE_RESOLVER_OPTIONS_VERSION 3
+/* Versions 1 (without read_only), 2 (without the policy) and 3 (without
+ * native_prefixes) are still accepted. */
+#define PATHGATE_RESOLVER_OPTIONS_VERSION 4
 #define PATHGATE_RESOLVER_OPTIONS_INIT                                                             \
     {                                                                                              \
         PATHGATE_RESOLVER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, 0, NULL,   \
-            0, NULL, 0, NULL, NULL, NULL                                                           \
+            0, NULL, 0, NULL, NULL, NULL, NULL, 0                                                  \
     }
 /* Fills opts as PATHGATE_RESOLVER_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_RESOLVER_OPTIONS_VERSION. For callers without C macros. */
@@ -165,8 +183,10 @@ PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *op
 /* Builds a resolver. Misconfiguration fails here with ECONFIG (a key not
  * matching [a-z][a-z0-9_]*, a mod name that is empty or holds `/`, `:`,
  * NUL or invalid UTF-8, a duplicate, no base at all, a read_only name that
- * is no base) or EIO (a directory that cannot be opened); messages name
- * the key, never the directory. */
+ * is no base, a directory that is the filesystem root `/` under any
+ * spelling, read-only or not: it would serve the whole host) or EIO (a
+ * directory that cannot be opened); messages name the key, never the
+ * directory. */
 PATHGATE_EXTERN int pathgate_resolver_new(pathgate_resolver **out,
                                           const pathgate_resolver_options *opts,
                                           pathgate_error *err);
@@ -250,6 +270,32 @@ PATHGATE_EXTERN int pathgate_resolver_resolve(pathgate_resolution *out, pathgate
  * record; out->ptr = NULL otherwise (forged, released or foreign ref). */
 PATHGATE_EXTERN int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *resolver,
                                                 const pathgate_ref *ref, pathgate_error *err);
+
+/* The host path of text, resolved as pathgate_resolver_resolve does (the
+ * same options, containment and policy), without minting a token: nothing
+ * is held afterwards, so a loop over any number of files never fills the
+ * registry. 0 and the path in out; PATHGATE_EINVALIDPATH ("Invalid path /
+ * not found") when resolve would fail, *reason (optional) saying why, for
+ * host-side logs. The host path is the operator's: never show it to an
+ * agent. */
+PATHGATE_EXTERN int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason,
+                                                   pathgate_resolver *resolver, const char *text,
+                                                   size_t len, const pathgate_resolve_options *opts,
+                                                   pathgate_error *err);
+
+/* The canonical address of a native path, without touching the
+ * filesystem and holding no token: a path in the convention of a declared
+ * native prefix (pathgate_resolver_options.native_prefixes; Windows
+ * prefixes compare ASCII case-insensitively, as docs/uri.md says) maps
+ * through the longest such prefix; otherwise a host path (POSIX, or a
+ * file:// URI) under a configured base maps as resolve maps it (longest
+ * base wins). `..` is applied lexically first and may not climb above the
+ * prefix or base. 0 and the address in out; PATHGATE_EINVALIDPATH
+ * ("Invalid path / not found") when no prefix or base holds it. The
+ * address is not checked for existence: resolve it to use it. */
+PATHGATE_EXTERN int pathgate_resolver_address_of(pathgate_buf *out, pathgate_resolver *resolver,
+                                                 const char *native, size_t len,
+                                                 pathgate_error *err);
 
 /* Frees the ref's token: 1 when it was live here, 0 otherwise. */
 PATHGATE_EXTERN int pathgate_resolver_release(pathgate_resolver *resolver, const pathgate_ref *ref);

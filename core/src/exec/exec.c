@@ -391,7 +391,8 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     }
     /* The policy: what matches now is hidden or read-only in this
      * command's view (exec_policy.h), found anew at each call. */
-    if (policy && (rc = pathgate__exec_masks_collect(&masks, resolver, err)) != 0)
+    if (policy && ((rc = pathgate__policy_hooks_refresh(resolver, err)) != 0 ||
+                   (rc = pathgate__exec_masks_collect(&masks, resolver, err)) != 0))
         goto done;
     if (pathgate__audit_enabled(resolver))
         cwd_addr = canonical(alloc, resolver, cwd, cwd_len);
@@ -410,6 +411,11 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     if (!rc) {
         pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
         rc = pathgate__exec_plan_run(out, &plan, err);
+        /* the vcs preset's pointers: what the command left is validated */
+        if (!rc && policy) {
+            pathgate__exec_explain(&masks, resolver, out);
+            pathgate__exec_ptr_check(&masks, resolver, out);
+        }
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }

@@ -274,9 +274,9 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
         if (!pathgate__preset_find(presets[i], strlen(presets[i]), &rules, &of, &k, &src)) {
             char q[64];
             quote_name(q, sizeof q, presets[i]);
-            return pathgate__error_set(err, PATHGATE_ECONFIG,
-                                       "unknown preset '%s' (known: vcs, secrets, agent-config)",
-                                       q);
+            return pathgate__error_set(
+                err, PATHGATE_ECONFIG,
+                "unknown preset '%s' (known: vcs, secrets, agent-config, vcs-history)", q);
         }
         preset_rules += k;
     }
@@ -298,8 +298,9 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
             const char *label;
             pathgate__preset_find(presets[i], strlen(presets[i]), &rules, &of, &k, &label);
             for (size_t j = 0; j < k; j++)
-                if (of[j] == denies)
-                    src[m++] = (pathgate__rule_src){rules[j], strlen(rules[j]), label};
+                if ((of[j] & ~PATHGATE__PRESET_SELF) == denies)
+                    src[m++] = (pathgate__rule_src){rules[j], strlen(rules[j]), label,
+                                                    (of[j] & PATHGATE__PRESET_SELF) != 0};
         }
         for (size_t i = 0; i < nlist; i++) {
             if (!list[i]) {
@@ -308,7 +309,7 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
                                            pass == 0 ? "deny_read" : "deny_write", i + 1);
             }
             src[m++] = (pathgate__rule_src){list[i], strlen(list[i]),
-                                            pass == 0 ? read_source : write_source};
+                                            pass == 0 ? read_source : write_source, 0};
         }
         int rc = 0;
         if (m) {
@@ -351,8 +352,11 @@ int pathgate__policy_from_options(pathgate_resolver *r, const pathgate_resolver_
 {
     if (opts->version < 3)
         return PATHGATE_OK;
-    return add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
-                    opts->presets, opts->npresets, "deny_read", "deny_write", err);
+    int rc = add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
+                      opts->presets, opts->npresets, "deny_read", "deny_write", err);
+    if (rc == 0 && opts->npresets)
+        rc = pathgate__policy_hooks_refresh(r, err);
+    return rc;
 }
 
 int pathgate_resolver_restrict(pathgate_resolver *r, const pathgate_policy_options *opts,
@@ -655,8 +659,11 @@ int pathgate_resolver_policy_check(pathgate_policy_verdict *out, pathgate_resolv
     size_t base;
     const char *rel;
     char addr[2 * PATHGATE_PATH_MAX + 2];
+    /* relative text: relative to the first base, as every file operation on
+     * a resolver (docs/fs.md "Relative paths") */
+    const char *home = pathgate__resolver_base_address(r, 0);
     int rc = pathgate__resolver_locate(&base, addr, sizeof addr, &rel, r, text ? text : "", len,
-                                       NULL, 0, err);
+                                       home, strlen(home), err);
     if (rc < 0)
         return rc;
     size_t rlen = strlen(rel);

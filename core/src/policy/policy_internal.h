@@ -34,6 +34,9 @@ typedef struct pathgate__rule_src {
     const char *text;
     size_t len;
     const char *source; /* static or outliving the compile */
+    /* a deny entry that covers the name itself only, not what lies below
+     * it (built-in presets only: vcs's `.git` and `HEAD`) */
+    int self_only;
 } pathgate__rule_src;
 
 /*
@@ -88,10 +91,33 @@ int pathgate__ruleset_may_deny_below(const pathgate__ruleset *rs, size_t base, p
 
 /* ------------------------------------------------------------- presets */
 
+/* The hooks directory `core.hooksPath` names in the configuration of the
+ * repository at the top of each base under vcs (with its includes), and
+ * the included files inside the base, added as deny_write rules (source
+ * preset:vcs) when not denied already (policy_hooks.c). At the resolver's
+ * build and before each command's scan. 0 or ENOMEM. */
+int pathgate__policy_hooks_refresh(pathgate_resolver *r, pathgate_error *err);
+
 /* The rules of the preset `name` (len bytes): 1 found, *rules and *n set
  * (each with what it denies in *denies_of, parallel arrays). 0 unknown. */
 int pathgate__preset_find(const char *name, size_t len, const char *const **rules,
                           const unsigned char **denies_of, size_t *n, const char **source);
+/* In a preset's denies_of: the rule covers the name itself only. */
+#define PATHGATE__PRESET_SELF 0x80u
+
+/* What a git pointer a vcs rule names must hold (validated by content in
+ * commands, refused to file operations; docs/policy.md "vcs"). */
+enum {
+    PATHGATE__PTR_NONE = 0,
+    PATHGATE__PTR_DOTGIT,    /* `.git`: a directory, or a file `gitdir: <a gitdir of this base>` */
+    PATHGATE__PTR_HEAD,      /* `HEAD`: in a git directory a ref or an object id; beside `.git`
+                                never made or changed by a command */
+    PATHGATE__PTR_COMMONDIR, /* `commondir`: the repository's own git directory */
+    PATHGATE__PTR_GITDIR,    /* a linked worktree's `gitdir`: a `.git` file of this base */
+};
+/* The pointer kind of the rule that decided verdict v (PATHGATE__PTR_NONE
+ * for any other rule). */
+int pathgate__preset_pointer(const pathgate_policy_verdict *v);
 
 /* ------------------------------------------------------ the resolver's */
 

@@ -44,6 +44,7 @@ typedef struct prule {
     long base;          /* -1: every base */
     uint8_t allow;      /* an exception (`!`) */
     uint8_t tree;       /* a trailing `/`: what is below too (exceptions) */
+    uint8_t self;       /* a deny rule for the name itself only, not what is below */
     uint8_t shape;
     uint32_t entry; /* the entry it came from */
     /* a deny rule matches only a path with a name that begins and ends
@@ -398,6 +399,8 @@ static inline int rule_applies(const pathgate__ruleset *rs, const prule *r, path
         return match_from(rs, r, 0, &v, 0, r->tree ? M_PREFIX : M_EXACT, 1);
     }
     view v = {p->fold, p->fold_off, p->fold_len, p->nfold};
+    if (r->self && mode == M_PREFIX) /* the name itself, never what is below */
+        return match_from(rs, r, 0, &v, 0, M_EXACT, 0);
     if (r->shape == SHAPE_ANY && mode == M_PREFIX)
         return any_name(rs, &rs->segs[r->seg + 1], &v);
     return match_from(rs, r, 0, &v, 0, mode, 0);
@@ -501,6 +504,7 @@ typedef struct compiler {
     const char *entry; /* for messages */
     size_t entry_len;
     const char *list; /* "deny_read" / "deny_write" */
+    int self;         /* the entry being compiled is self-only */
 } compiler;
 
 static int bad(compiler *c, const char *why)
@@ -665,6 +669,7 @@ static int add_rule(compiler *c, const char *s, size_t len, long base, int allow
     r->base = base;
     r->allow = (uint8_t)allow;
     r->tree = (uint8_t)tree;
+    r->self = (uint8_t)(c->self && !allow);
     r->entry = (uint32_t)entry;
     r->shape = SHAPE_GENERAL;
     if (!allow && nseg == 2 && rs->segs[first].kind == SEG_GLOBSTAR)
@@ -846,8 +851,8 @@ int pathgate__ruleset_compile(pathgate__ruleset **out, unsigned int denies,
         pathgate__ruleset_free(rs);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
-    compiler c = {rs,   a, err,
-                  NULL, 0, denies & PATHGATE_POLICY_DENY_READ ? "deny_read" : "deny_write"};
+    compiler c = {
+        rs, a, err, NULL, 0, denies & PATHGATE_POLICY_DENY_READ ? "deny_read" : "deny_write", 0};
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!entries[i].text) {
@@ -857,6 +862,7 @@ int pathgate__ruleset_compile(pathgate__ruleset **out, unsigned int denies,
         rs->entries[i] = pathgate__strndup(a, entries[i].text, entries[i].len);
         rs->sources[i] = entries[i].source;
         rs->nentries = i + 1;
+        c.self = entries[i].self_only;
         if (!rs->entries[i]) {
             rc = PATHGATE_ENOMEM;
             break;

@@ -47,8 +47,20 @@ typedef struct base {
     int is_mod;
 } base;
 
+/* A declared native prefix (options version 4): its URI, and the base and
+ * relative directory it stands for. */
+typedef struct native_prefix {
+    pathgate_uri *uri;
+    size_t uri_len; /* of its string: the longest prefix wins */
+    size_t base;
+    char *rel;
+    size_t rel_len;
+} native_prefix;
+
 struct pathgate_resolver {
     pathgate_allocator alloc;
+    native_prefix *prefixes;
+    size_t nprefixes;
     base *bases; /* roots first, then mods */
     size_t nroots;
     size_t nmods;
@@ -134,7 +146,57 @@ void pathgate_resolver_free(pathgate_resolver *r)
     pathgate__policy_store_free(r->policy);
     pathgate__free(&a, r->door);
     pathgate__exec_cache_free(r->exec_cache);
+    for (size_t i = 0; r->prefixes && i < r->nprefixes; i++) {
+        pathgate_uri_free(r->prefixes[i].uri);
+        pathgate__free(&a, r->prefixes[i].rel);
+    }
+    pathgate__free(&a, r->prefixes);
     pathgate__free(&a, r);
+}
+
+/* The native prefixes of the options (version 4), checked and copied. */
+static int native_prefixes_init(pathgate_resolver *r, const pathgate_resolver_options *opts,
+                                pathgate_error *err)
+{
+    if (opts->version < 4 || opts->nnative_prefixes == 0)
+        return PATHGATE_OK;
+    if (!opts->native_prefixes)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "native_prefixes array is NULL");
+    size_t n = opts->nnative_prefixes;
+    r->prefixes = pathgate__calloc(&r->alloc, n, sizeof *r->prefixes);
+    if (!r->prefixes)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    r->nprefixes = n;
+    for (size_t i = 0; i < n; i++) {
+        const pathgate_native_prefix *s = &opts->native_prefixes[i];
+        native_prefix *p = &r->prefixes[i];
+        if ((!s->prefix && s->prefix_len) || (!s->address && s->address_len))
+            return pathgate__error_set(err, PATHGATE_EINVAL, "native prefix #%zu is NULL", i + 1);
+        int rc = pathgate_uri_from_native(&p->uri, s->prefix ? s->prefix : "", s->prefix_len,
+                                          PATHGATE_CONVENTION_NONE, &r->alloc, NULL);
+        if (rc == PATHGATE_ENOMEM)
+            return pathgate__error_set(err, rc, NULL);
+        if (rc != 0 || pathgate_uri_is_opaque(p->uri))
+            return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                       "native prefix #%zu is not an absolute native path (C:/..., "
+                                       "\\\\server\\share\\... or /...)",
+                                       i + 1);
+        pathgate_uri_string(p->uri, &p->uri_len);
+        const char *rel;
+        if (pathgate__resolver_split(&p->base, &rel, r, s->address ? s->address : "",
+                                     s->address_len) != 0)
+            return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                       "native prefix #%zu: the address is not a canonical "
+                                       "address of a configured root or mod",
+                                       i + 1);
+        /* rel points into the address, or is "" at the base itself */
+        int inside = s->address && rel >= s->address && rel <= s->address + s->address_len;
+        p->rel_len = inside ? s->address_len - (size_t)(rel - s->address) : 0;
+        p->rel = pathgate__strndup(&r->alloc, rel, p->rel_len);
+        if (!p->rel)
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    }
+    return PATHGATE_OK;
 }
 
 /* How a base is named in messages: the key or name as given when it is
@@ -263,6 +325,13 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "%s: the directory's real path cannot be determined", who);
+    /* The filesystem root as a base would serve the whole host: refused
+     * whatever spelling reached it ("/", "/..", a symlink to /). */
+    if (real[0] == '/' && real[1] == '\0')
+        return pathgate__error_set(err, PATHGATE_ECONFIG,
+                                   "%s: the directory is the filesystem root '/', which would "
+                                   "serve the whole host; name the directory to serve",
+                                   who);
     b->host_len = strlen(real);
     b->host = pathgate__strndup(a, real, b->host_len);
     if (!b->host)
@@ -420,6 +489,8 @@ int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_optio
         size_t k = is_mod ? i - opts->nroots : i;
         rc = base_init(r, &r->bases[i], is_mod ? &opts->mods[k] : &opts->roots[k], is_mod, k, err);
     }
+    if (rc == 0)
+        rc = native_prefixes_init(r, opts, err);
     if (rc == 0)
         rc = mark_named_read_only(r, read_only, nread_only, err);
     if (rc == 0)
@@ -662,13 +733,12 @@ static void fail(pathgate_resolution *out, pathgate_reason reason)
         reason == PATHGATE_REASON_CAPACITY ? PATHGATE_MSG_CAPACITY : PATHGATE_MSG_INVALID;
 }
 
-static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
-                   const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
+/* The lexical and kernel checks of a resolution, without its token: *reason
+ * OK with loc and *exists set, or why the input is refused. */
+static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *exists_out,
+                           pathgate_resolver *r, const char *text, size_t len,
+                           const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
 {
-    if (!out)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
-    *out = init;
     if (!r || (!text && len))
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     int require_exists = 1;
@@ -688,6 +758,7 @@ static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *t
     if (rc != 0)
         return pathgate__error_set(err, rc, NULL);
     int exists = 0;
+    *reason_out = PATHGATE_REASON_OK;
     pathgate_policy_verdict v = {0, NULL, NULL};
     if (reason == PATHGATE_REASON_OK)
         reason = pathgate__policy_active(pathgate__policy_of(r), loc.base)
@@ -708,6 +779,28 @@ static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *t
             rec.source = v.source;
             pathgate__audit_emit(r, &rec);
         }
+        *reason_out = reason;
+        return PATHGATE_OK;
+    }
+    *loc_out = loc;
+    *exists_out = exists;
+    return PATHGATE_OK;
+}
+
+static int resolve(pathgate_resolution *out, pathgate_resolver *r, const char *text, size_t len,
+                   const pathgate_resolve_options *opts, int quiet, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_resolution init = PATHGATE_RESOLUTION_INIT;
+    *out = init;
+    located loc;
+    pathgate_reason reason;
+    int exists = 0;
+    int rc = resolve_located(&reason, &loc, &exists, r, text, len, opts, quiet, err);
+    if (rc != 0)
+        return rc;
+    if (reason != PATHGATE_REASON_OK) {
         fail(out, reason);
         return PATHGATE_OK;
     }
@@ -794,6 +887,9 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
     return PATHGATE_OK;
 }
 
+static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, const char *rel,
+                           size_t rel_len, pathgate_error *err);
+
 int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const pathgate_ref *ref,
                                 pathgate_error *err)
 {
@@ -811,8 +907,34 @@ int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const p
     const char *rel;
     if (pathgate__resolver_split(&split_bi, &rel, r, addr, alen) != 0 || split_bi != bi)
         return PATHGATE_OK;
+    return host_path_build(out, r, bi, rel, alen - (size_t)(rel - addr), err);
+}
+
+int pathgate_resolver_host_path_of(pathgate_buf *out, pathgate_reason *reason, pathgate_resolver *r,
+                                   const char *text, size_t len,
+                                   const pathgate_resolve_options *opts, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    pathgate_reason why = PATHGATE_REASON_OK;
+    located loc;
+    int exists = 0;
+    int rc = resolve_located(&why, &loc, &exists, r, text, len, opts, 0, err);
+    if (reason)
+        *reason = rc == 0 ? why : PATHGATE_REASON_OK;
+    if (rc != 0)
+        return rc;
+    if (why != PATHGATE_REASON_OK)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    return host_path_build(out, r, loc.base, loc.addr + loc.rel_off, loc.len - loc.rel_off, err);
+}
+
+/* The host path of rel[0..rel_len) in base bi, into out. */
+static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, const char *rel,
+                           size_t rel_len, pathgate_error *err)
+{
     const base *b = &r->bases[bi];
-    size_t rel_len = alen - (size_t)(rel - addr);
     if (*rel == '\0')
         rel_len = 0;
     int root = b->host_len == 1; /* "/" itself */
@@ -829,6 +951,75 @@ int pathgate_resolver_host_path(pathgate_buf *out, pathgate_resolver *r, const p
     }
     p[n] = '\0';
     pathgate__buf_adopt(out, &r->alloc, p, n);
+    return PATHGATE_OK;
+}
+
+int pathgate_resolver_address_of(pathgate_buf *out, pathgate_resolver *r, const char *native,
+                                 size_t len, pathgate_error *err)
+{
+    if (!out)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    pathgate_buf_dispose(out);
+    if (!r || (!native && len))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    if (!native)
+        native = "";
+    pathgate_uri *u = NULL;
+    int is_uri = len >= 5 && strncasecmp(native, "file:", 5) == 0;
+    int rc = is_uri ? pathgate_uri_parse(&u, native, len, &r->alloc, NULL)
+                    : pathgate_uri_from_native(&u, native, len, PATHGATE_CONVENTION_NONE, &r->alloc,
+                                               NULL);
+    if (rc == PATHGATE_ENOMEM)
+        return pathgate__error_set(err, rc, NULL);
+    if (rc != 0)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    /* the longest declared prefix holding it, else the longest base */
+    const native_prefix *best = NULL;
+    for (size_t i = 0; i < r->nprefixes; i++) {
+        const native_prefix *p = &r->prefixes[i];
+        if (pathgate_uri_starts_with(u, p->uri) && (!best || p->uri_len > best->uri_len))
+            best = p;
+    }
+    pathgate_buf rel = PATHGATE_BUF_INIT;
+    size_t bi = 0;
+    const char *base_rel = "";
+    size_t base_rel_len = 0;
+    if (best) {
+        rc = pathgate_uri_relative_to(&rel, u, best->uri, NULL);
+        bi = best->base;
+        base_rel = best->rel;
+        base_rel_len = best->rel_len;
+        if (rc == 0 && rel.ptr && pathgate_uri_convention(u) == PATHGATE_CONVENTION_WINDOWS)
+            for (size_t i = 0; i < rel.len; i++)
+                if (rel.ptr[i] == '\\')
+                    rel.ptr[i] = '/';
+    } else {
+        rc = map_uri(&bi, &rel, r, u);
+    }
+    pathgate_uri_free(u);
+    if (rc == PATHGATE_ENOMEM) {
+        pathgate_buf_dispose(&rel);
+        return pathgate__error_set(err, rc, NULL);
+    }
+    char addr[ADDR_CAP];
+    size_t alen = 0, rel_off = 0;
+    pathgate_reason why = PATHGATE_REASON_OUTSIDE_BASES;
+    if (rc == 0 && rel.ptr && !memchr(rel.ptr, '\0', rel.len) &&
+        pathgate__utf8_valid(rel.ptr, rel.len)) {
+        const base *b = &r->bases[bi];
+        why = pathgate__address_build(addr, sizeof addr, &alen, &rel_off, b->is_mod, b->name,
+                                      b->name_len, base_rel, base_rel_len, rel.ptr, rel.len);
+        for (size_t i = rel_off; why == PATHGATE_REASON_OK && i < alen; i++)
+            if ((unsigned char)addr[i] < 0x20 || addr[i] == 0x7F)
+                why = PATHGATE_REASON_SYNTAX;
+    }
+    pathgate_buf_dispose(&rel);
+    if (why != PATHGATE_REASON_OK)
+        return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
+    char *copy = pathgate__strndup(&r->alloc, addr, alen);
+    if (!copy)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    pathgate__buf_adopt(out, &r->alloc, copy, alen);
     return PATHGATE_OK;
 }
 

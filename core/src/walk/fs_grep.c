@@ -30,6 +30,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "glob.h"
+#include "resolver_internal.h"
 
 #define GREP_CHUNK (256 * 1024)
 /* Matches handed to a callback at a time. */
@@ -357,6 +358,7 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
     uint64_t got = 0, line = 1;
     size_t carry = 0;
     int in_long = 0, long_hit = 0;
+    int bom_seen = 0; /* the start of the file was looked at */
     /* a literal match may straddle two pieces of a long line */
     const size_t overlap = c->re ? 0 : c->plen ? c->plen - 1 : 0;
     char *buf = s->buf;
@@ -377,6 +379,16 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
             return 0;
         }
         size_t n = carry + (size_t)r;
+        if (!bom_seen && (n >= 3 || eof)) {
+            /* A UTF-8 byte-order mark is not text (ripgrep's default): `^`
+             * matches the first line after it, and no match's text holds
+             * it. Line numbers are not affected. */
+            bom_seen = 1;
+            if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+                memmove(buf, buf + 3, n - 3);
+                n -= 3;
+            }
+        }
         size_t end = n;
         int rc;
         if (!eof) {
@@ -554,7 +566,7 @@ static int grep_tree(grep_ctx *c, const pathgate__glob *g, unsigned int threads,
     return rc;
 }
 
-static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
+static int grep_one(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
                     size_t pattern_len, const char *address, size_t address_len,
                     pathgate_fs_match_cb cb, void *cb_ctx, const pathgate_fs_search_options *opts,
                     pathgate_error *err)
@@ -645,6 +657,76 @@ done:
                       out->skipped_large || out->skipped_denied;
     pathgate__fs_audit_hidden(&t, out->skipped_denied);
     return rc;
+}
+
+/* The caller's callback, counting what it was handed and whether it asked
+ * to stop (all_bases: the next base is not searched then). */
+typedef struct counting_cb {
+    pathgate_fs_match_cb cb;
+    void *ctx;
+    size_t n;
+    int stopped;
+} counting_cb;
+
+static int count_matches(const pathgate_fs_match *items, size_t count, void *ctx)
+{
+    counting_cb *w = ctx;
+    w->n += count;
+    int rc = w->cb(items, count, w->ctx);
+    if (rc)
+        w->stopped = 1;
+    return rc;
+}
+
+/* grep_one, or with PATHGATE_FS_SEARCH_ALL_BASES every base in turn (roots,
+ * then mods, in configuration order), max_count counting over all. */
+static int grep_run(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,
+                    size_t pattern_len, const char *address, size_t address_len,
+                    pathgate_fs_match_cb cb, void *cb_ctx, const pathgate_fs_search_options *opts,
+                    pathgate_error *err)
+{
+    if (!opts || !(opts->flags & PATHGATE_FS_SEARCH_ALL_BASES))
+        return grep_one(out, resolver, pattern, pattern_len, address, address_len, cb, cb_ctx, opts,
+                        err);
+    if (!resolver && opts->fs.session) /* a session's operation */
+        resolver = pathgate_session_resolver(opts->fs.session);
+    if (!out || !resolver)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    memset(out, 0, sizeof *out);
+    if (address || address_len)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "grep: all_bases searches every base and takes no path");
+    out->alloc = *pathgate__resolver_allocator(resolver);
+    pathgate_fs_search_options one = *opts;
+    one.flags &= ~PATHGATE_FS_SEARCH_ALL_BASES;
+    counting_cb w = {cb, cb_ctx, 0, 0};
+    for (size_t i = 0; i < pathgate__resolver_base_count(resolver); i++) {
+        const char *base = pathgate__resolver_base_address(resolver, i);
+        size_t total = cb ? w.n : out->count;
+        if (opts->max_count != PATHGATE_FS_NO_LIMIT)
+            one.max_count = opts->max_count - total;
+        pathgate_fs_matches part;
+        int rc = grep_one(&part, resolver, pattern, pattern_len, base, strlen(base),
+                          cb ? count_matches : NULL, cb ? &w : NULL, &one, err);
+        if (rc < 0) {
+            pathgate_fs_matches_dispose(out);
+            return rc;
+        }
+        /* the counts append does not carry */
+        out->unreadable_dirs += part.unreadable_dirs;
+        out->skipped_names += part.skipped_names;
+        out->skipped_denied += part.skipped_denied;
+        out->incomplete |= part.incomplete;
+        rc = pathgate__fs_matches_append(out, &part, opts->max_count);
+        pathgate_fs_matches_dispose(&part);
+        if (rc < 0) {
+            pathgate_fs_matches_dispose(out);
+            return pathgate__error_set(err, rc, NULL);
+        }
+        if (out->truncated || w.stopped)
+            break;
+    }
+    return 0;
 }
 
 int pathgate_fs_grep(pathgate_fs_matches *out, pathgate_resolver *resolver, const char *pattern,

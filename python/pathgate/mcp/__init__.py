@@ -78,6 +78,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-origin", action="append", metavar="ORIGIN",
                    help="HTTP: an Origin a browser may send (repeatable); requests with any other "
                         "Origin are refused")
+    p.add_argument("--allow-host", action="append", metavar="HOST[:PORT]",
+                   help="HTTP: a Host the server answers to (repeatable), e.g. the name a TLS "
+                        "reverse proxy forwards; requests naming any other Host (or an Origin "
+                        "other than these hosts' and --allow-origin's) are refused")
     p.add_argument("--max-sessions", type=_positive, default=64, metavar="N",
                    help="HTTP: sessions open at once (default: 64)")
     p.add_argument("--session-idle", type=_positive, default=1800, metavar="SECONDS",
@@ -156,6 +160,17 @@ def serve_command(args: argparse.Namespace) -> int:
         hostport = _split_hostport(http) if http else None
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if http or unix:
+        try:
+            from .http import parse_host
+        except ImportError as e:
+            raise UsageError(f"--http and --unix need the HTTP server (pip install 'pathgate[http]'; "
+                             f"Debian: apt install python3-uvicorn python3-h11): {e}") from None
+        for h in getattr(args, "allow_host", None) or ():
+            try:
+                parse_host(h)
+            except ValueError as e:
+                raise UsageError(f"--allow-host: {e}") from None
     if hostport is not None and token is None:
         from .http import is_loopback
 
@@ -227,16 +242,17 @@ def _serve_http(server: Server, args: argparse.Namespace, hostport: tuple[str, i
     from .http import HttpTransport
 
     transport = HttpTransport(server, token=token, allowed_origins=args.allow_origin or (),
+                              allowed_hosts=getattr(args, "allow_host", None) or (),
                               max_sessions=args.max_sessions, idle_timeout=float(args.session_idle))
     try:
         if hostport is not None:
             host, port = transport.listen_tcp(*hostport)
             shown = f"[{host}]" if ":" in host else host
-            log.warning("listening on http://%s:%d/mcp%s", shown, port,
+            log.info("listening on http://%s:%d/mcp%s", shown, port,
                         " (bearer token required)" if token else "")
         if unix:
             transport.listen_unix(unix)
-            log.warning("listening on unix:%s (path /mcp)%s", unix,
+            log.info("listening on unix:%s (path /mcp)%s", unix,
                         " (bearer token required)" if token else "")
     except OSError as e:
         transport.close()

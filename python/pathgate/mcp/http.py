@@ -1,6 +1,8 @@
 """The Streamable HTTP transport of MCP (protocol 2025-06-18 and later) at
 the endpoint ``/mcp``, over TCP (``--http HOST:PORT``) or a Unix socket
-(``--unix PATH``), with the standard library only.
+(``--unix PATH``): :class:`McpApp`, an ASGI application, served by uvicorn
+with h11 (the ``pathgate[http]`` extra; Debian: ``python3-uvicorn``,
+``python3-h11``) through :class:`HttpTransport`.
 
 - ``POST /mcp`` carries one JSON-RPC message. A request is answered with
   ``application/json`` (one JSON object); when the server must ask the
@@ -15,21 +17,29 @@ the endpoint ``/mcp``, over TCP (``--http HOST:PORT``) or a Unix socket
   idle longer than ``idle_timeout`` is ended; at most ``max_sessions`` live
   at once (then ``503``).
 - ``MCP-Protocol-Version`` (when sent) must be a version this server
-  speaks, else ``400``. ``GET /mcp``: ``405`` (no stream of server-initiated
-  messages is offered).
-- Security, before anything else: an ``Origin`` header that is not one of
-  the allowed origins ``403`` (the specification's defence against DNS
-  rebinding); on a loopback address a ``Host`` that is not a loopback
-  name ``403`` too; with a token, a request without ``Authorization:
-  Bearer <token>`` (compared in constant time) ``401``. Listening on an
-  address that is not loopback needs a token (see __init__.py).
-- Connections are kept alive (HTTP/1.1), one thread each, at most
-  ``MAX_CONNECTIONS`` at once (then ``503``); headers at most 16 KiB, a
-  body at most the protocol's longest message.
+  speaks, else ``400``. ``GET /mcp``: ``405``.
+- Admission (:meth:`McpApp.admit`), decided on the request's head alone,
+  before any byte of its body is read: an ``Origin`` that is not allowed
+  ``403``; a ``Host`` that is not allowed ``403`` (on a loopback listener,
+  or whenever hosts were allowed explicitly); with a token, a request
+  without ``Authorization: Bearer <token>`` (constant time) ``401``.
+
+What the connection layer (:class:`_GuardedH11Protocol`, a subclass of
+uvicorn's h11 protocol) adds to uvicorn 0.17.6, which has no deadline on
+a request's head: a connection must deliver a complete request head within
+``HEADER_TIMEOUT`` seconds; until it was admitted once it reads at most
+``PRE_AUTH_READ`` bytes at a time, is admitted or refused on its head
+(h11 holds at most 16 KiB of an incomplete head), and a refusal closes it
+before its body is buffered; at most ``MAX_PENDING`` connections wait for
+admission at once (a new one closes the oldest), apart from the
+``MAX_CONNECTIONS`` admitted ones, which unadmitted ones never take;
+malformed framing is a ``400`` (one log line, no traceback).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import errno
 import hmac
 import ipaddress
@@ -42,28 +52,48 @@ import stat
 import threading
 import time
 import collections.abc as _abc
+import typing as _t
+from typing import Any
+
+import h11
+from uvicorn import Config as _UvConfig
+from uvicorn import Server as _UvServer
+from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
 
 from . import protocol
 from .protocol import INVALID_REQUEST, SHUTTING_DOWN, SUPPORTED_PROTOCOL_VERSIONS, Peer
 from .service import Server
 from .tools import ConnectionTools
 
-__all__ = ["HttpTransport", "is_loopback"]
+__all__ = ["HttpTransport", "McpApp", "is_loopback", "parse_host"]
 
 log = logging.getLogger("pathgate.mcp")
 
 ENDPOINT = "/mcp"
-MAX_HEADER = 16 << 10
+# Admitted connections at once (then 503): authenticated clients' capacity,
+# which connections not yet admitted never take.
 MAX_CONNECTIONS = 256
-# How long a kept-alive connection may wait for its next request.
-KEEP_ALIVE_TIMEOUT = 300.0
+# Connections waiting for admission at once; one more closes the oldest.
+MAX_PENDING = 64
+# Seconds a connection has to deliver a request's complete head (from its
+# opening, or from the first byte of a later request).
+HEADER_TIMEOUT = 10.0
+# Bytes read at a time before a connection's first admission.
+PRE_AUTH_READ = 4096
+# Seconds a kept-alive admitted connection may wait for its next request.
+KEEP_ALIVE_TIMEOUT = 300
+# Answers longer than this are sent in chunks as they are made.
+LONG_ANSWER = 1 << 20
+# Threads running calls that are not quick (and every call while the
+# client's roots are to be asked).
+WORKERS = 256
 
-_REASONS = {200: "OK", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-            403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
-            411: "Length Required", 413: "Payload Too Large", 415: "Unsupported Media Type",
-            431: "Request Header Fields Too Large", 500: "Internal Server Error",
-            501: "Not Implemented", 503: "Service Unavailable"}
 _LOOPBACK_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
+_JSON = (b"content-type", b"application/json")
+
+Scope = _abc.MutableMapping[str, Any]
+Receive = _abc.Callable[[], _abc.Awaitable[dict[str, Any]]]
+Send = _abc.Callable[[dict[str, Any]], _abc.Coroutine[Any, Any, None]]
 
 
 def is_loopback(host: str) -> bool:
@@ -77,16 +107,33 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _host_name(value: str) -> str:
-    """The name of a Host header, without its port."""
+def parse_host(value: str) -> tuple[str, int | None]:
+    """A Host header's (or ``--allow-host``'s) name and port (None when
+    absent). ValueError when it is not ``NAME[:PORT]`` or ``[V6][:PORT]``."""
     v = value.strip().lower()
     if v.startswith("["):
-        return v[1:v.find("]")] if "]" in v else v
-    return v.rsplit(":", 1)[0] if v.count(":") == 1 else v
+        end = v.find("]")
+        if end < 0:
+            raise ValueError(f"not HOST[:PORT]: {value!r}")
+        name, rest = v[1:end], v[end + 1:]
+        if rest and not rest.startswith(":"):
+            raise ValueError(f"not HOST[:PORT]: {value!r}")
+        port_text = rest[1:] if rest else None
+    elif v.count(":") > 1:
+        name, port_text = v, None  # a bare IPv6 address
+    else:
+        name, sep, port_text = v.partition(":")
+        port_text = port_text if sep else None
+    if not name or any(c.isspace() or c in "/?#@" for c in name):
+        raise ValueError(f"not HOST[:PORT]: {value!r}")
+    if port_text is None:
+        return name, None
+    if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
+        raise ValueError(f"not a port in {value!r}")
+    return name, int(port_text)
 
 
-class _Closed(Exception):
-    """The connection is to be closed."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class _Session:
@@ -102,185 +149,34 @@ class _Session:
         self.closed = False
 
 
-class _Request:
-    __slots__ = ("method", "target", "headers", "body", "keep_alive")
-
-    def __init__(self, method: str, target: str, headers: dict[str, str], body: bytes,
-                 keep_alive: bool) -> None:
-        self.method = method
-        self.target = target
-        self.headers = headers
-        self.body = body
-        self.keep_alive = keep_alive
+class Refusal(_t.NamedTuple):
+    status: int
+    message: str
+    headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
-class _Conn:
-    """One client connection: requests in, responses out, in turn."""
-
-    def __init__(self, sock: socket.socket, transport: HttpTransport, tcp: bool) -> None:
-        self.sock = sock
-        self.transport = transport
-        self.tcp = tcp
-        self.buf = bytearray()
-        self.lock = threading.Lock()
-
-    # ------------------------------------------------------------ input
-
-    def _fill(self) -> None:
-        data = self.sock.recv(1 << 16)
-        if not data:
-            raise _Closed()
-        self.buf += data
-
-    def read_request(self) -> _Request | None:
-        """The next request, or None when the client closed between them."""
-        buf = self.buf
-        while True:
-            end = buf.find(b"\r\n\r\n")
-            if end >= 0:
-                break
-            if len(buf) > MAX_HEADER:
-                self.respond(431, b"", close=True)
-                raise _Closed()
-            try:
-                self._fill()
-            except _Closed:
-                if buf.strip():
-                    raise
-                return None
-        head = bytes(buf[:end]).decode("latin-1")
-        del buf[:end + 4]
-        lines = head.split("\r\n")
-        parts = lines[0].split(" ")
-        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-            self.respond(400, b"", close=True)
-            raise _Closed()
-        method, target, version = parts
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, sep, value = line.partition(":")
-            if not sep or not name or name != name.strip():
-                self.respond(400, b"", close=True)
-                raise _Closed()
-            key = name.lower()
-            value = value.strip()
-            headers[key] = f"{headers[key]}, {value}" if key in headers else value
-        conn = headers.get("connection", "").lower()
-        keep_alive = "close" not in conn if version == "HTTP/1.1" else "keep-alive" in conn
-        if "transfer-encoding" in headers:
-            self.respond(501, b"", close=True)  # request bodies come with a Content-Length
-            raise _Closed()
-        length_text = headers.get("content-length", "0" if method in ("GET", "DELETE") else "")
-        if not length_text.isdigit():
-            self.respond(411, b"", close=True)
-            raise _Closed()
-        length = int(length_text)
-        if length > protocol.MAX_LINE:
-            self.respond(413, b"", close=True)
-            raise _Closed()
-        if headers.get("expect", "").lower() == "100-continue" and length > len(buf):
-            self._send(b"HTTP/1.1 100 Continue\r\n\r\n")
-        while len(buf) < length:
-            self._fill()
-        body = bytes(buf[:length])
-        del buf[:length]
-        return _Request(method, target, headers, body, keep_alive)
-
-    # ----------------------------------------------------------- output
-
-    def _send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def respond(self, status: int, body: bytes, *, content_type: str | None = None,
-                headers: _abc.Mapping[str, str] | None = None, close: bool = False) -> None:
-        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
-        if content_type:
-            lines.append(f"Content-Type: {content_type}")
-        for k, v in (headers or {}).items():
-            lines.append(f"{k}: {v}")
-        lines.append(f"Content-Length: {len(body)}")
-        if close:
-            lines.append("Connection: close")
-        self._send(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
-
-    def error(self, status: int, message: str, *, code: int = INVALID_REQUEST,
-              headers: _abc.Mapping[str, str] | None = None, close: bool = False) -> None:
-        """A status with a JSON-RPC error (no id) as its body."""
-        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}},
-                          separators=(",", ":")).encode()
-        self.respond(status, body, content_type="application/json", headers=headers, close=close)
+def _error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}},
+                      separators=(",", ":")).encode()
 
 
-class _Reply:
-    """Where one POSTed request's answer goes: a JSON body, or, once the
-    server sent a message of its own first (``interim``), an event
-    stream."""
+async def _respond(send: Send, status: int, body: bytes = b"",
+                   headers: _abc.Iterable[tuple[bytes, bytes]] = (), *, json_body: bool = False,
+                   close: bool = False) -> None:
+    h = list(headers)
+    if json_body:
+        h.append(_JSON)
+    h.append((b"content-length", b"%d" % len(body)))
+    if close:
+        h.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": h})
+    await send({"type": "http.response.body", "body": body})
 
-    def __init__(self, conn: _Conn, status: int, headers: dict[str, str]) -> None:
-        self.conn = conn
-        self.status = status
-        self.headers = headers
-        self.streaming = False
-        self.sent = False
 
-    def _chunk(self, data: bytes) -> None:
-        self.conn._send(b"%x\r\n%s\r\n" % (len(data), data))
-
-    def _event(self, chunks: _abc.Iterable[bytes]) -> None:
-        if not self.streaming:
-            head = ["HTTP/1.1 200 OK", "Content-Type: text/event-stream", "Cache-Control: no-cache",
-                    "Transfer-Encoding: chunked"] + [f"{k}: {v}" for k, v in self.headers.items()]
-            self.conn._send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
-            self.streaming = True
-        self._chunk(b"event: message\ndata: ")
-        for chunk in _batches(chunks):
-            self._chunk(chunk)
-        self._chunk(b"\n\n")
-
-    def interim(self, chunks: _abc.Iterable[bytes]) -> None:
-        with self.conn.lock:
-            self._event(chunks)
-
-    def __call__(self, chunks: _abc.Iterable[bytes]) -> None:
-        with self.conn.lock:
-            self.sent = True
-            if self.streaming:
-                self._event(chunks)
-                self.conn._send(b"0\r\n\r\n")
-                return
-            parts = []
-            size = 0
-            it = iter(chunks)
-            for chunk in it:
-                parts.append(chunk)
-                size += len(chunk)
-                if size > 1 << 20:  # long: sent in chunks as it is made
-                    self._long(parts, it)
-                    return
-            self.conn.respond(self.status, b"".join(parts), content_type="application/json",
-                              headers=self.headers)
-
-    def _long(self, first: list[bytes], rest: _abc.Iterator[bytes]) -> None:
-        head = [f"HTTP/1.1 {self.status} {_REASONS.get(self.status, 'Status')}",
-                "Content-Type: application/json", "Transfer-Encoding: chunked"] + \
-            [f"{k}: {v}" for k, v in self.headers.items()]
-        self.conn._send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
-        self._chunk(b"".join(first))
-        for chunk in _batches(rest):
-            self._chunk(chunk)
-        self.conn._send(b"0\r\n\r\n")
-
-    def finish(self) -> None:
-        """After the request was handled: a request whose answer was not
-        sent (cancelled) still ends its response."""
-        with self.conn.lock:
-            if self.sent:
-                return
-            self.sent = True
-            if self.streaming:
-                self.conn._send(b"0\r\n\r\n")
-            else:
-                self.conn.respond(202, b"", headers=self.headers)
+async def _error(send: Send, status: int, message: str, *, code: int = INVALID_REQUEST,
+                 headers: _abc.Iterable[tuple[bytes, bytes]] = (), close: bool = False) -> None:
+    """A status with a JSON-RPC error (no id) as its body."""
+    await _respond(send, status, _error_body(message, code), headers, json_body=True, close=close)
 
 
 def _batches(chunks: _abc.Iterable[bytes], size: int = 1 << 16) -> _abc.Iterator[bytes]:
@@ -298,220 +194,345 @@ def _batches(chunks: _abc.Iterable[bytes], size: int = 1 << 16) -> _abc.Iterator
         yield b"".join(batch)
 
 
-class HttpTransport:
-    """Serves the sessions of a Server over HTTP on one or more listening
-    sockets (TCP or Unix), until :meth:`close`."""
+class _Reply:
+    """Where one POSTed request's answer goes: a JSON body, or, once the
+    server sent a message of its own first (``interim``), an event stream.
+
+    The answer is collected (its first LONG_ANSWER bytes; the rest is left
+    to iterate) and sent by :meth:`flush` on the event loop once the call
+    returned, whether it ran there (a quick call) or in a worker. A worker
+    writes itself only what cannot wait for the call's end: an event stream
+    (the server asked the client first) and a long answer, each piece
+    handed to the event loop and waited for, so it goes out as fast as the
+    client reads it, and no faster."""
+
+    def __init__(self, send: Send, status: int, headers: list[tuple[bytes, bytes]],
+                 loop: asyncio.AbstractEventLoop | None) -> None:
+        self.send = send
+        self.status = status
+        self.headers = headers
+        self.loop = loop  # None: inline
+        self.streaming = False
+        self.sent = False  # an answer was given (it may wait for flush)
+        self.done = False  # the response is complete
+        self.body: list[bytes] = []
+        self.rest: _abc.Iterator[bytes] | None = None
+
+    # --------------------------------------------------------- threaded
+
+    def _wait(self, coro: _abc.Coroutine[Any, Any, None]) -> None:
+        assert self.loop is not None
+        asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    async def _event(self, chunks: list[bytes], end: bool) -> None:
+        if not self.streaming:
+            self.streaming = True
+            await self.send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+                *self.headers]})
+        await self.send({"type": "http.response.body", "more_body": True,
+                         "body": b"event: message\ndata: " + b"".join(chunks) + b"\n\n"})
+        if end:
+            await self.send({"type": "http.response.body", "body": b""})
+
+    def interim(self, chunks: _abc.Iterable[bytes]) -> None:
+        if self.loop is None:
+            raise OSError(errno.EPIPE, "a quick call cannot ask the client")
+        self._wait(self._event(list(chunks), False))
+
+    def __call__(self, chunks: _abc.Iterable[bytes]) -> None:
+        self.sent = True
+        if self.streaming:  # threaded: the last event, and the stream's end
+            self._wait(self._event(list(chunks), True))
+            self.done = True
+            return
+        it = iter(chunks)
+        size = 0
+        for chunk in it:
+            self.body.append(chunk)
+            size += len(chunk)
+            if size > LONG_ANSWER:
+                self.rest = it
+                break
+        if self.loop is None or self.rest is None:
+            return  # flush() sends it, on the event loop, after the call
+        # threaded and long: its pieces are made here and written as the
+        # client reads them
+        rest, self.rest = self.rest, None
+        body, self.body = b"".join(self.body), []
+        self._wait(self.send({"type": "http.response.start", "status": self.status,
+                              "headers": [_JSON, *self.headers]}))  # no length: chunked
+        self._wait(self.send({"type": "http.response.body", "body": body, "more_body": True}))
+        for chunk in _batches(rest):
+            self._wait(self.send({"type": "http.response.body", "body": chunk, "more_body": True}))
+        self._wait(self.send({"type": "http.response.body", "body": b""}))
+        self.done = True
+
+    def finish(self) -> None:
+        """After a threaded request was handled: an event stream whose last
+        event was not sent (cancelled) is ended here; anything else is left
+        to :meth:`flush`."""
+        if self.streaming and not self.done:
+            self.sent = True
+            self._wait(self.send({"type": "http.response.body", "body": b""}))
+            self.done = True
+
+    # ----------------------------------------------------------- either
+
+    async def flush(self) -> None:
+        """On the event loop, after the call: sends what was not sent yet
+        (the collected answer, or 202 for a request not answered)."""
+        if self.done:
+            return
+        self.done = True
+        if not self.sent:
+            self.sent = True
+            await _respond(self.send, 202, b"", self.headers)
+            return
+        body, self.body = b"".join(self.body), []
+        if self.rest is None:
+            await _respond(self.send, self.status, body, self.headers, json_body=True)
+            return
+        rest, self.rest = self.rest, None
+        await self.send({"type": "http.response.start", "status": self.status,
+                         "headers": [_JSON, *self.headers]})  # no length: chunked
+        await self.send({"type": "http.response.body", "body": body, "more_body": True})
+        for chunk in _batches(rest):
+            await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await self.send({"type": "http.response.body", "body": b""})
+
+
+def _header_map(raw: _abc.Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for name, value in raw:
+        key = name.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return headers
+
+
+class McpApp:
+    """The MCP endpoint as an ASGI application. Any ASGI server can host it
+    (``__call__`` admits each request on its head, then serves it);
+    :class:`HttpTransport` serves it with uvicorn and admits each request in
+    the connection layer already, before its body is read."""
 
     def __init__(self, server: Server, *, token: str | None = None,
-                 allowed_origins: _abc.Iterable[str] = (), max_sessions: int = 64,
-                 idle_timeout: float = 1800.0) -> None:
+                 allowed_origins: _abc.Iterable[str] = (),
+                 allowed_hosts: _abc.Iterable[str] = (), max_sessions: int = 64,
+                 idle_timeout: float = 1800.0, workers: int = WORKERS) -> None:
         self.server = server
         self._token = token.encode("utf-8") if token else None
         self._origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
+        self._hosts = tuple(parse_host(h) for h in allowed_hosts)
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
         self._labels = 0
-        self._listeners: list[tuple[socket.socket, bool, bool]] = []  # (socket, tcp, loopback)
-        self._unix_paths: list[str] = []
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self._conns: set[socket.socket] = set()
-        self._closing = False
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pathgate-mcp-http")
+        self.closing = False
 
-    # ------------------------------------------------------------ listen
+    # ---------------------------------------------------------- admission
 
-    def listen_tcp(self, host: str, port: int) -> tuple[str, int]:
-        """Binds HOST:PORT; the address bound (port 0: an ephemeral one)."""
-        h = host.strip("[]")
-        family = socket.AF_INET6 if ":" in h else socket.AF_INET
-        if h == "localhost":
-            h, family = "127.0.0.1", socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((h, port))
-        sock.listen(128)
-        self._listeners.append((sock, True, is_loopback(h)))
-        return sock.getsockname()[0], sock.getsockname()[1]
-
-    def listen_unix(self, path: str) -> None:
-        """Binds a Unix socket at path (mode 0600); a stale socket there is
-        replaced, anything else refused."""
+    def _host_allowed(self, value: str, loopback: bool) -> bool:
         try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            st = None
-        if st is not None:
-            if not stat.S_ISSOCK(st.st_mode):
-                raise OSError(errno.EEXIST, f"{path} exists and is not a socket")
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                probe.connect(path)
-            except OSError:
-                os.unlink(path)  # nobody listens: stale
+            name, port = parse_host(value)
+        except ValueError:
+            return False
+        if loopback and name in _LOOPBACK_NAMES:
+            return True
+        return any(name == h and (p is None or p == port or (port is None and p in (80, 443)))
+                   for h, p in self._hosts)
+
+    def _origin_allowed(self, origin: str) -> bool:
+        o = origin.rstrip("/").lower()
+        if o in self._origins:
+            return True
+        scheme, sep, rest = o.partition("://")
+        if not sep or scheme not in _DEFAULT_PORTS or not self._hosts:
+            return False
+        try:
+            name, port = parse_host(rest)
+        except ValueError:
+            return False
+        port = port if port is not None else _DEFAULT_PORTS[scheme]
+        return any(name == h and (p is None or p == port) for h, p in self._hosts)
+
+    def admit(self, raw: _abc.Iterable[tuple[bytes, bytes]], loopback: bool) -> Refusal | None:
+        """None when a request with these headers may be served, else its
+        refusal: Origin, Host (checked on a loopback listener, and on any
+        listener once hosts were allowed explicitly), then the token."""
+        origin = host = auth = None
+        for name, value in raw:
+            n = name.lower()
+            if n == b"origin":
+                origin = value
+            elif n == b"host":
+                host = value
+            elif n == b"authorization":
+                auth = value
+        if origin is not None and not self._origin_allowed(origin.decode("latin-1")):
+            return Refusal(403, "Forbidden: Origin not allowed")
+        if (loopback or self._hosts) and not self._host_allowed((host or b"").decode("latin-1"), loopback):
+            return Refusal(403, "Forbidden: Host not allowed")
+        if self._token is not None:
+            scheme, _, credential = (auth or b"").partition(b" ")
+            given = credential.strip() if scheme.lower() == b"bearer" else b""
+            if not hmac.compare_digest(given, self._token):
+                return Refusal(401, "Unauthorized", ((b"www-authenticate", b'Bearer realm="pathgate"'),))
+        return None
+
+    # ---------------------------------------------------------------- ASGI
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            return
+        server = scope.get("server")
+        loopback = server is not None and is_loopback(str(server[0]))
+        refusal = self.admit(scope["headers"], loopback)
+        if refusal is not None:
+            await _error(send, refusal.status, refusal.message, headers=refusal.headers, close=True)
+            return
+        await self.admitted(scope, receive, send)
+
+    async def admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serves a request already admitted."""
+        try:
+            if scope["path"] != ENDPOINT:
+                await _error(send, 404, f"Not Found: the endpoint is {ENDPOINT}")
+                return
+            h = _header_map(scope["headers"])
+            version = h.get("mcp-protocol-version")
+            if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+                await _error(send, 400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
+                return
+            method = scope["method"]
+            if method == "POST":
+                await self._post(h, receive, send)
+            elif method == "DELETE":
+                await self._delete(h, send)
             else:
-                raise OSError(errno.EADDRINUSE, f"{path} is in use")
-            finally:
-                probe.close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            sock.bind(path)
-        finally:
-            os.umask(old)
-        sock.listen(128)
-        self._listeners.append((sock, False, True))
-        self._unix_paths.append(path)
-
-    def start(self) -> None:
-        """Accepts on every listener (a thread each) and ends idle
-        sessions (one more)."""
-        for sock, tcp, loopback in self._listeners:
-            threading.Thread(target=self._accept, args=(sock, tcp, loopback),
-                             name="pathgate-mcp-accept", daemon=True).start()
-        threading.Thread(target=self._reap, name="pathgate-mcp-reaper", daemon=True).start()
-
-    def _accept(self, sock: socket.socket, tcp: bool, loopback: bool) -> None:
-        while not self._closing:
-            try:
-                client, _ = sock.accept()
-            except OSError:
-                if self._closing:
-                    return
-                time.sleep(0.05)  # e.g. EMFILE: let others finish
-                continue
-            if not self._slots.acquire(blocking=False):
-                try:
-                    _Conn(client, self, tcp).error(503, "Too many connections", code=SHUTTING_DOWN,
-                                                   close=True)
-                except OSError:
-                    pass
-                client.close()
-                continue
-            if tcp:
-                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with self._lock:
-                self._conns.add(client)
-            threading.Thread(target=self._serve, args=(client, tcp, loopback),
-                             name="pathgate-mcp-http", daemon=True).start()
-
-    # -------------------------------------------------------------- serve
-
-    def _serve(self, client: socket.socket, tcp: bool, loopback: bool) -> None:
-        conn = _Conn(client, self, tcp)
-        client.settimeout(KEEP_ALIVE_TIMEOUT)
-        try:
-            while not self._closing:
-                req = conn.read_request()
-                if req is None:
-                    break
-                self._handle(conn, req, tcp and loopback)
-                if not req.keep_alive:
-                    break
-        except (_Closed, OSError):
-            pass
+                await _error(send, 405, "Method Not Allowed", headers=((b"allow", b"POST, DELETE"),))
         except Exception:
             log.exception("internal error in the HTTP transport")
-        finally:
-            with self._lock:
-                self._conns.discard(client)
-            try:
-                client.close()
-            finally:
-                self._slots.release()
+            raise
 
-    def _authorised(self, headers: dict[str, str]) -> bool:
-        if self._token is None:
-            return True
-        value = headers.get("authorization", "")
-        scheme, _, credential = value.partition(" ")
-        given = credential.strip().encode("utf-8", "replace") if scheme.lower() == "bearer" else b""
-        return hmac.compare_digest(given, self._token)
+    async def _body(self, h: dict[str, str], receive: Receive) -> bytes | None:
+        """The request's body, None when longer than the longest message."""
+        length = h.get("content-length")
+        if length is not None and (not length.isascii() or not length.isdigit()
+                                   or int(length) > protocol.MAX_LINE):
+            return None
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            msg = await receive()
+            if msg["type"] != "http.request":
+                raise OSError(errno.ECONNRESET, "client went away")
+            chunk = msg.get("body", b"")
+            size += len(chunk)
+            if size > protocol.MAX_LINE:
+                return None
+            parts.append(chunk)
+            if not msg.get("more_body", False):
+                return parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def _handle(self, conn: _Conn, req: _Request, check_host: bool) -> None:
-        h = req.headers
-        origin = h.get("origin")
-        if origin is not None and origin.rstrip("/").lower() not in self._origins:
-            conn.error(403, "Forbidden: Origin not allowed")
-            return
-        if check_host and _host_name(h.get("host", "")) not in _LOOPBACK_NAMES:
-            conn.error(403, "Forbidden: Host not allowed")
-            return
-        if not self._authorised(h):
-            conn.error(401, "Unauthorized", headers={"WWW-Authenticate": 'Bearer realm="pathgate"'})
-            return
-        path = req.target.split("?", 1)[0]
-        if path != ENDPOINT:
-            conn.error(404, f"Not Found: the endpoint is {ENDPOINT}")
-            return
-        version = h.get("mcp-protocol-version")
-        if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-            conn.error(400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
-            return
-        if req.method == "POST":
-            self._post(conn, req)
-        elif req.method == "DELETE":
-            self._delete(conn, req)
-        else:
-            conn.error(405, "Method Not Allowed", headers={"Allow": "POST, DELETE"})
-
-    def _post(self, conn: _Conn, req: _Request) -> None:
-        h = req.headers
+    async def _post(self, h: dict[str, str], receive: Receive, send: Send) -> None:
         ctype = h.get("content-type", "").split(";", 1)[0].strip().lower()
         if ctype != "application/json":
-            conn.error(415, "Unsupported Media Type: send application/json")
+            await _error(send, 415, "Unsupported Media Type: send application/json")
             return
         accept = h.get("accept", "*/*").lower()
         if not any(t in accept for t in ("application/json", "text/event-stream", "*/*", "application/*")):
-            conn.error(406, "Not Acceptable: accept application/json and text/event-stream")
+            await _error(send, 406, "Not Acceptable: accept application/json and text/event-stream")
+            return
+        try:
+            body = await self._body(h, receive)
+        except OSError:
+            return
+        if body is None:
+            await _error(send, 413, f"Payload Too Large: at most {protocol.MAX_LINE} bytes", close=True)
             return
         sid = h.get("mcp-session-id")
-        headers: dict[str, str] = {}
+        headers: list[tuple[bytes, bytes]] = []
         if sid is None:
-            if not _is_initialize(req.body):
-                conn.error(400, "Bad Request: Mcp-Session-Id header is required")
+            if not _is_initialize(body):
+                await _error(send, 400, "Bad Request: Mcp-Session-Id header is required")
                 return
             session = self._open()
             if session is None:
-                conn.error(503, "Too many sessions", code=SHUTTING_DOWN)
+                await _error(send, 503, "Too many sessions", code=SHUTTING_DOWN)
                 return
-            headers["Mcp-Session-Id"] = session.id
+            headers.append((b"mcp-session-id", session.id.encode("ascii")))
         else:
             session = self._find(sid)
             if session is None:
-                conn.error(404, "Not Found: no such session (initialize a new one)")
+                await _error(send, 404, "Not Found: no such session (initialize a new one)")
                 return
         try:
-            reply = _Reply(conn, 400, headers)  # what accept answers is an error
-            r = session.peer.accept(req.body, reply)
-            if r is None:
-                if not reply.sent:
-                    conn.respond(202, b"", headers=headers)
+            peer = session.peer
+            if len(body) <= LONG_ANSWER:
+                reply = _Reply(send, 400, headers, None)  # what accept answers is an error
+                r = peer.accept(body, reply)
+                if r is not None:
+                    reply.status = 200
+                    if not peer.quick(r):
+                        await self._threaded(peer, r, reply)
+                        return
+                    peer.run(r)
+                await reply.flush()
                 return
-            reply.status = 200
-            session.peer.run(r)
-            reply.finish()
+            # a long message is parsed off the event loop too
+            reply = _Reply(send, 400, headers, asyncio.get_running_loop())
+            await asyncio.get_running_loop().run_in_executor(self._pool, self._accept_run, peer, body,
+                                                             reply)
+            await reply.flush()
         finally:
             self._release(session)
 
-    def _delete(self, conn: _Conn, req: _Request) -> None:
-        sid = req.headers.get("mcp-session-id")
+    async def _threaded(self, peer: Peer, req: protocol.Request, reply: _Reply) -> None:
+        loop = asyncio.get_running_loop()
+        reply.loop = loop
+        await loop.run_in_executor(self._pool, self._run, peer, req, reply)
+        await reply.flush()
+
+    @staticmethod
+    def _run(peer: Peer, req: protocol.Request, reply: _Reply) -> None:
+        peer.run(req)
+        reply.finish()
+
+    @staticmethod
+    def _accept_run(peer: Peer, body: bytes, reply: _Reply) -> None:
+        r = peer.accept(body, reply)
+        if r is not None:
+            reply.status = 200
+            peer.run(r)
+        reply.finish()
+
+    async def _delete(self, h: dict[str, str], send: Send) -> None:
+        sid = h.get("mcp-session-id")
         if sid is None:
-            conn.error(400, "Bad Request: Mcp-Session-Id header is required")
+            await _error(send, 400, "Bad Request: Mcp-Session-Id header is required")
             return
         with self._lock:
             session = self._sessions.pop(sid, None)
         if session is None:
-            conn.error(404, "Not Found: no such session")
+            await _error(send, 404, "Not Found: no such session")
             return
         self._end(session, "ended by the client")
-        conn.respond(200, b"")
+        await _respond(send, 200)
 
     # ----------------------------------------------------------- sessions
 
     def _open(self) -> _Session | None:
         with self._lock:
-            if self._closing:
+            if self.closing:
                 return None
             if len(self._sessions) >= self.max_sessions:
                 self._reap_locked(time.monotonic())
@@ -554,43 +575,20 @@ class HttpTransport:
             threading.Thread(target=self._end, args=(s, "idle too long"), daemon=True).start()
         return idle
 
-    def _reap(self) -> None:
-        while not self._closing:
-            time.sleep(min(30.0, max(0.5, self.idle_timeout / 4)))
-            with self._lock:
-                self._reap_locked(time.monotonic())
+    def reap(self) -> None:
+        with self._lock:
+            self._reap_locked(time.monotonic())
 
     @property
     def session_count(self) -> int:
         with self._lock:
             return len(self._sessions)
 
-    # -------------------------------------------------------------- close
-
     def close(self) -> None:
-        """Stops accepting, closes every connection and removes the Unix
-        sockets (the sessions end with the Server's shutdown)."""
-        self._closing = True
-        for sock, _, _ in self._listeners:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-        for path in self._unix_paths:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
         with self._lock:
-            conns = list(self._conns)
+            self.closing = True
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        for c in conns:
-            try:
-                c.shutdown(socket.SHUT_RD)  # idle keep-alive readers wake up; answers still go out
-            except OSError:
-                pass
         for s in sessions:
             s.closed = True
 
@@ -601,4 +599,285 @@ def _is_initialize(body: bytes) -> bool:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg
+
+
+# ------------------------------------------------------- connection layer
+
+
+_REASONS = {400: b"Bad Request", 401: b"Unauthorized", 403: b"Forbidden", 408: b"Request Timeout",
+            431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}
+
+
+class _Guard:
+    """What the connections of one transport share: those waiting for
+    admission (oldest first) and those admitted."""
+
+    def __init__(self, app: McpApp) -> None:
+        self.app = app
+        self.pending: dict[_GuardedH11Protocol, None] = {}
+        self.admitted: set[_GuardedH11Protocol] = set()
+        self.refused = 0
+
+
+class _QuietLogger:
+    """uvicorn's logger for a connection: one line, never a traceback."""
+
+    def warning(self, msg: str, *args: Any, **kw: Any) -> None:
+        log.info("HTTP: %s", msg % args if args else msg)
+
+    info = debug = warning
+
+    def error(self, msg: str, *args: Any, **kw: Any) -> None:
+        log.error("HTTP: %s", msg % args if args else msg)
+
+    def log(self, level: int, msg: str, *args: Any, **kw: Any) -> None:
+        pass
+
+    level = logging.INFO
+
+
+class _Corked:
+    """A transport whose writes within one turn of the event loop go out
+    as one (uvicorn writes a response's head and body apart: two segments,
+    and two wake-ups of the client, for one answer)."""
+
+    __slots__ = ("_transport", "_loop", "_buf")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._buf: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._buf:
+            self._loop.call_soon(self.flush)
+        self._buf.append(data)
+
+    def flush(self) -> None:
+        buf, self._buf = self._buf, []
+        if buf and not self._transport.is_closing():
+            self._transport.write(b"".join(buf))
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+class _GuardedH11Protocol(_H11Protocol):  # type: ignore[misc]
+    """uvicorn's h11 protocol with a deadline on each request's head and
+    admission before any body is read (see the module's docstring)."""
+
+    guard: _Guard
+
+    def __init__(self, config: Any, server_state: Any, _loop: Any = None) -> None:
+        super().__init__(config, server_state, _loop)
+        self.logger = _QuietLogger()
+        self.app = self.guard.app.admitted
+        self._next = self.conn.next_event
+        self.conn.next_event = self._next_event
+        self._timer: asyncio.TimerHandle | None = None
+        self._raw: Any = None
+        self._admitted = False
+        self._loopback = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self._raw = transport
+        super().connection_made(_Corked(transport, self.loop))
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            self._loopback = is_loopback(str(sock.getsockname()[0]))
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
+        if hasattr(transport, "max_size"):
+            transport.max_size = PRE_AUTH_READ  # the read size until admitted
+        pending = self.guard.pending
+        pending[self] = None
+        while len(pending) > MAX_PENDING:  # the oldest waiting one goes
+            oldest = next(iter(pending))
+            del pending[oldest]
+            oldest.transport.close()
+        self._start_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        self.guard.pending.pop(self, None)
+        self.guard.admitted.discard(self)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._start_timer()  # a new request begins: its head has a deadline
+        super().data_received(data)
+
+    def _start_timer(self) -> None:
+        self._stop_timer()
+        self._timer = self.loop.call_later(HEADER_TIMEOUT, self._late)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _late(self) -> None:
+        self._timer = None
+        if not self.transport.is_closing():
+            self._refuse(408, "Request Timeout: the request's head took too long")
+
+    def _refuse(self, status: int, message: str,
+                headers: _abc.Iterable[tuple[bytes, bytes]] = ()) -> None:
+        """Answers status and closes the connection (whatever state h11
+        is in: the bytes are written here)."""
+        self.guard.refused += 1
+        body = _error_body(message)
+        head = [b"HTTP/1.1 %d %s" % (status, _REASONS.get(status, b"Error")),
+                b"content-type: application/json", b"content-length: %d" % len(body),
+                b"connection: close"]
+        head += [k + b": " + v for k, v in headers]
+        try:
+            self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        finally:
+            self.transport.close()
+
+    def _next_event(self) -> Any:
+        try:
+            event = self._next()
+        except h11.RemoteProtocolError as e:
+            status = e.error_status_hint if e.error_status_hint in _REASONS else 400
+            log.info("HTTP: malformed request refused (%d): %s", status, e)
+            self._refuse(status, f"Bad Request: malformed HTTP ({e})")
+            return h11.NEED_DATA
+        if type(event) is h11.Request:
+            self._stop_timer()
+            refusal = self.guard.app.admit(event.headers, self._loopback)
+            if refusal is not None:
+                self._refuse(refusal.status, refusal.message, refusal.headers)
+                return h11.NEED_DATA
+            if not self._admitted:
+                guard = self.guard
+                if len(guard.admitted) >= MAX_CONNECTIONS:
+                    self._refuse(503, "Too many connections")
+                    return h11.NEED_DATA
+                self._admitted = True
+                guard.pending.pop(self, None)
+                guard.admitted.add(self)
+                if hasattr(self._raw, "max_size"):
+                    self._raw.max_size = 256 * 1024  # asyncio's own
+        return event
+
+
+class HttpTransport:
+    """Serves the sessions of a Server over HTTP on one or more listening
+    sockets (TCP or Unix), until :meth:`close`: :class:`McpApp` on uvicorn,
+    in an event loop of its own thread."""
+
+    def __init__(self, server: Server, *, token: str | None = None,
+                 allowed_origins: _abc.Iterable[str] = (), allowed_hosts: _abc.Iterable[str] = (),
+                 max_sessions: int = 64, idle_timeout: float = 1800.0) -> None:
+        self.app = McpApp(server, token=token, allowed_origins=allowed_origins,
+                          allowed_hosts=allowed_hosts, max_sessions=max_sessions,
+                          idle_timeout=idle_timeout)
+        self.guard = _Guard(self.app)
+        self.idle_timeout = idle_timeout
+        self._sockets: list[socket.socket] = []
+        self._unix_paths: list[str] = []
+        self._uv: Any = None
+        self._closing = threading.Event()
+
+    # ------------------------------------------------------------ listen
+
+    def listen_tcp(self, host: str, port: int) -> tuple[str, int]:
+        """Binds HOST:PORT; the address bound (port 0: an ephemeral one)."""
+        h = host.strip("[]")
+        family = socket.AF_INET6 if ":" in h else socket.AF_INET
+        if h == "localhost":
+            h, family = "127.0.0.1", socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((h, port))
+        sock.listen(128)
+        self._sockets.append(sock)
+        name = sock.getsockname()
+        return name[0], name[1]
+
+    def listen_unix(self, path: str) -> None:
+        """Binds a Unix socket at path (mode 0600); a stale socket there is
+        replaced, anything else refused."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            st = None
+        if st is not None:
+            if not stat.S_ISSOCK(st.st_mode):
+                raise OSError(errno.EEXIST, f"{path} exists and is not a socket")
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(path)
+            except OSError:
+                os.unlink(path)  # nobody listens: stale
+            else:
+                raise OSError(errno.EADDRINUSE, f"{path} is in use")
+            finally:
+                probe.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            sock.bind(path)
+        finally:
+            os.umask(old)
+        sock.listen(128)
+        self._sockets.append(sock)
+        self._unix_paths.append(path)
+
+    def start(self) -> None:
+        """Serves every listener (uvicorn, in a thread of its own) and ends
+        idle sessions (one more thread)."""
+        guard = self.guard
+        protocol_class = type("GuardedH11Protocol", (_GuardedH11Protocol,), {"guard": guard})
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        config = _UvConfig(self.app.admitted, http=protocol_class, ws="none", lifespan="off",
+                           loop="asyncio", interface="asgi3", log_config=None, access_log=False,
+                           proxy_headers=False, server_header=False, date_header=False,
+                           timeout_keep_alive=KEEP_ALIVE_TIMEOUT, backlog=128)
+        self._uv = _UvServer(config)
+        threading.Thread(target=self._run, name="pathgate-mcp-http-loop", daemon=True).start()
+        threading.Thread(target=self._reap, name="pathgate-mcp-reaper", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._uv.serve(sockets=self._sockets))
+        except Exception:
+            log.exception("internal error in the HTTP transport")
+
+    def _reap(self) -> None:
+        while not self._closing.wait(min(30.0, max(0.5, self.idle_timeout / 4))):
+            self.app.reap()
+
+    @property
+    def session_count(self) -> int:
+        return self.app.session_count
+
+    # -------------------------------------------------------------- close
+
+    def close(self) -> None:
+        """Stops accepting, closes the connections as their answers end and
+        removes the Unix sockets (the sessions end with the Server's
+        shutdown)."""
+        self._closing.set()
+        if self._uv is not None:
+            self._uv.should_exit = True
+        else:
+            for sock in self._sockets:
+                sock.close()
+        for path in self._unix_paths:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        self.app.close()
 

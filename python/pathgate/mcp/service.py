@@ -30,7 +30,7 @@ from .. import Resolver
 from .calllog import CallLog
 from .limits import Limits
 from .protocol import Connection, Peer, Tracker
-from .tools import ConnectionTools, Tool, build_tools, quick_predicate, tool_handlers
+from .tools import ConnectionTools, Running, Tool, build_tools, quick_predicate, tool_handlers
 
 __all__ = ["INSTRUCTIONS", "Server", "kill_commands"]
 
@@ -89,7 +89,13 @@ class Server:
         self.call_log = call_log or CallLog()
         self.shutdown_timeout = shutdown_timeout
         self.tracker = Tracker()
-        self.tools: list[Tool] = build_tools(allow_execute=allow_execute, limits=self.limits)
+        self.running = Running()  # the commands running now
+        opts = execute_options or {}
+        self.tools: list[Tool] = build_tools(allow_execute=allow_execute, limits=self.limits,
+                                             allow_domains=opts.get("allow_domains"),
+                                             toolchains=opts.get("toolchains"),
+                                             toolchains_at_host_path=bool(
+                                                 opts.get("toolchains_at_host_path")))
         self._lock = threading.Lock()
         self._sessions: dict[str, ConnectionTools] = {}
         self.stopped = threading.Event()
@@ -118,7 +124,8 @@ class Server:
     def open(self, label: str) -> tuple[Peer, ConnectionTools]:
         """A new session: its state and a Peer serving it."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, execute_options=self.execute_options)
+                                label=label, execute_options=self.execute_options,
+                                running=self.running)
         ref: list[Peer] = []
         peer = Peer(**self.peer_arguments(state, ref))
         ref.append(peer)
@@ -129,7 +136,8 @@ class Server:
               label: str = "stdio") -> Connection:
         """The one session of stdio: a Connection over the two streams."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, execute_options=self.execute_options)
+                                label=label, execute_options=self.execute_options,
+                                running=self.running)
         ref: list[Peer] = []
         kw = self.peer_arguments(state, ref)
         handlers = kw.pop("handlers")
@@ -163,7 +171,10 @@ class Server:
         True when every call finished."""
         started = time.monotonic()
         self.tracker.stop()
-        killed = kill_commands()
+        # what is reported killed: the commands running now (execute calls
+        # in flight) that were signalled; a child of this process that is
+        # no command (e.g. a namespace kept for reuse) goes too, uncounted
+        killed = min(self.running.count, kill_commands())
         deadline = started + self.shutdown_timeout
         finished = self.tracker.wait_idle(max(0.0, deadline - time.monotonic()))
         # a command started while the first kill ran
@@ -173,9 +184,9 @@ class Server:
             labels = list(self._sessions)
         for label in labels:
             self.close(label)
-        log.warning("stopped (%s) after %.2f s: %d call(s) logged, %d command(s) killed, %s, "
-                    "tokens live: %d", reason, time.monotonic() - started, self.call_log.calls,
-                    killed, "every call finished" if finished
-                    else f"{self.tracker.active} call(s) abandoned", len(self.resolver))
+        log.info("stopped (%s) after %.2f s: %d call(s) logged, %d command(s) killed, %s, "
+                 "tokens live: %d", reason, time.monotonic() - started, self.call_log.calls,
+                 killed, "every call finished" if finished
+                 else f"{self.tracker.active} call(s) abandoned", len(self.resolver))
         self.stopped.set()
         return finished

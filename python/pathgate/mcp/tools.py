@@ -22,6 +22,8 @@ and answers a result (see :func:`text_result`) or raises :class:`ToolError`.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import collections.abc as _abc
 import typing as _t
@@ -290,12 +292,31 @@ class _Budget:
         return limits.answer_notice(shown, what) if self.cut_by_bytes else limits.items_notice(shown, what)
 
 
+class Running:
+    """How many commands (execute calls) run at the moment, across the
+    sessions of a server: what its shutdown reports as killed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
 class ConnectionTools:
     """The per-connection state: a Session (home root, cwd stack), the
     Backend over it, the client's roots (Scope) and the caps."""
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool, limits: Limits | None = None,
-                 label: str = "stdio", execute_options: dict[str, Any] | None = None) -> None:
+                 label: str = "stdio", execute_options: dict[str, Any] | None = None,
+                 running: Running | None = None) -> None:
+        self.running = running or Running()
         self.resolver = resolver
         self.session = Session(resolver)
         self.backend = Backend(self.session)
@@ -617,12 +638,17 @@ class ConnectionTools:
     def grep(self, a: dict[str, Any]) -> Result:
         limits = self.limits
         mc = a.get("max_count")
-        path = self.address(a.get("path"))
+        all_bases = bool(a.get("all_bases", False))
+        if all_bases and (a.get("path") is not None or self.scope.allowed is not None):
+            # every base is more than a path, or than the client's roots
+            raise ToolError("all_bases searches every root and mod: give no path (and it is not "
+                            "available when the client narrowed its roots)", "invalid_argument")
+        path = None if all_bases else self.address(a.get("path"))
         walk = self.backend.grep_iter(a["pattern"], path, a.get("glob"),
                                       max_count=None if mc is None else int(mc),
                                       regex=bool(a.get("regex", False)),
                                       ignore_case=bool(a.get("ignore_case", False)),
-                                      max_file_size=limits.max_read)
+                                      max_file_size=limits.max_read, all_bases=all_bases)
         matches: list[Any] = []
         lines: list[str] = []
         budget = _Budget(limits)
@@ -685,7 +711,8 @@ class ConnectionTools:
         self.address(None)  # the directory it runs in: inside the client's roots
         t = a.get("timeout")
         timeout = min(120, self.limits.max_timeout) if t is None else int(t)
-        r = self.backend.execute(a["command"], timeout=timeout)
+        with self.running:
+            r = self.backend.execute(a["command"], timeout=timeout)
         if r.exit_code is None:
             raise ToolError(r.output, "not_run")
         text = r.output + ("" if r.output.endswith("\n") or not r.output else "\n")
@@ -705,7 +732,35 @@ def _out(props: dict[str, Any]) -> dict[str, Any]:
 _ENTRY = {"type": "object", "properties": {"name": _STR, "path": _STR, "type": _STR}}
 
 
-def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[Tool]:
+def execute_description(limits: Limits, allow_domains: _abc.Sequence[str] | None = None,
+                        toolchains: _abc.Sequence[str] | None = None,
+                        toolchains_at_host_path: bool = False) -> str:
+    """What the execute tool tells the model: the containment, the network
+    as the policy really has it, the view's paths (the toolchains' by their
+    view paths) and the timeout."""
+    tools = ""
+    if toolchains:
+        places = [t if toolchains_at_host_path else
+                  "/pathgate/tool/" + os.path.basename(os.path.normpath(t)) for t in toolchains]
+        tools = (" Toolchains of the host, read-only, their bin first in PATH: "
+                 + ", ".join(places) + ".")
+    if allow_domains:
+        network = ("network: only " + ", ".join(allow_domains) + " (HTTP and HTTPS through "
+                   "pathgate's proxy; every other host is refused)")
+    else:
+        network = "network: off (no host can be reached)"
+    return ("Run a shell command in the current directory, contained (Landlock: writes only "
+            f"below writable roots; {network}); answers its output and exit code. In the "
+            "command's view each root is at /pathgate/root/<key> and each mod at "
+            "/pathgate/mod/<Name> (root:<key>/x is /pathgate/root/<key>/x)." + tools +
+            f" 'timeout' in seconds, at most {limits.max_timeout} (default "
+            f"{min(120, limits.max_timeout)}).")
+
+
+def build_tools(*, allow_execute: bool, limits: Limits | None = None,
+                allow_domains: _abc.Sequence[str] | None = None,
+                toolchains: _abc.Sequence[str] | None = None,
+                toolchains_at_host_path: bool = False) -> list[Tool]:
     limits = limits or Limits()
     read_text = _schema({
         **_PATH,
@@ -797,13 +852,16 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
         Tool("grep", "Grep",
              "Search the files below 'path' (default: the current directory) for 'pattern': "
              "literal text, or a PCRE2 regular expression with regex; ignore_case matches "
-             "case-insensitively. Answers 'address:line:text' lines. 'glob' filters files, "
+             "case-insensitively; all_bases (without 'path') searches every root and mod, "
+             "e.g. a game and its mods together. Answers 'address:line:text' lines. 'glob' "
+             "filters files, "
              f"max_count caps the matches; files over {limits.max_read} bytes are not searched."
              + listed + PATHS,
              _schema({"pattern": _STR, "path": _PATH["path"], "glob": _STR,
                       "max_count": {"type": "integer", "minimum": 0},
                       "regex": {"type": "boolean", "default": False},
-                      "ignore_case": {"type": "boolean", "default": False}}, ("pattern",)),
+                      "ignore_case": {"type": "boolean", "default": False},
+                      "all_bases": {"type": "boolean", "default": False}}, ("pattern",)),
              READ, C.grep, _out({"matches": {"type": "array"}})),
         Tool("cwd_get", "Current Directory",
              "The current directory, the home root and the depth of the directory stack (this "
@@ -825,9 +883,7 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None) -> list[To
     if allow_execute:
         tools.append(Tool(
             "execute", "Execute",
-            "Run a shell command in the current directory, contained (Landlock: writes only "
-            "below writable roots, no network); answers its output and exit code. 'timeout' in "
-            f"seconds, at most {limits.max_timeout} (default {min(120, limits.max_timeout)}).",
+            execute_description(limits, allow_domains, toolchains, toolchains_at_host_path),
             _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1,
                                                   "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},

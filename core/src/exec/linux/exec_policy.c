@@ -26,6 +26,7 @@ void pathgate__exec_masks_dispose(pathgate__exec_masks *m)
 {
     pathgate__free(m->alloc, m->buf);
     pathgate__free(m->alloc, m->v);
+    pathgate__free(m->alloc, m->ptr);
     pathgate__exec_masks_init(m, m->alloc);
 }
 
@@ -97,6 +98,7 @@ static int add(collect *c, const char *rel, size_t len, int kind)
     m->v[m->n].dir = c->dir;
     m->v[m->n].rel = (uint32_t)at;
     m->v[m->n].kind = (uint8_t)kind;
+    m->v[m->n].base = (uint32_t)c->base;
     m->n++;
     if (kind == PATHGATE__MASK_HIDE)
         m->nhide++;
@@ -171,8 +173,42 @@ static int on_hidden(void *ctx, const char *sub, size_t sub_len, int is_dir, uns
 static int on_denied(void *ctx, const char *sub, size_t sub_len, int is_dir, unsigned int denied,
                      const pathgate_policy_verdict *v)
 {
-    (void)v;
     collect *c = ctx;
+    /* the entry's path in the base */
+    char rel[PATHGATE_PATH_MAX + 1];
+    size_t len = c->prefix_len + (c->prefix ? 1 : 0) + sub_len;
+    if (len > PATHGATE_PATH_MAX)
+        return -ENAMETOOLONG;
+    if (c->prefix) {
+        memcpy(rel, c->prefix, c->prefix_len);
+        rel[c->prefix_len] = '/';
+    }
+    memcpy(rel + len - sub_len, sub, sub_len);
+    rel[len] = '\0';
+    int kind = pathgate__preset_pointer(v);
+    if (kind && !(denied & PATHGATE_POLICY_DENY_READ)) {
+        /* a git pointer: noted, validated at the end (exec_vcs.c); a
+         * .git directory is entered for what it holds */
+        int rc = pathgate__exec_ptr_note(c->m, c->r, c->base, rel, len, kind);
+        if (rc < 0) {
+            c->failed = rc == -ENOMEM ? PATHGATE_ENOMEM : PATHGATE_EPOLICY;
+            return rc;
+        }
+        if (!is_dir)
+            return 0;
+        int fd = openat(pathgate__resolver_base_fd(c->r, c->base), rel,
+                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return errno == ENOENT ? 0 : -errno;
+        collect sc = *c;
+        sc.prefix = rel;
+        sc.prefix_len = len;
+        rc = pathgate__policy_scan(c->r, c->base, rel, fd, 0, NULL, PATHGATE__ACCESS_WRITE,
+                                   on_denied, &sc);
+        close(fd);
+        c->failed = sc.failed;
+        return rc;
+    }
     if (denied & PATHGATE_POLICY_DENY_READ)
         return add(c, sub, sub_len, PATHGATE__MASK_HIDE);
     int rc = add(c, sub, sub_len, PATHGATE__MASK_READ_ONLY);
@@ -180,12 +216,7 @@ static int on_denied(void *ctx, const char *sub, size_t sub_len, int is_dir, uns
         return rc;
     /* A read-only directory is not entered by the scan: what it holds
      * that must be hidden is looked for here. */
-    char rel[PATHGATE_PATH_MAX + 1];
-    if (sub_len > PATHGATE_PATH_MAX)
-        return -ENAMETOOLONG;
-    memcpy(rel, sub, sub_len);
-    rel[sub_len] = '\0';
-    if (!pathgate__policy_may_deny_below(c->r, c->base, rel, sub_len, PATHGATE__ACCESS_READ))
+    if (!pathgate__policy_may_deny_below(c->r, c->base, rel, len, PATHGATE__ACCESS_READ))
         return 0;
     int fd = openat(pathgate__resolver_base_fd(c->r, c->base), rel,
                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -193,7 +224,7 @@ static int on_denied(void *ctx, const char *sub, size_t sub_len, int is_dir, uns
         return errno == ENOENT ? 0 : -errno;
     collect sc = *c;
     sc.prefix = rel;
-    sc.prefix_len = sub_len;
+    sc.prefix_len = len;
     rc = pathgate__policy_scan(c->r, c->base, rel, fd, 0, NULL, PATHGATE__ACCESS_READ, on_hidden,
                                &sc);
     close(fd);

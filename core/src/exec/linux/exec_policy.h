@@ -37,10 +37,23 @@ enum {
 };
 
 typedef struct pathgate__exec_mask {
-    uint32_t dir; /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
-    uint32_t rel; /* offset in buf: the entry's path below it (no symlink followed) */
-    uint8_t kind; /* PATHGATE__MASK_* */
+    uint32_t dir;  /* offset in buf: the base's view directory ("/pathgate/root/<key>") */
+    uint32_t rel;  /* offset in buf: the entry's path below it (no symlink followed) */
+    uint8_t kind;  /* PATHGATE__MASK_* */
+    uint32_t base; /* the base's index (hidden and read-only entries) */
 } pathgate__exec_mask;
+
+/* A git pointer of the vcs preset as a command's start found it
+ * (exec_vcs.c): validated, not masked. */
+typedef struct pathgate__exec_ptr {
+    size_t base;
+    uint32_t rel;      /* offset in buf */
+    uint32_t data;     /* offset in buf: its content (a link: its target) */
+    uint32_t data_len; /* > 4096: too large to keep */
+    uint32_t mode;
+    uint8_t kind; /* PATHGATE__PTR_* */
+    uint8_t type; /* none, file, directory, link, other */
+} pathgate__exec_ptr;
 
 typedef struct pathgate__exec_masks {
     const pathgate_allocator *alloc;
@@ -51,6 +64,8 @@ typedef struct pathgate__exec_masks {
     pathgate__exec_mask *v;
     size_t n, ncap;
     size_t nhide, nro, npin; /* counts by kind */
+    pathgate__exec_ptr *ptr; /* the vcs pointers noted at the start */
+    size_t nptr, nptrcap;
 } pathgate__exec_masks;
 
 void pathgate__exec_masks_init(pathgate__exec_masks *m, const pathgate_allocator *alloc);
@@ -68,6 +83,31 @@ void pathgate__exec_masks_dispose(pathgate__exec_masks *m);
  */
 int pathgate__exec_masks_collect(pathgate__exec_masks *m, const pathgate_resolver *r,
                                  pathgate_error *err);
+
+/* Notes the vcs pointer rel (len bytes) of base as it is now (kind:
+ * PATHGATE__PTR_*): 0, -ENOMEM, -E2BIG. */
+int pathgate__exec_ptr_note(pathgate__exec_masks *m, const pathgate_resolver *r, size_t base,
+                            const char *rel, size_t len, int kind);
+
+/*
+ * At a command's end: every vcs pointer of the writable bases that the
+ * command made or changed and that does not hold what git writes there is
+ * put back as the start found it (removed when it was not there); a line
+ * per pointer is appended to out's output and an audit event emitted
+ * (outcome `restored` or `removed`, reason `invalid_pointer`). The count.
+ */
+size_t pathgate__exec_ptr_check(pathgate__exec_masks *m, const pathgate_resolver *r,
+                                pathgate_exec_result *out);
+
+/*
+ * At a command's end, when it failed: for each hidden or read-only entry
+ * its output names together with a refusal (EBUSY, EROFS, EACCES text), a
+ * line naming the entry, the preset (or list) and the rule is appended to
+ * out's output, so that an agent knows the policy refused, not the disk.
+ * Only names the output already shows are named.
+ */
+void pathgate__exec_explain(const pathgate__exec_masks *m, const pathgate_resolver *r,
+                            pathgate_exec_result *out);
 
 /* Child side: carries m out in the current mount namespace (the view's
  * bases are mounted; the caller holds CAP_SYS_ADMIN in its user
