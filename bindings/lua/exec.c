@@ -15,7 +15,9 @@
  *         tmp_size (integers > 0; default: docs/exec.md), home (a
  *         canonical address of a directory in a writable base; default a
  *         private home), allow_domains (a sequence of host patterns: the
- *         network allowlist, docs/exec.md "Network"),
+ *         network allowlist, docs/exec.md "Network"), toolchains (a
+ *         sequence of host directories shown read-only, docs/exec.md
+ *         "Toolchains of the host"), toolchains_at_host_path (boolean),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *
@@ -74,22 +76,23 @@ static const char *const *push_env(lua_State *L, int opts_idx, int tbl)
     return arr;
 }
 
-/* allow_domains: the sequence at idx (strings, no NUL) as a
+/* allow_domains, toolchains: the sequence at idx (strings, no NUL) as a
  * NULL-terminated array in a userdata pushed on the stack (the strings
  * stay alive in the sequence, itself in the options table). */
-static const char **push_domains(lua_State *L, int opts_idx, int idx)
+static const char **push_strings(lua_State *L, int opts_idx, int idx, const char *what)
 {
     lua_Integer n = luaL_len(L, idx);
     if (n < 0 || n > 100000)
-        luaL_argerror(L, opts_idx, "option 'allow_domains' is too long");
+        luaL_argerror(L, opts_idx, lua_pushfstring(L, "option '%s' is too long", what));
     const char **arr = (const char **)lua_newuserdatauv(L, sizeof(char *) * ((size_t)n + 1), 0);
     for (lua_Integer i = 1; i <= n; i++) {
         size_t len;
         if (lua_rawgeti(L, idx, i) != LUA_TSTRING)
-            luaL_argerror(L, opts_idx, "option 'allow_domains' must be a sequence of strings");
+            luaL_argerror(L, opts_idx,
+                          lua_pushfstring(L, "option '%s' must be a sequence of strings", what));
         const char *s = lua_tolstring(L, -1, &len);
         if (strlen(s) != len)
-            luaL_argerror(L, opts_idx, "option 'allow_domains' holds a NUL byte");
+            luaL_argerror(L, opts_idx, lua_pushfstring(L, "option '%s' holds a NUL byte", what));
         arr[i - 1] = s;
         lua_pop(L, 1);
     }
@@ -107,7 +110,7 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
         return;
     luaL_checktype(L, arg, LUA_TTABLE);
     arg = lua_absindex(L, arg);
-    int has_env = 0, has_domains = 0;
+    int has_env = 0, has_domains = 0, has_tools = 0;
     lua_pushnil(L);
     while (lua_next(L, arg)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -169,6 +172,12 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
             if (lua_type(L, -1) != LUA_TTABLE)
                 luaL_argerror(L, arg, "option 'allow_domains' must be a sequence of strings");
             has_domains = 1;
+        } else if (k && strcmp(k, "toolchains") == 0) {
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_argerror(L, arg, "option 'toolchains' must be a sequence of strings");
+            has_tools = 1;
+        } else if (k && strcmp(k, "toolchains_at_host_path") == 0) {
+            o->toolchains_at_host_path = optbool(L, arg, k);
         } else {
             luaL_argerror(L, arg,
                           lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
@@ -181,7 +190,11 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
     }
     if (has_domains) {
         lua_getfield(L, arg, "allow_domains");
-        o->allow_domains = push_domains(L, arg, lua_gettop(L));
+        o->allow_domains = push_strings(L, arg, lua_gettop(L), "allow_domains");
+    }
+    if (has_tools) {
+        lua_getfield(L, arg, "toolchains");
+        o->toolchains = push_strings(L, arg, lua_gettop(L), "toolchains");
     }
 }
 

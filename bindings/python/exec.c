@@ -7,7 +7,8 @@
  *                  max_processes=None, max_memory=None, max_cpu_seconds=None,
  *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
  *                  _test_abi_cap=None, _test_no_idmap=False, home=None,
- *                  allow_domains=None)
+ *                  allow_domains=None, toolchains=None,
+ *                  toolchains_at_host_path=False)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int, quarantined: list[str])
  *   _core._landlock_abi() -> int
@@ -17,7 +18,8 @@
  * defaults to the session's cwd); home is the address of a directory in a
  * writable base to be HOME (default: a private one); allow_domains a
  * list of host patterns (the network allowlist: docs/exec.md "Network";
- * None = none); timeout is in
+ * None = none); toolchains a list of host directories shown read-only
+ * (docs/exec.md "Toolchains of the host"); timeout is in
  * seconds; env is a mapping
  * of str to str merged over the defaults. The output is decoded as UTF-8
  * with U+FFFD for what is not. The GIL is released while the command runs,
@@ -30,8 +32,9 @@
 
 #include <math.h>
 
-#include "../../core/src/exec/exec_test.h" /* internal test knobs */
-#include "../../core/src/net/netproxy.h"   /* the allowlist's check */
+#include "../../core/src/exec/exec_test.h"       /* internal test knobs */
+#include "../../core/src/exec/linux/exec_tool.h" /* the toolchains' check */
+#include "../../core/src/net/netproxy.h"         /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -173,11 +176,12 @@ static int output_cap_arg(PyObject *obj, size_t *out) {
     return 0;
 }
 
-/* allow_domains: a list or tuple of str into a NULL-terminated array
- * (PyMem) pointing into the strings, kept alive by *holder. */
-static int domains_arg(PyObject *obj, PyObject **holder, const char ***out) {
+/* A list or tuple of str (allow_domains, toolchains) into a
+ * NULL-terminated array (PyMem) pointing into the strings, kept alive by
+ * *holder. */
+static int str_list_arg(PyObject *obj, PyObject **holder, const char ***out, const char *what) {
     if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !(PyList_Check(obj) || PyTuple_Check(obj))) {
-        PyErr_SetString(PyExc_TypeError, "allow_domains must be a list of str");
+        PyErr_Format(PyExc_TypeError, "%s must be a list of str", what);
         return -1;
     }
     PyObject *seq = PySequence_Tuple(obj);
@@ -197,11 +201,11 @@ static int domains_arg(PyObject *obj, PyObject **holder, const char ***out) {
         const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
         if (s == NULL) {
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "allow_domains must be a list of str");
+                PyErr_Format(PyExc_TypeError, "%s must be a list of str", what);
             return -1;
         }
         if ((size_t)len != strlen(s)) {
-            PyErr_SetString(PyExc_ValueError, "allow_domains entries must not contain NUL");
+            PyErr_Format(PyExc_ValueError, "%s entries must not contain NUL", what);
             return -1;
         }
         list[i] = s;
@@ -209,12 +213,15 @@ static int domains_arg(PyObject *obj, PyObject **holder, const char ***out) {
     return 0;
 }
 
-/* The keyword arguments of _execute (a[2..17], in the order of its names)
- * into o. cwd, home and env point into objects kept alive by the holders
- * (h[0] cwd, h[1] home, *env_holder), and *env is PyMem: the caller
- * releases all of them, also on failure (-1, an exception set). */
+/* The keyword arguments of _execute (a[2..20], in the order of its names)
+ * into o. cwd, home, env, allow_domains and toolchains point into objects
+ * kept alive by the holders (h[0] cwd, h[1] home, h[2] allow_domains,
+ * h[3] toolchains, *env_holder), and *env, *domains, *tools are PyMem:
+ * the caller releases all of them, also on failure (-1, an exception
+ * set). */
 static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **h,
-                             PyObject **env_holder, const char ***env, const char ***domains) {
+                             PyObject **env_holder, const char ***env, const char ***domains,
+                             const char ***tools) {
     if (a[2] != NULL && a[2] != Py_None) {
         Py_ssize_t cwd_len;
         if (pg_text(a[2], &o->cwd, &cwd_len, &h[0], "cwd") < 0)
@@ -273,10 +280,17 @@ static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObj
         o->env = *env;
     }
     if (a[18] != NULL && a[18] != Py_None) {
-        if (domains_arg(a[18], &h[2], domains) < 0)
+        if (str_list_arg(a[18], &h[2], domains, "allow_domains") < 0)
             return -1;
         o->allow_domains = *domains;
     }
+    if (a[19] != NULL && a[19] != Py_None) {
+        if (str_list_arg(a[19], &h[3], tools, "toolchains") < 0)
+            return -1;
+        o->toolchains = *tools;
+    }
+    if (flag_arg(a[20], &o->toolchains_at_host_path) < 0)
+        return -1;
     return 0;
 }
 
@@ -300,9 +314,11 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
                                         "_test_abi_cap",
                                         "_test_no_idmap",
                                         "home",
-                                        "allow_domains"};
-    PyObject *a[19];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 19, 2, 2, a) < 0)
+                                        "allow_domains",
+                                        "toolchains",
+                                        "toolchains_at_host_path"};
+    PyObject *a[21];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 21, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -317,14 +333,14 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    PyObject *cmd_holder = NULL, *holders[3] = {NULL, NULL, NULL}, *env_holder = NULL,
+    PyObject *cmd_holder = NULL, *holders[4] = {NULL, NULL, NULL, NULL}, *env_holder = NULL,
              *result = NULL;
-    const char **env = NULL, **domains = NULL;
+    const char **env = NULL, **domains = NULL, **tools = NULL;
     const char *command;
     Py_ssize_t len;
     if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
         return NULL;
-    if (exec_options_from(&o, a, holders, &env_holder, &env, &domains) < 0)
+    if (exec_options_from(&o, a, holders, &env_holder, &env, &domains, &tools) < 0)
         goto done;
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
@@ -372,10 +388,10 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
 done:
     PyMem_Free(env);
     PyMem_Free(domains);
+    PyMem_Free(tools);
     Py_XDECREF(env_holder);
-    Py_XDECREF(holders[0]);
-    Py_XDECREF(holders[1]);
-    Py_XDECREF(holders[2]);
+    for (size_t i = 0; i < 4; i++)
+        Py_XDECREF(holders[i]);
     Py_XDECREF(cmd_holder);
     return result;
 }
@@ -407,7 +423,7 @@ static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
     PyObject *holder = NULL;
     const char **list = NULL;
     PyObject *result = NULL;
-    if (domains_arg(entries, &holder, &list) == 0) {
+    if (str_list_arg(entries, &holder, &list, "allow_domains") == 0) {
         size_t n = 0;
         while (list[n])
             n++;
@@ -425,16 +441,43 @@ static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
     return result;
 }
 
+/* The toolchains checked as a command's options would be (each opened
+ * now), for a configuration made ahead: pathgate.Error when one fails. */
+static PyObject *pg_check_toolchains(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    pg_state *st = PyModule_GetState(module);
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "_check_toolchains(entries, at_host_path, base_home)");
+        return NULL;
+    }
+    PyObject *holder = NULL, *result = NULL;
+    const char **list = NULL;
+    int at_host = 0, base_home = 0;
+    if (flag_arg(args[1], &at_host) == 0 && flag_arg(args[2], &base_home) == 0 &&
+        str_list_arg(args[0], &holder, &list, "toolchains") == 0) {
+        pathgate_error err = PATHGATE_ERROR_INIT;
+        int rc = pathgate__exec_tools_check(list, at_host, base_home, &err);
+        if (rc < 0)
+            pg_raise(st, st->Error, rc, &err);
+        else
+            result = Py_NewRef(Py_None);
+    }
+    PyMem_Free(list);
+    Py_XDECREF(holder);
+    return result;
+}
+
 static PyMethodDef exec_methods[] = {
     {"_execute", PG_METH(pg_execute), METH_FASTCALL | METH_KEYWORDS,
      "_execute(target, command, /, *, cwd=None, timeout=None, output_cap=None, "
      "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
      "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
      "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, "
-     "home=None, "
-     "allow_domains=None)"
+     "home=None, allow_domains=None, toolchains=None, toolchains_at_host_path=False)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
+    {"_check_toolchains", PG_METH(pg_check_toolchains), METH_FASTCALL,
+     "_check_toolchains(entries, at_host_path, base_home, /)\n--\n\n"
+     "Raises pathgate.Error (invalid_argument) when a toolchain fails its checks."},
     {"_check_allow_domains", pg_check_allow_domains, METH_O,
      "_check_allow_domains(entries, /)\n--\n\n"
      "Raises pathgate.Error (invalid_argument) when an allow_domains entry is malformed."},

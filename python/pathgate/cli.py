@@ -28,6 +28,8 @@ The TOML file::
     presets = ["vcs", "secrets"]                  # docs/policy.md
     audit_log = "/var/log/pathgate/audit.jsonl"    # one JSON line per decision
     allow_domains = ["pypi.org", "*.github.com:443"]  # execute: the network allowlist
+    toolchains = ["/opt/venvs/tools"]  # execute: host directories shown read-only
+    toolchains_at_host_path = false    # ... at /pathgate/tool/<name> (true: at their host paths)
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -112,6 +114,21 @@ class Config:
     allow_domains: list[str] | None = None
     # address-of: native prefix -> canonical address (docs/cli.md)
     native_prefixes: dict[str, str] = dataclasses.field(default_factory=dict)
+    # execute's toolchains of the host (docs/exec.md "Toolchains of the
+    # host"): the file's list, then the flags'
+    toolchains: list[str] = dataclasses.field(default_factory=list)
+    toolchains_at_host_path: bool = False
+
+    def execute_options(self) -> dict[str, Any]:
+        """The keyword arguments of Backend.configure_execute this
+        configuration asks for (empty: the defaults)."""
+        opts: dict[str, Any] = {}
+        if self.allow_domains is not None:
+            opts["allow_domains"] = self.allow_domains
+        if self.toolchains:
+            opts["toolchains"] = self.toolchains
+            opts["toolchains_at_host_path"] = self.toolchains_at_host_path
+        return opts
 
 
 def user_config_path() -> Path | None:
@@ -178,12 +195,13 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         raise ConfigError(f"{where}: cannot be read ({e.strerror or e})") from None
     here = path.resolve().parent
     unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
-                           "allow_domains", "native_prefixes", *_POLICY_KEYS}
+                           "allow_domains", "native_prefixes", "toolchains",
+                           "toolchains_at_host_path", *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
                           "(known: roots, mods, read_only, max_tokens, allow_execute, "
-                          "allow_domains, native_prefixes, deny_read, deny_write, presets, "
-                          "audit_log)")
+                          "allow_domains, native_prefixes, toolchains, toolchains_at_host_path, "
+                          "deny_read, deny_write, presets, audit_log)")
     prefixes = data.get("native_prefixes", {})
     if not isinstance(prefixes, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in prefixes.items()):
@@ -219,6 +237,15 @@ def _read_config_file(path: Path, cfg: Config) -> None:
             raise ConfigError(f"{where}: allow_domains must be a list of host names "
                               "(example.com, *.example.com, an IP address; optional :port)")
         cfg.allow_domains = list(value)
+    if "toolchains" in data:
+        value = data["toolchains"]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"{where}: toolchains must be a list of directories")
+        cfg.toolchains.extend(os.fspath(here / os.path.expanduser(v)) for v in value)
+    if "toolchains_at_host_path" in data:
+        if not isinstance(data["toolchains_at_host_path"], bool):
+            raise ConfigError(f"{where}: toolchains_at_host_path must be true or false")
+        cfg.toolchains_at_host_path = data["toolchains_at_host_path"]
 
 
 def load_config(args: argparse.Namespace) -> Config:
@@ -258,6 +285,9 @@ def load_config(args: argparse.Namespace) -> Config:
         cfg.audit_log = os.path.abspath(args.audit_log)
     if getattr(args, "allow_domain", None):
         cfg.allow_domains = (cfg.allow_domains or []) + list(args.allow_domain)
+    cfg.toolchains.extend(os.path.abspath(d) for d in getattr(args, "toolchain", None) or ())
+    if getattr(args, "toolchains_at_host_path", False):
+        cfg.toolchains_at_host_path = True
     if args.max_tokens is not None:
         if args.max_tokens <= 0:
             raise UsageError("--max-tokens must be a positive integer")
@@ -286,6 +316,8 @@ def load_config(args: argparse.Namespace) -> Config:
                           else "no root or mod configured")
     if cfg.allow_domains is not None:
         _check_allow_domains(cfg)
+    if cfg.toolchains:
+        _check_toolchains(cfg)
     return cfg
 
 
@@ -328,6 +360,25 @@ def _check_allow_domains(cfg: Config) -> None:
     except Error as e:
         where = f"config {cfg.file}: " if cfg.file is not None else ""
         raise ConfigError(f"{where}{e}") from None
+
+
+def _check_toolchains(cfg: Config) -> None:
+    """A toolchain that fails its checks (not a directory, `/`, a home or
+    an ancestor of one, ...) is a configuration error at once, naming it
+    (the operator's own path)."""
+    from . import Error, _core
+
+    for i, path in enumerate(cfg.toolchains):
+        try:
+            _core._check_toolchains([path], cfg.toolchains_at_host_path, False)
+        except Error as e:
+            where = f"config {cfg.file}: " if cfg.file is not None else ""
+            raise ConfigError(f"{where}toolchain {path}: "
+                              f"{str(e).replace('toolchains[0]: ', '')}") from None
+    try:
+        _core._check_toolchains(cfg.toolchains, cfg.toolchains_at_host_path, False)
+    except Error as e:
+        raise ConfigError(f"toolchains: {e}") from None
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -924,8 +975,8 @@ def cmd_execute(args: argparse.Namespace) -> int:
     backend = make_backend(args, cfg)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("execute: --timeout must be a positive number of seconds")
-    if cfg.allow_domains is not None:
-        backend.configure_execute(allow_domains=cfg.allow_domains)
+    if cfg.execute_options():
+        backend.configure_execute(**cfg.execute_options())
     response = backend.execute(args.shell_command, timeout=args.timeout)
     code = _get(response, "exit_code")
     output = str(_get(response, "output") or "")
@@ -1111,9 +1162,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="execute: a host the command may reach through pathgate's proxy "
                             "(example.com, *.example.com, an IP address; optional :port; "
                             "repeatable; docs/exec.md)")
+        p.add_argument("--toolchain", action="append", metavar="DIR", **extra,
+                       help="execute: a host directory (a venv, ~/.pyenv, a node installation) "
+                            "shown read-only at /pathgate/tool/<its name>, its bin first in "
+                            "PATH (repeatable; docs/exec.md)")
+        p.add_argument("--toolchains-at-host-path", action="store_true", **extra,
+                       help="execute: show the toolchains at their own host paths instead "
+                            "(a venv's absolute paths then work; commands learn those paths)")
         p.add_argument("--config", metavar="FILE", **extra,
                        help="TOML configuration ([roots], [mods], read_only, max_tokens, "
-                            "deny_read, deny_write, presets, audit_log, allow_domains); "
+                            "deny_read, deny_write, presets, audit_log, allow_domains, "
+                            "toolchains, toolchains_at_host_path); "
                             "default: $XDG_CONFIG_HOME/pathgate/config.toml when no "
                             "--root/--mod is given")
         p.add_argument("--cwd", metavar="ADDRESS", **extra,

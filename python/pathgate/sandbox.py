@@ -25,6 +25,7 @@ worker thread.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -120,6 +121,8 @@ def execute(
     tmp_size: int | None = None,
     home: str | None = None,
     allow_domains: Sequence[str] | None = None,
+    toolchains: Sequence[str | os.PathLike[str]] | None = None,
+    toolchains_at_host_path: bool = False,
 ) -> ExecuteResponse:
     """Runs ``command`` contained to ``target``'s roots and mods.
 
@@ -140,6 +143,13 @@ def execute(
     (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` are
     set), every decision an audit event (``Resolver(..., audit=fn)``).
     None = no allowlist; it excludes ``allow_network``.
+    ``toolchains`` are host directories (a venv, ``~/.pyenv``, a node
+    installation; docs/exec.md "Toolchains of the host") shown read-only
+    at ``/pathgate/tool/<last component>``, each one's ``bin`` first in
+    ``PATH``; with ``toolchains_at_host_path`` at their own host paths
+    instead (where a venv's absolute paths work, and which commands then
+    learn). Each is checked as a root is: not ``/``, not a home directory
+    nor an ancestor of one.
     Raises ``pathgate.Error`` (``.kind``:
     ``unsupported``, ``invalid_path``, ``not_a_directory``, ...) when the
     command cannot be run.
@@ -149,7 +159,9 @@ def execute(
                     env=env, max_processes=max_processes, max_memory=max_memory,
                     max_cpu_seconds=max_cpu_seconds, max_file_size=max_file_size,
                     tmp_size=tmp_size, home=home,
-                    allow_domains=_domains(allow_domains))
+                    allow_domains=_domains(allow_domains),
+                    toolchains=_toolchains(toolchains),
+                    toolchains_at_host_path=bool(toolchains_at_host_path))
 
 
 def _domains(value: Sequence[str] | None) -> list[str] | None:
@@ -159,6 +171,21 @@ def _domains(value: Sequence[str] | None) -> list[str] | None:
     if isinstance(value, (str, bytes)):
         raise TypeError("allow_domains must be a list of str")
     return list(value)
+
+
+def _toolchains(value: Sequence[str | os.PathLike[str]] | None) -> list[str] | None:
+    """toolchains as a list of str (a lone path is a mistake, not its characters)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError("toolchains must be a list of paths")
+    out = []
+    for item in value:
+        path = os.fspath(item)
+        if not isinstance(path, str):
+            raise TypeError("toolchains must be a list of str paths")
+        out.append(path)
+    return out
 
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
@@ -212,16 +239,24 @@ class SandboxMixin:
         tmp_size: int | None = None,
         home: str | None = None,
         allow_domains: Sequence[str] | None = None,
+        toolchains: Sequence[str | os.PathLike[str]] | None = None,
+        toolchains_at_host_path: bool = False,
     ) -> None:
         """Options of every later ``execute`` on this backend (defaults:
         no network, refuse to run with weaker protection, 100,000 bytes
         kept, the minimal environment, the default limits of ``execute``,
-        a private home, no network allowlist). A malformed ``allow_domains``
-        entry raises ``pathgate.Error`` (a ``ValueError``, kind
-        ``invalid_argument``) here, not at every later command."""
+        a private home, no network allowlist, no toolchain). A malformed
+        ``allow_domains`` entry raises ``pathgate.Error`` (a ``ValueError``,
+        kind ``invalid_argument``) here, not at every later command; so does a
+        toolchain that is not an existing directory, is ``/``, a home or an
+        ancestor of one, or (at its host path) meets the view's own
+        entries."""
         domains = _domains(allow_domains)
         if domains is not None:
             _core._check_allow_domains(domains)
+        tools = _toolchains(toolchains)
+        if tools:
+            _core._check_toolchains(tools, bool(toolchains_at_host_path), home is not None)
         self._exec_options = {
             "allow_network": bool(allow_network),
             "allow_unconfined": bool(allow_unconfined),
@@ -234,6 +269,8 @@ class SandboxMixin:
             "tmp_size": tmp_size,
             "home": home,
             "allow_domains": domains,
+            "toolchains": tools,
+            "toolchains_at_host_path": bool(toolchains_at_host_path),
         }
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:

@@ -31,14 +31,14 @@ typedef struct fixture {
 
 static void mk(const char *dir, const char *rel)
 {
-    char p[1024];
+    char p[PATH_MAX + 256];
     snprintf(p, sizeof p, "%s/%s", dir, rel);
     assert_int_equal(mkdir(p, 0755), 0);
 }
 
 static void put(const char *dir, const char *rel, const char *text)
 {
-    char p[1024];
+    char p[PATH_MAX + 256];
     snprintf(p, sizeof p, "%s/%s", dir, rel);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
@@ -48,7 +48,7 @@ static void put(const char *dir, const char *rel, const char *text)
 
 static int exists_in(const char *dir, const char *rel)
 {
-    char p[1024];
+    char p[PATH_MAX + 256];
     snprintf(p, sizeof p, "%s/%s", dir, rel);
     struct stat st;
     return lstat(p, &st) == 0;
@@ -469,6 +469,187 @@ static void test_the_prepared_view_is_reused_and_private_parts_are_not(void **st
     pathgate_resolver_free(r);
 }
 
+/* ------------------------------------------------------------ toolchains */
+
+/* dir/name/bin/hello: a toolchain of the host (a shell script that says
+ * which one it is). */
+static void make_tool(const char *dir, const char *name)
+{
+    char p[PATH_MAX + 256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/%s/bin", dir, name);
+    assert_int_equal(mkdir(p, 0755), 0);
+    const char *last = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    snprintf(p, sizeof p, "%s/%s/bin/hello-%s", dir, name, last);
+    FILE *fp = fopen(p, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\necho hello from %s\n", last);
+    fclose(fp);
+    assert_int_equal(chmod(p, 0755), 0);
+}
+
+static int run_tools(pathgate_exec_result *res, pathgate_resolver *r, const char *cmd,
+                     const char *const *tools, int at_host, pathgate_error *err)
+{
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.timeout_ms = 20000;
+    o.toolchains = tools;
+    o.toolchains_at_host_path = at_host;
+    return pathgate_exec_run(res, r, cmd, strlen(cmd), &o, err);
+}
+
+/* Shown read-only at /pathgate/tool/<name>, its bin first in PATH: a
+ * command runs it, cannot write into it and cannot learn its host path. */
+static void test_toolchain_at_its_default_place(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    make_tool(f->tmp, "venv");
+    char tool[600];
+    snprintf(tool, sizeof tool, "%s/venv", f->tmp);
+    const char *tools[] = {tool, NULL};
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    int rc = run_tools(&res, r,
+                       "hello-venv; command -v hello-venv; cd /pathgate/tool/venv && pwd -P; "
+                       "readlink -f bin/hello-venv; echo x > new.txt; echo write=$?; "
+                       "touch bin/hello-venv; echo touch=$?; echo \"$PATH\"",
+                       tools, 0, &err);
+    if (rc)
+        fail_msg("exec failed: %d %s", rc, err.message);
+    assert_non_null(strstr(res.output.ptr, "hello from venv\n/pathgate/tool/venv/bin/hello-venv\n"
+                                           "/pathgate/tool/venv\n"
+                                           "/pathgate/tool/venv/bin/hello-venv\n"));
+    assert_null(strstr(res.output.ptr, "write=0"));
+    assert_null(strstr(res.output.ptr, "touch=0"));
+    assert_non_null(strstr(res.output.ptr, "/pathgate/tool/venv/bin:/usr/local/bin:/usr/bin:/bin"));
+    assert_no_host_path(f, res.output.ptr);
+    assert_false(exists_in(tool, "new.txt"));
+    pathgate_exec_result_dispose(&res);
+    /* an env PATH replaces it; the toolchain stays where it is */
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    const char *env[] = {"PATH=/usr/bin:/bin", NULL};
+    o.toolchains = tools;
+    o.env = env;
+    assert_int_equal(pathgate_exec_run(
+                         &res, r, PG_S("echo $PATH; /pathgate/tool/venv/bin/hello-venv"), &o, NULL),
+                     0);
+    assert_string_equal(res.output.ptr, "/usr/bin:/bin\nhello from venv\n");
+    pathgate_exec_result_dispose(&res);
+    /* a command not found: the result names the toolchain's view path */
+    assert_int_equal(run_tools(&res, r, "nosuchtool", tools, 0, NULL), 0);
+    assert_int_equal(res.exit_code, 127);
+    assert_non_null(strstr(res.output.ptr, "the toolchain(s) /pathgate/tool/venv, a private"));
+    assert_non_null(strstr(res.output.ptr, "with the toolchains option (CLI --toolchain DIR)"));
+    assert_null(strstr(res.output.ptr, f->tmp)); /* (the note names the view's own /tmp) */
+    pathgate_exec_result_dispose(&res);
+    /* without the option, nothing of it is there */
+    assert_int_equal(pathgate_exec_run(&res, r, PG_S("ls /pathgate/tool; echo rc=$?"), NULL, NULL),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "rc=2"));
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+}
+
+/* Checked as a root is; a refusal names the entry's index, never a path,
+ * and nothing runs. */
+static void test_toolchain_refusals(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    make_tool(f->tmp, "a");
+    mk(f->tmp, "other");
+    make_tool(f->tmp, "other/a");
+    char a[600], a2[600], dots[600], missing[600], file[600];
+    snprintf(a, sizeof a, "%s/a", f->tmp);
+    snprintf(a2, sizeof a2, "%s/other/a", f->tmp);
+    snprintf(dots, sizeof dots, "%s/other/../a", f->tmp);
+    snprintf(missing, sizeof missing, "%s/none", f->tmp);
+    snprintf(file, sizeof file, "%s/a/bin/hello-a", f->tmp);
+    const char *home = getenv("HOME");
+    struct passwd *pw = getpwuid(geteuid());
+    if (!home || home[0] != '/')
+        home = pw ? pw->pw_dir : "/root";
+    struct {
+        const char *list[3];
+        int at_host;
+        const char *why;
+    } cases[] = {
+        {{"/", NULL}, 0, "filesystem root"},          {{"//", NULL}, 1, "filesystem root"},
+        {{home, NULL}, 0, "home directory"},          {{"/home", NULL}, 0, "home directory"},
+        {{"relative/dir", NULL}, 0, "absolute path"}, {{dots, NULL}, 0, "absolute path"},
+        {{missing, NULL}, 0, "existing directory"},   {{file, NULL}, 0, "existing directory"},
+        {{a, a2}, 0, "same last path component"},     {{"/usr/lib", NULL}, 1, "view's own entries"},
+        {{"/etc", NULL}, 1, "view's own entries"},
+    };
+    pathgate_resolver *r = resolver(f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!strcmp(cases[i].list[0], "/home") && !exists_in("/", "home"))
+            continue;
+        pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+        pathgate_error err = {0, ""};
+        int rc = run_tools(&res, r, "echo ran > ran.txt", cases[i].list, cases[i].at_host, &err);
+        if (rc != PATHGATE_EINVAL || !strstr(err.message, cases[i].why))
+            fail_msg("case %zu: %d %s", i, rc, err.message);
+        assert_non_null(strstr(err.message, "toolchains["));
+        assert_no_host_path(f, err.message);
+        assert_null(strstr(err.message, home));
+        assert_null(res.output.ptr);
+        assert_false(exists_in(f->repo, "ran.txt"));
+    }
+    /* at its host path, the host's /tmp is the view's own */
+    const char *tmp_tool[] = {a, NULL};
+    pathgate_error err = {0, ""};
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    if (!strncmp(a, "/tmp/", 5))
+        assert_int_equal(run_tools(&res, r, "true", tmp_tool, 1, &err), PATHGATE_EINVAL);
+    /* too many */
+    const char *many[PATHGATE_EXEC_TOOLCHAINS_MAX + 2];
+    for (size_t i = 0; i <= PATHGATE_EXEC_TOOLCHAINS_MAX; i++)
+        many[i] = a;
+    many[PATHGATE_EXEC_TOOLCHAINS_MAX + 1] = NULL;
+    assert_int_equal(run_tools(&res, r, "true", many, 0, &err), PATHGATE_EINVAL);
+    pathgate_resolver_free(r);
+}
+
+/* At its own host path (the operator's choice): a venv's absolute paths
+ * work there, still read-only. Needs a directory outside the view's own
+ * entries (/tmp is one): made in the working directory of the test. */
+static void test_toolchain_at_its_host_path(void **state)
+{
+    fixture *f = *state;
+    skip_without_landlock();
+    char cwd[PATH_MAX], dir[PATH_MAX + 64];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(dir, sizeof dir, "%s/pathgate-tool-XXXXXX", cwd);
+    if (!strncmp(cwd, "/tmp", 4) || !mkdtemp(dir)) {
+        printf("SKIPPED: the working directory is not writable or lies in /tmp\n");
+        skip();
+    }
+    make_tool(dir, "venv");
+    char tool[PATH_MAX + 128], cmd[3 * PATH_MAX];
+    snprintf(tool, sizeof tool, "%s/venv", dir);
+    const char *tools[] = {tool, NULL};
+    snprintf(cmd, sizeof cmd,
+             "hello-venv; cd '%s' && pwd -P; echo x > new.txt; echo write=$?; ls /pathgate", tool);
+    pathgate_resolver *r = resolver(f);
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_error err = {0, ""};
+    int rc = run_tools(&res, r, cmd, tools, 1, &err);
+    char expected[PATH_MAX + 256];
+    snprintf(expected, sizeof expected, "hello from venv\n%s\n", tool);
+    if (rc || strncmp(res.output.ptr, expected, strlen(expected)) != 0)
+        fail_msg("%d %s / %s", rc, err.message, res.output.ptr ? res.output.ptr : "");
+    assert_null(strstr(res.output.ptr, "write=0"));
+    assert_null(strstr(res.output.ptr, "tool\n")); /* not at the default place too */
+    assert_false(exists_in(tool, "new.txt"));
+    pathgate_exec_result_dispose(&res);
+    pathgate_resolver_free(r);
+    pg_tmpdir_remove(strdup(dir));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +664,9 @@ int main(void)
         cmocka_unit_test(test_etc_shows_what_tools_read_and_no_secret),
         cmocka_unit_test(test_the_prepared_view_is_reused_and_private_parts_are_not),
         cmocka_unit_test(test_the_result_says_why_pathgate_made_it_fail),
+        cmocka_unit_test(test_toolchain_at_its_default_place),
+        cmocka_unit_test(test_toolchain_refusals),
+        cmocka_unit_test(test_toolchain_at_its_host_path),
     };
     return cmocka_run_group_tests_name("exec_resolver", tests, setup, teardown);
 }

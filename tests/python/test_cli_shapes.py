@@ -215,3 +215,40 @@ def test_every_argument_has_help() -> None:
             "execute"} <= set(subs.choices)
     for choice in subs._choices_actions:
         assert choice.help
+
+
+def _tool(parent: Path) -> Path:
+    tool = parent / "tool"
+    (tool / "bin").mkdir(parents=True)
+    (tool / "bin" / "hello-tool").write_text("#!/bin/sh\necho hello from tool\n")
+    (tool / "bin" / "hello-tool").chmod(0o755)
+    return tool
+
+
+@pytest.mark.skipif(pathgate.landlock_abi() < 1, reason="no Landlock on this kernel")
+def test_execute_with_a_toolchain(run: Run, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """--toolchain DIR and the configuration's toolchains (docs/exec.md
+    "Toolchains of the host"), for execute and pathgate mcp alike."""
+    tool = _tool(tmp_path)
+    code, out, _ = run("--toolchain", str(tool), "execute", "hello-tool; cd /pathgate/tool/tool && pwd -P")
+    assert (code, out) == (0, b"hello from tool\n/pathgate/tool/tool\n")
+    # refused at once, naming the operator's own path
+    code, _, err = run("--toolchain", "/", "execute", "true")
+    assert code != 0 and "toolchain /: the filesystem root cannot be a toolchain" in err
+    # /tmp is the view's own: not at its host path
+    code, _, err = run("--toolchain", str(tool), "--toolchains-at-host-path", "execute", "true")
+    if str(tool).startswith("/tmp/"):
+        assert code != 0 and "view's own entries" in err
+    # the configuration file, relative to its directory
+    conf = tmp_path / "pathgate.toml"
+    conf.write_text('toolchains = ["tool"]\n[roots]\nrepo = "repo"\n')
+    assert cli.main(["--config", str(conf), "execute", "hello-tool"]) == 0
+    assert capsysbinary.readouterr().out == b"hello from tool\n"
+    cfg = cli.load_config(cli.build_parser().parse_args(["--config", str(conf), "mcp"]))
+    assert cfg.execute_options() == {"toolchains": [str(tool)], "toolchains_at_host_path": False}
+    from pathgate.mcp.service import Server
+
+    server = Server(pathgate.Resolver(roots={"repo": tmp_path / "repo"}), allow_execute=True,
+                    execute_options=cfg.execute_options())
+    _, state = server.open("test")
+    assert state.backend.execute("hello-tool").output == "hello from tool\n"

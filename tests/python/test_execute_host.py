@@ -8,8 +8,10 @@ limit killed the command, that a command was not in the view, or that the
 network was off."""
 
 import os
+import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -220,3 +222,83 @@ def test_a_venv_shown_as_a_read_only_root_runs(tree):
                               "/pathgate/root/venv/x 2>/dev/null || echo read-only",
                            env={"PATH": "/pathgate/root/venv/bin:/usr/bin:/bin"})
     assert res.output == "/pathgate/root/venv\nread-only\n", res.output
+
+
+# ------------------------------------------ 4. toolchains of the host
+
+
+def _venv(parent):
+    venv = parent / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True)
+    return venv
+
+
+@confined
+def test_a_host_venv_at_the_default_place_runs_and_hides_its_path(tree, backend):
+    """toolchains=[venv]: read-only at /pathgate/tool/venv, its bin first
+    in PATH; `python -m pytest` works and nothing names the host path."""
+    venv = _venv(tree["tmp"])
+    backend.configure_execute(toolchains=[venv])
+    res = backend.execute(
+        "python -m pytest --version; python -c 'import sys; print(sys.prefix)'; "
+        "cd /pathgate/tool/venv && pwd -P; readlink -f bin; echo $PATH; "
+        "touch /pathgate/tool/venv/x 2>/dev/null || echo read-only")
+    assert res.exit_code == 0, res.output
+    assert "pytest " in res.output
+    lines = res.output.splitlines()
+    assert lines[-5:] == ["/pathgate/tool/venv", "/pathgate/tool/venv", "/pathgate/tool/venv/bin",
+                          "/pathgate/tool/venv/bin:/usr/local/bin:/usr/bin:/bin", "read-only"], lines
+    assert str(venv) not in res.output and str(tree["tmp"]) not in res.output
+    assert not (venv / "x").exists()
+
+
+@confined
+def test_a_host_venv_at_its_host_path_runs_pytest(resolver, tree):
+    """toolchains_at_host_path=True: the operator's choice shows the venv
+    where it is on the host, so its absolute paths work; never writable.
+    /tmp is the view's own: the venv is made beneath the working
+    directory."""
+    try:
+        parent = pathlib.Path(tempfile.mkdtemp(prefix="pathgate-venv-", dir=os.getcwd()))
+    except OSError:
+        pytest.skip("SKIPPED: the working directory is not writable")
+    if str(parent).startswith("/tmp/"):
+        shutil.rmtree(parent)
+        pytest.skip("SKIPPED: the working directory lies in /tmp, the view's own")
+    try:
+        venv = _venv(parent)
+        res = pathgate.execute(
+            resolver, "python -m pytest --version && python -c 'import sys; print(sys.prefix)' && "
+                      f"cd {venv} && pwd -P; (echo x > {venv}/new) 2>/dev/null || echo read-only; "
+                      "ls /pathgate",
+            toolchains=[str(venv)], toolchains_at_host_path=True)
+        assert res.exit_code == 0, res.output
+        assert "pytest " in res.output
+        assert f"\n{venv}\n{venv}\nread-only\n" in res.output, res.output
+        assert "tool" not in res.output.splitlines()
+        assert not (venv / "new").exists()
+    finally:
+        shutil.rmtree(parent)
+
+
+@confined
+def test_toolchains_are_checked_when_configured(backend, tree):
+    """/, a home and an ancestor of one, what is not a directory: refused at
+    configure_execute, naming the entry's index, never its path."""
+    home = os.path.expanduser("~")
+    for bad in (["/"], [home], [str(tree["tmp"] / "none")], ["relative"]):
+        with pytest.raises(pathgate.Error) as exc:
+            backend.configure_execute(toolchains=bad)
+        assert exc.value.kind == "invalid_argument"
+        assert "toolchains[0]" in str(exc.value)
+        assert home not in str(exc.value) and str(tree["tmp"]) not in str(exc.value)
+    with pytest.raises(TypeError):
+        backend.configure_execute(toolchains="/usr")
+    # the host's /tmp is the view's own: not at its host path
+    with pytest.raises(pathgate.Error, match="view's own entries"):
+        backend.configure_execute(toolchains=["/usr/lib"], toolchains_at_host_path=True)
+    # and through pathgate.execute, before anything runs
+    with pytest.raises(pathgate.Error, match="filesystem root"):
+        pathgate.execute(backend._owner, "touch ran", toolchains=["/"])
+    assert not (tree["repo"] / "ran").exists()

@@ -362,3 +362,13 @@ def test_without_the_http_extra_http_is_refused_and_says_what_to_install(tree):
                         "127.0.0.1:0"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode == 2, p.stderr
     assert "pathgate[http]" in p.stderr and "python3-uvicorn" in p.stderr
+
+
+def test_execute_description_names_the_toolchains(tree):
+    """--toolchain DIR: the model is told where the toolchain is in the view
+    (never its host path unless the operator showed it there)."""
+    tool = tree["outside"] / "venv"
+    (tool / "bin").mkdir(parents=True)
+    d = _tools(tree, "--toolchain", str(tool))["execute"]["description"]
+    assert "Toolchains of the host, read-only, their bin first in PATH: /pathgate/tool/venv." in d
+    assert str(tool) not in d

@@ -150,14 +150,33 @@ typedef struct pathgate_exec_options {
      * entry; PATHGATE_EUNSUPPORTED without a network namespace of the
      * command's own (even with allow_unconfined). */
     const char *const *allow_domains;
+    /* Version 5: toolchains of the host (docs/exec.md "Toolchains of the
+     * host"): a NULL-terminated list of absolute host paths of
+     * directories (a venv, ~/.pyenv, a node installation), each opened
+     * and checked as a root is (it exists, is a directory, is not `/`,
+     * not a home directory nor an ancestor of one; no `.` or `..`
+     * component) and shown read-only (read and execute, never write;
+     * nosuid, nodev) at /pathgate/tool/<its last component>, or, with
+     * toolchains_at_host_path, at its own host path (which commands then
+     * learn: the operator's explicit choice). Each one's `bin`, where it
+     * has one, comes first in the default PATH, in the order given (an
+     * `env` PATH replaces it). At most PATHGATE_EXEC_TOOLCHAINS_MAX.
+     * PATHGATE_EINVAL for an entry that fails a check (the message names
+     * its index, never the path). NULL = none. */
+    const char *const *toolchains;
+    int toolchains_at_host_path;
 } pathgate_exec_options;
 
-/* Versions 1 (without the limits), 2 (without home) and 3 (without
- * allow_domains) are still accepted. */
-#define PATHGATE_EXEC_OPTIONS_VERSION 4
+/* Most toolchains of one command. */
+#define PATHGATE_EXEC_TOOLCHAINS_MAX 8
+
+/* Versions 1 (without the limits), 2 (without home), 3 (without
+ * allow_domains) and 4 (without toolchains) are still accepted. */
+#define PATHGATE_EXEC_OPTIONS_VERSION 5
 #define PATHGATE_EXEC_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0, NULL  \
+        PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, \
+            NULL, 0                                                                                \
     }
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */

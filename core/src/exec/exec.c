@@ -19,6 +19,7 @@
 #include "exec_quarantine.h"
 #include "exec_run.h"
 #include "exec_template.h"
+#include "exec_tool.h"
 #include "exec_view.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
@@ -254,7 +255,8 @@ static const char *const net_failures[] = {
  * killed it, a command not in the view, the network being off, the
  * allowlist's refusals. Each begins with "pathgate: ". 0 or ENOMEM. */
 static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
-                     const pathgate_exec_options *o, const net_audit_ctx *net)
+                     const pathgate_exec_options *o, const net_audit_ctx *net,
+                     const pathgate__exec_tools *tools)
 {
     pathgate__sb sb = PATHGATE__SB_INIT(alloc);
     char size[64];
@@ -274,15 +276,23 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
                             "CPU-time limit, max_cpu_seconds = %u; raise it with the "
                             "max_cpu_seconds option\n",
                             o->max_cpu_seconds);
-    if (out->exit_code == 127 && (output_has(out, "not found") || output_has(out, "No such file")))
-        pathgate__sb_puts(
-            &sb, "pathgate: a command was not found. The view holds the host's /usr, /bin, "
-                 "/sbin and /lib (PATH=/usr/local/bin:/usr/bin:/bin), the bases at "
-                 "/pathgate/root/<key> and /pathgate/mod/<Name>, a private /tmp and home, "
-                 "and nothing else of the host: no host venv, pyenv, nvm or conda. Make a "
-                 "venv inside a root (python3 -m venv .venv), or configure a toolchain's "
-                 "directory as a read-only root and put /pathgate/root/<key>/bin in PATH "
-                 "with the env option\n");
+    if (out->exit_code == 127 &&
+        (output_has(out, "not found") || output_has(out, "No such file"))) {
+        pathgate__sb_puts(&sb, "pathgate: a command was not found. The view holds the host's "
+                               "/usr, /bin, /sbin and /lib, the bases at /pathgate/root/<key> and "
+                               "/pathgate/mod/<Name>, ");
+        /* the toolchains by their view paths (at their host paths, the
+         * operator chose to show those) */
+        for (size_t i = 0; i < tools->n; i++)
+            pathgate__sb_printf(&sb, "%s%s%s", i ? ", " : "the toolchain(s) ", tools->t[i].dst,
+                                i + 1 == tools->n ? ", " : "");
+        pathgate__sb_puts(&sb, "a private /tmp and home, and nothing else of the host: no other "
+                               "host venv, pyenv, nvm or conda. Make a venv inside a root "
+                               "(python3 -m venv .venv), or have the operator show the "
+                               "toolchain's directory read-only with the toolchains option "
+                               "(CLI --toolchain DIR): at /pathgate/tool/<name>, its bin first "
+                               "in PATH\n");
+    }
     if (out->exit_code != 0 &&
         (output_has(out, "mount -t proc proc /proc") ||
          (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
@@ -373,10 +383,14 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     const int policy = pathgate__policy_of(resolver) != NULL;
     pathgate__exec_masks masks;
     pathgate__exec_masks_init(&masks, alloc);
+    pathgate__exec_tools tools;
     if ((rc = open_dir(&cwd_fd, NULL, resolver, cwd, cwd_len, err)) != 0) {
         pathgate__exec_audit_refused(resolver, NULL, 0, rc);
         return rc;
     }
+    if ((rc = pathgate__exec_tools_open(&tools, alloc, o.toolchains, o.toolchains_at_host_path,
+                                        o.home != NULL, err)) != 0)
+        goto done;
     if (o.home) {
         size_t bi;
         if ((rc = open_dir(&home_fd, &bi, resolver, o.home, o.home_len, err)) != 0)
@@ -392,7 +406,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             goto done;
         }
     }
-    grants = pathgate__calloc(alloc, n ? n : 1, sizeof *grants);
+    grants = pathgate__calloc(alloc, n + tools.n + 1, sizeof *grants);
     cwd_view = view_path(alloc, resolver, cwd, cwd_len);
     if (!grants || !cwd_view) {
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -411,6 +425,12 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             goto done;
         }
     }
+    /* the toolchains: read and execute, never write; not shown as bases */
+    for (size_t i = 0; i < tools.n; i++) {
+        grants[n + i].fd = tools.t[i].fd;
+        grants[n + i].view = NULL;
+        grants[n + i].classes = PATHGATE__LL_READ | PATHGATE__LL_EXEC;
+    }
     pathgate__exec_cache *cache = cache_of(resolver);
     if (!cache) {
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
@@ -425,7 +445,8 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
         cwd_addr = canonical(alloc, resolver, cwd, cwd_len);
     size_t cwd_addr_len = cwd_addr ? strlen(cwd_addr) : 0;
     pathgate__exec_target t = {
-        grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL};
+        grants, n + tools.n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL,
+        &tools};
     net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0, 0, 0, {0}};
     if (o.allow_domains) {
         nac.audit = pathgate__audit_enabled(resolver);
@@ -450,7 +471,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }
     pathgate__exec_plan_dispose(&plan); /* (the proxy stopped: its refusals are all in) */
-    if (!rc && (rc = add_notes(out, alloc, &o, o.allow_domains ? &nac : NULL)) != 0) {
+    if (!rc && (rc = add_notes(out, alloc, &o, o.allow_domains ? &nac : NULL, &tools)) != 0) {
         pathgate_exec_result_dispose(out);
         rc = pathgate__error_set(err, rc, NULL);
     }
@@ -459,6 +480,7 @@ done:
         pathgate__exec_audit_refused(resolver, cwd_addr, cwd_addr ? strlen(cwd_addr) : 0, rc);
     pathgate__free(alloc, cwd_addr);
     pathgate__exec_masks_dispose(&masks);
+    pathgate__exec_tools_dispose(&tools);
     pathgate__free(alloc, cwd_view);
     pathgate__free(alloc, home_view);
     pathgate__free(alloc, grants);

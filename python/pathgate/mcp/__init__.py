@@ -183,7 +183,7 @@ def serve_command(args: argparse.Namespace) -> int:
     resolver = make_resolver(args, cfg)
     allow_execute = bool(getattr(args, "allow_execute", False)) or cfg.allow_execute
     server = Server(resolver, allow_execute=allow_execute, limits=limits,
-                    allow_domains=cfg.allow_domains,
+                    execute_options=cfg.execute_options(),
                     call_log=CallLog(writer.put, json_lines=json_logs),
                     shutdown_timeout=max(0.0, args.shutdown_timeout))
 

@@ -79,17 +79,23 @@ class Server:
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool = False, limits: Limits | None = None,
                  call_log: CallLog | None = None, shutdown_timeout: float = 10.0,
-                 allow_domains: list[str] | None = None) -> None:
+                 execute_options: dict[str, Any] | None = None) -> None:
         self.resolver = resolver
         self.allow_execute = allow_execute
-        self.allow_domains = allow_domains  # execute's network allowlist (None: none)
+        # Backend.configure_execute's arguments (the network allowlist, the
+        # toolchains); None: the defaults
+        self.execute_options = execute_options
         self.limits = limits or Limits()
         self.call_log = call_log or CallLog()
         self.shutdown_timeout = shutdown_timeout
         self.tracker = Tracker()
         self.running = Running()  # the commands running now
+        opts = execute_options or {}
         self.tools: list[Tool] = build_tools(allow_execute=allow_execute, limits=self.limits,
-                                                  allow_domains=allow_domains)
+                                             allow_domains=opts.get("allow_domains"),
+                                             toolchains=opts.get("toolchains"),
+                                             toolchains_at_host_path=bool(
+                                                 opts.get("toolchains_at_host_path")))
         self._lock = threading.Lock()
         self._sessions: dict[str, ConnectionTools] = {}
         self.stopped = threading.Event()
@@ -118,7 +124,7 @@ class Server:
     def open(self, label: str) -> tuple[Peer, ConnectionTools]:
         """A new session: its state and a Peer serving it."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, allow_domains=self.allow_domains,
+                                label=label, execute_options=self.execute_options,
                                 running=self.running)
         ref: list[Peer] = []
         peer = Peer(**self.peer_arguments(state, ref))
@@ -130,7 +136,7 @@ class Server:
               label: str = "stdio") -> Connection:
         """The one session of stdio: a Connection over the two streams."""
         state = ConnectionTools(self.resolver, allow_execute=self.allow_execute, limits=self.limits,
-                                label=label, allow_domains=self.allow_domains,
+                                label=label, execute_options=self.execute_options,
                                 running=self.running)
         ref: list[Peer] = []
         kw = self.peer_arguments(state, ref)

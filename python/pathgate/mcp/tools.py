@@ -22,6 +22,7 @@ and answers a result (see :func:`text_result`) or raises :class:`ToolError`.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import collections.abc as _abc
@@ -313,14 +314,14 @@ class ConnectionTools:
     Backend over it, the client's roots (Scope) and the caps."""
 
     def __init__(self, resolver: Resolver, *, allow_execute: bool, limits: Limits | None = None,
-                 label: str = "stdio", allow_domains: list[str] | None = None,
+                 label: str = "stdio", execute_options: dict[str, Any] | None = None,
                  running: Running | None = None) -> None:
         self.running = running or Running()
         self.resolver = resolver
         self.session = Session(resolver)
         self.backend = Backend(self.session)
-        if allow_domains is not None:
-            self.backend.configure_execute(allow_domains=allow_domains)
+        if execute_options:
+            self.backend.configure_execute(**execute_options)
         self.allow_execute = allow_execute
         self.limits = limits or Limits()
         self.label = label
@@ -731,9 +732,18 @@ def _out(props: dict[str, Any]) -> dict[str, Any]:
 _ENTRY = {"type": "object", "properties": {"name": _STR, "path": _STR, "type": _STR}}
 
 
-def execute_description(limits: Limits, allow_domains: _abc.Sequence[str] | None = None) -> str:
+def execute_description(limits: Limits, allow_domains: _abc.Sequence[str] | None = None,
+                        toolchains: _abc.Sequence[str] | None = None,
+                        toolchains_at_host_path: bool = False) -> str:
     """What the execute tool tells the model: the containment, the network
-    as the policy really has it, the view's paths and the timeout."""
+    as the policy really has it, the view's paths (the toolchains' by their
+    view paths) and the timeout."""
+    tools = ""
+    if toolchains:
+        places = [t if toolchains_at_host_path else
+                  "/pathgate/tool/" + os.path.basename(os.path.normpath(t)) for t in toolchains]
+        tools = (" Toolchains of the host, read-only, their bin first in PATH: "
+                 + ", ".join(places) + ".")
     if allow_domains:
         network = ("network: only " + ", ".join(allow_domains) + " (HTTP and HTTPS through "
                    "pathgate's proxy; every other host is refused)")
@@ -742,12 +752,15 @@ def execute_description(limits: Limits, allow_domains: _abc.Sequence[str] | None
     return ("Run a shell command in the current directory, contained (Landlock: writes only "
             f"below writable roots; {network}); answers its output and exit code. In the "
             "command's view each root is at /pathgate/root/<key> and each mod at "
-            "/pathgate/mod/<Name> (root:<key>/x is /pathgate/root/<key>/x). 'timeout' in "
-            f"seconds, at most {limits.max_timeout} (default {min(120, limits.max_timeout)}).")
+            "/pathgate/mod/<Name> (root:<key>/x is /pathgate/root/<key>/x)." + tools +
+            f" 'timeout' in seconds, at most {limits.max_timeout} (default "
+            f"{min(120, limits.max_timeout)}).")
 
 
 def build_tools(*, allow_execute: bool, limits: Limits | None = None,
-                allow_domains: _abc.Sequence[str] | None = None) -> list[Tool]:
+                allow_domains: _abc.Sequence[str] | None = None,
+                toolchains: _abc.Sequence[str] | None = None,
+                toolchains_at_host_path: bool = False) -> list[Tool]:
     limits = limits or Limits()
     read_text = _schema({
         **_PATH,
@@ -870,7 +883,7 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None,
     if allow_execute:
         tools.append(Tool(
             "execute", "Execute",
-            execute_description(limits, allow_domains),
+            execute_description(limits, allow_domains, toolchains, toolchains_at_host_path),
             _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1,
                                                   "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},

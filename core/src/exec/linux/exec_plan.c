@@ -59,7 +59,7 @@ static char *concat(const pathgate_allocator *a, const char *x, const char *y)
 /* The defaults (HOME, TMPDIR, PWD = NULL: unset; user: USER and LOGNAME,
  * NULL: unset), then the caller's entries. */
 static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, const char *pwd,
-                     const char *user)
+                     const char *user, const char *path_first)
 {
     const pathgate_allocator *a = &p->alloc;
     const char *const *env = p->o.env;
@@ -72,11 +72,17 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     o[2] = pwd ? concat(a, "PWD=", pwd) : NULL;
     o[3] = user ? concat(a, "USER=", user) : NULL;
     o[4] = user ? concat(a, "LOGNAME=", user) : NULL;
+    /* the toolchains' bin directories first (exec_tool.h) */
+    char *first = path_first ? concat(a, "PATH=", path_first) : NULL;
+    o[5] = first ? concat(a, first, ENV_PATH + 5) : NULL;
+    pathgate__free(a, first);
     p->envp = pathgate__calloc(a, n + 8 + 8, sizeof *p->envp);
-    if (!o[0] || !o[1] || (pwd && !o[2]) || (user && (!o[3] || !o[4])) || !p->envp)
+    if (!o[0] || !o[1] || (pwd && !o[2]) || (user && (!o[3] || !o[4])) || (path_first && !o[5]) ||
+        !p->envp)
         return PATHGATE_ENOMEM;
     /* execve does not write to its arguments: the const casts are safe. */
-    char *defaults[] = {(char *)ENV_PATH, o[0], o[1], (char *)ENV_LANG, o[2], o[3], o[4]};
+    char *defaults[] = {
+        o[5] ? o[5] : (char *)ENV_PATH, o[0], o[1], (char *)ENV_LANG, o[2], o[3], o[4]};
     size_t k = 0;
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
         if (defaults[i] && !env_overrides(env, defaults[i]))
@@ -158,7 +164,7 @@ static void net_dispose(pathgate__exec_plan *p)
 static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int *no_userns,
                     pathgate_error *err)
 {
-    pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home};
+    pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home, t->tools};
     int rc = PATHGATE_EUNSUPPORTED;
     *no_userns = 0;
     if (!spec.unpriv || !(p->o.flags & PATHGATE__EXEC_TEST_NO_IDMAP))
@@ -226,7 +232,8 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     int rc = plan_private(p, &p->cmd);
     if (!rc)
         rc = build_env(p, p->tpl->id.home, "/tmp", t->cwd_view,
-                       p->tpl->id.name[0] ? p->tpl->id.name : NULL);
+                       p->tpl->id.name[0] ? p->tpl->id.name : NULL,
+                       t->tools ? t->tools->path : NULL);
     return rc ? pathgate__error_set(err, rc, NULL) : PATHGATE_OK;
 }
 
@@ -445,7 +452,9 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         /* a private directory in the host's /tmp, granted by Landlock */
         if ((rc = pathgate__exec_tmp_make(&p->tmp, &p->alloc, err)) != 0)
             return rc;
-        if ((rc = build_env(p, p->tmp.path, p->tmp.path, NULL, NULL)) != 0)
+        /* (no view: a toolchain is only where it is on the host) */
+        const char *first = t->tools && t->tools->at_host_path ? t->tools->path : NULL;
+        if ((rc = build_env(p, p->tmp.path, p->tmp.path, NULL, NULL, first)) != 0)
             return pathgate__error_set(err, rc, NULL);
         s->cwd_fd = t->cwd_fd;
     }

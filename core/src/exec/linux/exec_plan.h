@@ -38,6 +38,8 @@ typedef struct pathgate__exec_target {
     /* the policy's masks (exec_policy.h); NULL = none. Needs a view: the
      * call is refused without one. */
     const pathgate__exec_masks *masks;
+    /* the toolchains of the host (their grants are among `grants`); NULL = none */
+    const pathgate__exec_tools *tools;
 } pathgate__exec_target;
 
 typedef struct pathgate__exec_plan {
@@ -60,7 +62,7 @@ typedef struct pathgate__exec_plan {
     char *command;
     char *argv[4];
     char **envp;
-    char *env_owned[8];
+    char *env_owned[8]; /* [5]: PATH when toolchains put theirs first */
     /* allow_domains: the compiled list, the proxy, the bridge's part */
     pathgate__netproxy_allow *allow;
     pathgate__netproxy *proxy;

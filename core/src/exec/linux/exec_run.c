@@ -51,6 +51,8 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         memcpy(dst, opts, offsetof(pathgate_exec_options, home));
     else if (opts && opts->version == 3) /* ... before allow_domains */
         memcpy(dst, opts, offsetof(pathgate_exec_options, allow_domains));
+    else if (opts && opts->version == 4) /* ... before toolchains */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, toolchains));
     else if (opts)
         *dst = *opts;
     dst->version = PATHGATE_EXEC_OPTIONS_VERSION;
@@ -109,6 +111,7 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
                               const char *cwd_view, const char *command, size_t len,
                               const pathgate_exec_options *opts, pathgate_error *err)
 {
-    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL, NULL, NULL, NULL, NULL};
+    pathgate__exec_target t = {grants, ngrants, cwd_fd, cwd_view, NULL,
+                               NULL,   NULL,    NULL,   NULL,     NULL};
     return pathgate__exec_run_target(out, alloc, &t, command, len, opts, err);
 }

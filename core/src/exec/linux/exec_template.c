@@ -144,6 +144,9 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
         rc = pathgate__exec_view_add_proc(v, "/proc");
     if (!rc)
         rc = add_bases(v, s);
+    /* the toolchains of the host, read-only (exec_tool.h) */
+    for (size_t i = 0; !rc && s->tools && i < s->tools->n; i++)
+        rc = pathgate__exec_view_add_toolchain(v, s->tools->t[i].fd, s->tools->t[i].dst);
     if (!rc)
         rc = pathgate__exec_etc_add_gitconfig(v);
     return rc;
@@ -419,6 +422,7 @@ static void template_free(const pathgate_allocator *a, pathgate__exec_template *
     for (size_t i = 0; i < t->nnetns; i++)
         close(t->netns[i]);
     pathgate__free(a, t->home_key);
+    pathgate__free(a, t->tools_key);
     pathgate__free(a, t);
 }
 
@@ -462,7 +466,9 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
     t->built = time(NULL);
     t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     etc_mtime(&t->etc_mtime);
-    if (s->home && !(t->home_key = pathgate__strndup(a, s->home, strlen(s->home)))) {
+    const char *tkey = s->tools && s->tools->n ? s->tools->key : NULL;
+    if ((s->home && !(t->home_key = pathgate__strndup(a, s->home, strlen(s->home)))) ||
+        (tkey && !(t->tools_key = pathgate__strndup(a, tkey, strlen(tkey))))) {
         template_free(a, t);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
@@ -532,6 +538,9 @@ void pathgate__exec_cache_free(pathgate__exec_cache *c)
 static int same_key(const pathgate__exec_template *t, const pathgate__exec_template_spec *s)
 {
     if (t->unpriv != s->unpriv || t->euid != geteuid() || t->egid != getegid())
+        return 0;
+    const char *tkey = s->tools && s->tools->n ? s->tools->key : NULL;
+    if ((!t->tools_key || !tkey) ? (t->tools_key || tkey) : strcmp(t->tools_key, tkey) != 0)
         return 0;
     if (!t->home_key || !s->home)
         return !t->home_key && !s->home;

@@ -27,6 +27,7 @@
 
 #include "exec_etc.h"
 #include "exec_sandbox.h"
+#include "exec_tool.h"
 #include "pathgate/common.h"
 
 #define PATHGATE__TEMPLATE_MAX_AGE_S 30
@@ -41,6 +42,7 @@ typedef struct pathgate__exec_template_spec {
     size_t ngrants;
     int unpriv;       /* a root caller: uid 0 inside is the host's 65534, bases idmapped */
     const char *home; /* HOME: a view path inside a writable base; NULL = a private one */
+    const pathgate__exec_tools *tools; /* the toolchains shown; NULL = none */
 } pathgate__exec_template_spec;
 
 typedef struct pathgate__exec_template {
@@ -51,6 +53,7 @@ typedef struct pathgate__exec_template {
     uid_t euid;
     gid_t egid;
     char *home_key;
+    char *tools_key; /* the toolchains' (exec_tool.h), NULL = none */
     /* what was built */
     unsigned long long serial; /* this build's, unique in the process */
     time_t built;

@@ -355,6 +355,35 @@ static int tree_of(pathgate__exec_view *v, int fd, const struct stat *st, uint64
     return tree;
 }
 
+/* The directory fd (st: its fstat) mounted at dir with attr: found again
+ * by its current host path (a caller without privilege), or a detached
+ * copy of its mount made here, idmapped when asked. */
+static int mount_dir(pathgate__exec_view *v, int fd, const struct stat *st, const char *dir,
+                     uint64_t attr, int idmap)
+{
+    int rc;
+    if (!v->unpriv) {
+        char path[4096];
+        if (current_path(fd, path, sizeof path) != 0)
+            return PATHGATE_EINVAL;
+        return bind_host(v, path, dir, st, attr);
+    }
+    if ((rc = pathgate__exec_view_add_dir(v, dir)) != 0 || reserve_op(v))
+        return rc ? rc : PATHGATE_ENOMEM;
+    const char *dst = strf(v, "%s", dir);
+    if (!dst)
+        return PATHGATE_ENOMEM;
+    int tree = tree_of(v, fd, st, attr, idmap);
+    if (tree < 0)
+        return tree;
+    pathgate__exec_view_op op = op_of(PATHGATE__VOP_TREE, dst);
+    op.fd = tree;
+    op.dev = st->st_dev;
+    op.ino = st->st_ino;
+    v->ops[v->nops++] = op; /* reserved above: the tree is never lost */
+    return PATHGATE_OK;
+}
+
 int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only)
 {
     char dir[4200];
@@ -383,26 +412,30 @@ int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *nam
     }
     if (rc)
         return rc;
-    if (!v->unpriv) {
-        char path[4096];
-        if (current_path(fd, path, sizeof path) != 0)
-            return PATHGATE_EINVAL;
-        return bind_host(v, path, dir, &st, attr);
+    return mount_dir(v, fd, &st, dir, attr, !read_only);
+}
+
+int pathgate__exec_view_add_toolchain(pathgate__exec_view *v, int fd, const char *dst)
+{
+    struct stat st;
+    if (fd < 0 || !dst || dst[0] != '/' || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+        return PATHGATE_EINVAL;
+    /* its parents, in the view's root (the caller checked that none is
+     * one of the view's own entries) */
+    char dir[4200];
+    int n = snprintf(dir, sizeof dir, "%s", dst);
+    if (n < 0 || (size_t)n >= sizeof dir)
+        return PATHGATE_ETOOLONG;
+    int rc = PATHGATE_OK;
+    for (char *c = dir + 1; !rc && (c = strchr(c, '/')) != NULL; c++) {
+        *c = '\0';
+        rc = pathgate__exec_view_add_dir(v, dir);
+        *c = '/';
     }
-    if ((rc = pathgate__exec_view_add_dir(v, dir)) != 0 || reserve_op(v))
-        return rc ? rc : PATHGATE_ENOMEM;
-    const char *dst = strf(v, "%s", dir);
-    if (!dst)
-        return PATHGATE_ENOMEM;
-    int tree = tree_of(v, fd, &st, attr, !read_only);
-    if (tree < 0)
-        return tree;
-    pathgate__exec_view_op op = op_of(PATHGATE__VOP_TREE, dst);
-    op.fd = tree;
-    op.dev = st.st_dev;
-    op.ino = st.st_ino;
-    v->ops[v->nops++] = op; /* reserved above: the tree is never lost */
-    return PATHGATE_OK;
+    if (rc)
+        return rc;
+    return mount_dir(v, fd, &st, dst,
+                     PG_MOUNT_ATTR_RDONLY | PG_MOUNT_ATTR_NOSUID | PG_MOUNT_ATTR_NODEV, 0);
 }
 
 int pathgate__exec_view_add_nested(pathgate__exec_view *v, int inner_fd, int outer_fd,

@@ -154,6 +154,12 @@ int pathgate__exec_view_add_host(pathgate__exec_view *v, const char *host, int d
  * view) PATHGATE_EUNSUPPORTED when the base cannot be idmapped. */
 int pathgate__exec_view_add_base(pathgate__exec_view *v, int fd, const char *name, int read_only);
 
+/* Mounts the directory fd read-only, nosuid, nodev at the absolute view
+ * path dst (a toolchain of the host, exec_tool.h), its parent
+ * directories made in the view's root. PATHGATE_ENOMEM / EINVAL /
+ * ETOOLONG / EUNSUPPORTED. */
+int pathgate__exec_view_add_toolchain(pathgate__exec_view *v, int fd, const char *dst);
+
 /* Mounts the directory inner_fd read-only again where it lies now beneath
  * the writable base outer_fd (named outer): found by its descriptor's
  * current path, so a base moved inside its root is found where it went.
