@@ -32,9 +32,8 @@
 
 #include <math.h>
 
-#include "../../core/src/exec/exec_test.h"       /* internal test knobs */
-#include "../../core/src/exec/linux/exec_tool.h" /* the toolchains' check */
-#include "../../core/src/net/netproxy.h"         /* the allowlist's check */
+#include "../../core/src/exec/exec_test.h" /* internal test knobs */
+#include "../../core/src/net/netproxy.h"   /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -455,7 +454,7 @@ static PyObject *pg_check_toolchains(PyObject *module, PyObject *const *args, Py
     if (flag_arg(args[1], &at_host) == 0 && flag_arg(args[2], &base_home) == 0 &&
         str_list_arg(args[0], &holder, &list, "toolchains") == 0) {
         pathgate_error err = PATHGATE_ERROR_INIT;
-        int rc = pathgate__exec_tools_check(list, at_host, base_home, &err);
+        int rc = pathgate_exec_check_toolchains(list, at_host, base_home, &err);
         if (rc < 0)
             pg_raise(st, st->Error, rc, &err);
         else

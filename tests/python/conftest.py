@@ -100,7 +100,16 @@ def mcp_stdio(argv, requests, *, env=None, timeout=120):
 # that need what POSIX lacks (docs/os.md says why for each).
 OS_BACKEND = os.environ.get("PATHGATE_OS_BACKEND", "linux")
 NEEDS_COMMANDS = ("test_execute.py", "test_execute_net.py", "test_exec_findings.py",
-                  "test_exec_policy.py", "test_cli_execute_applies_the_preset")
+                  "test_exec_planted.py", "test_execute_host.py",
+                  "test_exec_policy.py", "test_cli_execute_applies_the_preset",
+                  # single tests of other modules that run a command
+                  "test_a_command_cannot_leave_a_pointer_behind",
+                  "test_hook_managers_files_are_protected", "test_everyday_git_inside_execute",
+                  "test_git_config_refusal_names_the_preset_and_the_file",
+                  "test_history_preset_hides_objects",
+                  "test_tracked_hidden_file_refusal_names_the_preset",
+                  "test_the_hooks_directory_core_hookspath_names",
+                  "test_stdio_stop_counts_no_command_when_none_runs")
 POSIX_SKIPS: dict[str, str] = {}
 
 
@@ -109,7 +118,7 @@ def pytest_collection_modifyitems(config, items):
         return
     for item in items:
         name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
-        if name in NEEDS_COMMANDS or item.name in NEEDS_COMMANDS:
+        if name in NEEDS_COMMANDS or getattr(item, "originalname", item.name) in NEEDS_COMMANDS:
             item.add_marker(pytest.mark.skip(
                 reason=f"needs commands, which this build (PATHGATE_OS={OS_BACKEND}) has none of"))
         elif item.name in POSIX_SKIPS:

@@ -254,6 +254,18 @@ PATHGATE_EXTERN int pathgate_exec_landlock_abi(void);
  */
 PATHGATE_EXTERN unsigned int pathgate_exec_capabilities(void);
 
+/*
+ * The checks the `toolchains` option's directories get at every call
+ * (docs/exec.md "Toolchains of the host"), alone, for a front end that
+ * takes its configuration ahead of the calls: `list` NULL-terminated (NULL
+ * = none), at_host_path and base_home as the options' toolchains_at_host_path
+ * and a `home` inside a base. 0, or PATHGATE_EINVAL / ETOOLONG / ENOMEM
+ * with err set (the message names the entry by its index, never its path);
+ * PATHGATE_EUNSUPPORTED in a build without commands.
+ */
+PATHGATE_EXTERN int pathgate_exec_check_toolchains(const char *const *list, int at_host_path,
+                                                   int base_home, pathgate_error *err);
+
 #ifdef __cplusplus
 }
 #endif

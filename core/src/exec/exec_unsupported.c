@@ -59,3 +59,12 @@ int pathgate_exec_run_session(pathgate_exec_result *out, pathgate_session *sessi
     (void)opts;
     return unsupported(out, err);
 }
+
+int pathgate_exec_check_toolchains(const char *const *list, int at_host_path, int base_home,
+                                   pathgate_error *err)
+{
+    (void)list;
+    (void)at_host_path;
+    (void)base_home;
+    return unsupported(NULL, err);
+}

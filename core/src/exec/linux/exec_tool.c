@@ -226,8 +226,8 @@ int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocato
     return rc;
 }
 
-int pathgate__exec_tools_check(const char *const *list, int at_host_path, int base_home,
-                               pathgate_error *err)
+int pathgate_exec_check_toolchains(const char *const *list, int at_host_path, int base_home,
+                                   pathgate_error *err)
 {
     pathgate__exec_tools t;
     int rc = pathgate__exec_tools_open(&t, NULL, list, at_host_path, base_home, err);

@@ -47,10 +47,6 @@ int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocato
                               const char *const *list, int at_host_path, int base_home,
                               pathgate_error *err);
 
-/* The same checks alone, as a front end's configuration is made. */
-int pathgate__exec_tools_check(const char *const *list, int at_host_path, int base_home,
-                               pathgate_error *err);
-
 void pathgate__exec_tools_dispose(pathgate__exec_tools *t);
 
 #endif
