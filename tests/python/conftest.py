@@ -109,7 +109,8 @@ NEEDS_COMMANDS = ("test_execute.py", "test_execute_net.py", "test_exec_findings.
                   "test_history_preset_hides_objects",
                   "test_tracked_hidden_file_refusal_names_the_preset",
                   "test_the_hooks_directory_core_hookspath_names",
-                  "test_stdio_stop_counts_no_command_when_none_runs")
+                  "test_stdio_stop_counts_no_command_when_none_runs",
+                  "test_execute_description_names_the_toolchains")
 POSIX_SKIPS: dict[str, str] = {}
 
 
