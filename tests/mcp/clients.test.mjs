@@ -51,6 +51,15 @@ function env(extra = {}) {
   return e;
 }
 
+// The clients' environment: not ours, so never under the sanitizer build's
+// preload (Claude Code's own binary dies of it, SIGSEGV at start).
+function clientEnv(extra = {}) {
+  const e = env(extra);
+  delete e.LD_PRELOAD;
+  delete e.ASAN_OPTIONS;
+  return e;
+}
+
 function startHttp() {
   return new Promise((resolve, reject) => {
     const proc = spawn(python, ["-m", "pathgate", "--root", `repo=${repo}`, "mcp", "--http", "127.0.0.1:0"],
@@ -78,7 +87,7 @@ async function viaMcpRemote(url, auth) {
   // "--header", "Authorization:${PATHGATE_AUTH}"], "env": {"PATHGATE_AUTH": "Bearer ..."}
   const transport = new StdioClientTransport({ command: process.execPath,
     args: [bin("mcp-remote"), url, "--header", "Authorization:${PATHGATE_AUTH}"],
-    env: { ...env(), PATHGATE_AUTH: auth }, cwd: home, stderr: "pipe" });
+    env: { ...clientEnv(), PATHGATE_AUTH: auth }, cwd: home, stderr: "pipe" });
   let log = "";
   transport.stderr?.on("data", (d) => { log += d; });
   const client = new Client({ name: "pathgate-clients-test", version: "1.0.0" });
@@ -119,14 +128,14 @@ test("Claude Code's entry: claude mcp add --transport http --header, then it con
   const srv = await startHttp();
   try {
     const add = spawnSync(bin("claude"), ["mcp", "add", "--transport", "http", "pathgate", srv.url,
-      "--header", `Authorization: Bearer ${TOKEN}`], { env: env(), cwd: home, encoding: "utf8", timeout: 120000 });
+      "--header", `Authorization: Bearer ${TOKEN}`], { env: clientEnv(), cwd: home, encoding: "utf8", timeout: 120000 });
     assert.equal(add.status, 0, add.stderr + add.stdout);
     const config = JSON.parse(fs.readFileSync(path.join(home, ".claude.json"), "utf8"));
     const entry = config.projects[home].mcpServers.pathgate;
     assert.deepEqual(entry, { type: "http", url: srv.url, headers: { Authorization: `Bearer ${TOKEN}` } });
     // its own health check connects with the entry
     const list = spawnSync(bin("claude"), ["mcp", "list"],
-      { env: env(), cwd: home, encoding: "utf8", timeout: 120000 });
+      { env: clientEnv(), cwd: home, encoding: "utf8", timeout: 120000 });
     assert.match(list.stdout, /pathgate: .* - ✔ Connected/, list.stdout + list.stderr);
     // and a client given the entry's headers works
     const transport = new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } });
@@ -148,7 +157,7 @@ test("Codex's entry: the TOML of docs/mcp.md is a Streamable HTTP server with a 
   fs.mkdirSync(codexHome, { recursive: true });
   fs.writeFileSync(path.join(codexHome, "config.toml"), m[1]);
   const get = spawnSync(bin("codex"), ["mcp", "get", "pathgate"],
-    { env: env({ CODEX_HOME: codexHome }), cwd: home, encoding: "utf8", timeout: 120000 });
+    { env: clientEnv({ CODEX_HOME: codexHome }), cwd: home, encoding: "utf8", timeout: 120000 });
   assert.equal(get.status, 0, get.stderr + get.stdout);
   assert.match(get.stdout, /transport: streamable_http/);
   assert.match(get.stdout, /url: http:\/\/127\.0\.0\.1:8808\/mcp/);
