@@ -74,7 +74,7 @@ static int build_env(pathgate__exec_plan *p, const char *home, const char *tmp, 
     o[4] = user ? concat(a, "LOGNAME=", user) : NULL;
     /* the toolchains' bin directories first (exec_tool.h) */
     char *first = path_first ? concat(a, "PATH=", path_first) : NULL;
-    o[5] = first ? concat(a, first, ENV_PATH + 5) : NULL;
+    o[5] = first ? concat(a, first, &ENV_PATH[5]) : NULL;
     pathgate__free(a, first);
     p->envp = pathgate__calloc(a, n + 8 + 8, sizeof *p->envp);
     if (!o[0] || !o[1] || (pwd && !o[2]) || (user && (!o[3] || !o[4])) || (path_first && !o[5]) ||
