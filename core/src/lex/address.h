@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "pathgate/resolver.h"
-#include "util/text.h"
+#include "../util/text.h"
 
 /* The configured names: each callback returns the index of the name
  * (exact, byte-wise match) or -1. */
