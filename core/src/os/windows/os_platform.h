@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* No path-only handles or unnamed files on Windows: the NT backend opens
- * with FILE_READ_ATTRIBUTES only where POSIX would take O_PATH. */
+ * with FILE_READ_ATTRIBUTES only where POSIX would take a path-only handle. */
 #define PATHGATE__OS_O_PATH 0x40000000
 #define PATHGATE__OS_O_TMPFILE 0
 #define PATHGATE__OS_HAS_TMPFILE 0
