@@ -96,7 +96,7 @@ int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
  * a symlink judges what it reached (and the rest of t's rel below it):
  * PATHGATE__OS_EHIDDEN when that is hidden, PATHGATE__OS_EPROTECTED when t changes it and it is
  * protected (pathgate__fs_fail_errno reports both). */
-int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode);
 
 /* Nouns of the not-found message. */
 typedef enum pathgate__fs_noun { PATHGATE__FS_FILE, PATHGATE__FS_DIRECTORY } pathgate__fs_noun;
@@ -131,7 +131,7 @@ int pathgate__fs_matches_append(pathgate_fs_matches *dst, pathgate_fs_matches *s
 /* Appends an entry: path is copied (len bytes + NUL); st NULL = no
  * metadata. */
 int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len, int is_dir,
-                           const struct stat *st);
+                           const pathgate__os_stat *st);
 int pathgate__fs_matches_push(pathgate_fs_matches *m, const char *path, size_t path_len,
                               uint64_t line, const char *text, size_t text_len);
 
@@ -218,14 +218,15 @@ int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, u
  * then fstat): the fd, or a negative pathgate code with the message set.
  * *st gets the fstat.
  */
-int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err);
+int pathgate__fs_open_regular(const pathgate__fs_target *t, pathgate__os_stat *st,
+                              pathgate_error *err);
 
 /* Reads the whole regular file fd (size hint from st) into *data (allocated
  * with a; NUL-terminated), *len. PATHGATE_ETOOLARGE (nothing allocated)
  * when it holds more than cap bytes, whatever st says; another negative
  * pathgate code on failure. */
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
-                       const struct stat *st, uint64_t cap);
+                       const pathgate__os_stat *st, uint64_t cap);
 
 /* Room for a temp file's name ".pathgate-<16 hex>.tmp" and a NUL. */
 #define PATHGATE__FS_TEMP_NAME_CAP 64
@@ -245,7 +246,7 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
 /* What an edit read: the file open as fd, and its fstat when it was read. */
 typedef struct pathgate__fs_guard {
     int fd;
-    struct stat st;
+    pathgate__os_stat st;
 } pathgate__fs_guard;
 
 /* pathgate__fs_replace_file_if's answer when the guarded file changed
@@ -321,10 +322,10 @@ typedef struct pathgate__walk_file {
     size_t rel_len;
     const char *sub; /* path from the walk's root (a suffix of rel) */
     size_t sub_len;
-    int is_dir;     /* shallow walks only: a directory */
-    int is_link;    /* a symlink resolving inside the base to a regular
+    int is_dir;           /* shallow walks only: a directory */
+    int is_link;          /* a symlink resolving inside the base to a regular
                        file (or, shallow, a directory) ... */
-    struct stat st; /* ... and its target's fstat (only then) */
+    pathgate__os_stat st; /* ... and its target's fstat (only then) */
 } pathgate__walk_file;
 
 /* What a walk could not see (summed over the tasks emitted). */
@@ -438,7 +439,8 @@ int pathgate__fs_policy_link_target(const pathgate__fs_target *t, const char *ta
 int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err);
 
 /* pathgate__fs_open when t->policy is set. */
-int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
+int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int flags,
+                             unsigned int mode);
 
 /* For a move of the directory src to dst: PATHGATE_EPOLICY (event and
  * message) when something below src is hidden or protected where it is

@@ -220,7 +220,7 @@ int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const
     return rc < 0 ? rc : pathgate__fs_policy_change(t, err);
 }
 
-int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
 {
     if (t->policy)
         return pathgate__fs_policy_open(t, rel ? rel : t->rel, flags, mode);
@@ -270,7 +270,7 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
     }
     if (code == PATHGATE_EIO) {
         const char *a = t ? t->address : "";
-        const char *why = strerrordesc_np(-neg_errno);
+        const char *why = pathgate__errno_text(-neg_errno);
         return pathgate__error_set(err, code, "I/O error on '%s': %s", a, why ? why : "unknown");
     }
     return pathgate__fs_fail(err, code, t, noun);

@@ -304,3 +304,20 @@ int pathgate__os_random(void *out, size_t n)
     close(fd);
     return got == n ? 0 : -EIO;
 }
+
+unsigned int pathgate__os_ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN); /* not POSIX, but on every POSIX system */
+    return n < 1 ? 1u : (unsigned int)n;
+}
+
+int pathgate__os_realpath(const char *path, char *out, size_t cap)
+{
+    char buf[PATH_MAX];
+    if (!realpath(path, buf))
+        return -errno;
+    if (strlen(buf) >= cap)
+        return -ENAMETOOLONG;
+    strcpy(out, buf);
+    return 0;
+}

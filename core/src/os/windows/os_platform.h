@@ -28,6 +28,74 @@
 #ifndef O_NONBLOCK
 #define O_NONBLOCK 0
 #endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0 /* no controlling terminals */
+#endif
+
+/* The longest name, in UTF-8 bytes: NTFS's 255 UTF-16 units, each at most
+ * three bytes of UTF-8 (a unit of a surrogate pair: two units, four bytes). */
+#define PATHGATE__OS_NAME_MAX 765
+
+/* Host paths: Windows spelling (drive, UNC and \\?\ paths; '/' read as
+ * '\'). */
+#define PATHGATE__OS_HOST_CONVENTION PATHGATE_CONVENTION_WINDOWS
+#define PATHGATE__OS_HOST_SEP '\\'
+static inline int pathgate__os_win_sep(char c)
+{
+    return c == '\\' || c == '/';
+}
+static inline int pathgate__os_host_absolute(const char *p)
+{
+    int letter = (p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z');
+    return (letter && p[1] == ':' && pathgate__os_win_sep(p[2])) ||
+           (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1]));
+}
+/* The root of a volume (`C:\`, `\\?\C:\`, `\\server\share`): a base there
+ * would serve the whole volume. */
+static inline int pathgate__os_win_drive_root(const char *p)
+{
+    return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+           (p[2] == '\0' || (pathgate__os_win_sep(p[2]) && p[3] == '\0'));
+}
+static inline int pathgate__os_host_is_fs_root(const char *p)
+{
+    if (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1]) && (p[2] == '?' || p[2] == '.') &&
+        pathgate__os_win_sep(p[3])) {
+        p += 4;
+        if (!((p[0] == 'U' || p[0] == 'u') && (p[1] == 'N' || p[1] == 'n') &&
+              (p[2] == 'C' || p[2] == 'c') && pathgate__os_win_sep(p[3])))
+            return pathgate__os_win_drive_root(p);
+        p += 4; /* \\?\UNC\server\share */
+    } else if (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1])) {
+        p += 2; /* \\server\share */
+    } else {
+        return pathgate__os_win_drive_root(p);
+    }
+    int parts = 0; /* server and share, with at most a trailing separator */
+    while (*p) {
+        while (pathgate__os_win_sep(*p))
+            p++;
+        if (!*p)
+            break;
+        parts++;
+        while (*p && !pathgate__os_win_sep(*p))
+            p++;
+    }
+    return parts <= 2;
+}
+
+/* os.h's calls on a held handle (a C runtime descriptor over the NT
+ * HANDLE), implemented by os/windows/. */
+int pathgate__os_close(int fd);
+int64_t pathgate__os_read(int fd, void *buf, size_t n);
+int64_t pathgate__os_write(int fd, const void *buf, size_t n);
+int64_t pathgate__os_pread(int fd, void *buf, size_t n, uint64_t off);
+int64_t pathgate__os_seek(int fd, int64_t off, int whence);
+int pathgate__os_fsync(int fd);
+int pathgate__os_truncate(int fd, uint64_t len);
+int pathgate__os_dup(int fd);
+int pathgate__os_set_append(int fd);
+int pathgate__os_set_blocking(int fd);
 
 /* A listing of the Windows backend: one record per entry, the UTF-8 name
  * converted from the directory's UTF-16 once, when it is read. */
