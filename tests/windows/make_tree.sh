@@ -2,7 +2,7 @@
 # make_tree.sh DIR - the tree test_os_windows opens under wine, made on the
 # Linux side (wine cannot make symlinks): DIR/root with files, a deep chain
 # of directories longer than MAX_PATH, and symlinks wine shows as reparse
-# points (outward, absolute, inward, and a loop); DIR/outside beside it;
+# points (outward, absolute, inward, a loop, and a dangling one); DIR/outside beside it;
 # DIR/scratch for the suites that change things (with a link outward).
 set -eu
 dir=$1
@@ -17,6 +17,7 @@ ln -s a "$dir/root/inlink"
 ln -s /etc "$dir/root/abslink"
 ln -s loop2 "$dir/root/loop1"
 ln -s loop1 "$dir/root/loop2"
+ln -s ../outside/created.txt "$dir/root/dangle"
 mkdir -p "$dir/scratch"
 ln -s ../outside "$dir/scratch/outlink"
 mkdir -p "$dir/emptydir"

@@ -146,10 +146,10 @@ static void test_bad_names_change_nothing(void **state)
 {
     (void)state;
     int d = scratch_dir("names");
-    static const char *const bad[] = {
-        "CON",     "nul.txt",     "COM1.ext", "LPT\xC2\xB9", "aux .c",   "a:b",
-        "x::$DATA", "trailing.", "space ",   "PROGRA~1",    "a\\b",     "a*",
-        "q?",      "\xFF",        "\xED\xA0\x80", "conin$"};
+    static const char *const bad[] = {"CON",    "nul.txt",  "COM1.ext",     "LPT\xC2\xB9",
+                                      "aux .c", "a:b",      "x::$DATA",     "trailing.",
+                                      "space ", "PROGRA~1", "a\\b",         "a*",
+                                      "q?",     "\xFF",     "\xED\xA0\x80", "conin$"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = pathgate__os_openat(d, bad[i], O_WRONLY | O_CREAT, 0644);
         if (rc != -EINVAL)
@@ -197,21 +197,39 @@ static void test_links(void **state)
     /* never opened through, whatever the flags */
     assert_int_equal(pathgate__os_openat(r, "dirlink", O_RDONLY, 0), -ELOOP);
     assert_int_equal(pathgate__os_openat(r, "DIRLINK", O_RDONLY | O_DIRECTORY, 0), -ELOOP);
-    assert_int_equal(pathgate__os_openat(r, "dirlink", PATHGATE__OS_O_PATH | O_NOFOLLOW, 0), -ELOOP);
-    assert_int_equal(pathgate__contain_open(r, "dirlink", O_RDONLY | O_NOFOLLOW, 0, 0), -ELOOP);
-    assert_int_equal(pathgate__contain_open_how(r, "inlink/b/file.txt", O_RDONLY, 0,
-                                                PATHGATE__CONTAIN_NO_LINKS),
+    assert_int_equal(pathgate__os_openat(r, "dirlink", PATHGATE__OS_O_PATH | O_NOFOLLOW, 0),
                      -ELOOP);
+    assert_int_equal(pathgate__contain_open(r, "dirlink", O_RDONLY | O_NOFOLLOW, 0, 0), -ELOOP);
+    assert_int_equal(
+        pathgate__contain_open_how(r, "inlink/b/file.txt", O_RDONLY, 0, PATHGATE__CONTAIN_NO_LINKS),
+        -ELOOP);
     assert_int_equal(pathgate__contain_probe_how(r, "dirlink", PATHGATE__CONTAIN_NO_LINKS), -ELOOP);
-    /* a loop never opens (wine 8 leaves dangling links out of listings and
-     * answers an I/O error for them; Windows, a reparse point: -ELOOP) */
+    /* a loop never opens (wine 8 leaves dangling links out of listings:
+     * -ENOENT; Windows lists a reparse point: -ELOOP) */
     int rc = pathgate__contain_open(r, "loop1/x", O_RDONLY, 0, 0);
-    assert_true(rc == -ELOOP || rc == -EIO);
+    assert_true(rc == -ELOOP || rc == -ENOENT);
+    /* a dangling link outward: creating through it creates nothing */
+    pathgate__os_stat st;
+    int t = pathgate__os_open_root(g_tree);
+    assert_true(t >= 0);
+    static const int creates[] = {O_WRONLY | O_CREAT, O_WRONLY | O_CREAT | O_TRUNC,
+                                  O_RDWR | O_CREAT | O_APPEND, O_WRONLY | O_CREAT | O_EXCL};
+    for (size_t i = 0; i < sizeof creates / sizeof creates[0]; i++) {
+        rc = pathgate__contain_open(r, "dangle", creates[i], 0644, 0);
+        assert_true(rc < 0);
+        assert_true(rc == -ELOOP || rc == -EEXIST);
+        rc = pathgate__os_openat(r, "dangle", creates[i], 0644);
+        assert_true(rc == -ELOOP || rc == -EEXIST);
+        int o = pathgate__os_openat(t, "outside", O_RDONLY | O_DIRECTORY, 0);
+        assert_int_equal(pathgate__os_statat(o, "created.txt", 0, &st), -ENOENT);
+        close(o);
+    }
+    assert_int_equal(pathgate__os_mkdirat(r, "dangle", 0755), -EEXIST);
+    close(t);
     /* not a link: -EINVAL */
     assert_int_equal(pathgate__os_readlinkat(r, "a", buf, sizeof buf), -EINVAL);
     assert_int_equal(pathgate__os_readlinkat(r, "top.txt", buf, sizeof buf), -EINVAL);
-    /* lstat sees the link, stat what it leads to */
-    pathgate__os_stat st;
+    /* lstat sees the link */
     assert_int_equal(pathgate__os_statat(r, "dirlink", PATHGATE__OS_STAT_NOFOLLOW, &st), 0);
     assert_int_equal(st.type, PATHGATE__OS_T_LNK);
     assert_true(listing_has(r, "dirlink", PATHGATE__OS_T_LNK));

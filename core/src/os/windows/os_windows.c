@@ -244,14 +244,31 @@ pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int
             access |= FILE_READ_ATTRIBUTES;
         }
     }
+    /* A name the listing does not show is created, never opened: wine 8
+     * leaves a dangling link out of listings, and an open-if through it
+     * would create the file it points to, wherever that is. */
     if (!exists)
-        disposition = (open_flags & O_EXCL) ? W_FILE_CREATE : W_FILE_OPEN_IF;
+        disposition = W_FILE_CREATE;
     else if ((open_flags & O_TRUNC) && acc != O_RDONLY)
         disposition = W_FILE_OVERWRITE;
     else
         disposition = W_FILE_OPEN;
     HANDLE h = NULL;
     rc = nt_open(dir, &n, access, share, disposition, options, 0, &h);
+    if (rc == -EEXIST && !exists && !(open_flags & O_EXCL)) {
+        /* made by someone else since the listing, or hidden from it */
+        int again = pathgate__os_win_listed(dir, n.w, n.k, &e);
+        if (again == -ENOENT)
+            return -ELOOP; /* there, but not listed: a dangling link (wine) */
+        if (again)
+            return again;
+        if (IS_LINK(e.attributes))
+            return -ELOOP;
+        if (IS_DIR(e.attributes))
+            return -EISDIR;
+        disposition = ((open_flags & O_TRUNC) && acc != O_RDONLY) ? W_FILE_OVERWRITE : W_FILE_OPEN;
+        rc = nt_open(dir, &n, access, share, disposition, options, 0, &h);
+    }
     if (rc)
         return rc;
     int crt = acc == O_RDONLY ? _O_RDONLY : 0;

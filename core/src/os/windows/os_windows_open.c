@@ -99,6 +99,8 @@ int pathgate__os_win_errno_of_status(long st)
         return -EISDIR;
     case 0xC000050BUL: /* STATUS_REPARSE_POINT_ENCOUNTERED */
     case 0x8000002DUL: /* STATUS_STOPPED_ON_SYMLINK */
+    case 0xC0000280UL: /* STATUS_REPARSE_POINT_NOT_RESOLVED (wine: a dangling link) */
+    case 0xC0000279UL: /* STATUS_IO_REPARSE_TAG_NOT_HANDLED */
         return -ELOOP;
     case 0xC0000022UL: /* STATUS_ACCESS_DENIED */
     case 0xC0000121UL: /* STATUS_CANNOT_DELETE */
@@ -239,6 +241,8 @@ int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name,
     st = NtQueryDirectoryFile(dir, NULL, NULL, NULL, &io, &buf, sizeof buf,
                               WIN_FILE_ID_BOTH_DIRECTORY_INFORMATION, TRUE, &us, TRUE);
     CloseHandle(dir);
+    if (st == (NTSTATUS)0x80000006L) /* STATUS_NO_MORE_FILES: no such entry */
+        return -ENOENT;
     if (!NT_SUCCESS(st))
         return pathgate__os_win_errno_of_status(st);
     e->attributes = buf.d.FileAttributes;
