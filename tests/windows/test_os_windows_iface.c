@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "os.h"
+#include "os_windows.h"
 
 static char g_root[4096];    /* Z:/.../root */
 static char g_scratch[4096]; /* Z:/.../scratch */
@@ -237,6 +238,81 @@ static void test_links(void **state)
     assert_int_equal(pathgate__os_symlinkat("a", r, "newlink"), -ENOSYS);
     assert_int_equal(pathgate__os_statat(r, "newlink", PATHGATE__OS_STAT_NOFOLLOW, &st), -ENOENT);
     close(r);
+}
+
+/* A REPARSE_DATA_BUFFER of a symlink (flags: 1 relative) or, with
+ * flags < 0, a junction; the substitute name `sub`, a print name "p". */
+static size_t reparse(unsigned char *out, unsigned long tag, long flags, const wchar_t *sub)
+{
+    size_t n = wcslen(sub) * 2, at = 0;
+    memset(out, 0, 1024);
+    memcpy(out, &tag, 4);
+    uint16_t sub_off = 0, sub_len = (uint16_t)n, print_off = (uint16_t)(n + 2), print_len = 2;
+    memcpy(out + 8, &sub_off, 2);
+    memcpy(out + 10, &sub_len, 2);
+    memcpy(out + 12, &print_off, 2);
+    memcpy(out + 14, &print_len, 2);
+    at = 16;
+    if (flags >= 0) {
+        uint32_t f = (uint32_t)flags;
+        memcpy(out + at, &f, 4);
+        at += 4;
+    }
+    memcpy(out + at, sub, n);
+    out[at + n + 2] = 'p';
+    at += n + 4;
+    uint16_t data_len = (uint16_t)(at - 8);
+    memcpy(out + 4, &data_len, 2);
+    return at;
+}
+
+/* The targets of links as readlink gives them (the parsing of
+ * FSCTL_GET_REPARSE_POINT, which wine 8 cannot answer, on buffers made
+ * here): relative with '/', absolute behind a '/' so that the walk refuses
+ * it as absolute, anything malformed refused. */
+static void test_reparse_targets(void **state)
+{
+    (void)state;
+    unsigned char b[1024];
+    char out[256];
+    const unsigned long sym = 0xA000000Cul, mnt = 0xA0000003ul;
+    size_t n = reparse(b, sym, 1, L"..\\sibling\\x");
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), 12);
+    assert_string_equal(out, "../sibling/x");
+    n = reparse(b, sym, 1, L"a");
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), 1);
+    assert_string_equal(out, "a");
+    n = reparse(b, sym, 0, L"\\??\\C:\\Windows");
+    assert_true(pathgate__os_win_reparse_target(b, n, out, sizeof out) > 0);
+    assert_string_equal(out, "/C:/Windows");
+    n = reparse(b, sym, 0, L"\\??\\UNC\\server\\share\\x");
+    assert_true(pathgate__os_win_reparse_target(b, n, out, sizeof out) > 0);
+    assert_string_equal(out, "//server/share/x");
+    n = reparse(b, mnt, -1, L"\\??\\C:\\root\\inside");
+    assert_true(pathgate__os_win_reparse_target(b, n, out, sizeof out) > 0);
+    assert_string_equal(out, "/C:/root/inside"); /* a junction: always absolute */
+    n = reparse(b, mnt, -1, L"\\??\\Volume{0123}\\");
+    assert_true(pathgate__os_win_reparse_target(b, n, out, sizeof out) > 0);
+    assert_int_equal(out[0], '/');
+    /* a relative target that is not valid UTF-16 (a lone surrogate) */
+    const wchar_t lone[] = {L'a', 0xD800, L'b', 0};
+    n = reparse(b, sym, 1, lone);
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), -EINVAL);
+    /* too long for the caller's buffer */
+    n = reparse(b, sym, 1, L"abcdefgh");
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, 8), -ENAMETOOLONG);
+    /* other reparse points (OneDrive, dedup, WSL) are not links pathgate reads */
+    n = reparse(b, 0x9000001Aul, 1, L"x");
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), -ELOOP);
+    /* offsets past the buffer, odd offsets, a truncated header */
+    n = reparse(b, sym, 1, L"abc");
+    uint16_t big = 2000, odd = 1;
+    memcpy(b + 10, &big, 2);
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), -EIO);
+    n = reparse(b, sym, 1, L"abc");
+    memcpy(b + 8, &odd, 2);
+    assert_int_equal(pathgate__os_win_reparse_target(b, n, out, sizeof out), -EIO);
+    assert_int_equal(pathgate__os_win_reparse_target(b, 10, out, sizeof out), -EIO);
 }
 
 /* Deleting a link deletes the link, never what it leads to. */
@@ -543,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_contained_open_and_read),
         cmocka_unit_test(test_bad_names_change_nothing),
         cmocka_unit_test(test_links),
+        cmocka_unit_test(test_reparse_targets),
         cmocka_unit_test(test_unlink_of_a_link_keeps_the_target),
         cmocka_unit_test(test_stat),
         cmocka_unit_test(test_listing),

@@ -754,21 +754,30 @@ long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf,
          * FSCTL_GET_REPARSE_POINT) is a link that is never followed */
         return -ELOOP;
     }
+    return pathgate__os_win_reparse_target(&data, io.Information, buf, size);
+}
+
+long pathgate__os_win_reparse_target(const void *data, size_t len, char *buf, size_t size)
+{
+    const reparse_data *r = data;
+    const size_t head = offsetof(reparse_data, u);
+    if (len < head + sizeof(ULONG) || len > 16 * 1024)
+        return -EIO;
     const WCHAR *base;
     int relative = 0;
-    if (data.r.tag == W_IO_REPARSE_TAG_SYMLINK) {
-        base = data.r.u.symlink.path;
-        relative = (data.r.u.symlink.flags & W_SYMLINK_FLAG_RELATIVE) != 0;
-    } else if (data.r.tag == W_IO_REPARSE_TAG_MOUNT_POINT) {
-        base = data.r.u.mount.path;
+    if (r->tag == W_IO_REPARSE_TAG_SYMLINK) {
+        base = r->u.symlink.path;
+        relative = (r->u.symlink.flags & W_SYMLINK_FLAG_RELATIVE) != 0;
+    } else if (r->tag == W_IO_REPARSE_TAG_MOUNT_POINT) {
+        base = r->u.mount.path;
     } else {
         return -ELOOP; /* another kind of reparse point: not a link pathgate reads */
     }
-    size_t end = (size_t)data.r.sub_off + data.r.sub_len;
-    if (end > sizeof data - (size_t)((const char *)base - data.bytes))
+    size_t at = (size_t)((const char *)base - (const char *)data);
+    if ((r->sub_off | r->sub_len) & 1 || at + r->sub_off + r->sub_len > len)
         return -EIO;
-    return link_text(base + data.r.sub_off / sizeof(WCHAR), data.r.sub_len / (int)sizeof(WCHAR),
-                     relative, buf, size);
+    return link_text(base + r->sub_off / sizeof(WCHAR), r->sub_len / (int)sizeof(WCHAR), relative,
+                     buf, size);
 }
 
 /* A second handle of the entry h holds, with `access` (the os.h handle

@@ -66,6 +66,15 @@ int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name,
  * -ENOTDIR, -EACCES, -EIO. */
 int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_handle *out);
 
+/* The target of a link from its REPARSE_DATA_BUFFER (len bytes, as
+ * FSCTL_GET_REPARSE_POINT gives it) into buf, as os.h's readlink gives it:
+ * a relative symlink with '/' separators; an absolute one (every
+ * junction and mount point) beginning with '/' ("\??\C:\x" -> "/C:/x",
+ * "\??\UNC\s\x" -> "//s/x"), so that every layer refusing absolute
+ * targets refuses it. Its length, or -ELOOP (not a symlink or junction),
+ * -EIO (malformed), -EINVAL (not valid UTF-16), -ENAMETOOLONG. */
+long pathgate__os_win_reparse_target(const void *data, size_t len, char *buf, size_t size);
+
 /* What pathgate__os_win_open_beneath opens the last component as. */
 #define PATHGATE__OS_WIN_FILE 0 /* a file, for reading */
 #define PATHGATE__OS_WIN_DIR 1  /* a directory, for listing */
