@@ -7,7 +7,11 @@
 #ifndef PATHGATE_OS_PLATFORM_H
 #define PATHGATE_OS_PLATFORM_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <io.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* No path-only handles or unnamed files on Windows: the NT backend opens
@@ -84,18 +88,76 @@ static inline int pathgate__os_host_is_fs_root(const char *p)
     return parts <= 2;
 }
 
-/* os.h's calls on a held handle (a C runtime descriptor over the NT
- * HANDLE), implemented by os/windows/. */
-int pathgate__os_close(int fd);
-int64_t pathgate__os_read(int fd, void *buf, size_t n);
-int64_t pathgate__os_write(int fd, const void *buf, size_t n);
-int64_t pathgate__os_pread(int fd, void *buf, size_t n, uint64_t off);
-int64_t pathgate__os_seek(int fd, int64_t off, int whence);
-int pathgate__os_fsync(int fd);
-int pathgate__os_truncate(int fd, uint64_t len);
-int pathgate__os_dup(int fd);
-int pathgate__os_set_append(int fd);
-int pathgate__os_set_blocking(int fd);
+/* os.h's calls on a held handle: a C runtime descriptor over the NT
+ * HANDLE (_open_osfhandle), so these are the runtime's own calls. */
+static inline int pathgate__os_close(int fd)
+{
+    return _close(fd) < 0 ? -errno : 0;
+}
+
+/* The runtime reads and writes at most INT_MAX bytes at a time. */
+static inline int64_t pathgate__os_read(int fd, void *buf, size_t n)
+{
+    int r = _read(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned int)n);
+    return r < 0 ? -errno : r;
+}
+
+static inline int64_t pathgate__os_write(int fd, const void *buf, size_t n)
+{
+    int r = _write(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned int)n);
+    return r < 0 ? -errno : r;
+}
+
+static inline int64_t pathgate__os_seek(int fd, int64_t off, int whence)
+{
+    int64_t r = _lseeki64(fd, off, whence);
+    return r < 0 ? -errno : r;
+}
+
+/* No pread in the runtime: a read at off, the position put back (the
+ * core's handles are its own: no other thread moves them meanwhile). */
+static inline int64_t pathgate__os_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    int64_t pos = _lseeki64(fd, 0, SEEK_CUR);
+    if (pos < 0 || _lseeki64(fd, (int64_t)off, SEEK_SET) < 0)
+        return -errno;
+    int64_t r = pathgate__os_read(fd, buf, n);
+    if (_lseeki64(fd, pos, SEEK_SET) < 0 && r >= 0)
+        return -errno;
+    return r;
+}
+
+static inline int pathgate__os_fsync(int fd)
+{
+    return _commit(fd) < 0 ? -errno : 0;
+}
+
+static inline int pathgate__os_truncate(int fd, uint64_t len)
+{
+    int e = _chsize_s(fd, (int64_t)len);
+    return e ? -e : 0;
+}
+
+static inline int pathgate__os_dup(int fd)
+{
+    int r = _dup(fd);
+    return r < 0 ? -errno : r;
+}
+
+/* The runtime cannot turn O_APPEND on for an open descriptor: the
+ * position goes to the end instead (the handles it is used on, an atomic
+ * write's own temp file, have no other writer). */
+static inline int pathgate__os_set_append(int fd)
+{
+    return _lseeki64(fd, 0, SEEK_END) < 0 ? -errno : 0;
+}
+
+/* No O_NONBLOCK opens on Windows: nothing to turn off. */
+static inline int pathgate__os_set_blocking(int fd)
+{
+    (void)fd;
+    return 0;
+}
 
 /* A listing of the Windows backend: one record per entry, the UTF-8 name
  * converted from the directory's UTF-16 once, when it is read. */
