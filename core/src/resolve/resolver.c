@@ -1089,6 +1089,40 @@ static int is_read_only_dir(const pathgate_resolver *r, const pathgate__os_stat 
     return 0;
 }
 
+/* walk_up where `..` of a handle cannot be opened (NT has no relative
+ * `..`: -EXDEV): the same walk over the handle's own host path
+ * (pathgate__os_fd_path), each ancestor opened by its path. */
+static int walk_up_by_path(int dirfd, int (*stop)(const void *ctx, const pathgate__os_stat *st),
+                           const void *ctx)
+{
+    char path[PATHGATE_PATH_MAX + 1];
+    int rc = pathgate__os_fd_path(dirfd, path, sizeof path);
+    if (rc < 0)
+        return rc;
+    for (int depth = 0; depth <= WALK_MAX; depth++) {
+        int fd = pathgate__os_open_root(path);
+        if (fd < 0)
+            return fd;
+        pathgate__os_stat st;
+        rc = pathgate__os_statat(fd, "", 0, &st);
+        pathgate__os_close(fd);
+        if (rc < 0 || (rc = stop(ctx, &st)) != 0)
+            return rc;
+        if (pathgate__os_host_is_fs_root(path))
+            return 0;
+        char *cut = NULL; /* the last separator */
+        for (char *s = path; *s; s++)
+            if (*s == '/' || *s == PATHGATE__OS_HOST_SEP)
+                cut = s;
+        if (!cut)
+            return 0;
+        cut[1] = '\0'; /* the parent, its separator kept when it is a root */
+        if (!pathgate__os_host_is_fs_root(path))
+            cut[0] = '\0';
+    }
+    return -ELOOP;
+}
+
 /* Walks up from dirfd through `..`, calling stop(ctx, st) on each
  * directory (dirfd's first): a non-zero answer ends the walk with it. 0
  * when the filesystem root is passed without an answer; -errno. */
@@ -1109,6 +1143,8 @@ static int walk_up(int dirfd, int (*stop)(const void *ctx, const pathgate__os_st
         }
         int up = pathgate__os_openat(cur >= 0 ? cur : dirfd, "..",
                                      PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        if (up == -EXDEV && depth == 0)
+            return walk_up_by_path(dirfd, stop, ctx);
         if (up < 0) {
             rc = up;
             break;
