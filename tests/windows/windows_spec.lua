@@ -45,13 +45,17 @@ describe("the Lua module on Windows", function()
     assert.are.equal("mod:Some Mod/descriptor.mod", r:address_of(TOP .. [[\mods\Some Mod\descriptor.mod]]))
     -- escapes and Windows-only spellings are refused before any open
     for _, bad in ipairs { "root:repo/../outside/secret.txt", "root:repo/CON", "root:repo/nul.txt",
-                           "root:repo/a:b", "root:repo/PROGRA~1", "root:repo/x.txt.",
-                           [[root:repo/a\b]] } do
-      local res, msg = r:read(bad)
+                           "root:repo/common/aux.c", "root:repo/a:b", "root:repo/f.txt::$DATA",
+                           "root:repo/PROGRA~1", "root:repo/x.txt.", "root:repo/x /y.txt",
+                           "root:repo/a?b", "root:repo/COM\194\185" } do
+      local res, msg, code = r:read(bad)
       assert.is_nil(res, bad)
-      assert.is_string(msg)
+      assert.are.equal("invalid_path", code, bad)
       assert.is_nil(msg:find(TOP, 1, true), "a host path in: " .. msg)
+      assert.is_false(r:resolve(bad, { require_exists = false }).ok, bad)
+      assert.is_nil((r:write(bad, "x")), bad) -- nothing is created under any spelling
     end
+    assert.is_nil(io.open(REPO .. [[\x.txt]], "rb"))
   end)
 
   it("reads, writes, edits, moves and deletes inside the root only", function()

@@ -31,6 +31,7 @@
 #include "policy_internal.h"
 #include "registry.h"
 #include "text.h"
+#include "winname.h"
 
 typedef struct base {
     char *name; /* root key or mod name */
@@ -638,8 +639,24 @@ static int locate_absolute(pathgate_reason *reason, located *loc, const pathgate
     return PATHGATE_OK;
 }
 
-static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
-                  const char *text, size_t len, const char *base_text, size_t base_len)
+/* 1 when a name of rel breaks a Windows name rule (lex/winname.h): on a
+ * Windows base that name is refused before anything reaches the kernel. */
+static int breaks_windows_names(const char *rel, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && rel[j] != '/')
+            j++;
+        if (j > i && pathgate__winname_check(rel + i, j - i) != PATHGATE__WINNAME_OK)
+            return 1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+static int locate_lexical(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                          const char *text, size_t len, const char *base_text, size_t base_len)
 {
     pathgate__names names = names_of(r);
     pathgate__parsed p;
@@ -674,6 +691,20 @@ static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver
         pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod,
                                 b->name, b->name_len, base_rel, base_rel_len, p.text, p.len);
     return PATHGATE_OK;
+}
+
+/* An address, URI or host path -> base + canonical address, lexically;
+ * on a Windows base every name of it is judged by the Windows name rules
+ * (docs/windows.md, "Name rules"): a name they refuse is a syntax error,
+ * for every operation, before anything reaches the kernel. */
+static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                  const char *text, size_t len, const char *base_text, size_t base_len)
+{
+    int rc = locate_lexical(reason, loc, r, text, len, base_text, base_len);
+    if (rc == 0 && *reason == PATHGATE_REASON_OK && PATHGATE__OS_WINDOWS_NAMES &&
+        breaks_windows_names(loc->addr + loc->rel_off, loc->len - loc->rel_off))
+        *reason = PATHGATE_REASON_SYNTAX;
+    return rc;
 }
 
 /* The kernel's answer (rc of a probe) about an address whose lexical form
@@ -889,6 +920,8 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
     size_t n;
     if (pathgate__address_split(&is_mod, &index, &s, &n, address ? address : "", len, &names) != 0)
         return PATHGATE_EINVALIDPATH;
+    if (PATHGATE__OS_WINDOWS_NAMES && breaks_windows_names(s, n))
+        return PATHGATE_EINVALIDPATH; /* as locate says */
     if (base_index)
         *base_index = is_mod ? r->nroots + (size_t)index : (size_t)index;
     if (rel)

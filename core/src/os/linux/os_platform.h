@@ -14,6 +14,9 @@
 /* The longest name, in bytes. */
 #define PATHGATE__OS_NAME_MAX NAME_MAX
 
+/* Windows name rules (lex/winname.h) do not apply: `aux.c` is a name. */
+#define PATHGATE__OS_WINDOWS_NAMES 0
+
 /* Host paths: POSIX spelling. */
 #define PATHGATE__OS_HOST_CONVENTION PATHGATE_CONVENTION_POSIX
 #define PATHGATE__OS_HOST_SEP '/'

@@ -40,6 +40,11 @@
  * three bytes of UTF-8 (a unit of a surrogate pair: two units, four bytes). */
 #define PATHGATE__OS_NAME_MAX 765
 
+/* Every name of an address is judged by the Windows name rules
+ * (lex/winname.h) when it is resolved: devices, streams, trailing dots and
+ * spaces, reserved characters, 8.3 shapes are refused lexically. */
+#define PATHGATE__OS_WINDOWS_NAMES 1
+
 /* Host paths: Windows spelling (drive, UNC and \\?\ paths; '/' read as
  * '\'). */
 #define PATHGATE__OS_HOST_CONVENTION PATHGATE_CONVENTION_WINDOWS
