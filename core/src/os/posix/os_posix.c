@@ -4,6 +4,7 @@
  * no-replace, futimens and fchmod on real handles, read/write copies,
  * /dev/urandom. What POSIX lacks answers -ENOSYS (docs/os.md).
  */
+#define _XOPEN_SOURCE 700 /* realpath: the X/Open System Interfaces of POSIX 2008 */
 #include "os.h"
 
 #include <dirent.h>
