@@ -385,9 +385,22 @@ static void test_stat(void **state)
     assert_int_equal(pathgate__os_statat(r, "missing", 0, &st), -ENOENT);
     assert_int_equal(pathgate__os_statat(r, "..", 0, &st), -EXDEV);
     assert_int_equal(pathgate__os_statat(-1, "x", 0, &st), -EBADF);
-    /* case: NTFS and wine find a name in any case */
+    /* case: NTFS and wine find a name in any case; one spelling is kept,
+     * the directory's own */
     assert_int_equal(pathgate__os_statat(r, "TOP.TXT", 0, &st), 0);
     assert_int_equal(st.size, 4);
+    char name[64], real[256];
+    assert_int_equal(pathgate__os_stored_name(r, "Top.TXT", name, sizeof name), 0);
+    assert_string_equal(name, "top.txt");
+    assert_int_equal(pathgate__os_stored_name(r, "Top.TXT", name, 7), -ENAMETOOLONG);
+    assert_int_equal(pathgate__os_stored_name(r, "nope", name, sizeof name), -ENOENT);
+    assert_int_equal(pathgate__os_stored_name(r, "nul", name, sizeof name), -EINVAL);
+    assert_int_equal(pathgate__contain_real_rel(real, sizeof real, r, "A/B/FILE.TXT", 0), 0);
+    assert_string_equal(real, "a/b/file.txt");
+    assert_int_equal(pathgate__contain_real_rel(real, sizeof real, r, "A/Missing/X", 0), 0);
+    assert_string_equal(real, "a/Missing/X"); /* what does not exist stays as written */
+    assert_int_equal(pathgate__contain_real_rel(real, sizeof real, r, "A/../TOP.txt", 0), 0);
+    assert_string_equal(real, "top.txt");
     close(r);
 }
 

@@ -110,6 +110,25 @@ static void walk_close(walk *w)
         close(w->fds[--w->depth]);
 }
 
+/* Notes the name of an entry that exists in dirfd (real_rel): as the
+ * directory stores it, where names are found in any case (os.h,
+ * pathgate__os_stored_name), so that one file has one spelling. */
+static void names_push_entry(walk *w, int dirfd, const char *name)
+{
+    if (!w->names)
+        return;
+#if PATHGATE__OS_NAMES_FOLD
+    char stored[4 * NAME_MAX + 1];
+    if (pathgate__os_stored_name(dirfd, name, stored, sizeof stored) == 0) {
+        names_push(w->names, stored, strlen(stored));
+        return;
+    }
+#else
+    (void)dirfd;
+#endif
+    names_push(w->names, name, strlen(name));
+}
+
 /* Splices a symlink target in front of what is left of the path (which
  * begins with '/' or is empty), relative to the link's directory. */
 static int walk_follow(walk *w, const char *target, size_t len)
@@ -189,8 +208,8 @@ static int walk_enter(walk *w, const char *name)
             close(fd);
             return -ENAMETOOLONG;
         }
+        names_push_entry(w, walk_cur(w), name);
         w->fds[w->depth++] = fd;
-        names_push(w->names, name, strlen(name));
         return 0;
     }
     int err = -fd;
@@ -295,7 +314,9 @@ static int walk_run(walk *w, int flags, unsigned int mode)
         }
         int again;
         rc = walk_final(w, name, &c, flags, mode, &again);
-        if (!again && !c.dot && (rc >= 0 || rc == -ENOENT))
+        if (!again && !c.dot && rc >= 0)
+            names_push_entry(w, walk_cur(w), name);
+        else if (!again && !c.dot && rc == -ENOENT)
             names_push(w->names, name, strlen(name));
         if (!again || rc < 0)
             return rc;

@@ -475,6 +475,34 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
     return rc;
 }
 
+int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name, char *out, size_t cap)
+{
+    HANDLE dir = pathgate__os_win_handle_of(dirfd);
+    if (!dir)
+        return -EBADF;
+    wname n;
+    int rc = name_of(name, &n);
+    if (rc == 0 && n.k == 0) {
+        size_t len = strlen(name);
+        if (len >= cap)
+            return -ENAMETOOLONG;
+        memcpy(out, name, len + 1);
+        return 0;
+    }
+    pathgate__os_win_entry e;
+    if (rc || (rc = pathgate__os_win_listed(dir, n.w, n.k, &e)) != 0)
+        return rc;
+    int len = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, e.name, e.name_units, NULL, 0,
+                                  NULL, NULL);
+    if (len <= 0)
+        return -EINVAL;
+    if ((size_t)len >= cap)
+        return -ENAMETOOLONG;
+    WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, e.name, e.name_units, out, len, NULL, NULL);
+    out[len] = '\0';
+    return 0;
+}
+
 int pathgate__os_dir_rewind(pathgate__os_fd fd)
 {
     /* every pathgate__os_dir_read_all lists from the start already */

@@ -50,6 +50,8 @@ typedef struct pathgate__os_win_entry {
     unsigned long reparse_tag; /* IO_REPARSE_TAG_*, when a reparse point */
     uint64_t file_id, size;
     int64_t created, accessed, written, changed;
+    int name_units; /* the name as the directory stores it */
+    wchar_t name[PATHGATE__OS_WIN_NAME_UNITS + 1];
 } pathgate__os_win_entry;
 
 /* The entry `name` (units UTF-16 units, no wildcard) of the directory

@@ -253,6 +253,11 @@ int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name,
     e->accessed = buf.d.LastAccessTime.QuadPart;
     e->written = buf.d.LastWriteTime.QuadPart;
     e->changed = buf.d.ChangeTime.QuadPart;
+    e->name_units = (int)(buf.d.FileNameLength / sizeof(WCHAR));
+    if (e->name_units > NAME_UNITS_MAX)
+        return -EIO;
+    memcpy(e->name, buf.d.FileName, buf.d.FileNameLength);
+    e->name[e->name_units] = 0;
     return 0;
 }
 
