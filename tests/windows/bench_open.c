@@ -1,13 +1,18 @@
 /* bench_open.c - the cost of containment on Windows: a contained open and
- * read (pathgate__os_win_open_beneath, one component at a time) against a
- * plain CreateFileW + ReadFile of the same file, as ratios measured in one
- * run (scripts/windows.sh prints them; never a timed assertion).
+ * read, through os.h (pathgate__contain_open, the component walk the
+ * portable core uses, then read) and through the direct NT opener
+ * (pathgate__os_win_open_beneath), against a plain CreateFileW + ReadFile
+ * of the same file, as ratios measured in one run (scripts/windows.sh
+ * prints them; never a timed assertion).
  *
  *   bench_open.exe TREE   (the tree of make_tree.sh, a Unix path: Z:) */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <windows.h>
 
+#include "os.h"
 #include "os_windows.h"
 
 #define ROUNDS 5
@@ -33,6 +38,17 @@ static int contained(pathgate__os_win_handle root, const char *rel)
     return n > 0 ? 0 : -1;
 }
 
+static int walked(int root, const char *rel)
+{
+    char buf[64];
+    int fd = pathgate__contain_open(root, rel, O_RDONLY, 0, 0);
+    if (fd < 0)
+        return -1;
+    int n = read(fd, buf, sizeof buf);
+    close(fd);
+    return n > 0 ? 0 : -1;
+}
+
 static int plain(const WCHAR *path)
 {
     HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
@@ -55,13 +71,17 @@ int main(int argc, char **argv)
     pathgate__os_win_handle root;
     if (pathgate__os_win_open_root(root_path, strlen(root_path), &root))
         return 1;
+    int root_fd = pathgate__os_open_root(root_path);
+    if (root_fd < 0)
+        return 1;
     char deep[512] = "";
     for (int i = 0; i < 30; i++)
         strcat(deep, "d123456789/");
     strcat(deep, "deep.txt");
     const char *rels[] = {"top.txt", "a/b/file.txt", deep};
     const int comps[] = {1, 3, 31};
-    printf("containment cost under wine (%d x %d opens + reads each; ratio = contained / plain):\n",
+    printf("containment cost under wine (%d x %d opens + reads each; ratio = contained / plain;\n"
+           "os.h = pathgate__contain_open + read, nt = the direct NT opener):\n",
            ROUNDS, ITERS);
     for (int k = 0; k < 3; k++) {
         char full[2048];
@@ -71,7 +91,7 @@ int main(int argc, char **argv)
         for (WCHAR *p = wfull + 4; *p; p++)
             if (*p == L'/')
                 *p = L'\\';
-        double tc = 0, tp = 0;
+        double tc = 0, tp = 0, tw = 0;
         for (int r = 0; r < ROUNDS; r++) { /* interleaved: the machine's noise hits both */
             double t0 = now();
             for (int i = 0; i < ITERS; i++)
@@ -82,14 +102,21 @@ int main(int argc, char **argv)
                 if (plain(wfull))
                     return 1;
             double t2 = now();
+            for (int i = 0; i < ITERS; i++)
+                if (walked(root_fd, rels[k]))
+                    return 1;
+            double t3 = now();
             tc += t1 - t0;
             tp += t2 - t1;
+            tw += t3 - t2;
         }
         double n = (double)ROUNDS * ITERS;
-        printf("  %2d component(s): contained %.1f us, plain %.1f us, ratio %.2f, per component "
-               "%.1f us\n",
-               comps[k], 1e6 * tc / n, 1e6 * tp / n, tc / tp, 1e6 * tc / n / comps[k]);
+        printf("  %2d component(s): os.h %.1f us (ratio %.2f, %.1f us per component), nt %.1f us "
+               "(ratio %.2f), plain %.1f us\n",
+               comps[k], 1e6 * tw / n, tw / tp, 1e6 * tw / n / comps[k], 1e6 * tc / n, tc / tp,
+               1e6 * tp / n);
     }
     pathgate__os_win_close(root);
+    close(root_fd);
     return 0;
 }

@@ -528,6 +528,13 @@ static void test_rename(void **state)
     assert_int_equal(st.type, PATHGATE__OS_T_DIR);
     assert_int_equal(pathgate__os_renameat(d, "dir2", d2, "moved", PATHGATE__OS_RENAME_EXCHANGE),
                      -ENOSYS);
+    /* a directory held by a handle (a walk in it) cannot be moved away */
+    int held = pathgate__os_openat(d, "dir2", O_RDONLY | O_DIRECTORY, 0);
+    assert_true(held >= 0);
+    assert_int_equal(pathgate__os_renameat(d, "dir2", d, "dir3", 0), -EBUSY);
+    assert_int_equal(pathgate__os_statat(d, "dir2", 0, &st), 0);
+    close(held);
+    assert_int_equal(pathgate__os_renameat(d, "dir2", d, "dir3", 0), 0);
     assert_int_equal(pathgate__os_renameat(d, "missing", d, "x", 0), -ENOENT);
     close(d);
     close(d2);
