@@ -545,6 +545,21 @@ static void test_rename(void **state)
     close(held);
     assert_int_equal(pathgate__os_renameat(d, "dir2", d, "dir3", 0), 0);
     assert_int_equal(pathgate__os_renameat(d, "missing", d, "x", 0), -ENOENT);
+    /* a file and a directory never replace each other (POSIX's errors),
+     * and a directory does not replace another: nothing changes */
+    put(d, "file", "F");
+    assert_int_equal(pathgate__os_mkdirat(d, "empty", 0755), 0);
+    assert_int_equal(pathgate__os_renameat(d, "file", d, "empty", 0), -EISDIR);
+    assert_int_equal(pathgate__os_renameat(d, "empty", d, "file", 0), -ENOTDIR);
+    assert_int_equal(pathgate__os_renameat(d, "dir3", d, "empty", 0), -EEXIST);
+    assert_string_equal(get(d, "file"), "F");
+    assert_int_equal(pathgate__os_statat(d, "empty", 0, &st), 0);
+    assert_int_equal(st.type, PATHGATE__OS_T_DIR);
+    assert_int_equal(pathgate__os_statat(d, "dir3", 0, &st), 0);
+    /* onto itself: nothing to do */
+    assert_int_equal(pathgate__os_renameat(d, "dir3", d, "dir3", 0), 0);
+    assert_int_equal(pathgate__os_renameat(d, "file", d, "file", 0), 0);
+    assert_string_equal(get(d, "file"), "F");
     close(d);
     close(d2);
 }

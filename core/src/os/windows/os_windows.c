@@ -652,6 +652,23 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
     pathgate__os_win_entry e;
     if ((rc = pathgate__os_win_listed(od, on.w, on.k, &e)) != 0)
         return rc;
+    if (!(flags & PATHGATE__OS_RENAME_NOREPLACE)) {
+        /* POSIX's answers where a file and a directory would replace each
+         * other (Windows says "access denied"; wine 8 even replaces a file
+         * with a directory), and a directory never replaces another here */
+        pathgate__os_win_entry t;
+        rc = pathgate__os_win_listed(nd, nn.w, nn.k, &t);
+        if (rc == 0) {
+            int sdir = IS_DIR(e.attributes) && !IS_LINK(e.attributes);
+            int tdir = IS_DIR(t.attributes) && !IS_LINK(t.attributes);
+            if (sdir != tdir)
+                return sdir ? -ENOTDIR : -EISDIR;
+            if (sdir && t.file_id != e.file_id)
+                return -EEXIST; /* POSIX would replace an empty one: not atomic here */
+        } else if (rc != -ENOENT) {
+            return rc;
+        }
+    }
     if ((rc = open_for_delete(od, &on, 0, &e, &h)) != 0)
         return rc;
     ULONG f = W_RENAME_POSIX_SEMANTICS;
