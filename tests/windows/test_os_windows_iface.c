@@ -651,6 +651,27 @@ static void test_times_and_mode(void **state)
     assert_int_equal(pathgate__os_statat(d, "f", 0, &st), 0);
     assert_int_equal(st.mode, 0666);
     close(fd);
+    /* read-only files are deleted and replaced as on POSIX */
+    put(d, "ro", "R");
+    put(d, "ro2", "R2");
+    put(d, "src", "S");
+    for (int i = 0; i < 2; i++) {
+        fd = pathgate__os_openat(d, i ? "ro2" : "ro", PATHGATE__OS_O_PATH, 0);
+        assert_int_equal(pathgate__os_fchmod(fd, 0444), 0);
+        close(fd);
+    }
+    assert_int_equal(pathgate__os_unlinkat(d, "ro", 0), 0);
+    assert_int_equal(pathgate__os_statat(d, "ro", 0, &st), -ENOENT);
+    assert_int_equal(pathgate__os_renameat(d, "src", d, "ro2", 0), 0);
+    assert_string_equal(get(d, "ro2"), "S");
+    /* a directory's attributes survive a chmod */
+    assert_int_equal(pathgate__os_mkdirat(d, "sub", 0755), 0);
+    fd = pathgate__os_openat(d, "sub", PATHGATE__OS_O_PATH, 0);
+    assert_int_equal(pathgate__os_fchmod(fd, 0555), 0);
+    assert_int_equal(pathgate__os_statat(fd, "", 0, &st), 0);
+    assert_int_equal(st.type, PATHGATE__OS_T_DIR);
+    assert_int_equal(pathgate__os_fchmod(fd, 0755), 0);
+    close(fd);
     close(d);
 }
 

@@ -71,6 +71,7 @@ NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID a
 /* FileRenameInformationEx flags */
 #define W_RENAME_REPLACE_IF_EXISTS 0x1u
 #define W_RENAME_POSIX_SEMANTICS 0x2u
+#define W_RENAME_IGNORE_READONLY 0x40u
 #define W_FSCTL_GET_REPARSE_POINT 0x000900A8u
 #define W_IO_REPARSE_TAG_MOUNT_POINT 0xA0000003u
 #define W_IO_REPARSE_TAG_SYMLINK 0xA000000Cu
@@ -531,6 +532,20 @@ int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int m
     return 0;
 }
 
+/* FILE_BASIC_INFORMATION: times of 0 and attributes of 0 are left as
+ * they are. */
+typedef struct basic_info {
+    LARGE_INTEGER created, accessed, written, changed;
+    ULONG attributes;
+} basic_info;
+
+/* The attributes a FileBasicInformation may set (not the directory,
+ * reparse, compression, encryption or sparse bits). */
+#define VALID_SET_ATTRIBUTES                                                                       \
+    (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM |                     \
+     FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_NORMAL | FILE_ATTRIBUTE_TEMPORARY |                   \
+     FILE_ATTRIBUTE_OFFLINE | FILE_ATTRIBUTE_NOT_CONTENT_INDEXED)
+
 /* Opens the entry n of dir for a change of its name (DELETE access), the
  * entry itself even when it is a link. *e is its listing. */
 static int open_for_delete(HANDLE dir, const wname *n, ACCESS_MASK more,
@@ -588,15 +603,34 @@ int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int 
         return -ENOTDIR;
     if (!(flags & PATHGATE__OS_REMOVE_DIR) && is_dir)
         return -EISDIR;
-    if ((rc = open_for_delete(dir, &n, 0, &e, &h)) != 0)
+    int readonly = (e.attributes & FILE_ATTRIBUTE_READONLY) != 0;
+    if ((rc = open_for_delete(dir, &n, readonly ? FILE_WRITE_ATTRIBUTES : 0, &e, &h)) != 0)
         return rc;
     /* POSIX semantics: the name goes now, even while others hold the
-     * file open; else the classic delete-on-close. */
+     * file open, read-only or not; else the classic delete-on-close. */
     ULONG ex = W_DISPOSITION_DELETE | W_DISPOSITION_POSIX_SEMANTICS | W_DISPOSITION_IGNORE_READONLY;
     rc = set_info(h, &ex, sizeof ex, W_FILE_DISPOSITION_INFORMATION_EX);
     if (rc == -ENOSYS || rc == -EINVAL) {
         BOOLEAN del = TRUE;
         rc = set_info(h, &del, sizeof del, W_FILE_DISPOSITION_INFORMATION);
+        if (rc == -EACCES && readonly) {
+            /* the classic delete refuses a read-only file, which POSIX
+             * deletes: the attribute goes first, and comes back if the
+             * delete still fails */
+            basic_info b;
+            memset(&b, 0, sizeof b);
+            b.attributes = (e.attributes & ~(ULONG)FILE_ATTRIBUTE_READONLY) & VALID_SET_ATTRIBUTES;
+            if (!b.attributes)
+                b.attributes = FILE_ATTRIBUTE_NORMAL;
+            if (set_info(h, &b, sizeof b, W_FILE_BASIC_INFORMATION) == 0) {
+                rc = set_info(h, &del, sizeof del, W_FILE_DISPOSITION_INFORMATION);
+                if (rc) {
+                    b.attributes |= FILE_ATTRIBUTE_READONLY;
+                    b.attributes &= ~(ULONG)FILE_ATTRIBUTE_NORMAL;
+                    set_info(h, &b, sizeof b, W_FILE_BASIC_INFORMATION);
+                }
+            }
+        }
     }
     CloseHandle(h);
     return rc;
@@ -671,7 +705,7 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
     }
     if ((rc = open_for_delete(od, &on, 0, &e, &h)) != 0)
         return rc;
-    ULONG f = W_RENAME_POSIX_SEMANTICS;
+    ULONG f = W_RENAME_POSIX_SEMANTICS | W_RENAME_IGNORE_READONLY;
     if (!(flags & PATHGATE__OS_RENAME_NOREPLACE))
         f |= W_RENAME_REPLACE_IF_EXISTS;
     rc = set_name(h, nd, &nn, f, W_FILE_RENAME_INFORMATION_EX, W_FILE_RENAME_INFORMATION);
@@ -835,11 +869,6 @@ static int reopen(HANDLE h, ACCESS_MASK access, HANDLE *out)
                    out);
 }
 
-typedef struct basic_info {
-    LARGE_INTEGER created, accessed, written, changed;
-    ULONG attributes;
-} basic_info;
-
 int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
 {
     HANDLE h = pathgate__os_win_handle_of(fd), w = NULL;
@@ -859,6 +888,7 @@ int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
         return rc;
     basic_info s;
     memset(&s, 0, sizeof s); /* times 0: unchanged */
+    attr &= VALID_SET_ATTRIBUTES;
     s.attributes = attr ? attr : FILE_ATTRIBUTE_NORMAL;
     rc = set_info(w, &s, sizeof s, W_FILE_BASIC_INFORMATION);
     CloseHandle(w);
