@@ -471,6 +471,7 @@ static void test_create_truncate_append(void **state)
     assert_int_equal(pathgate__os_mkdirat(d, "sub", 0755), -EEXIST);
     assert_int_equal(pathgate__os_mkdirat(d, "f", 0755), -EEXIST);
     assert_int_equal(pathgate__os_openat(d, "sub", O_WRONLY, 0), -EISDIR);
+    assert_int_equal(pathgate__os_openat(d, "sub", O_RDONLY | O_CREAT, 0644), -EISDIR);
     assert_int_equal(pathgate__os_openat(d, "f", O_RDONLY | O_DIRECTORY, 0), -ENOTDIR);
     assert_int_equal(pathgate__os_mkdirat(d, "missing/x", 0755), -EINVAL);
     close(d);

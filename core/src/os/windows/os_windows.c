@@ -219,7 +219,7 @@ pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int
         is_dir = IS_DIR(e.attributes);
         if ((open_flags & O_DIRECTORY) && !is_dir)
             return -ENOTDIR;
-        if (is_dir && (acc != O_RDONLY || (open_flags & O_TRUNC)))
+        if (is_dir && (acc != O_RDONLY || (open_flags & (O_TRUNC | O_CREAT))))
             return -EISDIR;
     } else if (open_flags & O_DIRECTORY) {
         return -ENOENT;
