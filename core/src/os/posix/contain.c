@@ -32,8 +32,14 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#ifndef NAME_MAX
-#define NAME_MAX 255
+/* The longest name, in bytes: the backend's where it says (Windows: 255
+ * UTF-16 units are up to 765 bytes of UTF-8), else the system's. */
+#if defined(PATHGATE__OS_NAME_MAX)
+#define WALK_NAME_MAX PATHGATE__OS_NAME_MAX
+#elif defined(NAME_MAX)
+#define WALK_NAME_MAX NAME_MAX
+#else
+#define WALK_NAME_MAX 255
 #endif
 #ifdef O_SEARCH
 #define DIR_ENTER (O_SEARCH | O_DIRECTORY)
@@ -118,7 +124,7 @@ static void names_push_entry(walk *w, int dirfd, const char *name)
     if (!w->names)
         return;
 #if PATHGATE__OS_NAMES_FOLD
-    char stored[4 * NAME_MAX + 1];
+    char stored[4 * WALK_NAME_MAX + 1];
     if (pathgate__os_stored_name(dirfd, name, stored, sizeof stored) == 0) {
         names_push(w->names, stored, strlen(stored));
         return;
@@ -289,7 +295,7 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
  */
 static int walk_run(walk *w, int flags, unsigned int mode)
 {
-    char name[NAME_MAX + 1];
+    char name[WALK_NAME_MAX + 1];
     for (;;) {
         component c;
         walk_next(w, &c);
@@ -302,7 +308,7 @@ static int walk_run(walk *w, int flags, unsigned int mode)
             name[0] = '.';
             name[1] = '\0';
         } else {
-            if (c.n > NAME_MAX)
+            if (c.n > WALK_NAME_MAX)
                 return -ENAMETOOLONG;
             memcpy(name, w->buf + c.s, c.n);
             name[c.n] = '\0';
