@@ -32,8 +32,14 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#ifndef NAME_MAX
-#define NAME_MAX 255
+/* The longest name, in bytes: the backend's where it says (Windows: 255
+ * UTF-16 units are up to 765 bytes of UTF-8), else the system's. */
+#if defined(PATHGATE__OS_NAME_MAX)
+#define WALK_NAME_MAX PATHGATE__OS_NAME_MAX
+#elif defined(NAME_MAX)
+#define WALK_NAME_MAX NAME_MAX
+#else
+#define WALK_NAME_MAX 255
 #endif
 #ifdef O_SEARCH
 #define DIR_ENTER (O_SEARCH | O_DIRECTORY)
@@ -108,6 +114,25 @@ static void walk_close(walk *w)
 {
     while (w->depth > 0)
         close(w->fds[--w->depth]);
+}
+
+/* Notes the name of an entry that exists in dirfd (real_rel): as the
+ * directory stores it, where names are found in any case (os.h,
+ * pathgate__os_stored_name), so that one file has one spelling. */
+static void names_push_entry(walk *w, int dirfd, const char *name)
+{
+    if (!w->names)
+        return;
+#if PATHGATE__OS_NAMES_FOLD
+    char stored[4 * WALK_NAME_MAX + 1];
+    if (pathgate__os_stored_name(dirfd, name, stored, sizeof stored) == 0) {
+        names_push(w->names, stored, strlen(stored));
+        return;
+    }
+#else
+    (void)dirfd;
+#endif
+    names_push(w->names, name, strlen(name));
 }
 
 /* Splices a symlink target in front of what is left of the path (which
@@ -189,8 +214,8 @@ static int walk_enter(walk *w, const char *name)
             close(fd);
             return -ENAMETOOLONG;
         }
+        names_push_entry(w, walk_cur(w), name);
         w->fds[w->depth++] = fd;
-        names_push(w->names, name, strlen(name));
         return 0;
     }
     int err = -fd;
@@ -270,7 +295,7 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
  */
 static int walk_run(walk *w, int flags, unsigned int mode)
 {
-    char name[NAME_MAX + 1];
+    char name[WALK_NAME_MAX + 1];
     for (;;) {
         component c;
         walk_next(w, &c);
@@ -283,7 +308,7 @@ static int walk_run(walk *w, int flags, unsigned int mode)
             name[0] = '.';
             name[1] = '\0';
         } else {
-            if (c.n > NAME_MAX)
+            if (c.n > WALK_NAME_MAX)
                 return -ENAMETOOLONG;
             memcpy(name, w->buf + c.s, c.n);
             name[c.n] = '\0';
@@ -295,7 +320,9 @@ static int walk_run(walk *w, int flags, unsigned int mode)
         }
         int again;
         rc = walk_final(w, name, &c, flags, mode, &again);
-        if (!again && !c.dot && (rc >= 0 || rc == -ENOENT))
+        if (!again && !c.dot && rc >= 0)
+            names_push_entry(w, walk_cur(w), name);
+        else if (!again && !c.dot && rc == -ENOENT)
             names_push(w->names, name, strlen(name));
         if (!again || rc < 0)
             return rc;

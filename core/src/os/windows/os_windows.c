@@ -71,6 +71,7 @@ NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID a
 /* FileRenameInformationEx flags */
 #define W_RENAME_REPLACE_IF_EXISTS 0x1u
 #define W_RENAME_POSIX_SEMANTICS 0x2u
+#define W_RENAME_IGNORE_READONLY 0x40u
 #define W_FSCTL_GET_REPARSE_POINT 0x000900A8u
 #define W_IO_REPARSE_TAG_MOUNT_POINT 0xA0000003u
 #define W_IO_REPARSE_TAG_SYMLINK 0xA000000Cu
@@ -218,7 +219,7 @@ pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int
         is_dir = IS_DIR(e.attributes);
         if ((open_flags & O_DIRECTORY) && !is_dir)
             return -ENOTDIR;
-        if (is_dir && (acc != O_RDONLY || (open_flags & O_TRUNC)))
+        if (is_dir && (acc != O_RDONLY || (open_flags & (O_TRUNC | O_CREAT))))
             return -EISDIR;
     } else if (open_flags & O_DIRECTORY) {
         return -ENOENT;
@@ -475,6 +476,34 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
     return rc;
 }
 
+int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name, char *out, size_t cap)
+{
+    HANDLE dir = pathgate__os_win_handle_of(dirfd);
+    if (!dir)
+        return -EBADF;
+    wname n;
+    int rc = name_of(name, &n);
+    if (rc == 0 && n.k == 0) {
+        size_t len = strlen(name);
+        if (len >= cap)
+            return -ENAMETOOLONG;
+        memcpy(out, name, len + 1);
+        return 0;
+    }
+    pathgate__os_win_entry e;
+    if (rc || (rc = pathgate__os_win_listed(dir, n.w, n.k, &e)) != 0)
+        return rc;
+    int len = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, e.name, e.name_units, NULL, 0,
+                                  NULL, NULL);
+    if (len <= 0)
+        return -EINVAL;
+    if ((size_t)len >= cap)
+        return -ENAMETOOLONG;
+    WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, e.name, e.name_units, out, len, NULL, NULL);
+    out[len] = '\0';
+    return 0;
+}
+
 int pathgate__os_dir_rewind(pathgate__os_fd fd)
 {
     /* every pathgate__os_dir_read_all lists from the start already */
@@ -502,6 +531,20 @@ int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int m
     CloseHandle(h);
     return 0;
 }
+
+/* FILE_BASIC_INFORMATION: times of 0 and attributes of 0 are left as
+ * they are. */
+typedef struct basic_info {
+    LARGE_INTEGER created, accessed, written, changed;
+    ULONG attributes;
+} basic_info;
+
+/* The attributes a FileBasicInformation may set (not the directory,
+ * reparse, compression, encryption or sparse bits). */
+#define VALID_SET_ATTRIBUTES                                                                       \
+    (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM |                     \
+     FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_NORMAL | FILE_ATTRIBUTE_TEMPORARY |                   \
+     FILE_ATTRIBUTE_OFFLINE | FILE_ATTRIBUTE_NOT_CONTENT_INDEXED)
 
 /* Opens the entry n of dir for a change of its name (DELETE access), the
  * entry itself even when it is a link. *e is its listing. */
@@ -560,15 +603,34 @@ int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int 
         return -ENOTDIR;
     if (!(flags & PATHGATE__OS_REMOVE_DIR) && is_dir)
         return -EISDIR;
-    if ((rc = open_for_delete(dir, &n, 0, &e, &h)) != 0)
+    int readonly = (e.attributes & FILE_ATTRIBUTE_READONLY) != 0;
+    if ((rc = open_for_delete(dir, &n, readonly ? FILE_WRITE_ATTRIBUTES : 0, &e, &h)) != 0)
         return rc;
     /* POSIX semantics: the name goes now, even while others hold the
-     * file open; else the classic delete-on-close. */
+     * file open, read-only or not; else the classic delete-on-close. */
     ULONG ex = W_DISPOSITION_DELETE | W_DISPOSITION_POSIX_SEMANTICS | W_DISPOSITION_IGNORE_READONLY;
     rc = set_info(h, &ex, sizeof ex, W_FILE_DISPOSITION_INFORMATION_EX);
     if (rc == -ENOSYS || rc == -EINVAL) {
         BOOLEAN del = TRUE;
         rc = set_info(h, &del, sizeof del, W_FILE_DISPOSITION_INFORMATION);
+        if (rc == -EACCES && readonly) {
+            /* the classic delete refuses a read-only file, which POSIX
+             * deletes: the attribute goes first, and comes back if the
+             * delete still fails */
+            basic_info b;
+            memset(&b, 0, sizeof b);
+            b.attributes = (e.attributes & ~(ULONG)FILE_ATTRIBUTE_READONLY) & VALID_SET_ATTRIBUTES;
+            if (!b.attributes)
+                b.attributes = FILE_ATTRIBUTE_NORMAL;
+            if (set_info(h, &b, sizeof b, W_FILE_BASIC_INFORMATION) == 0) {
+                rc = set_info(h, &del, sizeof del, W_FILE_DISPOSITION_INFORMATION);
+                if (rc) {
+                    b.attributes |= FILE_ATTRIBUTE_READONLY;
+                    b.attributes &= ~(ULONG)FILE_ATTRIBUTE_NORMAL;
+                    set_info(h, &b, sizeof b, W_FILE_BASIC_INFORMATION);
+                }
+            }
+        }
     }
     CloseHandle(h);
     return rc;
@@ -624,9 +686,26 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
     pathgate__os_win_entry e;
     if ((rc = pathgate__os_win_listed(od, on.w, on.k, &e)) != 0)
         return rc;
+    if (!(flags & PATHGATE__OS_RENAME_NOREPLACE)) {
+        /* POSIX's answers where a file and a directory would replace each
+         * other (Windows says "access denied"; wine 8 even replaces a file
+         * with a directory), and a directory never replaces another here */
+        pathgate__os_win_entry t;
+        rc = pathgate__os_win_listed(nd, nn.w, nn.k, &t);
+        if (rc == 0) {
+            int sdir = IS_DIR(e.attributes) && !IS_LINK(e.attributes);
+            int tdir = IS_DIR(t.attributes) && !IS_LINK(t.attributes);
+            if (sdir != tdir)
+                return sdir ? -ENOTDIR : -EISDIR;
+            if (sdir && t.file_id != e.file_id)
+                return -EEXIST; /* POSIX would replace an empty one: not atomic here */
+        } else if (rc != -ENOENT) {
+            return rc;
+        }
+    }
     if ((rc = open_for_delete(od, &on, 0, &e, &h)) != 0)
         return rc;
-    ULONG f = W_RENAME_POSIX_SEMANTICS;
+    ULONG f = W_RENAME_POSIX_SEMANTICS | W_RENAME_IGNORE_READONLY;
     if (!(flags & PATHGATE__OS_RENAME_NOREPLACE))
         f |= W_RENAME_REPLACE_IF_EXISTS;
     rc = set_name(h, nd, &nn, f, W_FILE_RENAME_INFORMATION_EX, W_FILE_RENAME_INFORMATION);
@@ -790,11 +869,6 @@ static int reopen(HANDLE h, ACCESS_MASK access, HANDLE *out)
                    out);
 }
 
-typedef struct basic_info {
-    LARGE_INTEGER created, accessed, written, changed;
-    ULONG attributes;
-} basic_info;
-
 int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
 {
     HANDLE h = pathgate__os_win_handle_of(fd), w = NULL;
@@ -814,6 +888,7 @@ int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
         return rc;
     basic_info s;
     memset(&s, 0, sizeof s); /* times 0: unchanged */
+    attr &= VALID_SET_ATTRIBUTES;
     s.attributes = attr ? attr : FILE_ATTRIBUTE_NORMAL;
     rc = set_info(w, &s, sizeof s, W_FILE_BASIC_INFORMATION);
     CloseHandle(w);

@@ -1,4 +1,5 @@
-/* os_windows_open.c - contained opens on NT handles (os_windows.h). */
+/* os_windows_open.c - the building blocks of the NT backend (os_windows.h):
+ * errors, UTF-16 names, a root from a Windows path, one entry's listing. */
 #include <errno.h>
 #include <windows.h>
 /* after windows.h */
@@ -6,7 +7,6 @@
 
 #include "os_windows.h"
 #include "text.h"
-#include "winname.h"
 
 /* Not in mingw's winternl.h. */
 NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID apc_context,
@@ -14,20 +14,10 @@ NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID a
                                     BOOLEAN single, PUNICODE_STRING mask, BOOLEAN restart);
 
 #define WIN_FILE_ID_BOTH_DIRECTORY_INFORMATION 37
-/* FileAttributeTagInformation (35) */
-typedef struct win_attribute_tag {
-    ULONG attributes, reparse_tag;
-} win_attribute_tag;
-#define WIN_FILE_ATTRIBUTE_TAG_INFORMATION 35
 
-#define WIN_STATUS_REPARSE_POINT_ENCOUNTERED ((NTSTATUS)0xC000050BL)
-#define WIN_STATUS_STOPPED_ON_SYMLINK ((NTSTATUS)0x8000002DL)
 #define WIN_FILE_OPEN 0x00000001
 #define WIN_FILE_DIRECTORY_FILE 0x00000001
-#define WIN_FILE_NON_DIRECTORY_FILE 0x00000040
 #define WIN_FILE_SYNCHRONOUS_IO_NONALERT 0x00000020
-#define WIN_FILE_OPEN_REPARSE_POINT 0x00200000
-#define WIN_FILE_OPEN_FOR_BACKUP_INTENT 0x00004000
 
 /* The longest component in UTF-16 units (NTFS: 255). */
 #define NAME_UNITS_MAX PATHGATE__OS_WIN_NAME_UNITS
@@ -253,122 +243,10 @@ int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name,
     e->accessed = buf.d.LastAccessTime.QuadPart;
     e->written = buf.d.LastWriteTime.QuadPart;
     e->changed = buf.d.ChangeTime.QuadPart;
+    e->name_units = (int)(buf.d.FileNameLength / sizeof(WCHAR));
+    if (e->name_units > NAME_UNITS_MAX)
+        return -EIO;
+    memcpy(e->name, buf.d.FileName, buf.d.FileNameLength);
+    e->name[e->name_units] = 0;
     return 0;
-}
-
-/* One component: check, then open relative to parent. */
-static int open_component(HANDLE parent, const char *name, size_t n, int last, int what,
-                          HANDLE *out, int *verdict)
-{
-    pathgate__winname v = pathgate__winname_check(name, n);
-    if (v != PATHGATE__WINNAME_OK) {
-        *verdict = (int)v;
-        return -EINVAL;
-    }
-    WCHAR w[NAME_UNITS_MAX + 1];
-    int k = pathgate__os_win_utf16(w, NAME_UNITS_MAX, name, n);
-    if (k <= 0)
-        return -ENAMETOOLONG; /* valid UTF-8 (checked above), so too long */
-    UNICODE_STRING us = {(USHORT)(k * sizeof(WCHAR)), (USHORT)(k * sizeof(WCHAR)), w};
-    OBJECT_ATTRIBUTES oa;
-    InitializeObjectAttributes(&oa, &us, OBJ_CASE_INSENSITIVE | OBJ_DONT_REPARSE, parent, NULL);
-
-    /* The attributes first, relative to the same parent: what wine shows. */
-    pathgate__os_win_entry entry;
-    int rc = pathgate__os_win_listed(parent, w, k, &entry);
-    if (rc)
-        return rc;
-    ULONG attributes = entry.attributes;
-    if (attributes & FILE_ATTRIBUTE_REPARSE_POINT)
-        return -ELOOP;
-    int is_dir = (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
-    if (!last && !is_dir)
-        return -ENOTDIR;
-    if (last && what == PATHGATE__OS_WIN_FILE && is_dir)
-        return -EISDIR;
-    if (last && what == PATHGATE__OS_WIN_DIR && !is_dir)
-        return -ENOTDIR;
-
-    ACCESS_MASK access = SYNCHRONIZE | FILE_READ_ATTRIBUTES;
-    ULONG share = FILE_SHARE_READ | FILE_SHARE_WRITE; /* a held directory: no DELETE */
-    ULONG options = WIN_FILE_SYNCHRONOUS_IO_NONALERT | WIN_FILE_OPEN_REPARSE_POINT;
-    if (is_dir) {
-        access |= FILE_LIST_DIRECTORY | FILE_TRAVERSE;
-        options |= WIN_FILE_DIRECTORY_FILE | WIN_FILE_OPEN_FOR_BACKUP_INTENT;
-    } else {
-        if (what == PATHGATE__OS_WIN_FILE)
-            access |= FILE_READ_DATA;
-        share |= FILE_SHARE_DELETE;
-        options |= WIN_FILE_NON_DIRECTORY_FILE;
-    }
-    IO_STATUS_BLOCK io;
-    HANDLE h = NULL;
-    NTSTATUS st =
-        NtCreateFile(&h, access, &oa, &io, NULL, 0, share, WIN_FILE_OPEN, options, NULL, 0);
-    if (st == WIN_STATUS_REPARSE_POINT_ENCOUNTERED || st == WIN_STATUS_STOPPED_ON_SYMLINK)
-        return -ELOOP;
-    if (!NT_SUCCESS(st))
-        return pathgate__os_win_errno_of_status(st);
-    /* What was opened (FILE_OPEN_REPARSE_POINT: a link itself, on Windows)
-     * must not be a link either: a link made between the check and the
-     * open. */
-    win_attribute_tag tag;
-    st = NtQueryInformationFile(h, &io, &tag, sizeof tag,
-                                (FILE_INFORMATION_CLASS)WIN_FILE_ATTRIBUTE_TAG_INFORMATION);
-    if (!NT_SUCCESS(st) || (tag.attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
-        CloseHandle(h);
-        return NT_SUCCESS(st) ? -ELOOP : pathgate__os_win_errno_of_status(st);
-    }
-    *out = h;
-    return 0;
-}
-
-int pathgate__os_win_open_beneath(pathgate__os_win_handle root, const char *rel, size_t len,
-                                  int what, pathgate__os_win_handle *out, int *verdict)
-{
-    *out = NULL;
-    *verdict = 0;
-    if (!root || !rel || len == 0)
-        return -EINVAL;
-    HANDLE parent = root;
-    size_t i = 0;
-    int rc = 0;
-    while (i <= len) {
-        const char *name = rel + i;
-        const char *slash = memchr(name, '/', len - i);
-        size_t n = slash ? (size_t)(slash - name) : len - i;
-        int last = !slash;
-        HANDLE h = NULL;
-        rc = open_component(parent, name, n, last, what, &h, verdict);
-        if (parent != root)
-            CloseHandle(parent);
-        if (rc)
-            return rc;
-        parent = h;
-        i += n + 1;
-        if (last)
-            break;
-    }
-    *out = parent;
-    return 0;
-}
-
-long pathgate__os_win_read(pathgate__os_win_handle h, void *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        DWORD k = 0, want = cap - got > 0x40000000u ? 0x40000000u : (DWORD)(cap - got);
-        if (!ReadFile(h, (char *)buf + got, want, &k, NULL))
-            return pathgate__os_win_errno_of_win32(GetLastError());
-        if (k == 0)
-            break;
-        got += k;
-    }
-    return (long)got;
-}
-
-void pathgate__os_win_close(pathgate__os_win_handle h)
-{
-    if (h)
-        CloseHandle(h);
 }
