@@ -84,10 +84,18 @@ describe("the Lua module on Windows", function()
     assert.is_nil(slurp(TOP .. [[\outside\planted.txt]]))
   end)
 
-  it("names a file in any case, as NTFS does", function()
+  it("names a file in any case, as NTFS does, and answers its stored spelling", function()
     local page = assert(r:read("root:repo/COMMON/Traits/00_TRAITS.txt"))
     assert.are.equal("brave = {\n\tdiplomacy = 1\n}", page.content)
+    assert.are.equal("root:repo/common/traits/00_traits.txt", page.path)
     assert.is_true(r:isfile("root:repo/Common/traits/00_traits.TXT"))
+    assert.are.equal("root:repo/common/traits/00_traits.txt",
+                     assert(r:stat("root:repo/Common/TRAITS/00_traits.txt")).path)
+    -- a new name keeps the spelling given; the directories on the way, theirs
+    assert.are.equal("root:repo/common/New.txt", assert(r:write("root:repo/COMMON/New.txt", "n\n")))
+    assert.are.equal("root:repo/common/New.txt", assert(r:read("root:repo/common/NEW.TXT")).path)
+    assert(r:delete("root:repo/Common/new.txt"))
+    assert.is_nil(slurp(REPO .. [[\common\New.txt]]))
   end)
 
   it("protects .env in every case (the secrets preset folds case)", function()
