@@ -23,8 +23,10 @@
 #include "exec_raw.h"
 #include "exec_spawn.h"
 #include "exec_view.h"
+#include "resolver_internal.h"
 
 struct pathgate__exec_cache {
+    pathgate__resolver_extra extra; /* first: the resolver frees it by this */
     pathgate_allocator alloc;
     pthread_mutex_t mu;
     pathgate__exec_template *list;
@@ -452,6 +454,21 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
 
 /* --------------------------------------------------------------- cache */
 
+static void cache_free_extra(pathgate__resolver_extra *x)
+{
+    pathgate__exec_cache_free((pathgate__exec_cache *)x);
+}
+
+pathgate__exec_cache *pathgate__exec_cache_of(pathgate__resolver_extra *x)
+{
+    return (pathgate__exec_cache *)x;
+}
+
+pathgate__resolver_extra *pathgate__exec_cache_extra(pathgate__exec_cache *c)
+{
+    return &c->extra;
+}
+
 int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocator *alloc)
 {
     pathgate_allocator a;
@@ -459,6 +476,7 @@ int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocato
     pathgate__exec_cache *c = pathgate__calloc(&a, 1, sizeof *c);
     if (!c)
         return PATHGATE_ENOMEM;
+    c->extra.free = cache_free_extra;
     c->alloc = a;
     pthread_mutex_init(&c->mu, NULL);
     *out = c;
