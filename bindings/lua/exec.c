@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "result_fields.h"
-#include "../../core/src/exec/exec_test.h" /* internal test knobs */
 #include "util.h"
 
 static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)
@@ -140,16 +139,16 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
                 o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
         } else if (k && strcmp(k, "_test_no_namespaces") == 0) {
             if (optbool(L, arg, k))
-                o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+                o->flags |= PATHGATE_EXEC_TEST_NO_NAMESPACES;
         } else if (k && strcmp(k, "_test_no_idmap") == 0) {
             if (optbool(L, arg, k))
-                o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
+                o->flags |= PATHGATE_EXEC_TEST_NO_IDMAP;
         } else if (k && strcmp(k, "_test_abi_cap") == 0) {
             int isnum = 0;
             lua_Integer v = lua_tointegerx(L, -1, &isnum);
             if (!isnum || v < 0 || v > 15)
                 luaL_argerror(L, arg, "option '_test_abi_cap' must be an integer 0..15");
-            o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(v);
+            o->flags |= PATHGATE_EXEC_TEST_ABI_CAP(v);
         } else if (k && strcmp(k, "max_processes") == 0) {
             o->max_processes = (unsigned int)optlimit(L, arg, k, 0xFFFFFFFFu);
         } else if (k && strcmp(k, "max_cpu_seconds") == 0) {

@@ -30,8 +30,6 @@
 
 #include <math.h>
 
-#include "../../core/src/exec/exec_test.h" /* internal test knobs */
-#include "../../core/src/net/netproxy.h" /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -251,12 +249,12 @@ static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObj
     if (flag_arg(a[14], &no_ns) < 0)
         return -1;
     if (no_ns)
-        o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
+        o->flags |= PATHGATE_EXEC_TEST_NO_NAMESPACES;
     int no_idmap = 0;
     if (flag_arg(a[16], &no_idmap) < 0)
         return -1;
     if (no_idmap)
-        o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
+        o->flags |= PATHGATE_EXEC_TEST_NO_IDMAP;
     if (a[15] != NULL && a[15] != Py_None) {
         long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
         if (v < 0 || v > 15) {
@@ -265,7 +263,7 @@ static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObj
             return -1;
         }
         cap = (unsigned long long)v;
-        o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
+        o->flags |= PATHGATE_EXEC_TEST_ABI_CAP(cap);
     }
     if (a[7] != NULL && a[7] != Py_None) {
         if (build_env(a[7], env_holder, env) < 0)
@@ -382,10 +380,8 @@ static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
         size_t n = 0;
         while (list[n])
             n++;
-        pathgate__netproxy_allow *allow = NULL;
         pathgate_error err = PATHGATE_ERROR_INIT;
-        int rc = pathgate__netproxy_allow_compile(&allow, NULL, list, n, &err);
-        pathgate__netproxy_allow_free(allow);
+        int rc = pathgate_exec_check_allow_domains(list, n, &err);
         if (rc < 0)
             pg_raise(st, st->Error, rc, &err);
         else

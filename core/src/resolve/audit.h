@@ -33,7 +33,7 @@ typedef struct pathgate__audit_rec {
 
 /* Stamps the time, fills the event from rec, door and (when rec has a
  * base) the host path base_host/rel, and calls fn (not NULL). */
-void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door,
-                          const char *base_host, const pathgate__audit_rec *rec);
+void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, const char *base_host,
+                          const pathgate__audit_rec *rec);
 
 #endif

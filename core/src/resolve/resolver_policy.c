@@ -34,15 +34,14 @@ unsigned int pathgate__policy_verdict(pathgate_policy_verdict *v, const pathgate
 int pathgate__policy_may_deny_below(const pathgate_resolver *r, size_t base, const char *rel,
                                     size_t len, unsigned int access)
 {
-    return pathgate__policy_store_may_deny_below(pathgate__resolver_policy_store(r), base, rel,
-                                                 len, access);
+    return pathgate__policy_store_may_deny_below(pathgate__resolver_policy_store(r), base, rel, len,
+                                                 access);
 }
 
 int pathgate__policy_real_rel(char *out, size_t cap, const pathgate_resolver *r, size_t base,
                               const char *rel)
 {
-    return pathgate__policy_store_real_rel(out, cap, pathgate__resolver_policy_store(r), base,
-                                           rel);
+    return pathgate__policy_store_real_rel(out, cap, pathgate__resolver_policy_store(r), base, rel);
 }
 
 int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolver *r, size_t base,

@@ -10,7 +10,6 @@
 #include "pathgate/resolver.h"
 #include "policy_internal.h"
 
-
 /* For a subroot (fs_subroot.c): sub, a new resolver whose one base is the
  * directory at host path `host` inside base `base` of parent, takes the
  * parent's rules as they are now (the snapshot in force; a later restrict

@@ -19,7 +19,9 @@
 #include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_run.h"
-#include "exec_test.h"
+
+/* The Landlock ABI cap PATHGATE_EXEC_TEST_ABI_CAP put in flags, or -1. */
+#define TEST_ABI_CAP_OF(flags) ((int)(((flags) >> 8) & 0x1fu) - 1)
 
 #define SHELL_PATH "/bin/sh"
 #define ENV_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
@@ -155,7 +157,7 @@ static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int 
     pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home};
     int rc = PATHGATE_EUNSUPPORTED;
     *no_userns = 0;
-    if (!spec.unpriv || !(p->o.flags & PATHGATE__EXEC_TEST_NO_IDMAP))
+    if (!spec.unpriv || !(p->o.flags & PATHGATE_EXEC_TEST_NO_IDMAP))
         rc = pathgate__exec_template_get(&p->tpl, no_userns, p->cache, &spec, err);
     if (rc == PATHGATE_EUNSUPPORTED && spec.unpriv && !*no_userns) {
         if (!p->o.allow_unconfined)
@@ -384,9 +386,9 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
 
     /* What the kernel offers, and what may be refused. */
     int abi = (o->flags & PATHGATE_EXEC_TEST_NO_LANDLOCK) ? 0 : pathgate__landlock_abi();
-    int cap = PATHGATE__EXEC_TEST_ABI_CAP_OF(o->flags);
+    int cap = TEST_ABI_CAP_OF(o->flags);
     p->abi = cap >= 0 && abi > cap ? cap : abi;
-    int want_view = !(o->flags & PATHGATE__EXEC_TEST_NO_NAMESPACES) && t->cwd_view &&
+    int want_view = !(o->flags & PATHGATE_EXEC_TEST_NO_NAMESPACES) && t->cwd_view &&
                     pathgate__exec_spawn_can_view();
     if (!p->abi && !o->allow_unconfined)
         return refuse(err, "Landlock is not available on this system");
