@@ -21,7 +21,7 @@
 #include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_raw.h"
-#include "exec_spawn.h"
+#include "exec_clone.h"
 #include "exec_view.h"
 #include "resolver_internal.h"
 
@@ -30,7 +30,8 @@ struct pathgate__exec_cache {
     pathgate_allocator alloc;
     pthread_mutex_t mu;
     pathgate__exec_template *list;
-    struct pathgate__exec_prep *prep; /* without a keeper: the next command's start */
+    struct pathgate__exec_prep *prep;            /* without a keeper: the next command's start */
+    pathgate__exec_prep_release_fn prep_release; /* atomic: how to release it */
 };
 
 /* Prepared views' serial numbers (never reused). */
@@ -488,7 +489,9 @@ void pathgate__exec_cache_free(pathgate__exec_cache *c)
     if (!c)
         return;
     pathgate_allocator a = c->alloc;
-    pathgate__exec_prep_release(c->prep, 0);
+    pathgate__exec_prep_release_fn release = __atomic_load_n(&c->prep_release, __ATOMIC_ACQUIRE);
+    if (c->prep && release)
+        release(c->prep, 0);
     while (c->list) {
         pathgate__exec_template *t = c->list;
         c->list = t->next;
@@ -594,7 +597,9 @@ void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_
         close(fd); /* its teardown is the kernel's, later */
 }
 
-struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c)
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c,
+                                                       pathgate__exec_prep_release_fn release)
 {
+    __atomic_store_n(&c->prep_release, release, __ATOMIC_RELEASE);
     return &c->prep;
 }

@@ -94,7 +94,12 @@ void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_
                                         int clean);
 
 /* Where, without a keeper, the next command's start is kept
- * (exec_spawn.h; taken and put with atomic exchanges). */
-struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c);
+ * (exec_spawn.h; taken and put with atomic exchanges). The cache
+ * releases what is left there when it is freed, with `release` (the
+ * cache is below exec_spawn.c and does not call it by name). */
+struct pathgate__exec_prep;
+typedef void (*pathgate__exec_prep_release_fn)(struct pathgate__exec_prep *prep, int wait);
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c,
+                                                       pathgate__exec_prep_release_fn release);
 
 #endif
