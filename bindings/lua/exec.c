@@ -17,6 +17,8 @@
  *         network allowlist, docs/exec.md "Network"),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
+ *   pathgate.exec_protections -> { name, ... } (every protection name, in
+ *         the order of their bits: ../result_fields.h)
  *
  * The call is synchronous for its own state and shares nothing with other
  * states: everything it needs lives on this state's stack or in the core.
@@ -201,27 +203,11 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     lua_createtable(L, 0, PG_FIELD_COUNT(PG_EXEC_FIELDS));
     PG_EXEC_FIELDS(PG_LUA_FIELD, e)
     pathgate_buf_dispose(buf);
-    static const struct {
-        unsigned int bit;
-        const char *name;
-    } prot[] = {
-        {PATHGATE_EXEC_PROT_LANDLOCK, "landlock"},
-        {PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE, "landlock_truncate"},
-        {PATHGATE_EXEC_PROT_LANDLOCK_SCOPE, "landlock_scope"},
-        {PATHGATE_EXEC_PROT_SECCOMP, "seccomp"},
-        {PATHGATE_EXEC_PROT_NAMESPACES, "namespaces"},
-        {PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit"},
-        {PATHGATE_EXEC_PROT_RLIMITS, "rlimits"},
-        {PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid"},
-        {PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit"},
-        {PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace"},
-        {PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist"},
-    };
     lua_createtable(L, 0, 8);
-    for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {
-        if (res->protections & prot[i].bit) {
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        if (res->protections & pg_protections[i].bit) {
             lua_pushboolean(L, 1);
-            lua_setfield(L, -2, prot[i].name);
+            lua_setfield(L, -2, pg_protections[i].name);
         }
     }
     lua_setfield(L, -2, "protections");
@@ -273,7 +259,13 @@ static void add_method(lua_State *L, int scratch_idx, pg_class cls, lua_CFunctio
 
 void pg_open_exec(lua_State *L, int module_idx, int scratch_idx)
 {
-    (void)module_idx;
     add_method(L, scratch_idx, PG_RESOLVER, resolver_execute);
     add_method(L, scratch_idx, PG_SESSION, session_execute);
+    /* pathgate.exec_protections: every name a result's protections may hold */
+    lua_createtable(L, (int)PG_PROTECTION_COUNT, 0);
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        lua_pushstring(L, pg_protections[i].name);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, module_idx, "exec_protections");
 }

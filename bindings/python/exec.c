@@ -413,5 +413,23 @@ static PyMethodDef exec_methods[] = {
 int pg_exec_init(PyObject *module, pg_state *st) {
     (void)st;
     /* Private names: the public surface is python/pathgate/sandbox.py. */
-    return PyModule_AddFunctions(module, exec_methods);
+    if (PyModule_AddFunctions(module, exec_methods) < 0)
+        return -1;
+    /* _protections: {name: bit} of every protection (../result_fields.h),
+     * sandbox.PROTECTIONS */
+    PyObject *prot = PyDict_New();
+    if (prot == NULL)
+        return -1;
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        PyObject *bit = PyLong_FromUnsignedLong(pg_protections[i].bit);
+        if (bit == NULL || PyDict_SetItemString(prot, pg_protections[i].name, bit) < 0) {
+            Py_XDECREF(bit);
+            Py_DECREF(prot);
+            return -1;
+        }
+        Py_DECREF(bit);
+    }
+    int rc = PyModule_AddObjectRef(module, "_protections", prot);
+    Py_DECREF(prot);
+    return rc;
 }

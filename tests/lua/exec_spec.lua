@@ -201,3 +201,13 @@ describe("execute", function()
     raises("closed", s.execute, s, "true")
   end)
 end)
+
+describe("pathgate.exec_protections", function()
+  -- the one table both front ends read (bindings/result_fields.h), in the
+  -- order of the bits; Python's sandbox.PROTECTIONS has the same names
+  it("lists every protection name a result may hold", function()
+    assert.are.same({ "landlock", "landlock_truncate", "landlock_scope", "seccomp", "namespaces",
+      "pid_limit", "rlimits", "unprivileged_uid", "memory_limit", "network_namespace",
+      "network_allowlist" }, pathgate.exec_protections)
+  end)
+end)

@@ -335,3 +335,25 @@ def test_a_forked_host_runs_its_own_commands(backend):
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert backend.execute("echo parent").output == "parent\n"
+
+
+# The protection names come from the one table both front ends read
+# (bindings/result_fields.h); they are the names docs/exec.md lists, with
+# the bits of pathgate/exec.h, and Lua's pathgate.exec_protections holds
+# the same (tests/lua/exec_spec.lua).
+def test_protection_names_are_the_documented_ones():
+    from pathgate import sandbox
+
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "exec.md")).read()
+    section = doc.split("### Which protections ran, and refusing weaker ones", 1)[1]
+    paragraph = section.split("\n\n", 2)[1]
+    import re
+
+    options = {"protections", "allow_network", "allow_domains"}
+    documented = set(re.findall(r"`([a-z_]+)`", paragraph)) - options
+    assert set(sandbox.PROTECTIONS) == documented
+    bits = sorted(sandbox.PROTECTIONS.values())
+    assert bits == [1 << i for i in range(len(bits))]
+    assert sandbox.PROTECTIONS["landlock"] == 0x1
+    assert sandbox.PROTECTIONS["network_allowlist"] == 0x400
+    assert sandbox._protections(0x1 | 0x8) == frozenset({"landlock", "seccomp"})
