@@ -237,6 +237,26 @@ def object_source(path):
     return None
 
 
+_NM_CACHE = {}
+
+
+def nm_all(objs):
+    """{object: its nm lines}: one nm for all of them (cached: the core's
+    objects are read once for every program)."""
+    todo = [o for o in objs if o not in _NM_CACHE]
+    for i in range(0, len(todo), 200):
+        chunk = todo[i:i + 200]
+        out = subprocess.run(["nm", "-A"] + chunk, capture_output=True, text=True,
+                             check=True).stdout
+        for o in chunk:
+            _NM_CACHE[o] = []
+        for line in out.splitlines():
+            path, _, rest = line.partition(":")
+            if path in _NM_CACHE:
+                _NM_CACHE[path].append(rest)
+    return {o: _NM_CACHE[o] for o in objs}
+
+
 def use_graph(dirs):
     """(file edges, folder edges) of one program: the objects under dirs."""
     objs = []
@@ -244,12 +264,11 @@ def use_graph(dirs):
         for root, _, names in os.walk(d):
             objs += [os.path.join(root, n) for n in names if n.endswith(".c.o")]
     defined, needed = {}, collections.defaultdict(set)
-    for o in sorted(objs):
+    for o, lines in nm_all(sorted(objs)).items():
         src = object_source(o)
         if src is None:
             continue
-        out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
+        for line in lines:
             m = NM_LINE.match(line)
             if not m:
                 continue
