@@ -9,8 +9,8 @@ describe("require 'pathgate'", function()
     for k in pairs(pathgate) do names[#names + 1] = k end
     table.sort(names)
     assert.are.same({ "LegacyAppPathString", "PathUri", "Resolver", "Session", "VisibilityRef",
-                      "home_relative_suffix", "normalize_windows_device_path", "path_segments",
-                      "platform_convention", "version" }, names)
+                      "exec_protections", "home_relative_suffix", "normalize_windows_device_path",
+                      "path_segments", "platform_convention", "version" }, names)
     assert.matches("^%d+%.%d+%.%d+$", pathgate.version)
     assert.is_function(pathgate.PathUri.parse)
     assert.is_function(pathgate.PathUri.from_native)

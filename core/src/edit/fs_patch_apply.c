@@ -19,7 +19,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "fs_patch_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "random.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
