@@ -85,8 +85,8 @@ static inline int pg_exec_opt_find(const char *name, size_t len)
 }
 
 /* Stores text (alive for the call) as option id (a TEXT option). */
-static inline void pg_exec_opt_set_text(pathgate_exec_options *o, pg_exec_opt_id id,
-                                        const char *s, size_t len)
+static inline void pg_exec_opt_set_text(pathgate_exec_options *o, pg_exec_opt_id id, const char *s,
+                                        size_t len)
 {
     if (id == PG_XO_cwd) {
         o->cwd = s;
