@@ -5,12 +5,12 @@ _pathgate() {
     local cur prev cmd i
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local commands="resolve address-of uri native ls read grep glob write edit apply-patch delete execute mcp"
+    local commands="resolve address-of uri native ls read grep glob write edit apply-patch delete execute quarantine mcp"
     local global_opts="-h --help --root --mod --read-only --native-prefix --deny-read --deny-write --preset --audit-log --allow-domain --config --cwd --max-tokens --json --version"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
+            --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
@@ -20,7 +20,7 @@ _pathgate() {
         --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --preset) COMPREPLY=($(compgen -W "vcs secrets agent-config" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
+        --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--unix) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
@@ -45,6 +45,7 @@ _pathgate() {
         apply-patch) cmd_opts="--file-by-file" ;;
         delete) cmd_opts="" ;;
         execute) cmd_opts="--timeout" ;;
+        quarantine) cmd_opts="--quarantine-dir" ;;
         mcp) cmd_opts="--allow-execute --http --unix --token-file --allow-origin --allow-host --max-sessions --session-idle --max-read --max-answer --max-items --max-timeout --shutdown-timeout --log-format" ;;
     esac
     if [[ $cur == -* ]]; then

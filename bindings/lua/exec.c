@@ -4,7 +4,8 @@
  *
  *   r:execute(command [, opts])  -> {output=, exit_code=, truncated=,
  *   s:execute(command [, opts])      timed_out=, landlock_abi=,
- *                                    protections={name=true, ...}}
+ *                                    protections={name=true, ...},
+ *                                    quarantined={address, ...}}
  *                                   | nil, message, code
  *   opts: cwd (canonical address; default the first root, or the session's
  *         cwd), timeout (seconds > 0; default 120), output_cap (bytes > 0;
@@ -211,6 +212,17 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
         }
     }
     lua_setfield(L, -2, "protections");
+    /* the addresses of links it planted at protected names, quarantined
+     * when it ended (docs/exec.md "Planted links") */
+    lua_createtable(L, (int)res->nquarantined, 0);
+    const char *q = res->quarantined.ptr;
+    for (size_t i = 0; q && i < res->nquarantined; i++) {
+        size_t n = strlen(q);
+        lua_pushlstring(L, q, n);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        q += n + 1;
+    }
+    lua_setfield(L, -2, "quarantined");
     return 1;
 }
 

@@ -9,7 +9,7 @@
  *                  _test_abi_cap=None, _test_no_idmap=False, home=None,
  *                  allow_domains=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
- *           landlock_abi: int, protections: int)
+ *           landlock_abi: int, protections: int, quarantined: list[str])
  *   _core._landlock_abi() -> int
  *   _core._check_allow_domains(entries) -> None  (pathgate.Error when one is malformed)
  *
@@ -335,6 +335,25 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (pg_conv_init(&cv, PG_NAMES(exec_names), 0) == 0)
         result = exec_tuple(&cv, &res);
     pg_conv_dispose(&cv);
+    if (result != NULL) {
+        /* + the addresses of what the command planted at protected names
+         * (docs/exec.md "Planted links"), each NUL-terminated */
+        PyObject *q = PyList_New(0);
+        const char *p = res.quarantined.ptr;
+        for (size_t i = 0; q != NULL && p != NULL && i < res.nquarantined; i++) {
+            size_t n = strlen(p);
+            PyObject *addr = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "surrogateescape");
+            if (addr == NULL || PyList_Append(q, addr) < 0)
+                Py_CLEAR(q);
+            Py_XDECREF(addr);
+            p += n + 1;
+        }
+        PyObject *tail = q != NULL ? Py_BuildValue("(N)", q) : NULL;
+        PyObject *all = tail != NULL ? PySequence_Concat(result, tail) : NULL;
+        Py_XDECREF(tail);
+        Py_DECREF(result);
+        result = all;
+    }
     pathgate_exec_result_dispose(&res);
 done:
     PyMem_Free(env);

@@ -53,6 +53,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import sys
 import tomllib
 import warnings
@@ -948,6 +949,117 @@ def cmd_execute(args: argparse.Namespace) -> int:
     return int(code) if 0 <= int(code) <= 255 else EXIT_FAILED
 
 
+def quarantine_dir(args: argparse.Namespace) -> str:
+    """Where commands' planted links are kept (docs/exec.md "Planted
+    links"): --quarantine-dir, $PATHGATE_QUARANTINE_DIR,
+    $XDG_STATE_HOME/pathgate/quarantine, ~/.local/state/pathgate/quarantine
+    (the core's order, core/src/exec/linux/exec_quarantine.c)."""
+    for value in (getattr(args, "quarantine_dir", None), os.environ.get("PATHGATE_QUARANTINE_DIR")):
+        if value:
+            return value
+    state = os.environ.get("XDG_STATE_HOME")
+    if state and state.startswith("/"):
+        return os.path.join(state, "pathgate", "quarantine")
+    return os.path.join(os.path.expanduser("~"), ".local", "state", "pathgate", "quarantine")
+
+
+def _quarantine_entries(top: str, only: str | None = None) -> list[dict[str, Any]]:
+    """Every entry of the quarantine (of the call `only`), in order."""
+    entries: list[dict[str, Any]] = []
+    try:
+        ids = sorted(os.listdir(top))
+    except FileNotFoundError:
+        ids = []
+    for qid in ids:
+        if only is not None and qid != only:
+            continue
+        call = os.path.join(top, qid)
+        if not os.path.isdir(call) or os.path.islink(call):
+            continue
+        for k in sorted((n for n in os.listdir(call) if n.isdigit()), key=int):
+            d = os.path.join(call, k)
+
+            def field(name: str, d: str = d) -> bytes | None:
+                try:
+                    with open(os.path.join(d, name), "rb") as f:
+                        return f.read()
+                except FileNotFoundError:
+                    return None
+
+            address = field("address") or b""
+            entries.append({
+                "id": qid, "entry": int(k), "dir": d,
+                "address": address.decode("utf-8", "surrogateescape"),
+                "kind": (field("kind") or b"").decode("ascii", "replace"),
+                "host_path": field("host_path"), "target": field("target"),
+            })
+    return entries
+
+
+def _restore_one(e: dict[str, Any]) -> None:
+    """Puts a quarantined entry back where it was, unless something is
+    there now; no symlink followed on the way (the sandbox may have put
+    one there)."""
+    host = e["host_path"]
+    if not host or not host.startswith(b"/"):
+        raise Failed(f"{e['id']}/{e['entry']}: no place recorded", kind="invalid")
+    parent, name = host.rsplit(b"/", 1)
+    fd = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in [p for p in parent.split(b"/") if p]:
+            nxt = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                          dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        try:
+            os.lstat(name, dir_fd=fd)
+            raise Failed(f"{e['address']} exists again: not restored", kind="exists")
+        except FileNotFoundError:
+            pass
+        if e["kind"] == "symlink":
+            os.symlink(e["target"] or b"", name, dir_fd=fd)
+        else:
+            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                          0o644, dir_fd=fd)
+            with open(os.path.join(e["dir"], "data"), "rb") as src, os.fdopen(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    except OSError as err:
+        raise Failed(f"{e['address']}: cannot be restored: {err.strerror}", kind="io") from None
+    finally:
+        os.close(fd)
+    shutil.rmtree(e["dir"])
+
+
+def cmd_quarantine(args: argparse.Namespace) -> int:
+    top = quarantine_dir(args)
+    if args.action == "list":
+        entries = _quarantine_entries(top)
+        lines = [f"{e['id']}/{e['entry']}\t{e['address']}\t{e['kind']}" for e in entries]
+        emit(args, "\n".join(lines) if lines else None,
+             {"entries": [{"id": e["id"], "entry": e["entry"], "address": e["address"],
+                           "kind": e["kind"],
+                           "host_path": os.fsdecode(e["host_path"] or b""),
+                           "target": os.fsdecode(e["target"]) if e["target"] is not None
+                           else None} for e in entries]})
+        return EXIT_OK
+    if not args.id:
+        raise UsageError("quarantine restore: which one? (an ID or ID/N from `quarantine list`)")
+    qid, _, k = args.id.partition("/")
+    entries = [e for e in _quarantine_entries(top, qid) if not k or str(e["entry"]) == k]
+    if not entries or "/" in qid or qid in (".", ".."):
+        raise Failed(f"no such quarantined entry: {args.id}", kind="not_found")
+    restored = []
+    for e in entries:
+        _restore_one(e)
+        restored.append(e["address"])
+    try:
+        os.rmdir(os.path.join(top, qid))
+    except OSError:
+        pass  # (entries left)
+    emit(args, "\n".join(f"restored {a}" for a in restored), {"restored": restored})
+    return EXIT_OK
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from .mcp import serve_command
 
@@ -1096,6 +1208,14 @@ def build_parser() -> argparse.ArgumentParser:
             "run a shell command contained to the bases (as Backend.execute), in --cwd")
     p.add_argument("shell_command", metavar="COMMAND", help="the shell command, as one argument")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (default: 120)")
+    p = add("quarantine", cmd_quarantine,
+            "list or restore the links commands planted at protected names (docs/exec.md)")
+    p.add_argument("action", choices=("list", "restore"), help="list, or restore ID")
+    p.add_argument("id", nargs="?", help="restore: an ID (every entry of that call) or ID/N")
+    p.add_argument("--quarantine-dir", metavar="DIR",
+                   help="the quarantine (default: $PATHGATE_QUARANTINE_DIR, else "
+                        "$XDG_STATE_HOME/pathgate/quarantine, else "
+                        "~/.local/state/pathgate/quarantine)")
     p = add("mcp", cmd_mcp, "serve the file tools to an MCP client over stdio or HTTP (docs/mcp.md)")
     # (unless the common options define them already)
     if "--read-only" not in p._option_string_actions:

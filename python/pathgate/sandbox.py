@@ -54,7 +54,10 @@ class ExecuteResponse:
     124 after the timeout (``timed_out``), and None when the command could
     not be run at all (``output`` then holds the reason). ``landlock_abi``
     is the Landlock ABI enforced (0: unconfined or not run);
-    ``protections`` the names (see ``PROTECTIONS``) of what confined it.
+    ``protections`` the names (see ``PROTECTIONS``) of what confined it;
+    ``quarantined`` the canonical addresses of links the command left at
+    protected names, moved into the quarantine when it ended (docs/exec.md
+    "Planted links"; ``pathgate quarantine list`` shows them).
     ``kind`` and ``error`` are those of every other result: both None when
     the command ran to its end (whatever its exit status); otherwise
     ``kind`` is the core's error name (``unsupported``, ``invalid_path``,
@@ -71,6 +74,7 @@ class ExecuteResponse:
     protections: frozenset[str] = frozenset()
     kind: str | None = None
     error: str | None = None
+    quarantined: tuple[str, ...] = ()
 
 
 def landlock_abi() -> int:
@@ -137,7 +141,8 @@ def _domains(value: Sequence[str] | None) -> list[str] | None:
 
 
 def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> ExecuteResponse:
-    output, code, truncated, timed_out, abi, prot = _core._execute(target, command, **kwargs)
+    output, code, truncated, timed_out, abi, prot, quarantined = _core._execute(
+        target, command, **kwargs)
     seconds = kwargs.get("timeout")
     return ExecuteResponse(output=output, exit_code=code, truncated=truncated,
                            timed_out=timed_out, landlock_abi=abi,
@@ -145,7 +150,8 @@ def _execute(target: Resolver | Session, command: str, **kwargs: Any) -> Execute
                            kind="timeout" if timed_out else None,
                            error=(f"the command was killed after its timeout of "
                                   f"{seconds if seconds is not None else 120} seconds"
-                                  if timed_out else None))
+                                  if timed_out else None),
+                           quarantined=tuple(quarantined))
 
 
 class SandboxMixin:

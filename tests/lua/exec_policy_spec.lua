@@ -58,4 +58,32 @@ describe("execute under a policy", function()
     assert.are.equal(4, finish.exit_status)
     r:close()
   end)
+  it("quarantines the links a command plants at protected names", function()
+    local events = {}
+    local r = assert(pathgate.Resolver {
+      roots = { repo = repo }, presets = { "secrets", "agent-config" },
+      audit = function(e) events[#events + 1] = e end,
+    })
+    helpers.write(repo .. "/public.txt", "public\n")
+    local res, msg = r:execute("ln -s public.txt .env.local && ln -s public.txt .envrc")
+    if not res and msg:match("namespaces") then
+      r:close()
+      return
+    end
+    assert(res, msg)
+    assert.are.equal(0, res.exit_code)
+    table.sort(res.quarantined)
+    assert.are.same({ "root:repo/.env.local", "root:repo/.envrc" }, res.quarantined)
+    assert.is_nil(io.open(repo .. "/.envrc", "rb"))
+    local n = 0
+    for _, e in ipairs(events) do
+      if e.outcome == "quarantined" then
+        n = n + 1
+        assert.are.equal("symlink", e.reason)
+      end
+    end
+    assert.are.equal(2, n)
+    assert.are.same({}, assert(r:execute("true")).quarantined)
+    r:close()
+  end)
 end)

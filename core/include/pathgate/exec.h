@@ -192,11 +192,16 @@ typedef struct pathgate_exec_result {
     int timed_out;
     int landlock_abi;
     unsigned int protections;
+    /* Links the command left at protected names, moved out of the base
+     * when it ended (docs/exec.md "Planted links"): their canonical
+     * addresses, each NUL-terminated, one after the other. */
+    pathgate_buf quarantined;
+    size_t nquarantined;
 } pathgate_exec_result;
 
 #define PATHGATE_EXEC_RESULT_INIT                                                                  \
     {                                                                                              \
-        PATHGATE_BUF_INIT, 0, 0, 0, 0, 0                                                           \
+        PATHGATE_BUF_INIT, 0, 0, 0, 0, 0, PATHGATE_BUF_INIT, 0                                     \
     }
 
 /* Frees the output and resets the result. NULL is a no-op. */

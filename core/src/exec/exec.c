@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "error.h"
 #include "exec_landlock.h"
 #include "exec_policy.h"
+#include "exec_quarantine.h"
 #include "exec_run.h"
 #include "exec_template.h"
 #include "exec_view.h"
@@ -108,9 +110,16 @@ static pathgate__exec_cache *cache_of(pathgate_resolver *resolver)
 
 /* The network allowlist's decisions (made on the proxy's threads) as the
  * resolver's audit events, one at a time: a front end's callback (a Lua
- * function) is then never entered by two threads at once. The refusals
+ * function) is then never entered by two threads at once. A call's
+ * events are bounded (docs/policy.md "Audit" of the network allowlist):
+ * a decision that repeats one already reported in this call (the same
+ * operation, address, outcome and reason) is counted, not reported, and
+ * so is every decision after PATHGATE__NET_AUDIT_BUDGET reported ones;
+ * the count is one "suppressed" event at the call's end. The refusals
  * are also kept (distinct "host:port (reason)", up to `refused`'s room)
  * for the call's result (docs/exec.md "What a result says"). */
+#define PATHGATE__NET_AUDIT_BUDGET 64
+
 typedef struct net_audit_ctx {
     pathgate_resolver *resolver;
     pthread_mutex_t lock;
@@ -118,6 +127,9 @@ typedef struct net_audit_ctx {
     char refused[600];
     size_t refused_len;
     unsigned int more; /* refusals left out for room */
+    size_t reported;
+    uint64_t suppressed;
+    uint64_t seen[PATHGATE__NET_AUDIT_BUDGET]; /* the reported decisions' keys */
 } net_audit_ctx;
 
 static void keep_refusal(net_audit_ctx *c, const pathgate__net_event *ev)
@@ -146,6 +158,13 @@ static void keep_refusal(net_audit_ctx *c, const pathgate__net_event *ev)
     c->refused_len += (size_t)n;
 }
 
+static uint64_t key_add(uint64_t h, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+        h = (h ^ *p) * 1099511628211u; /* FNV-1a */
+    return (h ^ (s ? 0x1f : 0x1e)) * 1099511628211u;
+}
+
 static void net_audit(const pathgate__net_event *ev, void *p)
 {
     net_audit_ctx *c = p;
@@ -165,9 +184,37 @@ static void net_audit(const pathgate__net_event *ev, void *p)
     rec.rule = ev->rule;
     rec.source = ev->rule ? "allow_domains" : NULL;
     rec.ip = ev->ip;
+    uint64_t key = 14695981039346656037u;
+    key = key_add(key, rec.operation);
+    key = key_add(key, rec.address);
+    key = key_add(key, rec.outcome);
+    key = key_add(key, rec.reason);
     pthread_mutex_lock(&c->lock);
-    pathgate__audit_emit(c->resolver, &rec);
+    int report = c->reported < PATHGATE__NET_AUDIT_BUDGET;
+    for (size_t i = 0; i < c->reported && report; i++)
+        report = c->seen[i] != key;
+    if (report) {
+        c->seen[c->reported++] = key;
+        pathgate__audit_emit(c->resolver, &rec);
+    } else {
+        c->suppressed++;
+    }
     pthread_mutex_unlock(&c->lock);
+}
+
+/* The one event for what net_audit did not report (its proxy stopped). */
+static void net_audit_end(net_audit_ctx *c)
+{
+    if (!c->suppressed)
+        return;
+    pathgate__audit_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.operation = "network";
+    rec.outcome = "suppressed";
+    rec.source = "allow_domains";
+    rec.count = c->suppressed;
+    pathgate__audit_emit(c->resolver, &rec);
+    c->suppressed = 0;
 }
 
 /* ------------------------------------------------------------- notes */
@@ -381,7 +428,7 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     size_t cwd_addr_len = cwd_addr ? strlen(cwd_addr) : 0;
     pathgate__exec_target t = {
         grants, n, cwd_fd, cwd_view, home_view, cache, NULL, NULL, policy ? &masks : NULL};
-    net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0};
+    net_audit_ctx nac = {resolver, PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0, 0, 0, {0}};
     if (o.allow_domains) {
         nac.audit = pathgate__audit_enabled(resolver);
         t.net_audit = net_audit;
@@ -392,11 +439,15 @@ int pathgate_exec_run(pathgate_exec_result *out, pathgate_resolver *resolver, co
     if (!rc) {
         pathgate__exec_audit_start(resolver, cwd_addr, cwd_addr_len, plan.prot, masks.n);
         rc = pathgate__exec_plan_run(out, &plan, err);
+        net_audit_end(&nac); /* (the proxy has stopped: no decision comes later) */
         /* the vcs preset's pointers: what the command left is validated */
         if (!rc && policy) {
             pathgate__exec_explain(&masks, resolver, out);
             pathgate__exec_ptr_check(&masks, resolver, out);
         }
+        /* what it left at protected names goes, before the call returns */
+        if (!rc && policy && (rc = pathgate__exec_quarantine(out, resolver, &masks, err)) != 0)
+            pathgate_exec_result_dispose(out);
         if (!rc)
             pathgate__exec_audit_end(resolver, cwd_addr, cwd_addr_len, out);
     }

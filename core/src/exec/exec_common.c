@@ -14,6 +14,7 @@ void pathgate_exec_result_dispose(pathgate_exec_result *res)
     if (!res)
         return;
     pathgate_buf_dispose(&res->output);
+    pathgate_buf_dispose(&res->quarantined);
     *res = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
 }
 

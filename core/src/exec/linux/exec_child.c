@@ -94,10 +94,7 @@ PG_NOSAN static int move_fd(int from, int to)
 
 PG_NOSAN static size_t rlen(const char *s)
 {
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
+    return pg_raw_strlen(s);
 }
 
 /* A keeper runs SCHED_BATCH (exec_spawn.h); what it starts that runs a
@@ -506,8 +503,8 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     } c;
     struct iovec iov = {&a, sizeof a};
     struct msghdr m;
-    for (size_t i = 0; i < sizeof m; i++)
-        ((char *)&m)[i] = 0;
+    for (size_t i = 0; i < sizeof m; i++) /* (volatile: never a call to memset) */
+        ((volatile char *)&m)[i] = 0;
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
     m.msg_control = c.buf;
@@ -519,7 +516,7 @@ __attribute__((noreturn)) PG_NOSAN static int init_wait_main(void *p)
     if (n != (long)sizeof a || !a)
         pg_raw(SYS_exit_group, 0); /* cancelled */
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    int fds[PREP_FDS] = {-1, -1, -1, -1, -1};
+    volatile int fds[PREP_FDS] = {-1, -1, -1, -1, -1}; /* (never memset, memcpy calls) */
     size_t nfds = h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
                       ? (h->cmsg_len - CMSG_LEN(0)) / sizeof(int)
                       : 0;
@@ -560,8 +557,8 @@ PG_NOSAN static long loopback_up(void)
     if (s < 0)
         return s;
     struct ifreq r;
-    for (size_t i = 0; i < sizeof r; i++)
-        ((char *)&r)[i] = 0;
+    for (size_t i = 0; i < sizeof r; i++) /* (volatile: never a call to memset) */
+        ((volatile char *)&r)[i] = 0;
     r.ifr_name[0] = 'l';
     r.ifr_name[1] = 'o';
     long rc = pg_raw(SYS_ioctl, s, SIOCGIFFLAGS, &r);

@@ -570,6 +570,10 @@ int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, p
     pathgate__exec_spawned left;
     *out = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
     int rc = pathgate__exec_spawn(out, &left, &p->spec, err);
+    /* the command and its bridge have ended: the proxy stops now, so that
+     * its last decision is reported before the command's end */
+    pathgate__netproxy_stop(p->proxy);
+    p->proxy = NULL;
     if (p->prep) {
         /* the prepared network namespace goes back (unused when its init
          * was gone: the command then made its own, left) */

@@ -74,7 +74,8 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
                              const pathgate__exec_target *target, const char *command, size_t len,
                              const pathgate_exec_options *opts, pathgate_error *err);
 
-/* Runs the plan; fills *out (output, status, protections). */
+/* Runs the plan; fills *out (output, status, protections). The network
+ * allowlist's proxy has stopped when it returns. */
 int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, pathgate_error *err);
 
 void pathgate__exec_plan_dispose(pathgate__exec_plan *p);

@@ -47,6 +47,23 @@
 /* No sanitizer instrumentation in code that runs in those processes. */
 #define PG_NOSAN __attribute__((no_sanitize("address", "undefined", "thread")))
 
+/* The length of s, for code that runs in those processes: a loop the
+ * compiler cannot turn into a call to strlen (a plain one is, at -O2).
+ * Under a sanitizer strlen is the sanitizer's interceptor, which would
+ * run in the child on the thread-local state of the host thread that
+ * cloned it (a clone without CLONE_SETTLS keeps its TLS) while that
+ * thread runs too: ThreadSanitizer's state was corrupted that way, a
+ * rare segmentation fault of the host (issue 33). */
+PG_NOSAN static inline unsigned long pg_raw_strlen(const char *s)
+{
+    unsigned long n = 0;
+    while (s[n]) {
+        n++;
+        __asm__("" : "+r"(n)); /* opaque: no idiom to recognise */
+    }
+    return n;
+}
+
 #if defined(__x86_64__)
 #define PG_RAW_INLINE 1
 PG_NOSAN static inline long pg_raw6(long n, long a, long b, long c, long d, long e, long f)

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
@@ -48,6 +50,7 @@ enum rule_kind {
     R_BITS,      /* EPERM when args[a] & mask */
     R_OPEN_MODE, /* EPERM when args[a] has O_CREAT|O_TMPFILE and args[b] & setid */
     R_NONZERO,   /* EPERM when args[a] != 0 */
+    R_FAMILY,    /* EAFNOSUPPORT unless args[0] is an allowed family (socket, socketpair) */
 };
 
 typedef struct rule {
@@ -154,6 +157,21 @@ static void block(asm_state *a, const rule *r)
         jump(a, BPF_JEQ, 0, L_ALLOW, (int)a->n + 1);
         ret(a, RET_ERRNO(EPERM));
         return;
+    case R_FAMILY: {
+        /* the families by allowlist (docs/exec.md "Socket families"): the
+         * kernel reads the family and the protocol as ints, so their low
+         * 32 bits are what it acts on */
+        size_t at = a->n, fail = at + 7;
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(0));
+        jump(a, BPF_JEQ, AF_UNIX, L_ALLOW, L_FALL);
+        jump(a, BPF_JEQ, AF_INET, L_ALLOW, L_FALL);
+        jump(a, BPF_JEQ, AF_INET6, L_ALLOW, L_FALL);
+        jump(a, BPF_JEQ, AF_NETLINK, L_FALL, (int)fail);
+        stmt(a, BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(2));
+        jump(a, BPF_JEQ, NETLINK_ROUTE, L_ALLOW, (int)fail);
+        ret(a, RET_ERRNO(EAFNOSUPPORT));
+        return;
+    }
     }
 }
 
@@ -203,6 +221,9 @@ static void collect(rules *rs, unsigned int flags)
         add(rs, __NR_setns, R_DENY, RET_ERRNO(EPERM), 0, 0, 0);
     if (!(flags & PATHGATE__SECCOMP_NETWORK))
         add(rs, __NR_socket, R_DENY, RET_ERRNO(EACCES), 0, 0, 0);
+    else
+        add(rs, __NR_socket, R_FAMILY, 0, 0, 0, 0);
+    add(rs, __NR_socketpair, R_FAMILY, 0, 0, 0, 0);
     if (flags & PATHGATE__SECCOMP_NO_MEMFD)
         add(rs, __NR_memfd_create, R_DENY, RET_ERRNO(ENOSYS), 0, 0, 0);
     if (!(flags & PATHGATE__SECCOMP_OWN_IPC))

@@ -7,6 +7,9 @@
  *   io_uring_setup                       ENOSYS  io_uring could open sockets unseen
  *   socket (unless network)              EACCES  UDP, raw, netlink, Unix sockets by
  *                                                path (Landlock covers TCP only)
+ *   socket, socketpair of a family other EAFNOSUPPORT  vsock (not isolated by
+ *   than AF_UNIX, AF_INET, AF_INET6,              network namespaces), packet,
+ *   AF_NETLINK + NETLINK_ROUTE                    alg, other netlink buses
  *   setuid/setgid mode bits in chmod, fchmod, fchmodat, fchmodat2, mknod(at),
  *   mkdir(at), creat, open(at) with O_CREAT/O_TMPFILE      EPERM
  *   openat2                              ENOSYS  its mode is behind a pointer

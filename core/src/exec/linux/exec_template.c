@@ -174,10 +174,7 @@ PG_NOSAN static long write_file(const char *path, const char *text)
     long fd = pg_raw(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return fd;
-    size_t n = 0;
-    while (text[n])
-        n++;
-    long rc = pg_raw(SYS_write, fd, text, n);
+    long rc = pg_raw(SYS_write, fd, text, pg_raw_strlen(text));
     pg_raw(SYS_close, fd);
     return rc < 0 ? rc : 0;
 }
