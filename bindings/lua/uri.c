@@ -165,10 +165,14 @@ static int uri_ancestors(lua_State *L)
 {
     pathgate_uri *uri = pg_checkuri(L, 1);
     lua_newtable(L);
-    for (lua_Integer i = 0;; i++) {
+    /* the URI itself, then each parent up to the root (docs/uri.md): one
+     * walk, each ancestor the parent of the one before, as Python's */
+    const pathgate_uri *prev = uri;
+    for (lua_Integer i = 1;; i++) {
         pathgate_error err = PATHGATE_ERROR_INIT;
         pg_box *box = pg_newuri(L);
-        int rc = pathgate_uri_ancestor((pathgate_uri **)&box->ptr, uri, (size_t)i, &err);
+        int rc = i == 1 ? pathgate_uri_dup((pathgate_uri **)&box->ptr, uri, &err)
+                        : pathgate_uri_parent((pathgate_uri **)&box->ptr, prev, &err);
         if (rc == 0 && !box->ptr) {
             lua_pop(L, 2); /* past the root */
             return 1;
@@ -176,7 +180,8 @@ static int uri_ancestors(lua_State *L)
         if (rc != 0)
             return pg_commit(L, rc, &err);
         lua_setmetatable(L, -2);
-        lua_rawseti(L, -2, i + 1);
+        prev = box->ptr; /* alive in the table */
+        lua_rawseti(L, -2, i);
     }
 }
 

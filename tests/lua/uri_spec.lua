@@ -264,6 +264,18 @@ describe("PathUri: Codex's further operations", function()
     assert.are.equal("pathgate.PathUri", getmetatable(list[2]))
   end)
 
+  it("walks each parent once, even for a deep URI", function()
+    -- the same walk as Python's ancestors() (tests/python/test_uri.py)
+    local deep = must_parse("file:///" .. string.rep("a/", 2000) .. "z")
+    local list = deep:ancestors()
+    assert.are.equal(2002, #list)
+    assert.are.equal(deep, list[1])
+    assert.are.equal("file:///", tostring(list[#list]))
+    for i = 1, #list - 1 do
+      assert.are.equal(list[i]:parent(), list[i + 1])
+    end
+  end)
+
   it("answers nil where Codex answers None", function()
     assert.is_nil(must_parse("file:///a%2Fb"):lexical_depth())
     assert.is_nil(must_parse("file:///a%2Fb"):overlaps(must_parse("file:///")))

@@ -385,3 +385,13 @@ def test_join_bytes_never_leaves_the_posix_convention(data):
     assert PathUri.parse(str(u)) == u
     if not u.is_opaque:
         assert u.convention == "posix"
+
+
+def test_ancestors_walk_each_parent_once_even_deep():
+    # the same walk as Lua's ancestors() (tests/lua/uri_spec.lua): the URI,
+    # then each ancestor the parent of the one before, ending at the root
+    deep = PathUri.parse("file:///" + "a/" * 2000 + "z")
+    got = list(deep.ancestors())
+    assert len(got) == 2002
+    assert got[0] == deep and str(got[-1]) == "file:///"
+    assert all(got[i + 1] == got[i].parent for i in range(len(got) - 1))

@@ -7,7 +7,6 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "exec_cache.h"
 
 void pathgate_exec_result_dispose(pathgate_exec_result *res)
 {
@@ -25,11 +24,6 @@ int pathgate_exec_landlock_abi(void)
 unsigned int pathgate_exec_capabilities(void)
 {
     return 0;
-}
-
-void pathgate__exec_cache_free(pathgate__exec_cache *c)
-{
-    (void)c; /* never made in this build */
 }
 
 static int unsupported(pathgate_exec_result *out, pathgate_error *err)
