@@ -291,6 +291,16 @@ describe("PathUri: Codex's further operations", function()
     assert.is_nil(v); assert.is_string(msg); assert.are.equal("nul_byte", code)
   end)
 
+  it("takes text as strings only, as Python takes str (one table: bindings/uri_ops.h)", function()
+    assert.has_error(function() pathgate.path_segments(12, "posix") end)
+    assert.has_error(function() pathgate.home_relative_suffix(12, "posix") end)
+    assert.has_error(function() pathgate.normalize_windows_device_path(12) end)
+    assert.has_error(function() pathgate.platform_convention(12) end)
+    assert.has_error(function() must_parse("file:///r"):join_bytes(12) end)
+    assert.are.same({ "", "a" }, pathgate.path_segments("/a", "posix"))
+    assert.are.equal("posix", pathgate.platform_convention("linux"))
+  end)
+
   it("resolves configuration paths with an optional base, home and convention", function()
     local Legacy = pathgate.LegacyAppPathString
     local r = assert(Legacy("~/a/"):resolve_config(nil, must_parse("file:///home/u")))
