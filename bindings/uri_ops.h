@@ -63,18 +63,18 @@ typedef struct pg_uri_in {
     const pathgate_uri *self; /* the receiver (METHOD, GETTER) */
     const char *text;         /* the TEXT kinds, BYTES */
     size_t len;
-    int is_bytes;             /* TEXT_OR_BYTES given raw bytes (Python only) */
+    int is_bytes; /* TEXT_OR_BYTES given raw bytes (Python only) */
     const pathgate_uri *other;
     pathgate_convention conv; /* NONE when absent */
 } pg_uri_in;
 
 typedef struct pg_uri_out {
-    pathgate_uri *uri;  /* URI, URIS: the binding owns it after the call */
-    pathgate_buf *buf;  /* TEXT, HOST_PATH, BYTES: the binding's (empty) buffer */
-    int flag;           /* BOOL, TRI */
-    size_t n;           /* SIZE */
+    pathgate_uri *uri; /* URI, URIS: the binding owns it after the call */
+    pathgate_buf *buf; /* TEXT, HOST_PATH, BYTES: the binding's (empty) buffer */
+    int flag;          /* BOOL, TRI */
+    size_t n;          /* SIZE */
     pathgate_convention conv;
-    const char *view;   /* VIEW, TEXTS */
+    const char *view; /* VIEW, TEXTS */
     size_t view_len;
     size_t pos;         /* TEXTS: where the next item starts (0 before the first) */
     pathgate_error err; /* what a failure says */
@@ -100,19 +100,20 @@ static inline pathgate_convention pg_uri_conv_or_own(const pg_uri_in *in)
 
 /* PG_URI_OP(name, form, in, out, arg, call, doc): pg_uri_op_<name>, its
  * call one expression over the arguments `in` and the answer `r`. */
-#define PG_URI_OP(name, form, in_kind, out_kind, arg, call, doc)                                  \
+#define PG_URI_OP(name, form, in_kind, out_kind, arg, call, doc)                                   \
     static int pg_uri__##name(const pg_uri_in *in, pg_uri_out *r)                                  \
     {                                                                                              \
         (void)in;                                                                                  \
         (void)r;                                                                                   \
         return call;                                                                               \
     }                                                                                              \
-    static const pg_uri_op pg_uri_op_##name = {#name,  PG_UF_##form, PG_UI_##in_kind,              \
-                                               PG_UO_##out_kind, arg, pg_uri__##name, doc};
+    static const pg_uri_op pg_uri_op_##name = {                                                    \
+        #name, PG_UF_##form, PG_UI_##in_kind, PG_UO_##out_kind, arg, pg_uri__##name, doc};
 
 /* ------------------------------------------------------------ creators */
 
-PG_URI_OP(parse, CLASS, TEXT, URI, "text", pathgate_uri_parse(&r->uri, in->text, in->len, NULL, &r->err),
+PG_URI_OP(parse, CLASS, TEXT, URI, "text",
+          pathgate_uri_parse(&r->uri, in->text, in->len, NULL, &r->err),
           "parse($type, text, /)\n--\n\n"
           "Parse a file: URI (scheme file only; no credentials, port, query or\n"
           "fragment). Raises PathError.")
@@ -237,8 +238,7 @@ PG_URI_OP(display, METHOD, NONE, TEXT, NULL, pathgate_uri_display(r->buf, in->se
 /* ---------------------------------------------------- module functions */
 
 PG_URI_OP(path_segments, MODULE, TEXT_CONV_REQ, TEXTS, "text",
-          pathgate_path_segment_next(&r->view, &r->view_len, in->text, in->len, in->conv,
-                                     &r->pos),
+          pathgate_path_segment_next(&r->view, &r->view_len, in->text, in->len, in->conv, &r->pos),
           "path_segments(text, /, convention)\n--\n\n"
           "Native path text split the way the convention does, empty segments\n"
           "kept: 'posix' on '/' only ('/a' gives ['', 'a']), 'windows' on '/'\n"
