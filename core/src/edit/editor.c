@@ -19,7 +19,7 @@
 #include "editor_internal.h"
 #include "error.h"
 #include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "text.h"
 

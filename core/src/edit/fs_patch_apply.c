@@ -20,7 +20,7 @@
 #include "fs_entry.h"
 #include "fs_internal.h"
 #include "fs_patch_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "random.h"
 #include "resolver_internal.h"
 #include "strbuf.h"

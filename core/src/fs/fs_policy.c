@@ -20,7 +20,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 void pathgate__fs_audit(const pathgate__fs_target *t, const char *outcome, const char *reason,

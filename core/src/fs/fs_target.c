@@ -7,7 +7,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "testing.h"
 #include "text.h"

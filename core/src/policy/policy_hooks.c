@@ -7,7 +7,7 @@
  * 1 MiB a file) with every `[include]` and `[includeIf]` path (whatever the
  * condition: the stricter reading), at most 16 files; a hooks directory,
  * and an included file, that lie inside the base become deny_write rules
- * of source `preset:vcs` (pathgate_resolver_restrict's machinery).
+ * of source `preset:vcs` (pathgate__policy_store_add, as pathgate_resolver_restrict).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -24,7 +24,6 @@
 #include "os.h"
 #include "error.h"
 #include "policy_internal.h"
-#include "resolver_internal.h"
 
 #define CONFIG_MAX (1u << 20)
 #define FILES_MAX 16
@@ -112,18 +111,18 @@ static void value_of(char *out, size_t cap, const char *s, const char *end)
     out[o] = '\0';
 }
 
-static void read_config(found *f, const pathgate_resolver *r, size_t base, const char *rel,
+static void read_config(found *f, const pathgate__policy_store *store, size_t base, const char *rel,
                         int depth)
 {
     if (depth > 8 || f->nfiles >= FILES_MAX)
         return;
-    int fd = pathgate__contain_open_how(pathgate__resolver_base_fd(r, base), rel,
+    int fd = pathgate__contain_open_how(pathgate__policy_store_base_fd(store, base), rel,
                                         O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0,
                                         PATHGATE__CONTAIN_NO_LINKS);
     if (fd < 0)
         return;
     struct stat st;
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate_allocator *a = pathgate__policy_store_allocator(store);
     char *buf = NULL;
     size_t len = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= CONFIG_MAX &&
@@ -136,7 +135,7 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
     close(fd);
     if (!buf)
         return;
-    const char *host = pathgate__resolver_base_host_path(r, base);
+    const char *host = pathgate__policy_store_base(store, base)->host;
     size_t rl = strlen(rel), dl = rl;
     while (dl && rel[dl - 1] != '/')
         dl--;
@@ -191,7 +190,7 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
             if (join_rel(target, host, rel, dl, val, strlen(val)) == 0 && target[0] &&
                 f->nfiles < FILES_MAX) {
                 memcpy(f->files[f->nfiles++], target, strlen(target) + 1);
-                read_config(f, r, base, target, depth + 1);
+                read_config(f, store, base, target, depth + 1);
             }
         }
     }
@@ -199,11 +198,11 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
 }
 
 /* `root:<key>/<rel>` with the pattern characters of rel escaped. */
-static int pattern_of(char *out, size_t cap, const pathgate_resolver *r, size_t base,
+static int pattern_of(char *out, size_t cap, const pathgate__policy_store *s, size_t base,
                       const char *rel, int dir)
 {
-    const char *addr = pathgate__resolver_base_address(r, base);
-    int k = snprintf(out, cap, "%s/", addr);
+    const pathgate__policy_base *b = pathgate__policy_store_base(s, base);
+    int k = snprintf(out, cap, "%s:%s/", b->is_mod ? "mod" : "root", b->name);
     if (k < 0 || (size_t)k >= cap)
         return -1;
     size_t o = (size_t)k;
@@ -220,41 +219,41 @@ static int pattern_of(char *out, size_t cap, const pathgate_resolver *r, size_t 
     return 0;
 }
 
-int pathgate__policy_hooks_refresh(pathgate_resolver *r, pathgate_error *err)
+int pathgate__policy_store_hooks_refresh(pathgate__policy_store *s, pathgate_error *err)
 {
-    const pathgate__policy *p = pathgate__policy_of(r);
-    size_t nb = pathgate__resolver_base_count(r);
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate__policy *p = pathgate__policy_store_current(s);
+    const pathgate_allocator *a = pathgate__policy_store_allocator(s);
+    size_t nb = 0;
+    while (pathgate__policy_store_base(s, nb))
+        nb++;
     for (size_t i = 0; p && i < nb; i++) {
         /* only where vcs applies: its rule decides .git/config */
         pathgate_policy_verdict v;
-        if (!pathgate__policy_verdict(&v, r, i, ".git/config", 11, PATHGATE__ACCESS_WRITE) ||
+        if (!pathgate__policy_store_verdict(&v, s, i, ".git/config", 11, PATHGATE__ACCESS_WRITE) ||
             !v.source || strcmp(v.source, "preset:vcs") != 0)
             continue;
         found *f = pathgate__calloc(a, 1, sizeof *f);
         if (!f)
             return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        read_config(f, r, i, ".git/config", 0);
+        read_config(f, s, i, ".git/config", 0);
         char(*pats)[PATHGATE_PATH_MAX + 80] = f->pats;
         const char *list[FILES_MAX + 1];
         size_t n = 0;
         if (f->hooks[0] &&
-            !pathgate__policy_verdict(NULL, r, i, f->hooks, strlen(f->hooks),
-                                      PATHGATE__ACCESS_WRITE) &&
-            pattern_of(pats[n], sizeof pats[n], r, i, f->hooks, 1) == 0)
+            !pathgate__policy_store_verdict(NULL, s, i, f->hooks, strlen(f->hooks),
+                                            PATHGATE__ACCESS_WRITE) &&
+            pattern_of(pats[n], sizeof pats[n], s, i, f->hooks, 1) == 0)
             list[n] = pats[n], n++;
         for (size_t k = 0; k < f->nfiles; k++)
-            if (!pathgate__policy_verdict(NULL, r, i, f->files[k], strlen(f->files[k]),
-                                          PATHGATE__ACCESS_WRITE) &&
-                pattern_of(pats[n], sizeof pats[n], r, i, f->files[k], 0) == 0)
+            if (!pathgate__policy_store_verdict(NULL, s, i, f->files[k], strlen(f->files[k]),
+                                                PATHGATE__ACCESS_WRITE) &&
+                pattern_of(pats[n], sizeof pats[n], s, i, f->files[k], 0) == 0)
                 list[n] = pats[n], n++;
         int rc = PATHGATE_OK;
         if (n) {
-            pathgate_policy_options po = PATHGATE_POLICY_OPTIONS_INIT;
-            po.deny_write = list;
-            po.ndeny_write = n;
-            po.source = "preset:vcs";
-            rc = pathgate_resolver_restrict(r, &po, err);
+            /* as pathgate_resolver_restrict adds a list (the label static) */
+            rc = pathgate__policy_store_add(s, NULL, 0, list, n, NULL, 0, "preset:vcs",
+                                            "preset:vcs", err);
         }
         pathgate__free(a, f);
         if (rc < 0)

@@ -36,7 +36,7 @@
 #include "error.h"
 #include "fs_internal.h"
 #include "glob.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "fs_walk.h"
 #include "text.h"

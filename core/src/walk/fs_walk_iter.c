@@ -14,7 +14,7 @@
 #include "error.h"
 #include "fs_entry.h"
 #include "fs_walk.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 enum { KIND_DIR = 0, KIND_DIR_LINK = 1, KIND_PRUNED = 2 };

@@ -29,7 +29,7 @@
 #include "error.h"
 #include "exec_view.h"
 #include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
 

@@ -18,7 +18,8 @@
 #include "os.h"
 #include "exec_policy.h"
 #include "exec_view.h"
-#include "policy_internal.h"
+#include "policy_presets.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 /* What a pointer is read into: larger is never a valid pointer. */
