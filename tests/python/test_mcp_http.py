@@ -15,8 +15,6 @@ import time
 
 import pytest
 
-pytest.importorskip("uvicorn", reason="the HTTP transport needs pathgate[http] (python3-uvicorn)")
-
 TOKEN = "test-token-4f1c2a"
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -354,14 +352,6 @@ def test_the_asgi_application_admits_on_the_head(tree):
         assert status == code and not asked, (bad, status)
         assert headers[b"connection"] == b"close"
     app.close()
-
-
-def test_without_the_http_extra_http_is_refused_and_says_what_to_install(tree):
-    # -S: no site-packages, so neither uvicorn nor h11 (pathgate itself is on PYTHONPATH)
-    p = subprocess.run([sys.executable, "-S", "-m", "pathgate", "--root", f"repo={tree['repo']}", "mcp", "--http",
-                        "127.0.0.1:0"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert p.returncode == 2, p.stderr
-    assert "pathgate[http]" in p.stderr and "python3-uvicorn" in p.stderr
 
 
 def test_execute_description_names_the_toolchains(tree):
