@@ -57,6 +57,7 @@ import os
 import secrets
 import socket
 import stat
+import struct
 import threading
 import time
 import collections.abc as _abc
@@ -583,7 +584,7 @@ def _shut(sock: socket.socket) -> None:
 
 def _set_timeouts(sock: socket.socket, seconds: float) -> None:
     """Kernel timeouts on blocking reads and writes (EAGAIN when over)."""
-    tv = int(seconds).to_bytes(8, "little", signed=True) + (0).to_bytes(8, "little", signed=True)
+    tv = struct.pack("@ll", int(seconds), 0)  # a struct timeval
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
