@@ -314,6 +314,45 @@ def attack(root: str) -> dict[str, str]:
                 answers.append(f"({e.__class__.__name__})")
             s.close()
         took = time.perf_counter() - t
+        # 256 at once, each announcing 64 MiB and pushing, while the real
+        # client calls
+        hwm1 = hwm_kib(srv.pid)
+        rss1 = rss_kib(srv.pid)
+        socks = []
+        for i in range(256):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setblocking(False)
+            try:
+                s.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 67108864\r\n\r\n" + b"x" * (1 << 16))
+            except OSError:
+                pass
+            socks.append(s)
+        pushed = 0
+        for _ in range(16):  # keep pushing while the server lets them
+            for s in socks:
+                try:
+                    pushed += s.send(b"x" * (1 << 16))
+                except OSError:
+                    pass
+        held256 = rss_kib(srv.pid)
+        t = time.perf_counter()
+        status3, data3, _ = real.post(body)
+        during = (time.perf_counter() - t) * 1e6
+        refused = 0
+        for s in socks:
+            s.setblocking(True)
+            s.settimeout(5)
+            try:
+                if s.recv(64).startswith(b"HTTP/1.1 401 "):
+                    refused += 1
+            except OSError:
+                pass
+            s.close()
+        out["bodies256"] = (f"{(held256 - rss1) / 1024:.1f} MiB (RSS {rss1 / 1024:.1f} -> {held256 / 1024:.1f} MiB, "
+                            f"peak {hwm1 / 1024:.1f} -> {hwm_kib(srv.pid) / 1024:.1f} MiB); {refused} of 256 answered "
+                            f"401 on their head; {pushed >> 20} MiB of body pushed after the heads, not read")
+        out["during256"] = f"{status3}, {'answered' if b'line 1' in data3 else 'no answer'}, {during:.0f} us"
         out["bodies"] = (f"16 x Content-Length 64 MiB without the token: {sorted(set(answers))}, "
                          f"{took:.2f} s in all; peak RSS {hwm0 / 1024:.1f} -> {hwm_kib(srv.pid) / 1024:.1f} MiB")
     finally:
@@ -347,6 +386,8 @@ def main() -> None:
         print(f"| the real client during the attack, new connection | {a['fresh']} |")
         print(f"| attack connections | {a['open']} |")
         print(f"| bodies before authentication | {a['bodies']} |")
+        print(f"| server memory with 256 unauthenticated connections at once, each announcing Content-Length 64 MiB | {a['bodies256']} |")
+        print(f"| the real client during that attack, kept-alive connection | {a['during256']} |")
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 
