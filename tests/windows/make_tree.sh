@@ -2,7 +2,8 @@
 # make_tree.sh DIR - the tree test_os_windows opens under wine, made on the
 # Linux side (wine cannot make symlinks): DIR/root with files, a deep chain
 # of directories longer than MAX_PATH, and symlinks wine shows as reparse
-# points (outward, absolute, and inward); DIR/outside beside it.
+# points (outward, absolute, inward, a loop, and a dangling one); DIR/outside beside it;
+# DIR/scratch for the suites that change things (with a link outward).
 set -eu
 dir=$1
 rm -rf "$dir"
@@ -14,6 +15,13 @@ ln -s ../outside "$dir/root/dirlink"
 ln -s ../outside/secret.txt "$dir/root/filelink"
 ln -s a "$dir/root/inlink"
 ln -s /etc "$dir/root/abslink"
+ln -s loop2 "$dir/root/loop1"
+ln -s loop1 "$dir/root/loop2"
+ln -s ../outside/created.txt "$dir/root/dangle"
+mkdir -p "$dir/scratch"
+ln -s ../outside "$dir/scratch/outlink"
+mkdir -p "$dir/emptydir"
+ln -s ../emptydir "$dir/scratch/emptylink"
 deep=$dir/root
 for i in $(seq 1 30); do deep=$deep/d123456789; done
 mkdir -p "$deep"

@@ -11,7 +11,8 @@
  *                in-kernel copies and reflinks, each with a runtime fallback
  *   os/posix/    POSIX 2008 (macOS, the BSDs): the O_NOFOLLOW component
  *                walk, fdopendir + readdir, fstatat, renameat, link
- *   os/windows/  NT handles (in progress)
+ *   os/windows/  NT handles, each name relative to its directory's HANDLE,
+ *                the component walk of os/posix/contain.c
  *
  * The model is libgit2's p_* prototypes (src/util/unix, src/util/win32)
  * and libuv's uv__ functions with runtime fallbacks. Each backend also
@@ -21,8 +22,8 @@
  *
  * Conventions:
  * - A handle is an int (pathgate__os_fd), -1 for none. POSIX backends use
- *   the file descriptor; a Windows backend keeps its HANDLEs in a table
- *   indexed by that int. PATHGATE__OS_AT_BASE is never a handle.
+ *   the file descriptor; the Windows backend a C runtime descriptor over
+ *   its HANDLE (_open_osfhandle). PATHGATE__OS_AT_BASE is never a handle.
  * - Calls return 0 (or a handle, a length) on success and a negative
  *   error on failure: the negation of an <errno.h> code of the set below
  *   (every platform's C library defines them, Windows' too), or one of
@@ -175,6 +176,17 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
  * advanced, 0 at the end. Inline in os_platform.h. */
 static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *off,
                                         pathgate__os_dirent *e);
+
+/*
+ * One spelling per file: the name `name` (one component) of dirfd as the
+ * directory stores it, into out (cap bytes). A filesystem that finds
+ * names in any case (Windows: PATHGATE__OS_NAMES_FOLD 1) answers `readme.md`
+ * for `README.MD`; where names are exact (PATHGATE__OS_NAMES_FOLD 0) it is
+ * name itself, copied with no call. 0, -ENOENT, -ENAMETOOLONG, or another
+ * negative error. Declared by os_platform.h (inline where names are exact):
+ *   int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name,
+ *                                char *out, size_t cap);
+ */
 
 /* Puts fd's listing position back to its start: 0 or a negative error. */
 int pathgate__os_dir_rewind(pathgate__os_fd fd);

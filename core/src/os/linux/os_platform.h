@@ -5,6 +5,7 @@
 #ifndef PATHGATE_OS_PLATFORM_H
 #define PATHGATE_OS_PLATFORM_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 
@@ -49,6 +50,19 @@ static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *of
         e->type = PATHGATE__OS_T_OTHER;
     }
     return 1;
+}
+
+/* Names are exact here: the stored name is the name (os.h). */
+#define PATHGATE__OS_NAMES_FOLD 0
+static inline int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name, char *out,
+                                           size_t cap)
+{
+    (void)dirfd;
+    size_t n = strlen(name);
+    if (n >= cap)
+        return -ENAMETOOLONG;
+    memcpy(out, name, n + 1);
+    return 0;
 }
 
 #endif

@@ -1,11 +1,15 @@
 /*
- * contain.c (POSIX) - opening a path beneath a directory fd with a
- * component walk: openat(O_NOFOLLOW) one name at a time, a symlink
- * followed only while it stays inside. The same walk as the Linux
- * backend's fallback (os/linux/contain.c), in POSIX 2008 only: no
- * path-only handles, so directories are entered O_SEARCH where the system
- * has it (else O_RDONLY), and a probe looks at its final component with
- * fstatat instead of opening it.
+ * contain.c (POSIX, and Windows) - opening a path beneath a directory fd
+ * with a component walk: one name at a time without following links
+ * (pathgate__os_openat with O_NOFOLLOW), a symlink followed only while it
+ * stays inside. The same walk as the Linux backend's fallback
+ * (os/linux/contain.c), written over os.h's own calls only
+ * (pathgate__os_openat, _statat, _readlinkat, close), so that the Windows
+ * backend walks with it too (os/windows/: each name relative to its
+ * directory's HANDLE, a reparse point read as a link). No path-only
+ * handles, so directories are entered O_SEARCH where the system has it
+ * (else O_RDONLY), and a probe looks at its final component with a stat
+ * instead of opening it.
  *
  * The walk keeps a lexical stack of the directories it entered (their
  * fds): `..` pops that stack and is never handed to the kernel, so it can
@@ -26,11 +30,16 @@
 #include <limits.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef NAME_MAX
-#define NAME_MAX 255
+/* The longest name, in bytes: the backend's where it says (Windows: 255
+ * UTF-16 units are up to 765 bytes of UTF-8), else the system's. */
+#if defined(PATHGATE__OS_NAME_MAX)
+#define WALK_NAME_MAX PATHGATE__OS_NAME_MAX
+#elif defined(NAME_MAX)
+#define WALK_NAME_MAX NAME_MAX
+#else
+#define WALK_NAME_MAX 255
 #endif
 #ifdef O_SEARCH
 #define DIR_ENTER (O_SEARCH | O_DIRECTORY)
@@ -107,6 +116,25 @@ static void walk_close(walk *w)
         close(w->fds[--w->depth]);
 }
 
+/* Notes the name of an entry that exists in dirfd (real_rel): as the
+ * directory stores it, where names are found in any case (os.h,
+ * pathgate__os_stored_name), so that one file has one spelling. */
+static void names_push_entry(walk *w, int dirfd, const char *name)
+{
+    if (!w->names)
+        return;
+#if PATHGATE__OS_NAMES_FOLD
+    char stored[4 * WALK_NAME_MAX + 1];
+    if (pathgate__os_stored_name(dirfd, name, stored, sizeof stored) == 0) {
+        names_push(w->names, stored, strlen(stored));
+        return;
+    }
+#else
+    (void)dirfd;
+#endif
+    names_push(w->names, name, strlen(name));
+}
+
 /* Splices a symlink target in front of what is left of the path (which
  * begins with '/' or is empty), relative to the link's directory. */
 static int walk_follow(walk *w, const char *target, size_t len)
@@ -124,16 +152,11 @@ static int walk_follow(walk *w, const char *target, size_t len)
     return 0;
 }
 
-/* readlinkat(dirfd, name) into buf: its length, or -errno (-EINVAL when
- * name is not a symlink). */
-static ssize_t read_link(int dirfd, const char *name, char *buf, size_t size)
+/* The target of the link name in dirfd into buf: its length, or -errno
+ * (-EINVAL when name is not a symlink). */
+static long read_link(int dirfd, const char *name, char *buf, size_t size)
 {
-    ssize_t n = readlinkat(dirfd, name, buf, size);
-    if (n < 0)
-        return -errno;
-    if ((size_t)n >= size)
-        return -ENAMETOOLONG;
-    return n;
+    return pathgate__os_readlinkat(dirfd, name, buf, size);
 }
 
 /* Takes the next component off what is left of the path. */
@@ -185,20 +208,20 @@ static int walk_lexical(walk *w, component *c)
  * mode) notes it missing. 0 or -errno. */
 static int walk_enter(walk *w, const char *name)
 {
-    int fd = openat(walk_cur(w), name, DIR_ENTER | O_NOFOLLOW | O_CLOEXEC);
+    int fd = pathgate__os_openat(walk_cur(w), name, DIR_ENTER | O_NOFOLLOW, 0);
     if (fd >= 0) {
         if (w->depth == PATHGATE__CONTAIN_MAX_DEPTH) {
             close(fd);
             return -ENAMETOOLONG;
         }
+        names_push_entry(w, walk_cur(w), name);
         w->fds[w->depth++] = fd;
-        names_push(w->names, name, strlen(name));
         return 0;
     }
-    int err = errno;
+    int err = -fd;
     if (err == ENOTDIR || err == ELOOP || err == EMLINK) { /* a file, or a symlink */
         char target[PATHGATE_PATH_MAX];
-        ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
+        long len = read_link(walk_cur(w), name, target, sizeof target);
         if (len == -EINVAL)
             return -ENOTDIR;
         if (len < 0)
@@ -224,25 +247,26 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
     *again = 0;
     if (w->probe) {
         /* a probe needs no handle: what is there, without opening it */
-        struct stat st;
-        if (fstatat(walk_cur(w), name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            if (S_ISLNK(st.st_mode) && !c->dot) {
-                ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
+        pathgate__os_stat st;
+        int src = pathgate__os_statat(walk_cur(w), name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+        if (src == 0) {
+            if (st.type == PATHGATE__OS_T_LNK && !c->dot) {
+                long len = read_link(walk_cur(w), name, target, sizeof target);
                 if (len < 0)
                     return (int)len;
                 *again = 1;
                 return walk_follow(w, target, (size_t)len);
             }
-            if (c->trail && !S_ISDIR(st.st_mode))
+            if (c->trail && st.type != PATHGATE__OS_T_DIR)
                 return -ENOTDIR;
             return w->missed ? -ENOENT : 0;
         }
-        return -errno;
+        return src;
     }
-    int f = flags | O_NOFOLLOW | O_CLOEXEC;
+    int f = flags | O_NOFOLLOW;
     if (c->trail && !(flags & O_CREAT))
         f |= O_DIRECTORY;
-    int fd = openat(walk_cur(w), name, f, (mode_t)mode);
+    int fd = pathgate__os_openat(walk_cur(w), name, f, mode);
     if (fd >= 0) {
         if (w->missed) {
             close(fd);
@@ -250,9 +274,9 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
         }
         return fd;
     }
-    int err = errno;
+    int err = -fd;
     if ((err == ELOOP || err == ENOTDIR || err == EMLINK) && !(flags & O_NOFOLLOW) && !c->dot) {
-        ssize_t len = read_link(walk_cur(w), name, target, sizeof target);
+        long len = read_link(walk_cur(w), name, target, sizeof target);
         if (len >= 0) {
             *again = 1;
             return walk_follow(w, target, (size_t)len);
@@ -271,7 +295,7 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
  */
 static int walk_run(walk *w, int flags, unsigned int mode)
 {
-    char name[NAME_MAX + 1];
+    char name[WALK_NAME_MAX + 1];
     for (;;) {
         component c;
         walk_next(w, &c);
@@ -284,7 +308,7 @@ static int walk_run(walk *w, int flags, unsigned int mode)
             name[0] = '.';
             name[1] = '\0';
         } else {
-            if (c.n > NAME_MAX)
+            if (c.n > WALK_NAME_MAX)
                 return -ENAMETOOLONG;
             memcpy(name, w->buf + c.s, c.n);
             name[c.n] = '\0';
@@ -296,7 +320,9 @@ static int walk_run(walk *w, int flags, unsigned int mode)
         }
         int again;
         rc = walk_final(w, name, &c, flags, mode, &again);
-        if (!again && !c.dot && (rc >= 0 || rc == -ENOENT))
+        if (!again && !c.dot && rc >= 0)
+            names_push_entry(w, walk_cur(w), name);
+        else if (!again && !c.dot && rc == -ENOENT)
             names_push(w->names, name, strlen(name));
         if (!again || rc < 0)
             return rc;

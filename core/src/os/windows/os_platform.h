@@ -1,8 +1,7 @@
 /*
  * os_platform.h (Windows) - the values of os.h's flags, and the inline
  * bodies of its hot calls, for the Windows backend (os/windows/,
- * docs/windows.md). The backend so far provides random bytes; the
- * contained opens on NT handles are planned there.
+ * docs/windows.md): NT handles behind C runtime descriptors.
  */
 #ifndef PATHGATE_OS_PLATFORM_H
 #define PATHGATE_OS_PLATFORM_H
@@ -51,5 +50,9 @@ static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *of
     e->type = d->type;
     return 1;
 }
+
+/* NTFS finds names in any case: the stored spelling is looked up (os.h). */
+#define PATHGATE__OS_NAMES_FOLD 1
+int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name, char *out, size_t cap);
 
 #endif

@@ -1,30 +1,53 @@
 /*
- * os_windows.h - internal to the Windows backend: contained opens on NT
- * handles (docs/windows.md, "The OS interface on NT handles").
- *
- * The building block of os/windows/: a root directory handle, and an open
- * of a relative path beneath it one component at a time, each relative to
- * its parent's handle. For every component:
- *   1. the Windows name rules (lex/winname.h): devices, streams, trailing
- *      dots and spaces, reserved characters, 8.3 shapes, `..`;
- *   2. its attributes relative to the parent handle (NtQueryAttributesFile
- *      with RootDirectory): a reparse point (symlink, junction, mount point)
- *      is a link and refused (-ELOOP; judging a link by pathgate's rules,
- *      relative and inside, comes with the resolver on Windows);
- *   3. the open itself (NtCreateFile with RootDirectory, OBJ_DONT_REPARSE,
- *      FILE_OPEN_REPARSE_POINT), which on Windows fails on a reparse point
- *      that appeared after step 2. Wine 8 ignores OBJ_DONT_REPARSE: step 2
- *      is what wine can show.
- * Directories on the way are held without FILE_SHARE_DELETE, so they
- * cannot be renamed or deleted while the walk holds them.
+ * os_windows.h - internal to the Windows backend (docs/windows.md, "The OS
+ * interface on NT handles"): the building blocks os_windows.c implements
+ * os.h with. A root directory from a Windows host path; one entry as its
+ * directory lists it (what shows a reparse point under wine, which ignores
+ * OBJ_DONT_REPARSE); NT and Win32 errors as os.h's errno set; UTF-8 names
+ * as UTF-16; the HANDLE behind an os.h handle; link targets from reparse
+ * data.
  */
 #ifndef PATHGATE_OS_WINDOWS_H
 #define PATHGATE_OS_WINDOWS_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <wchar.h>
 
 /* A HANDLE, without windows.h in every includer. */
 typedef void *pathgate__os_win_handle;
+
+/* The longest component in UTF-16 units (NTFS: 255). */
+#define PATHGATE__OS_WIN_NAME_UNITS 255
+
+/* The HANDLE behind an os.h handle (a C runtime descriptor made by
+ * _open_osfhandle: the runtime's own table of HANDLEs), or NULL. */
+pathgate__os_win_handle pathgate__os_win_handle_of(int fd);
+
+/* An NTSTATUS, a Win32 error: as os.h's negative errno set. */
+int pathgate__os_win_errno_of_status(long status);
+int pathgate__os_win_errno_of_win32(unsigned long error);
+
+/* UTF-8 s[0..n) as UTF-16 into out (cap units, no NUL added): the unit
+ * count, or -1 (invalid UTF-8, too long). */
+int pathgate__os_win_utf16(wchar_t *out, int cap, const char *s, size_t n);
+
+/* One entry as its directory lists it (FileIdBothDirectoryInformation):
+ * times are FILETIMEs (100 ns since 1601). */
+typedef struct pathgate__os_win_entry {
+    unsigned long attributes;
+    unsigned long reparse_tag; /* IO_REPARSE_TAG_*, when a reparse point */
+    uint64_t file_id, size;
+    int64_t created, accessed, written, changed;
+    int name_units; /* the name as the directory stores it */
+    wchar_t name[PATHGATE__OS_WIN_NAME_UNITS + 1];
+} pathgate__os_win_entry;
+
+/* The entry `name` (units UTF-16 units, no wildcard) of the directory
+ * parent, through a fresh handle of parent (wine: see the .c). 0, -ENOENT,
+ * or another negative error. */
+int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name, int units,
+                            pathgate__os_win_entry *e);
 
 /* Opens the directory at a Windows host path (a root's configured
  * location, UTF-8): a drive path `C:\x`, a UNC path `\\server\share\x`, or
@@ -34,23 +57,13 @@ typedef void *pathgate__os_win_handle;
  * -ENOTDIR, -EACCES, -EIO. */
 int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_handle *out);
 
-/* What pathgate__os_win_open_beneath opens the last component as. */
-#define PATHGATE__OS_WIN_FILE 0 /* a file, for reading */
-#define PATHGATE__OS_WIN_DIR 1  /* a directory, for listing */
-#define PATHGATE__OS_WIN_ANY 2  /* either, attributes only */
-
-/* Opens rel (names separated by '/', no empty, `.` or `..` component)
- * beneath root as described above. 0 with *out set, or -EINVAL (a name
- * rule, with *verdict set to the pathgate__winname), -ELOOP (a reparse
- * point on the way), -ENOENT, -ENOTDIR, -EISDIR, -EACCES, -ENAMETOOLONG,
- * -EIO. */
-int pathgate__os_win_open_beneath(pathgate__os_win_handle root, const char *rel, size_t len,
-                                  int what, pathgate__os_win_handle *out, int *verdict);
-
-/* Reads up to cap bytes from the start of a file handle: the count, or a
- * negative error. */
-long pathgate__os_win_read(pathgate__os_win_handle h, void *buf, size_t cap);
-
-void pathgate__os_win_close(pathgate__os_win_handle h);
+/* The target of a link from its REPARSE_DATA_BUFFER (len bytes, as
+ * FSCTL_GET_REPARSE_POINT gives it) into buf, as os.h's readlink gives it:
+ * a relative symlink with '/' separators; an absolute one (every
+ * junction and mount point) beginning with '/' ("\??\C:\x" -> "/C:/x",
+ * "\??\UNC\s\x" -> "//s/x"), so that every layer refusing absolute
+ * targets refuses it. Its length, or -ELOOP (not a symlink or junction),
+ * -EIO (malformed), -EINVAL (not valid UTF-16), -ENAMETOOLONG. */
+long pathgate__os_win_reparse_target(const void *data, size_t len, char *buf, size_t size);
 
 #endif

@@ -1,4 +1,5 @@
-/* os_windows_open.c - contained opens on NT handles (os_windows.h). */
+/* os_windows_open.c - the building blocks of the NT backend (os_windows.h):
+ * errors, UTF-16 names, a root from a Windows path, one entry's listing. */
 #include <errno.h>
 #include <windows.h>
 /* after windows.h */
@@ -6,40 +7,22 @@
 
 #include "os_windows.h"
 #include "text.h"
-#include "winname.h"
 
 /* Not in mingw's winternl.h. */
 NTSTATUS NTAPI NtQueryDirectoryFile(HANDLE dir, HANDLE event, PVOID apc, PVOID apc_context,
                                     PIO_STATUS_BLOCK io, PVOID info, ULONG len, ULONG info_class,
                                     BOOLEAN single, PUNICODE_STRING mask, BOOLEAN restart);
 
-/* FileDirectoryInformation (1): the fields up to the name. */
-typedef struct win_dir_info {
-    ULONG next, index;
-    LARGE_INTEGER created, accessed, written, changed, end, allocated;
-    ULONG attributes, name_bytes;
-    WCHAR name[1];
-} win_dir_info;
-#define WIN_FILE_DIRECTORY_INFORMATION 1
-/* FileAttributeTagInformation (35) */
-typedef struct win_attribute_tag {
-    ULONG attributes, reparse_tag;
-} win_attribute_tag;
-#define WIN_FILE_ATTRIBUTE_TAG_INFORMATION 35
+#define WIN_FILE_ID_BOTH_DIRECTORY_INFORMATION 37
 
-#define WIN_STATUS_REPARSE_POINT_ENCOUNTERED ((NTSTATUS)0xC000050BL)
-#define WIN_STATUS_STOPPED_ON_SYMLINK ((NTSTATUS)0x8000002DL)
 #define WIN_FILE_OPEN 0x00000001
 #define WIN_FILE_DIRECTORY_FILE 0x00000001
-#define WIN_FILE_NON_DIRECTORY_FILE 0x00000040
 #define WIN_FILE_SYNCHRONOUS_IO_NONALERT 0x00000020
-#define WIN_FILE_OPEN_REPARSE_POINT 0x00200000
-#define WIN_FILE_OPEN_FOR_BACKUP_INTENT 0x00004000
 
 /* The longest component in UTF-16 units (NTFS: 255). */
-#define NAME_UNITS_MAX 255
+#define NAME_UNITS_MAX PATHGATE__OS_WIN_NAME_UNITS
 
-static int errno_of_win32(DWORD e)
+int pathgate__os_win_errno_of_win32(unsigned long e)
 {
     switch (e) {
     case ERROR_FILE_NOT_FOUND:
@@ -49,8 +32,29 @@ static int errno_of_win32(DWORD e)
     case ERROR_INVALID_DRIVE:
         return -ENOENT;
     case ERROR_ACCESS_DENIED:
-    case ERROR_SHARING_VIOLATION:
         return -EACCES;
+    case ERROR_SHARING_VIOLATION:
+        return -EBUSY;
+    case ERROR_ALREADY_EXISTS:
+    case ERROR_FILE_EXISTS:
+        return -EEXIST;
+    case ERROR_DIR_NOT_EMPTY:
+        return -ENOTEMPTY;
+    case ERROR_LOCK_VIOLATION:
+        return -EAGAIN;
+    case ERROR_INVALID_FUNCTION:
+    case ERROR_NOT_SUPPORTED:
+    case ERROR_CALL_NOT_IMPLEMENTED:
+        return -ENOSYS;
+    case ERROR_NOT_SAME_DEVICE:
+        return -EXDEV;
+    case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
+        return -ENOSPC;
+    case ERROR_WRITE_PROTECT:
+        return -EROFS;
+    case ERROR_INSUFFICIENT_BUFFER:
+        return -ERANGE;
     case ERROR_DIRECTORY:
         return -ENOTDIR;
     case ERROR_INVALID_NAME:
@@ -69,7 +73,7 @@ static int errno_of_win32(DWORD e)
     }
 }
 
-static int errno_of_status(NTSTATUS st)
+int pathgate__os_win_errno_of_status(long st)
 {
     switch ((unsigned long)st) {
     case 0xC000000FUL: /* STATUS_NO_SUCH_FILE */
@@ -85,18 +89,50 @@ static int errno_of_status(NTSTATUS st)
         return -EISDIR;
     case 0xC000050BUL: /* STATUS_REPARSE_POINT_ENCOUNTERED */
     case 0x8000002DUL: /* STATUS_STOPPED_ON_SYMLINK */
+    case 0xC0000280UL: /* STATUS_REPARSE_POINT_NOT_RESOLVED (wine: a dangling link) */
+    case 0xC0000279UL: /* STATUS_IO_REPARSE_TAG_NOT_HANDLED */
         return -ELOOP;
     case 0xC0000022UL: /* STATUS_ACCESS_DENIED */
-    case 0xC0000043UL: /* STATUS_SHARING_VIOLATION */
+    case 0xC0000121UL: /* STATUS_CANNOT_DELETE */
         return -EACCES;
+    case 0xC0000043UL: /* STATUS_SHARING_VIOLATION: a handle held without sharing */
+        return -EBUSY;
+    case 0xC0000035UL: /* STATUS_OBJECT_NAME_COLLISION */
+        return -EEXIST;
+    case 0xC0000101UL: /* STATUS_DIRECTORY_NOT_EMPTY */
+        return -ENOTEMPTY;
+    case 0xC0000056UL: /* STATUS_DELETE_PENDING */
+        return -ENOENT;
+    case 0xC00000D4UL: /* STATUS_NOT_SAME_DEVICE */
+        return -EXDEV;
+    case 0xC000007FUL: /* STATUS_DISK_FULL */
+        return -ENOSPC;
+    case 0xC00000A2UL: /* STATUS_MEDIA_WRITE_PROTECTED */
+        return -EROFS;
+    case 0xC0000106UL: /* STATUS_NAME_TOO_LONG */
+        return -ENAMETOOLONG;
+    case 0xC000000DUL: /* STATUS_INVALID_PARAMETER */
+    case 0xC0000275UL: /* STATUS_NOT_A_REPARSE_POINT */
+        return -EINVAL;
+    case 0xC0000002UL: /* STATUS_NOT_IMPLEMENTED */
+    case 0xC0000003UL: /* STATUS_INVALID_INFO_CLASS */
+    case 0xC00000BBUL: /* STATUS_NOT_SUPPORTED */
+    case 0xC0000010UL: /* STATUS_INVALID_DEVICE_REQUEST */
+        return -ENOSYS;
+    case 0xC0000054UL: /* STATUS_FILE_LOCK_CONFLICT */
+    case 0xC0000055UL: /* STATUS_LOCK_NOT_GRANTED */
+        return -EAGAIN;
+    case 0xC0000017UL: /* STATUS_NO_MEMORY */
+    case 0xC000009AUL: /* STATUS_INSUFFICIENT_RESOURCES */
+        return -ENOMEM;
     default:
-        return errno_of_win32(RtlNtStatusToDosError(st));
+        return pathgate__os_win_errno_of_win32(RtlNtStatusToDosError(st));
     }
 }
 
 /* UTF-8 s[0..n) as UTF-16 into out (cap units); the unit count, or -1
  * (invalid UTF-8, too long). */
-static int to_utf16(WCHAR *out, int cap, const char *s, size_t n)
+int pathgate__os_win_utf16(wchar_t *out, int cap, const char *s, size_t n)
 {
     if (n == 0)
         return 0;
@@ -136,7 +172,7 @@ int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_ha
     } else {
         rc = -EINVAL; /* relative, drive-relative (C:x), rooted without a drive (\x) */
     }
-    int k = rc ? -1 : to_utf16(w + at, (int)(cap - at - 1), path + skip, len - skip);
+    int k = rc ? -1 : pathgate__os_win_utf16(w + at, (int)(cap - at - 1), path + skip, len - skip);
     if (k < 0) {
         HeapFree(GetProcessHeap(), 0, w);
         return rc ? rc : -EINVAL;
@@ -152,7 +188,7 @@ int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_ha
     DWORD e = GetLastError();
     HeapFree(GetProcessHeap(), 0, w);
     if (h == INVALID_HANDLE_VALUE)
-        return errno_of_win32(e);
+        return pathgate__os_win_errno_of_win32(e);
     FILE_BASIC_INFO info;
     if (!GetFileInformationByHandleEx(h, FileBasicInfo, &info, sizeof info)) {
         CloseHandle(h);
@@ -166,149 +202,51 @@ int pathgate__os_win_open_root(const char *path, size_t len, pathgate__os_win_ha
     return 0;
 }
 
-/* The attributes of the entry named us in the directory parent, as the
- * directory lists them: 0 or a negative error. Wine 8 answers
+/* The entry named `name` (units UTF-16 units) in the directory parent, as
+ * the directory lists it (os_windows.h). Wine 8 answers
  * NtQueryAttributesFile relative to a handle with "not found" and keeps a
  * handle's first listing mask for good, so the directory is listed
  * through a fresh handle of itself, with the name as the mask (the name
  * rules have refused every wildcard character). */
-static int listed_attributes(HANDLE parent, UNICODE_STRING *us, ULONG *attributes)
+int pathgate__os_win_listed(pathgate__os_win_handle parent, const wchar_t *name, int units,
+                            pathgate__os_win_entry *e)
 {
     UNICODE_STRING self = {0, 0, NULL};
+    UNICODE_STRING us = {(USHORT)(units * sizeof(WCHAR)), (USHORT)(units * sizeof(WCHAR)),
+                         (PWSTR)name};
     OBJECT_ATTRIBUTES oa;
     InitializeObjectAttributes(&oa, &self, 0, parent, NULL);
     IO_STATUS_BLOCK io;
     HANDLE dir = NULL;
-    NTSTATUS st = NtCreateFile(&dir, FILE_LIST_DIRECTORY | SYNCHRONIZE, &oa, &io, NULL, 0,
-                               FILE_SHARE_READ | FILE_SHARE_WRITE, WIN_FILE_OPEN,
-                               WIN_FILE_DIRECTORY_FILE | WIN_FILE_SYNCHRONOUS_IO_NONALERT, NULL, 0);
+    NTSTATUS st =
+        NtCreateFile(&dir, FILE_LIST_DIRECTORY | SYNCHRONIZE, &oa, &io, NULL, 0,
+                     FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, WIN_FILE_OPEN,
+                     WIN_FILE_DIRECTORY_FILE | WIN_FILE_SYNCHRONOUS_IO_NONALERT, NULL, 0);
     if (!NT_SUCCESS(st))
-        return errno_of_status(st);
+        return pathgate__os_win_errno_of_status(st);
     union {
-        win_dir_info d;
-        char bytes[sizeof(win_dir_info) + 2 * (NAME_UNITS_MAX + 1)];
+        FILE_ID_BOTH_DIR_INFORMATION d;
+        char bytes[sizeof(FILE_ID_BOTH_DIR_INFORMATION) + 2 * (NAME_UNITS_MAX + 1)];
     } buf;
     st = NtQueryDirectoryFile(dir, NULL, NULL, NULL, &io, &buf, sizeof buf,
-                              WIN_FILE_DIRECTORY_INFORMATION, TRUE, us, TRUE);
+                              WIN_FILE_ID_BOTH_DIRECTORY_INFORMATION, TRUE, &us, TRUE);
     CloseHandle(dir);
+    if (st == (NTSTATUS)0x80000006L) /* STATUS_NO_MORE_FILES: no such entry */
+        return -ENOENT;
     if (!NT_SUCCESS(st))
-        return errno_of_status(st);
-    *attributes = buf.d.attributes;
+        return pathgate__os_win_errno_of_status(st);
+    e->attributes = buf.d.FileAttributes;
+    e->reparse_tag = (buf.d.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) ? buf.d.EaSize : 0;
+    e->file_id = (uint64_t)buf.d.FileId.QuadPart;
+    e->size = (uint64_t)buf.d.EndOfFile.QuadPart;
+    e->created = buf.d.CreationTime.QuadPart;
+    e->accessed = buf.d.LastAccessTime.QuadPart;
+    e->written = buf.d.LastWriteTime.QuadPart;
+    e->changed = buf.d.ChangeTime.QuadPart;
+    e->name_units = (int)(buf.d.FileNameLength / sizeof(WCHAR));
+    if (e->name_units > NAME_UNITS_MAX)
+        return -EIO;
+    memcpy(e->name, buf.d.FileName, buf.d.FileNameLength);
+    e->name[e->name_units] = 0;
     return 0;
-}
-
-/* One component: check, then open relative to parent. */
-static int open_component(HANDLE parent, const char *name, size_t n, int last, int what,
-                          HANDLE *out, int *verdict)
-{
-    pathgate__winname v = pathgate__winname_check(name, n);
-    if (v != PATHGATE__WINNAME_OK) {
-        *verdict = (int)v;
-        return -EINVAL;
-    }
-    WCHAR w[NAME_UNITS_MAX + 1];
-    int k = to_utf16(w, NAME_UNITS_MAX, name, n);
-    if (k <= 0)
-        return -ENAMETOOLONG; /* valid UTF-8 (checked above), so too long */
-    UNICODE_STRING us = {(USHORT)(k * sizeof(WCHAR)), (USHORT)(k * sizeof(WCHAR)), w};
-    OBJECT_ATTRIBUTES oa;
-    InitializeObjectAttributes(&oa, &us, OBJ_CASE_INSENSITIVE | OBJ_DONT_REPARSE, parent, NULL);
-
-    /* The attributes first, relative to the same parent: what wine shows. */
-    ULONG attributes = 0;
-    int rc = listed_attributes(parent, &us, &attributes);
-    if (rc)
-        return rc;
-    if (attributes & FILE_ATTRIBUTE_REPARSE_POINT)
-        return -ELOOP;
-    int is_dir = (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
-    if (!last && !is_dir)
-        return -ENOTDIR;
-    if (last && what == PATHGATE__OS_WIN_FILE && is_dir)
-        return -EISDIR;
-    if (last && what == PATHGATE__OS_WIN_DIR && !is_dir)
-        return -ENOTDIR;
-
-    ACCESS_MASK access = SYNCHRONIZE | FILE_READ_ATTRIBUTES;
-    ULONG share = FILE_SHARE_READ | FILE_SHARE_WRITE; /* a held directory: no DELETE */
-    ULONG options = WIN_FILE_SYNCHRONOUS_IO_NONALERT | WIN_FILE_OPEN_REPARSE_POINT;
-    if (is_dir) {
-        access |= FILE_LIST_DIRECTORY | FILE_TRAVERSE;
-        options |= WIN_FILE_DIRECTORY_FILE | WIN_FILE_OPEN_FOR_BACKUP_INTENT;
-    } else {
-        if (what == PATHGATE__OS_WIN_FILE)
-            access |= FILE_READ_DATA;
-        share |= FILE_SHARE_DELETE;
-        options |= WIN_FILE_NON_DIRECTORY_FILE;
-    }
-    IO_STATUS_BLOCK io;
-    HANDLE h = NULL;
-    NTSTATUS st =
-        NtCreateFile(&h, access, &oa, &io, NULL, 0, share, WIN_FILE_OPEN, options, NULL, 0);
-    if (st == WIN_STATUS_REPARSE_POINT_ENCOUNTERED || st == WIN_STATUS_STOPPED_ON_SYMLINK)
-        return -ELOOP;
-    if (!NT_SUCCESS(st))
-        return errno_of_status(st);
-    /* What was opened (FILE_OPEN_REPARSE_POINT: a link itself, on Windows)
-     * must not be a link either: a link made between the check and the
-     * open. */
-    win_attribute_tag tag;
-    st = NtQueryInformationFile(h, &io, &tag, sizeof tag,
-                                (FILE_INFORMATION_CLASS)WIN_FILE_ATTRIBUTE_TAG_INFORMATION);
-    if (!NT_SUCCESS(st) || (tag.attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
-        CloseHandle(h);
-        return NT_SUCCESS(st) ? -ELOOP : errno_of_status(st);
-    }
-    *out = h;
-    return 0;
-}
-
-int pathgate__os_win_open_beneath(pathgate__os_win_handle root, const char *rel, size_t len,
-                                  int what, pathgate__os_win_handle *out, int *verdict)
-{
-    *out = NULL;
-    *verdict = 0;
-    if (!root || !rel || len == 0)
-        return -EINVAL;
-    HANDLE parent = root;
-    size_t i = 0;
-    int rc = 0;
-    while (i <= len) {
-        const char *name = rel + i;
-        const char *slash = memchr(name, '/', len - i);
-        size_t n = slash ? (size_t)(slash - name) : len - i;
-        int last = !slash;
-        HANDLE h = NULL;
-        rc = open_component(parent, name, n, last, what, &h, verdict);
-        if (parent != root)
-            CloseHandle(parent);
-        if (rc)
-            return rc;
-        parent = h;
-        i += n + 1;
-        if (last)
-            break;
-    }
-    *out = parent;
-    return 0;
-}
-
-long pathgate__os_win_read(pathgate__os_win_handle h, void *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        DWORD k = 0, want = cap - got > 0x40000000u ? 0x40000000u : (DWORD)(cap - got);
-        if (!ReadFile(h, (char *)buf + got, want, &k, NULL))
-            return errno_of_win32(GetLastError());
-        if (k == 0)
-            break;
-        got += k;
-    }
-    return (long)got;
-}
-
-void pathgate__os_win_close(pathgate__os_win_handle h)
-{
-    if (h)
-        CloseHandle(h);
 }
