@@ -104,6 +104,40 @@ class HttpClient:
         return r.status, data, {k.lower(): v for k, v in r.getheaders()}
 
 
+class RawClient:
+    """A plain keep-alive HTTP/1.1 client on a socket: the request in one
+    write, the answer's head read to its blank line and its body by
+    Content-Length. It does what http.client does for these requests,
+    without its per-request parsing of the answer's head by the email
+    package, so it measures the server's cost rather than the client's."""
+
+    def __init__(self, port: int, headers: dict[str, str]) -> None:
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.head = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+                     + "".join(f"{k}: {v}\r\n" for k, v in headers.items())).encode()
+        self.buf = b""
+
+    def post(self, body: bytes) -> bytes:
+        self.s.sendall(self.head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        while (end := self.buf.find(b"\r\n\r\n")) < 0:
+            self.buf += self._recv()
+        head = self.buf[:end].lower()
+        i = head.find(b"\r\ncontent-length:")
+        assert i >= 0, "an answer without Content-Length"
+        n = int(head[i + 17:].split(b"\r\n", 1)[0])
+        while len(self.buf) < end + 4 + n:
+            self.buf += self._recv()
+        body, self.buf = self.buf[end + 4:end + 4 + n], self.buf[end + 4 + n:]
+        return body
+
+    def _recv(self) -> bytes:
+        data = self.s.recv(65536)
+        if not data:
+            raise ConnectionError("closed")
+        return data
+
+
 class StdioClient:
     def __init__(self, root: str) -> None:
         self.p = subprocess.Popen([PY, "-m", "pathgate", "--root", f"repo={root}", "mcp"], stdin=subprocess.PIPE,
@@ -155,7 +189,7 @@ while True:
 """
 
 
-def per_call(root: str) -> list[tuple[str, float, float, float, float, float]]:
+def per_call(root: str) -> list[tuple[str, float, float, float, float, float, float, float]]:
     srv, port = start_http(root)
     floor_srv = None
     try:
@@ -168,6 +202,8 @@ def per_call(root: str) -> list[tuple[str, float, float, float, float, float]]:
         floor_srv.stdin.close()  # type: ignore[union-attr]
         floor_port = int(floor_srv.stdout.readline())  # type: ignore[union-attr]
         floor = http.client.HTTPConnection("127.0.0.1", floor_port, timeout=30)
+        raw = RawClient(port, h.h)
+        raw_floor = RawClient(floor_port, h.h)
 
         def floor_post(b: bytes) -> bytes:
             floor.request("POST", "/mcp", b, h.h)
@@ -177,8 +213,8 @@ def per_call(root: str) -> list[tuple[str, float, float, float, float, float]]:
         cpu: dict[tuple[str, str], float] = {}
         for _ in range(ROUNDS):
             for name, msg in (("read_text_file", READ), ("ping", PING)):
-                for transport in ("stdio", "http", "floor"):
-                    if transport == "floor" and name != "read_text_file":
+                for transport in ("stdio", "http", "floor", "raw", "raw floor"):
+                    if "floor" in transport and name != "read_text_file":
                         continue
                     body = json.dumps(msg).encode()
                     if transport == "stdio":
@@ -186,11 +222,16 @@ def per_call(root: str) -> list[tuple[str, float, float, float, float, float]]:
                         arg = line
                     elif transport == "http":
                         fn, arg = (lambda b: h.post(b)[1]), body
+                    elif transport == "raw":
+                        fn, arg = raw.post, body
+                    elif transport == "raw floor":
+                        fn, arg = raw_floor.post, body
                     else:
                         fn, arg = floor_post, body
                     assert b'"result"' in fn(arg)
                     samples = times.setdefault((name, transport), [])
-                    pid = {"stdio": s.p.pid, "http": srv.pid, "floor": floor_srv.pid}[transport]
+                    pid = {"stdio": s.p.pid, "http": srv.pid, "floor": floor_srv.pid, "raw": srv.pid,
+                           "raw floor": floor_srv.pid}[transport]
                     c0 = cpu_us(pid)
                     for _ in range(CALLS):
                         t = time.perf_counter_ns()
@@ -199,9 +240,11 @@ def per_call(root: str) -> list[tuple[str, float, float, float, float, float]]:
                     cpu[(name, transport)] = cpu.get((name, transport), 0.0) + cpu_us(pid) - c0
         s.close()
         n = ROUNDS * CALLS
-        return [(name, statistics.median(times[(name, "stdio")]), statistics.median(times[(name, "http")]),
-                 cpu[(name, "stdio")] / n, cpu[(name, "http")] / n,
-                 statistics.median(times[(name, "floor")]) if (name, "floor") in times else 0.0)
+        def med(name: str, transport: str) -> float:
+            return statistics.median(times[(name, transport)]) if (name, transport) in times else 0.0
+
+        return [(name, med(name, "stdio"), med(name, "http"), cpu[(name, "stdio")] / n, cpu[(name, "http")] / n,
+                 med(name, "floor"), med(name, "raw"), med(name, "raw floor"))
                 for name in ("read_text_file", "ping")]
     finally:
         srv.terminate()
@@ -369,11 +412,14 @@ def main() -> None:
             f.writelines(f"line {i} of a twenty-line file\n" for i in range(1, 21))
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         rows = per_call(root) if "per_call" in PARTS else []
-        print("\n| call | stdio (us) | HTTP (us) | HTTP / stdio | HTTP floor (us) | floor / stdio | "
-              "server CPU per call, stdio (us) | HTTP (us) |\n|---|---:|---:|---:|---:|---:|---:|---:|")
-        for name, s, h, cs, ch, fl in rows:
-            fcells = f"{fl:.0f} | {fl / s:.2f}x" if fl else "- | -"
-            print(f"| {name} | {s:.0f} | {h:.0f} | {h / s:.2f}x | {fcells} | {cs:.0f} | {ch:.0f} |")
+        print("\n| call | client | stdio (us) | HTTP (us) | HTTP / stdio | HTTP floor (us) | floor / stdio | "
+              "server CPU per call, stdio (us) | HTTP (us) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, s, h, cs, ch, fl, r, rfl in rows:
+            for client, hh, ff in (("http.client", h, fl), ("raw socket", r, rfl)):
+                if not hh:
+                    continue
+                fcells = f"{ff:.0f} | {ff / s:.2f}x" if ff else "- | -"
+                print(f"| {name} | {client} | {s:.0f} | {hh:.0f} | {hh / s:.2f}x | {fcells} | {cs:.0f} | {ch:.0f} |")
         print("\n| concurrent sessions | calls/s | failed sessions |\n|---:|---:|---:|")
         for n, rate, failed in (throughput(root) if "throughput" in PARTS else []):
             print(f"| {n} | {rate:.0f} | {failed} |")
