@@ -12,6 +12,9 @@
 #include "os.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 
 #define OPEN_ALL                                                                                   \
     (PATHGATE_FS_OPEN_READ | PATHGATE_FS_OPEN_WRITE | PATHGATE_FS_OPEN_APPEND |                    \

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_target.h"
 #include "policy_internal.h"
 #include "resolver_internal.h"
 
