@@ -326,7 +326,7 @@ int pathgate_fs_atomic_commit(pathgate_fs_atomic *a, int fd, pathgate_error *err
             rc = pathgate__error_set(err, PATHGATE_EISDIR, "'%s' is a directory", a->address);
         else {
             int code = pathgate__errno_to_code(-e);
-            const char *why = strerrordesc_np(e);
+            const char *why = pathgate__os_strerror(e);
             rc = code == PATHGATE_EIO || code == PATHGATE_EINVALIDPATH
                      ? pathgate__error_set(err, PATHGATE_EIO, "I/O error on '%s': %s", a->address,
                                            why ? why : "unknown")

@@ -85,5 +85,4 @@ int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
 int pathgate__fs_policy_move_tree(const pathgate__fs_target *src, const pathgate__fs_target *dst,
                                   pathgate_error *err);
 
-
 #endif

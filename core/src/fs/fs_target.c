@@ -255,7 +255,7 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
     }
     if (code == PATHGATE_EIO) {
         const char *a = t ? t->address : "";
-        const char *why = strerrordesc_np(-neg_errno);
+        const char *why = pathgate__os_strerror(-neg_errno);
         return pathgate__error_set(err, code, "I/O error on '%s': %s", a, why ? why : "unknown");
     }
     return pathgate__fs_fail(err, code, t, noun);

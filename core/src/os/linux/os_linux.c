@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -352,4 +353,9 @@ int pathgate__os_random(void *out, size_t n)
         got += (size_t)k;
     }
     return 0;
+}
+
+const char *pathgate__os_strerror(int e)
+{
+    return strerrordesc_np(e); /* glibc's table: no locale, no buffer */
 }

@@ -304,3 +304,69 @@ int pathgate__os_random(void *out, size_t n)
     close(fd);
     return got == n ? 0 : -EIO;
 }
+
+const char *pathgate__os_strerror(int e)
+{
+    /* strerror's words for the errors of os.h and of a failing write;
+     * strerror itself may use a shared buffer (not reentrant) */
+    switch (e) {
+    case EPERM:
+        return "Operation not permitted";
+    case ENOENT:
+        return "No such file or directory";
+    case EINTR:
+        return "Interrupted system call";
+    case EIO:
+        return "Input/output error";
+    case EBADF:
+        return "Bad file descriptor";
+    case EAGAIN:
+        return "Resource temporarily unavailable";
+    case ENOMEM:
+        return "Cannot allocate memory";
+    case EACCES:
+        return "Permission denied";
+    case EBUSY:
+        return "Device or resource busy";
+    case EEXIST:
+        return "File exists";
+    case EXDEV:
+        return "Invalid cross-device link";
+    case ENOTDIR:
+        return "Not a directory";
+    case EISDIR:
+        return "Is a directory";
+    case EINVAL:
+        return "Invalid argument";
+    case EMFILE:
+        return "Too many open files";
+    case ETXTBSY:
+        return "Text file busy";
+    case EFBIG:
+        return "File too large";
+    case ENOSPC:
+        return "No space left on device";
+    case EROFS:
+        return "Read-only file system";
+    case EMLINK:
+        return "Too many links";
+    case ERANGE:
+        return "Numerical result out of range";
+    case ENAMETOOLONG:
+        return "File name too long";
+    case ENOSYS:
+        return "Function not implemented";
+    case ENOTEMPTY:
+        return "Directory not empty";
+    case ELOOP:
+        return "Too many levels of symbolic links";
+    case EOVERFLOW:
+        return "Value too large for defined data type";
+    case EDQUOT:
+        return "Disk quota exceeded";
+    case ESTALE:
+        return "Stale file handle";
+    default:
+        return NULL;
+    }
+}
