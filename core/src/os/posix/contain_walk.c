@@ -63,12 +63,12 @@ typedef struct walk {
     int base;  /* not owned */
     int depth; /* fds[0..depth) are owned, fds[depth-1] is the current dir */
     int fds[PATHGATE__CONTAIN_MAX_DEPTH];
-    size_t start;  /* what is left of the path: buf[start .. sizeof buf) */
-    int links;     /* symlinks followed so far */
-    int probe;     /* probe mode (see walk_run) */
-    int missed;    /* probe: something on the way was missing */
-    size_t vdepth; /* probe: lexical levels below a missing directory */
-    int max_links; /* PATHGATE__CONTAIN_MAX_LINKS, or 0: any link is -ELOOP */
+    size_t start;                   /* what is left of the path: buf[start .. sizeof buf) */
+    int links;                      /* symlinks followed so far */
+    int probe;                      /* probe mode (see walk_run) */
+    int missed;                     /* probe: something on the way was missing */
+    size_t vdepth;                  /* probe: lexical levels below a missing directory */
+    int max_links;                  /* PATHGATE__CONTAIN_MAX_LINKS, or 0: any link is -ELOOP */
     pathgate__contain_names *names; /* real_rel: the names gone through, or NULL */
     const pathgate__contain_handles *h;
     char buf[3 * PATHGATE_PATH_MAX];
