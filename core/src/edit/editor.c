@@ -5,7 +5,6 @@
  * over pathgate's contained reads and atomic writes; the undo history.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,7 +17,11 @@
 #include "alloc.h"
 #include "editor_internal.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_edits.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_text.h"
 #include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "text.h"
@@ -365,11 +368,12 @@ static void python_list(pathgate__sb *out, const int64_t *v, size_t n)
 
 /* 1 when the policy hides the entry name of the directory rel (by name,
  * or, a symlink, by what it leads to): counted in c->hidden. */
-static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, unsigned char type)
+static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, unsigned int type)
 {
     size_t rl = strlen(rel);
     int hidden = pathgate__fs_policy_hidden(c->wp, rel, rl, name, nl);
-    if (!hidden && (type == DT_LNK || type == DT_UNKNOWN) && rl + 1 + nl <= PATHGATE_PATH_MAX) {
+    if (!hidden && (type == PATHGATE__OS_T_LNK || type == PATHGATE__OS_T_UNKNOWN) &&
+        rl + 1 + nl <= PATHGATE_PATH_MAX) {
         char sub[PATHGATE_PATH_MAX + 1];
         memcpy(sub, rel, rl);
         size_t k = rl;
@@ -386,6 +390,9 @@ static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, un
     return hidden;
 }
 
+/* The listing buffer's first size (glibc's readdir reads 32 KiB too). */
+#define LIST_BUF_MIN 32768
+
 /* find <dir> -maxdepth 2 -not -path '*' '/' '.*', sorted by name: the
  * directory, then each entry (and, for a directory, its entries). Under a
  * policy, what it hides is left out (as ls leaves it out). */
@@ -394,19 +401,22 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
     int fd = pathgate__fs_open(&c->t, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0)
         return 0; /* unreadable: left out, as find's error would be */
-    DIR *d = fdopendir(fd);
-    if (!d) {
+    /* a read error keeps what was read before it, as readdir would */
+    char *buf = NULL;
+    size_t bcap = 0, used = 0, off = 0;
+    if (pathgate__os_dir_read_all(fd, c->a, &buf, &bcap, &used, LIST_BUF_MIN) == -ENOMEM) {
+        pathgate__free(c->a, buf);
         close(fd);
-        return 0;
+        return PATHGATE_ENOMEM;
     }
     char **names = NULL;
     unsigned char *dirs = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d))) {
-        const char *name = e->d_name;
-        size_t nl = strlen(name);
+    pathgate__os_dirent e;
+    while (rc == 0 && pathgate__os_dir_next(buf, used, &off, &e)) {
+        const char *name = e.name;
+        size_t nl = e.len;
         if (name[0] == '.') /* hidden, and . and .. */
             continue;
         /* a name no address can spell is left out (as ls does) */
@@ -419,7 +429,7 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
             ctrl |= (unsigned char)name[i] < 0x20 || name[i] == 0x7f;
         if (ctrl)
             continue;
-        if (c->wp && policy_hides(c, rel, name, nl, e->d_type))
+        if (c->wp && policy_hides(c, rel, name, nl, e.type))
             continue;
         if (n == cap) {
             size_t c2 = cap;
@@ -436,10 +446,11 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
             }
             dirs = nd;
         }
-        int is_dir = e->d_type == DT_DIR;
-        if (e->d_type == DT_UNKNOWN) {
-            struct stat st;
-            is_dir = fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+        int is_dir = e.type == PATHGATE__OS_T_DIR;
+        if (e.type == PATHGATE__OS_T_UNKNOWN) {
+            pathgate__os_stat st;
+            is_dir = pathgate__os_statat(fd, name, PATHGATE__OS_STAT_NOFOLLOW, &st) == 0 &&
+                     st.type == PATHGATE__OS_T_DIR;
         }
         if (!(names[n] = pathgate__strndup(c->a, name, nl))) {
             rc = PATHGATE_ENOMEM;
@@ -447,7 +458,8 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
         }
         dirs[n++] = (unsigned char)is_dir;
     }
-    closedir(d);
+    pathgate__free(c->a, buf);
+    close(fd);
     /* sort by name (bytewise), carrying the kinds along */
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_target.h"
 #include "resolver_policy.h"
 #include "resolver_internal.h"
 

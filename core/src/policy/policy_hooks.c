@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
@@ -35,8 +36,9 @@ typedef struct found {
     char pats[FILES_MAX + 1][PATHGATE_PATH_MAX + 80]; /* the rules made of them */
 } found;
 
-/* Normalises dir (a rel, dlen bytes) joined with t: 0 with out set, -1
- * when it leaves the base. Absolute t must lie below host. */
+/* Normalises dir (a rel, dlen bytes) joined with t into out
+ * (PATHGATE_PATH_MAX + 1 bytes): 0 with out set, -1 when it leaves the
+ * base. Absolute t must lie below host. */
 static int join_rel(char *out, const char *host, const char *dir, size_t dlen, const char *t,
                     size_t tlen)
 {
@@ -57,31 +59,7 @@ static int join_rel(char *out, const char *host, const char *dir, size_t dlen, c
         return -1;
     memcpy(tmp + n, t, tlen);
     n += tlen;
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && tmp[e] != '/')
-            e++;
-        size_t sl = e - i;
-        if (sl == 2 && tmp[i] == '.' && tmp[i + 1] == '.') {
-            if (o == 0)
-                return -1;
-            while (o && out[o - 1] != '/')
-                o--;
-            if (o)
-                o--;
-        } else if (sl && !(sl == 1 && tmp[i] == '.')) {
-            if (o + 1 + sl > PATHGATE_PATH_MAX)
-                return -1;
-            if (o)
-                out[o++] = '/';
-            memcpy(out + o, tmp + i, sl);
-            o += sl;
-        }
-        i = e + 1;
-    }
-    out[o] = '\0';
-    return 0;
+    return pathgate__rel_normalise(out, PATHGATE_PATH_MAX + 1, tmp, n);
 }
 
 /* A value: trimmed, quotes removed, `\x` kept as x, an unquoted `#` or

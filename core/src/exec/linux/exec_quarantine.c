@@ -28,7 +28,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_view.h"
-#include "fs_internal.h"
+#include "fs_file.h"
 #include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
