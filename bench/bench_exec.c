@@ -21,7 +21,6 @@
 
 #include "alloc.h"
 #include "exec_run.h"
-#include "exec_test.h"
 #include "exec_sandbox.h"
 #include "exec_tmp.h"
 #include "exec_landlock.h"
@@ -110,7 +109,7 @@ static void run_pathgate_unconfined(void)
                               "root:bench"};
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE_EXEC_TEST_NO_NAMESPACES;
     o.allow_unconfined = 1;
     if (pathgate__exec_run_grants(&res, NULL, &g, 1, root_fd, NULL, "true", 4, &o, NULL) != 0)
         exit(1);

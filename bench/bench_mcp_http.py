@@ -70,21 +70,22 @@ def hwm_kib(pid: int) -> int:
 
 
 def start_http(root: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """The HTTP server, its log in a file (as stdio's goes nowhere: a log
+    drained through a pipe would wake a thread of this client per call)."""
     env = dict(os.environ, PATHGATE_MCP_TOKEN=TOKEN)
+    log = tempfile.TemporaryFile()
     p = subprocess.Popen([PY, "-m", "pathgate", "--root", f"repo={root}", "mcp", "--http", "127.0.0.1:0", *extra],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    assert p.stderr is not None
-    line = b""
-    while True:
-        line = p.stderr.readline()
-        if not line:
-            raise RuntimeError("server did not start")
-        m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)/mcp", line)
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        log.seek(0)
+        m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)/mcp", log.read())
         if m:
-            # the log is drained from here on, so that it never blocks
-            import threading
-            threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()  # type: ignore[union-attr]
             return p, int(m.group(1))
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError("server did not start")
 
 
 class HttpClient:
@@ -101,6 +102,40 @@ class HttpClient:
         r = self.c.getresponse()
         data = r.read()
         return r.status, data, {k.lower(): v for k, v in r.getheaders()}
+
+
+class RawClient:
+    """A plain keep-alive HTTP/1.1 client on a socket: the request in one
+    write, the answer's head read to its blank line and its body by
+    Content-Length. It does what http.client does for these requests,
+    without its per-request parsing of the answer's head by the email
+    package, so it measures the server's cost rather than the client's."""
+
+    def __init__(self, port: int, headers: dict[str, str]) -> None:
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.head = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+                     + "".join(f"{k}: {v}\r\n" for k, v in headers.items())).encode()
+        self.buf = b""
+
+    def post(self, body: bytes) -> bytes:
+        self.s.sendall(self.head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        while (end := self.buf.find(b"\r\n\r\n")) < 0:
+            self.buf += self._recv()
+        head = self.buf[:end].lower()
+        i = head.find(b"\r\ncontent-length:")
+        assert i >= 0, "an answer without Content-Length"
+        n = int(head[i + 17:].split(b"\r\n", 1)[0])
+        while len(self.buf) < end + 4 + n:
+            self.buf += self._recv()
+        body, self.buf = self.buf[end + 4:end + 4 + n], self.buf[end + 4 + n:]
+        return body
+
+    def _recv(self) -> bytes:
+        data = self.s.recv(65536)
+        if not data:
+            raise ConnectionError("closed")
+        return data
 
 
 class StdioClient:
@@ -121,25 +156,82 @@ class StdioClient:
         self.p.wait()
 
 
-def per_call(root: str) -> list[tuple[str, float, float, float, float]]:
+# The floor of a call over HTTP with this client: a server (threads and
+# blocking sockets, as the transport) that answers each request at once
+# with a fixed JSON body of the same size as read_text_file's answer.
+FLOOR_SERVER = r"""
+import socket, sys, threading
+body = sys.stdin.buffer.read()
+answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body) + body
+def serve(s):
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = b""
+    while True:
+        data = s.recv(65536)
+        if not data:
+            return
+        buf += data
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                break
+            head = buf[:end].lower()
+            i = head.find(b"content-length:")
+            n = int(head[i + 15:].split(b"\r\n", 1)[0]) if i >= 0 else 0
+            if len(buf) < end + 4 + n:
+                break
+            buf = buf[end + 4 + n:]
+            s.sendall(answer)
+listener = socket.create_server(("127.0.0.1", 0))
+print(listener.getsockname()[1], flush=True)
+while True:
+    threading.Thread(target=serve, args=(listener.accept()[0],), daemon=True).start()
+"""
+
+
+def per_call(root: str) -> list[tuple[str, float, float, float, float, float, float, float]]:
     srv, port = start_http(root)
+    floor_srv = None
     try:
         h = HttpClient(port)
         s = StdioClient(root)
+        answers = {name: s.post((json.dumps(msg) + "\n").encode()).strip()
+                   for name, msg in (("read_text_file", READ), ("ping", PING))}
+        floor_srv = subprocess.Popen([PY, "-c", FLOOR_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        floor_srv.stdin.write(answers["read_text_file"])  # type: ignore[union-attr]
+        floor_srv.stdin.close()  # type: ignore[union-attr]
+        floor_port = int(floor_srv.stdout.readline())  # type: ignore[union-attr]
+        floor = http.client.HTTPConnection("127.0.0.1", floor_port, timeout=30)
+        raw = RawClient(port, h.h)
+        raw_floor = RawClient(floor_port, h.h)
+
+        def floor_post(b: bytes) -> bytes:
+            floor.request("POST", "/mcp", b, h.h)
+            return floor.getresponse().read()
+
         times: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], float] = {}
         for _ in range(ROUNDS):
             for name, msg in (("read_text_file", READ), ("ping", PING)):
-                for transport in ("stdio", "http"):
+                for transport in ("stdio", "http", "floor", "raw", "raw floor"):
+                    if "floor" in transport and name != "read_text_file":
+                        continue
                     body = json.dumps(msg).encode()
                     if transport == "stdio":
                         line, fn = body + b"\n", s.post
                         arg = line
-                    else:
+                    elif transport == "http":
                         fn, arg = (lambda b: h.post(b)[1]), body
+                    elif transport == "raw":
+                        fn, arg = raw.post, body
+                    elif transport == "raw floor":
+                        fn, arg = raw_floor.post, body
+                    else:
+                        fn, arg = floor_post, body
                     assert b'"result"' in fn(arg)
                     samples = times.setdefault((name, transport), [])
-                    pid = s.p.pid if transport == "stdio" else srv.pid
+                    pid = {"stdio": s.p.pid, "http": srv.pid, "floor": floor_srv.pid, "raw": srv.pid,
+                           "raw floor": floor_srv.pid}[transport]
                     c0 = cpu_us(pid)
                     for _ in range(CALLS):
                         t = time.perf_counter_ns()
@@ -148,12 +240,18 @@ def per_call(root: str) -> list[tuple[str, float, float, float, float]]:
                     cpu[(name, transport)] = cpu.get((name, transport), 0.0) + cpu_us(pid) - c0
         s.close()
         n = ROUNDS * CALLS
-        return [(name, statistics.median(times[(name, "stdio")]), statistics.median(times[(name, "http")]),
-                 cpu[(name, "stdio")] / n, cpu[(name, "http")] / n)
+        def med(name: str, transport: str) -> float:
+            return statistics.median(times[(name, transport)]) if (name, transport) in times else 0.0
+
+        return [(name, med(name, "stdio"), med(name, "http"), cpu[(name, "stdio")] / n, cpu[(name, "http")] / n,
+                 med(name, "floor"), med(name, "raw"), med(name, "raw floor"))
                 for name in ("read_text_file", "ping")]
     finally:
         srv.terminate()
         srv.wait()
+        if floor_srv is not None:
+            floor_srv.kill()
+            floor_srv.wait()
 
 
 def _worker(port: int, seconds: float, q: multiprocessing.Queue[int], go: multiprocessing.Event) -> None:  # type: ignore[type-arg]
@@ -259,6 +357,45 @@ def attack(root: str) -> dict[str, str]:
                 answers.append(f"({e.__class__.__name__})")
             s.close()
         took = time.perf_counter() - t
+        # 256 at once, each announcing 64 MiB and pushing, while the real
+        # client calls
+        hwm1 = hwm_kib(srv.pid)
+        rss1 = rss_kib(srv.pid)
+        socks = []
+        for i in range(256):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setblocking(False)
+            try:
+                s.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 67108864\r\n\r\n" + b"x" * (1 << 16))
+            except OSError:
+                pass
+            socks.append(s)
+        pushed = 0
+        for _ in range(16):  # keep pushing while the server lets them
+            for s in socks:
+                try:
+                    pushed += s.send(b"x" * (1 << 16))
+                except OSError:
+                    pass
+        held256 = rss_kib(srv.pid)
+        t = time.perf_counter()
+        status3, data3, _ = real.post(body)
+        during = (time.perf_counter() - t) * 1e6
+        refused = 0
+        for s in socks:
+            s.setblocking(True)
+            s.settimeout(5)
+            try:
+                if s.recv(64).startswith(b"HTTP/1.1 401 "):
+                    refused += 1
+            except OSError:
+                pass
+            s.close()
+        out["bodies256"] = (f"{(held256 - rss1) / 1024:.1f} MiB (RSS {rss1 / 1024:.1f} -> {held256 / 1024:.1f} MiB, "
+                            f"peak {hwm1 / 1024:.1f} -> {hwm_kib(srv.pid) / 1024:.1f} MiB); {refused} of 256 answered "
+                            f"401 on their head; {pushed >> 20} MiB of body pushed after the heads, not read")
+        out["during256"] = f"{status3}, {'answered' if b'line 1' in data3 else 'no answer'}, {during:.0f} us"
         out["bodies"] = (f"16 x Content-Length 64 MiB without the token: {sorted(set(answers))}, "
                          f"{took:.2f} s in all; peak RSS {hwm0 / 1024:.1f} -> {hwm_kib(srv.pid) / 1024:.1f} MiB")
     finally:
@@ -275,10 +412,14 @@ def main() -> None:
             f.writelines(f"line {i} of a twenty-line file\n" for i in range(1, 21))
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         rows = per_call(root) if "per_call" in PARTS else []
-        print("\n| call | stdio (us) | HTTP (us) | HTTP / stdio | server CPU per call, stdio (us) | "
-              "HTTP (us) | HTTP / stdio |\n|---|---:|---:|---:|---:|---:|---:|")
-        for name, s, h, cs, ch in rows:
-            print(f"| {name} | {s:.0f} | {h:.0f} | {h / s:.2f}x | {cs:.0f} | {ch:.0f} | {ch / cs:.2f}x |")
+        print("\n| call | client | stdio (us) | HTTP (us) | HTTP / stdio | HTTP floor (us) | floor / stdio | "
+              "server CPU per call, stdio (us) | HTTP (us) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, s, h, cs, ch, fl, r, rfl in rows:
+            for client, hh, ff in (("http.client", h, fl), ("raw socket", r, rfl)):
+                if not hh:
+                    continue
+                fcells = f"{ff:.0f} | {ff / s:.2f}x" if ff else "- | -"
+                print(f"| {name} | {client} | {s:.0f} | {hh:.0f} | {hh / s:.2f}x | {fcells} | {cs:.0f} | {ch:.0f} |")
         print("\n| concurrent sessions | calls/s | failed sessions |\n|---:|---:|---:|")
         for n, rate, failed in (throughput(root) if "throughput" in PARTS else []):
             print(f"| {n} | {rate:.0f} | {failed} |")
@@ -291,6 +432,8 @@ def main() -> None:
         print(f"| the real client during the attack, new connection | {a['fresh']} |")
         print(f"| attack connections | {a['open']} |")
         print(f"| bodies before authentication | {a['bodies']} |")
+        print(f"| server memory with 256 unauthenticated connections at once, each announcing Content-Length 64 MiB | {a['bodies256']} |")
+        print(f"| the real client during that attack, kept-alive connection | {a['during256']} |")
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 

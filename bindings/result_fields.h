@@ -74,6 +74,31 @@
     X(landlock_abi, INT, (e)->landlock_abi, 0, 1)                                                  \
     X(protections, UINT, (e)->protections, 0, 1)
 
+/* The protections a command's result reports (PATHGATE_EXEC_PROT_*,
+ * docs/exec.md "Which protections ran"), by the name both front ends use:
+ * Lua's protections={name=true} and pathgate.exec_protections, Python's
+ * sandbox.PROTECTIONS (from _core._protections). X(bit, name). */
+#define PG_EXEC_PROTECTIONS(X)                                                                     \
+    X(PATHGATE_EXEC_PROT_LANDLOCK, "landlock")                                                     \
+    X(PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE, "landlock_truncate")                                   \
+    X(PATHGATE_EXEC_PROT_LANDLOCK_SCOPE, "landlock_scope")                                         \
+    X(PATHGATE_EXEC_PROT_SECCOMP, "seccomp")                                                       \
+    X(PATHGATE_EXEC_PROT_NAMESPACES, "namespaces")                                                 \
+    X(PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit")                                                   \
+    X(PATHGATE_EXEC_PROT_RLIMITS, "rlimits")                                                       \
+    X(PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid")                                     \
+    X(PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit")                                             \
+    X(PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace")                                   \
+    X(PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist")
+
+typedef struct pg_protection {
+    unsigned int bit;
+    const char *name;
+} pg_protection;
+#define PG__PROTECTION_ENTRY(bit, name) {bit, name},
+static const pg_protection pg_protections[] = {PG_EXEC_PROTECTIONS(PG__PROTECTION_ENTRY)};
+#define PG_PROTECTION_COUNT (sizeof pg_protections / sizeof pg_protections[0])
+
 /* How many fields a description has: PG_FIELD_COUNT(PG_READ_FIELDS). */
 #define PG__FIELD_ONE(name, kind, value, aux, present) +1
 #define PG_FIELD_COUNT(FIELDS) (0 FIELDS(PG__FIELD_ONE, (void *)0))

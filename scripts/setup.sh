@@ -9,14 +9,11 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake make gcc clang pkg-config liburiparser-dev libcmocka-dev uuid-dev
           lua5.4 liblua5.4-dev lua-busted python3 python3-venv python3-dev python3-setuptools
           python3-pytest python3-pytest-asyncio python3-hypothesis python3-mypy python3-wheel
-          luarocks clang-format-14 libclang-rt-14-dev libpcre2-dev git ripgrep curl
-          python3-uvicorn python3-h11)
+          luarocks clang-format-14 libclang-rt-14-dev libpcre2-dev git ripgrep curl)
 # git and ripgrep are run by tests/workloads (with gcc, make, cmake,
 # python3-venv and node/npm, listed for the other suites); ripgrep also
 # makes deepagents' ripgrep-gated tests run. curl is a client in
 # tests/c/test_netproxy_bridge.c (through the network allowlist's proxy).
-# python3-uvicorn and python3-h11 are the extra pathgate[http]: the HTTP
-# transport of `pathgate mcp` (tests/mcp, tests/python/test_mcp_http.py).
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -158,7 +158,7 @@ if [ "$status" = 0 ]; then
   # the module): no mingw runtime to ship.
   for dll in "$stage"/bin/*.dll "$stage"/lua/*.dll; do
     extra=$($triple-objdump -p "$dll" | sed -n 's/^\s*DLL Name: //p' |
-      grep -viE '^(kernel32|msvcrt|ntdll|bcrypt|advapi32|lua54|api-ms-win-.*)\.dll$' || true)
+      grep -viE '^(kernel32|msvcrt|ntdll|bcrypt|advapi32|ws2_32|lua54|api-ms-win-.*)\.dll$' || true)
     if [ -n "$extra" ]; then
       echo "FAILED: $(basename "$dll") needs $extra, which the zip does not ship"
       exit 1

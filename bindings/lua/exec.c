@@ -20,15 +20,16 @@
  *         "Toolchains of the host"), toolchains_at_host_path (boolean),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
+ *   pathgate.exec_protections -> { name, ... } (every protection name, in
+ *         the order of their bits: ../result_fields.h)
  *
  * The call is synchronous for its own state and shares nothing with other
  * states: everything it needs lives on this state's stack or in the core.
  */
-#include <math.h>
 #include <string.h>
 
+#include "exec_opts.h"
 #include "result_fields.h"
-#include "../../core/src/exec/exec_test.h" /* internal test knobs */
 #include "util.h"
 
 static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)
@@ -100,7 +101,8 @@ static const char **push_strings(lua_State *L, int opts_idx, int idx, const char
     return arr;
 }
 
-/* Reads the options table at `arg` into *o. Raises on misuse. May push
+/* Reads the options table at `arg` into *o, each key by its entry of
+ * ../exec_opts.h (the table Python's _execute reads too). Raises on misuse. May push
  * values (the env strings) that must stay on the stack during the call. */
 static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
 {
@@ -113,74 +115,71 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
     int has_env = 0, has_domains = 0, has_tools = 0;
     lua_pushnil(L);
     while (lua_next(L, arg)) {
-        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-        if (k && strcmp(k, "cwd") == 0) {
+        size_t klen = 0;
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &klen) : NULL;
+        int id = k ? pg_exec_opt_find(k, klen) : -1;
+        if (id < 0)
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
+        const pg_exec_opt *x = &pg_exec_opts[id];
+        switch (x->kind) {
+        case PG_XO_TEXT: {
+            size_t len;
             if (lua_type(L, -1) != LUA_TSTRING)
-                luaL_argerror(L, arg, "option 'cwd' must be a string");
-            o->cwd = lua_tolstring(L, -1, &o->cwd_len); /* alive in the table */
-        } else if (k && strcmp(k, "home") == 0) {
-            if (lua_type(L, -1) != LUA_TSTRING)
-                luaL_argerror(L, arg, "option 'home' must be a string");
-            o->home = lua_tolstring(L, -1, &o->home_len); /* alive in the table */
-        } else if (k && strcmp(k, "timeout") == 0) {
+                luaL_argerror(L, arg, lua_pushfstring(L, "option '%s' must be a string", k));
+            const char *v = lua_tolstring(L, -1, &len); /* alive in the table */
+            pg_exec_opt_set_text(o, (pg_exec_opt_id)id, v, len);
+            break;
+        }
+        case PG_XO_SECONDS: {
             int isnum = 0;
             lua_Number t = lua_tonumberx(L, -1, &isnum);
-            if (!isnum || !(t > 0) || t > 4.0e6)
-                luaL_argerror(L, arg, "option 'timeout' must be a number of seconds > 0");
-            double ms = ceil((double)t * 1000.0);
-            o->timeout_ms = (unsigned int)ms;
-        } else if (k && strcmp(k, "output_cap") == 0) {
+            if (!isnum || !(t > 0) || t > PG_XO_SECONDS_MAX)
+                luaL_argerror(L, arg,
+                              lua_pushfstring(L, "option '%s' must be a number of seconds > 0", k));
+            pg_exec_opt_set_seconds(o, (double)t);
+            break;
+        }
+        case PG_XO_CAP: {
             int isnum = 0;
             lua_Integer cap = lua_tointegerx(L, -1, &isnum);
             if (!isnum || cap <= 0)
-                luaL_argerror(L, arg, "option 'output_cap' must be an integer > 0");
-            o->output_cap = (size_t)cap;
-        } else if (k && strcmp(k, "allow_network") == 0) {
-            o->allow_network = optbool(L, arg, k);
-        } else if (k && strcmp(k, "allow_unconfined") == 0) {
-            o->allow_unconfined = optbool(L, arg, k);
-        } else if (k && strcmp(k, "_test_no_landlock") == 0) {
-            if (optbool(L, arg, k))
-                o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
-        } else if (k && strcmp(k, "_test_no_namespaces") == 0) {
-            if (optbool(L, arg, k))
-                o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
-        } else if (k && strcmp(k, "_test_no_idmap") == 0) {
-            if (optbool(L, arg, k))
-                o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
-        } else if (k && strcmp(k, "_test_abi_cap") == 0) {
+                luaL_argerror(L, arg, lua_pushfstring(L, "option '%s' must be an integer > 0", k));
+            pg_exec_opt_set_num(o, (pg_exec_opt_id)id, (unsigned long long)cap);
+            break;
+        }
+        case PG_XO_BOOL:
+        case PG_XO_FLAG:
+            pg_exec_opt_set_num(o, (pg_exec_opt_id)id, (unsigned long long)optbool(L, arg, k));
+            break;
+        case PG_XO_LIMIT:
+            pg_exec_opt_set_num(o, (pg_exec_opt_id)id, optlimit(L, arg, k, x->arg));
+            break;
+        case PG_XO_ABI_CAP: {
             int isnum = 0;
             lua_Integer v = lua_tointegerx(L, -1, &isnum);
-            if (!isnum || v < 0 || v > 15)
-                luaL_argerror(L, arg, "option '_test_abi_cap' must be an integer 0..15");
-            o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(v);
-        } else if (k && strcmp(k, "max_processes") == 0) {
-            o->max_processes = (unsigned int)optlimit(L, arg, k, 0xFFFFFFFFu);
-        } else if (k && strcmp(k, "max_cpu_seconds") == 0) {
-            o->max_cpu_seconds = (unsigned int)optlimit(L, arg, k, 0xFFFFFFFFu);
-        } else if (k && strcmp(k, "max_memory") == 0) {
-            o->max_memory = optlimit(L, arg, k, ~0ull);
-        } else if (k && strcmp(k, "max_file_size") == 0) {
-            o->max_file_size = optlimit(L, arg, k, ~0ull);
-        } else if (k && strcmp(k, "tmp_size") == 0) {
-            o->tmp_size = optlimit(L, arg, k, ~0ull);
-        } else if (k && strcmp(k, "env") == 0) {
+            if (!isnum || v < 0 || (unsigned long long)v > x->arg)
+                luaL_argerror(
+                    L, arg,
+                    lua_pushfstring(L, "option '%s' must be an integer 0..%d", k, (int)x->arg));
+            pg_exec_opt_set_num(o, (pg_exec_opt_id)id, (unsigned long long)v);
+            break;
+        }
+        case PG_XO_ENV:
             if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_argerror(L, arg, "option 'env' must be a table");
+                luaL_argerror(L, arg, lua_pushfstring(L, "option '%s' must be a table", k));
             has_env = 1;
-        } else if (k && strcmp(k, "allow_domains") == 0) {
+            break;
+            break;
+        case PG_XO_LIST:
             if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_argerror(L, arg, "option 'allow_domains' must be a sequence of strings");
-            has_domains = 1;
-        } else if (k && strcmp(k, "toolchains") == 0) {
-            if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_argerror(L, arg, "option 'toolchains' must be a sequence of strings");
-            has_tools = 1;
-        } else if (k && strcmp(k, "toolchains_at_host_path") == 0) {
-            o->toolchains_at_host_path = optbool(L, arg, k);
-        } else {
-            luaL_argerror(L, arg,
-                          lua_pushfstring(L, "unknown option '%s'", k ? k : luaL_typename(L, -2)));
+                luaL_argerror(L, arg,
+                              lua_pushfstring(L, "option '%s' must be a sequence of strings", k));
+            if (id == PG_XO_allow_domains)
+                has_domains = 1;
+            else
+                has_tools = 1;
+            break;
         }
         lua_pop(L, 1);
     }
@@ -234,30 +233,15 @@ static int push_result(lua_State *L, int rc, pathgate_exec_result *res, const pa
     return 1;
 }
 
-/* {name = true, ...} of the PATHGATE_EXEC_PROT_* bits in bits. */
+/* {name = true, ...} of the PATHGATE_EXEC_PROT_* bits in bits (names from
+ * ../result_fields.h). */
 static void push_protections(lua_State *L, unsigned int bits)
 {
-    static const struct {
-        unsigned int bit;
-        const char *name;
-    } prot[] = {
-        {PATHGATE_EXEC_PROT_LANDLOCK, "landlock"},
-        {PATHGATE_EXEC_PROT_LANDLOCK_TRUNCATE, "landlock_truncate"},
-        {PATHGATE_EXEC_PROT_LANDLOCK_SCOPE, "landlock_scope"},
-        {PATHGATE_EXEC_PROT_SECCOMP, "seccomp"},
-        {PATHGATE_EXEC_PROT_NAMESPACES, "namespaces"},
-        {PATHGATE_EXEC_PROT_PID_LIMIT, "pid_limit"},
-        {PATHGATE_EXEC_PROT_RLIMITS, "rlimits"},
-        {PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid"},
-        {PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit"},
-        {PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace"},
-        {PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist"},
-    };
     lua_createtable(L, 0, 8);
-    for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {
-        if (bits & prot[i].bit) {
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        if (bits & pg_protections[i].bit) {
             lua_pushboolean(L, 1);
-            lua_setfield(L, -2, prot[i].name);
+            lua_setfield(L, -2, pg_protections[i].name);
         }
     }
 }
@@ -319,4 +303,11 @@ void pg_open_exec(lua_State *L, int module_idx, int scratch_idx)
     lua_setfield(L, module_idx, "exec_capabilities");
     add_method(L, scratch_idx, PG_RESOLVER, resolver_execute);
     add_method(L, scratch_idx, PG_SESSION, session_execute);
+    /* pathgate.exec_protections: every name a result's protections may hold */
+    lua_createtable(L, (int)PG_PROTECTION_COUNT, 0);
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        lua_pushstring(L, pg_protections[i].name);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, module_idx, "exec_protections");
 }

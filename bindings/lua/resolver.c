@@ -274,14 +274,6 @@ void pg_resolve_options(lua_State *L, int arg, pathgate_resolve_options *opts, i
 
 /* --------------------------------------------------------- resolvers */
 
-pg_resolver *pg_checkresolver(lua_State *L, int arg)
-{
-    pg_resolver *r = (pg_resolver *)pg_checkudata(L, arg, PG_RESOLVER);
-    if (r->closed || !r->ptr)
-        luaL_argerror(L, arg, "attempt to use a closed " PG_RESOLVER_MT);
-    return r;
-}
-
 void pg_resolver_release_core(pg_resolver *r)
 {
     if (r->closed && r->sessions == 0 && r->ptr) {

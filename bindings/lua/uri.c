@@ -24,7 +24,11 @@
  *   pathgate.normalize_windows_device_path(text) -> string | nil
  *   pathgate.platform_convention(os_name) -> "posix" | "windows" | nil
  *   tostring(uri) is the URI string; == compares as the core does.
+ *
+ * Every call but tostring and == comes from ../uri_ops.h, the table
+ * Python's PathUri is made of too (a Python property is a method here).
  */
+#include "uri_ops.h"
 #include "util.h"
 
 pathgate_uri *pg_checkuri(lua_State *L, int arg)
@@ -37,281 +41,133 @@ pg_box *pg_newuri(lua_State *L)
     return pg_newbox(L, sizeof(pg_box), 0, PG_URI);
 }
 
-static int uri_parse(lua_State *L)
-{
-    size_t len;
-    const char *text = pg_checktext(L, 1, &len);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_parse((pathgate_uri **)&box->ptr, text, len, NULL, &err);
-    return pg_commit(L, rc, &err);
-}
+/* ------------------------------------------------------------ the runner */
 
-static int uri_from_native(lua_State *L)
+/* Reads the arguments of op (after the receiver, if any), runs it and
+ * pushes its answer by its kind (../uri_ops.h). */
+static int uri_run(lua_State *L, const pg_uri_op *op)
 {
-    size_t len;
-    const char *text = pg_checktext(L, 1, &len);
-    pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_from_native((pathgate_uri **)&box->ptr, text, len, conv, NULL, &err);
-    return pg_commit(L, rc, &err);
-}
-
-static int uri_convention(lua_State *L)
-{
-    pg_pushconvention(L, pathgate_uri_convention(pg_checkuri(L, 1)));
-    return 1;
-}
-
-static int uri_is_opaque(lua_State *L)
-{
-    lua_pushboolean(L, pathgate_uri_is_opaque(pg_checkuri(L, 1)));
-    return 1;
-}
-
-static int uri_parent(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_parent((pathgate_uri **)&box->ptr, uri, &err);
-    if (rc == 0 && !box->ptr) {
-        lua_pushnil(L); /* at a root: no parent */
-        return 1;
+    pg_uri_in in = {NULL, NULL, 0, 0, NULL, PATHGATE_CONVENTION_NONE};
+    pg_uri_out out = {NULL, NULL, 0, 0, PATHGATE_CONVENTION_NONE, NULL, 0, 0, PATHGATE_ERROR_INIT};
+    int arg = 1;
+    if (op->form == PG_UF_METHOD || op->form == PG_UF_GETTER)
+        in.self = pg_checkuri(L, arg++);
+    switch (op->in) {
+    case PG_UI_NONE:
+        break;
+    case PG_UI_TEXT:
+    case PG_UI_TEXT_OR_BYTES:
+    case PG_UI_BYTES: /* a Lua string is bytes and text alike */
+        in.text = pg_checktext(L, arg, &in.len);
+        break;
+    case PG_UI_OPT_TEXT:
+        if (!lua_isnoneornil(L, arg))
+            in.text = pg_checktext(L, arg, &in.len);
+        break;
+    case PG_UI_URI:
+        in.other = pg_checkuri(L, arg);
+        break;
+    case PG_UI_CONV:
+        in.conv = pg_optconvention(L, arg);
+        break;
+    case PG_UI_TEXT_CONV:
+    case PG_UI_TEXT_CONV_REQ:
+        in.text = pg_checktext(L, arg, &in.len);
+        in.conv = op->in == PG_UI_TEXT_CONV ? pg_optconvention(L, arg + 1)
+                                            : pg_checkconvention(L, arg + 1);
+        break;
     }
-    return pg_commit(L, rc, &err);
-}
-
-static int uri_basename(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_basename(buf, uri, &err), buf, &err);
-}
-
-static int uri_starts_with(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_uri *base = pg_checkuri(L, 2);
-    lua_pushboolean(L, pathgate_uri_starts_with(uri, base) == 1);
-    return 1;
-}
-
-static int uri_relative_to(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_uri *base = pg_checkuri(L, 2);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_relative_to(buf, uri, base, &err), buf, &err);
-}
-
-static int uri_join(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    size_t len;
-    const char *text = pg_checktext(L, 2, &len);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_join((pathgate_uri **)&box->ptr, uri, text, len, &err);
-    return pg_commit(L, rc, &err);
-}
-
-static int uri_join_descendant(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    size_t len;
-    const char *text = pg_checktext(L, 2, &len);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_join_descendant((pathgate_uri **)&box->ptr, uri, text, len, &err);
-    return pg_commit(L, rc, &err);
-}
-
-static int uri_to_native(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_to_native(buf, uri, conv, &err), buf, &err);
-}
-
-static int uri_to_host_path(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_to_host_path(buf, uri, &err), buf, &err);
-}
-
-static int uri_display(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_display(buf, uri), buf, NULL);
-}
-
-/* ------------------------------------------- Codex's further operations */
-
-static int uri_ancestors(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    lua_newtable(L);
-    for (lua_Integer i = 0;; i++) {
-        pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc;
+    switch (op->out) {
+    case PG_UO_URI: {
         pg_box *box = pg_newuri(L);
-        int rc = pathgate_uri_ancestor((pathgate_uri **)&box->ptr, uri, (size_t)i, &err);
+        rc = op->call(&in, &out);
+        box->ptr = out.uri; /* nothing allocated in between: a raise leaks nothing */
         if (rc == 0 && !box->ptr) {
-            lua_pop(L, 2); /* past the root */
+            lua_pushnil(L); /* none (a root's parent) */
             return 1;
         }
-        if (rc != 0)
-            return pg_commit(L, rc, &err);
-        lua_setmetatable(L, -2);
-        lua_rawseti(L, -2, i + 1);
+        return pg_commit(L, rc, &out.err);
     }
-}
-
-static int uri_lexical_depth(lua_State *L)
-{
-    size_t depth;
-    if (pathgate_uri_lexical_depth(&depth, pg_checkuri(L, 1)))
-        lua_pushinteger(L, (lua_Integer)depth);
-    else
-        lua_pushnil(L);
-    return 1;
-}
-
-static int uri_encoded_path(lua_State *L)
-{
-    size_t len;
-    const char *p = pathgate_uri_encoded_path(pg_checkuri(L, 1), &len);
-    lua_pushlstring(L, p, len);
-    return 1;
-}
-
-static int uri_decoded_path_bytes(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_decoded_path(buf, uri, &err), buf, &err);
-}
-
-static int uri_overlaps(lua_State *L)
-{
-    int ov = pathgate_uri_overlaps(pg_checkuri(L, 1), pg_checkuri(L, 2));
-    if (ov < 0)
-        lua_pushnil(L);
-    else
-        lua_pushboolean(L, ov);
-    return 1;
-}
-
-static int uri_join_bytes(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    size_t len;
-    const char *text = luaL_checklstring(L, 2, &len);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pg_box *box = pg_newuri(L);
-    int rc = pathgate_uri_join_bytes((pathgate_uri **)&box->ptr, uri, text, len, &err);
-    return pg_commit(L, rc, &err);
-}
-
-/* conv NONE (absent) = the URI's own */
-static pathgate_convention conv_or_own(lua_State *L, int arg, pathgate_uri *uri)
-{
-    pathgate_convention c = pg_optconvention(L, arg);
-    return c == PATHGATE_CONVENTION_NONE ? pathgate_uri_convention(uri) : c;
-}
-
-static int uri_check(lua_State *L,
-                     int (*fn)(const pathgate_uri *, pathgate_convention, pathgate_error *))
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    int rc = fn(uri, conv_or_own(L, 2, uri), &err);
-    if (rc)
-        return pg_fail(L, rc, &err);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static int uri_validate_config(lua_State *L)
-{
-    return uri_check(L, pathgate_uri_validate_config);
-}
-
-static int uri_validate_glob_directory(lua_State *L)
-{
-    return uri_check(L, pathgate_uri_validate_glob_directory);
-}
-
-static int uri_to_config_path(lua_State *L)
-{
-    pathgate_uri *uri = pg_checkuri(L, 1);
-    pathgate_convention conv = pg_optconvention(L, 2);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_uri_to_config_path(buf, uri, conv, &err), buf, &err);
-}
-
-/* ------------------------------------------------- module functions */
-
-static int mod_path_segments(lua_State *L)
-{
-    size_t len, pos = 0, n;
-    const char *text = luaL_checklstring(L, 1, &len);
-    pathgate_convention conv = pg_checkconvention(L, 2);
-    const char *seg;
-    lua_newtable(L);
-    for (lua_Integer i = 1; pathgate_path_segment_next(&seg, &n, text, len, conv, &pos); i++) {
-        lua_pushlstring(L, seg, n);
-        lua_rawseti(L, -2, i);
+    case PG_UO_TEXT:
+    case PG_UO_HOST_PATH:
+    case PG_UO_BYTES:
+        out.buf = &pg_scratch_get(L)->buf;
+        pathgate_buf_dispose(out.buf);
+        rc = op->call(&in, &out);
+        return pg_bufresult(L, rc, out.buf, &out.err);
+    case PG_UO_URIS: {
+        /* the receiver, then each parent of the one before, once each */
+        lua_newtable(L);
+        for (lua_Integer i = 1;; i++) {
+            pg_box *box = pg_newuri(L);
+            rc = i == 1 ? pathgate_uri_dup(&out.uri, in.self, &out.err) : op->call(&in, &out);
+            box->ptr = out.uri;
+            out.uri = NULL;
+            if (rc == 0 && !box->ptr) {
+                lua_pop(L, 2); /* past the root */
+                return 1;
+            }
+            if (rc != 0)
+                return pg_commit(L, rc, &out.err);
+            lua_setmetatable(L, -2);
+            in.self = box->ptr; /* alive in the table */
+            lua_rawseti(L, -2, i);
+        }
+    }
+    case PG_UO_TEXTS:
+        lua_newtable(L);
+        for (lua_Integer i = 1; (rc = op->call(&in, &out)) > 0; i++) {
+            lua_pushlstring(L, out.view, out.view_len);
+            lua_rawseti(L, -2, i);
+        }
+        return rc < 0 ? pg_fail(L, rc, &out.err) : 1;
+    default:
+        break;
+    }
+    rc = op->call(&in, &out);
+    if (rc < 0)
+        return pg_fail(L, rc, &out.err);
+    switch (op->out) {
+    case PG_UO_BOOL:
+        lua_pushboolean(L, out.flag);
+        break;
+    case PG_UO_TRI:
+        if (rc)
+            lua_pushboolean(L, out.flag);
+        else
+            lua_pushnil(L);
+        break;
+    case PG_UO_SIZE:
+        if (rc)
+            lua_pushinteger(L, (lua_Integer)out.n);
+        else
+            lua_pushnil(L);
+        break;
+    case PG_UO_CONV:
+        pg_pushconvention(L, out.conv);
+        break;
+    case PG_UO_VIEW:
+        if (rc)
+            lua_pushlstring(L, out.view, out.view_len);
+        else
+            lua_pushnil(L);
+        break;
+    default: /* OK */
+        lua_pushboolean(L, 1);
+        break;
     }
     return 1;
 }
 
-static int mod_home_relative_suffix(lua_State *L)
-{
-    size_t len, n;
-    const char *text = luaL_checklstring(L, 1, &len), *suf;
-    pathgate_convention conv = pg_checkconvention(L, 2);
-    if (pathgate_home_relative_suffix(&suf, &n, text, len, conv))
-        lua_pushlstring(L, suf, n);
-    else
-        lua_pushnil(L);
-    return 1;
-}
-
-static int mod_normalize_windows_device_path(lua_State *L)
-{
-    size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    pathgate_buf *buf = &pg_scratch_get(L)->buf;
-    pathgate_error err = PATHGATE_ERROR_INIT;
-    pathgate_buf_dispose(buf);
-    return pg_bufresult(L, pathgate_normalize_windows_device_path(buf, text, len, &err), buf, &err);
-}
-
-static int mod_platform_convention(lua_State *L)
-{
-    size_t len = 0;
-    const char *name = luaL_optlstring(L, 1, NULL, &len);
-    pg_pushconvention(L, pathgate_platform_convention(name, len));
-    return 1;
-}
+/* One C function per call of the table. */
+#define PG_LUA_URI_FN(name)                                                                        \
+    static int uri_##name(lua_State *L)                                                            \
+    {                                                                                              \
+        return uri_run(L, &pg_uri_op_##name);                                                      \
+    }
+PG_URI_OPS(PG_LUA_URI_FN)
+#undef PG_LUA_URI_FN
 
 static int uri_tostring(lua_State *L)
 {
@@ -351,41 +207,29 @@ void pg_open_uri(lua_State *L, int module_idx, int scratch_idx)
         {"__tostring", uri_tostring}, {"__eq", uri_eq}, {"__gc", uri_close},
         {"__close", uri_close},       {NULL, NULL},
     };
-    static const luaL_Reg methods[] = {
-        {"convention", uri_convention},
-        {"is_opaque", uri_is_opaque},
-        {"parent", uri_parent},
-        {"basename", uri_basename},
-        {"starts_with", uri_starts_with},
-        {"relative_to", uri_relative_to},
-        {"join", uri_join},
-        {"join_descendant", uri_join_descendant},
-        {"to_native", uri_to_native},
-        {"to_host_path", uri_to_host_path},
-        {"display", uri_display},
-        {"ancestors", uri_ancestors},
-        {"lexical_depth", uri_lexical_depth},
-        {"encoded_path", uri_encoded_path},
-        {"decoded_path_bytes", uri_decoded_path_bytes},
-        {"overlaps", uri_overlaps},
-        {"join_bytes", uri_join_bytes},
-        {"validate_config", uri_validate_config},
-        {"validate_glob_directory", uri_validate_glob_directory},
-        {"to_config_path", uri_to_config_path},
-        {NULL, NULL},
+    /* the table's calls by where they live (a getter is a method in Lua) */
+    static const struct {
+        const pg_uri_op *op;
+        lua_CFunction fn;
+    } ops[] = {
+#define PG_LUA_URI_ENTRY(name) {&pg_uri_op_##name, uri_##name},
+        PG_URI_OPS(PG_LUA_URI_ENTRY)
+#undef PG_LUA_URI_ENTRY
     };
-    static const luaL_Reg functions[] = {
-        {"path_segments", mod_path_segments},
-        {"home_relative_suffix", mod_home_relative_suffix},
-        {"normalize_windows_device_path", mod_normalize_windows_device_path},
-        {"platform_convention", mod_platform_convention},
-        {NULL, NULL},
-    };
-    static const luaL_Reg statics[] = {
-        {"parse", uri_parse},
-        {"from_native", uri_from_native},
-        {NULL, NULL},
-    };
+    luaL_Reg methods[PG_URI_OP_COUNT + 1], functions[PG_URI_OP_COUNT + 1],
+        statics[PG_URI_OP_COUNT + 1];
+    size_t nm = 0, nf = 0, ns = 0;
+    for (size_t i = 0; i < PG_URI_OP_COUNT; i++) {
+        luaL_Reg reg = {ops[i].op->name, ops[i].fn};
+        if (ops[i].op->form == PG_UF_CLASS)
+            statics[ns++] = reg;
+        else if (ops[i].op->form == PG_UF_MODULE)
+            functions[nf++] = reg;
+        else
+            methods[nm++] = reg;
+    }
+    const luaL_Reg end = {NULL, NULL};
+    methods[nm] = functions[nf] = statics[ns] = end;
     pg_newclass(L, scratch_idx, PG_URI, meta, methods);
     pg_newclasstable(L, module_idx, scratch_idx, "PathUri", statics, NULL);
     for (const luaL_Reg *f = functions; f->name; f++) {

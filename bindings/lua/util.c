@@ -320,3 +320,13 @@ void pg_push_UINT(lua_State *L, uint64_t v, size_t unused)
     (void)unused;
     lua_pushinteger(L, (lua_Integer)v);
 }
+
+/* The open Resolver at arg (every file that takes one, policy.c too:
+ * below resolver.c, which makes them). */
+pg_resolver *pg_checkresolver(lua_State *L, int arg)
+{
+    pg_resolver *r = (pg_resolver *)pg_checkudata(L, arg, PG_RESOLVER);
+    if (r->closed || !r->ptr)
+        luaL_argerror(L, arg, "attempt to use a closed " PG_RESOLVER_MT);
+    return r;
+}

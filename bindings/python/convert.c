@@ -1,8 +1,9 @@
 /*
  * convert.c - argument and result conversions shared by every file:
  * text (with its length, never truncated), host paths (str, bytes,
- * os.PathLike), native text back to str, conventions, pathlib.Path, and
- * the fast-call argument binder.
+ * os.PathLike), native text back to str, conventions, pathlib.Path, the
+ * fast-call argument binder, and the making and freeing of the module's
+ * types (below module.c, which calls every file's init).
  */
 #include "module.h"
 
@@ -208,4 +209,24 @@ int pg_bind(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject
         }
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------- types */
+
+PyObject *pg_add_type(PyObject *module, PyType_Spec *spec) {
+    PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
+    if (type == NULL)
+        return NULL;
+    if (PyModule_AddType(module, (PyTypeObject *)type) < 0) {
+        Py_DECREF(type);
+        return NULL;
+    }
+    return type;
+}
+
+void pg_free_instance(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(tp);
 }

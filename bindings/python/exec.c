@@ -28,12 +28,11 @@
  * python/pathgate/sandbox.py builds Backend.execute on it.
  */
 #include "module.h"
+#include "exec_opts.h"
 #include "fields.h"
 
 #include <math.h>
 
-#include "../../core/src/exec/exec_test.h" /* internal test knobs */
-#include "../../core/src/net/netproxy.h"   /* the allowlist's check */
 /* The result tuple: the fields of result_fields.h's PG_EXEC_FIELDS, in order. */
 static const char *const exec_names[] = {PG_EXEC_FIELDS(PG_PY_NAME, _)};
 PG_PY_TUPLE_FN(exec_tuple, PG_EXEC_FIELDS, pathgate_exec_result)
@@ -136,11 +135,9 @@ static int limit_arg(PyObject *obj, unsigned long long max, unsigned long long *
     return 0;
 }
 
-/* timeout=: seconds (an int or float, > 0, at most 4e6) as whole
- * milliseconds, rounded up; None/absent leaves *ms alone. */
-static int timeout_arg(PyObject *obj, unsigned int *ms) {
-    if (obj == NULL || obj == Py_None)
-        return 0;
+/* timeout=: seconds (an int or float, > 0, at most 4e6) into *seconds;
+ * the caller skips None/absent. */
+static int timeout_arg(PyObject *obj, double *seconds) {
     if (PyBool_Check(obj) || !(PyLong_Check(obj) || PyFloat_Check(obj))) {
         PyErr_SetString(PyExc_TypeError, "timeout must be a number of seconds or None");
         return -1;
@@ -148,18 +145,16 @@ static int timeout_arg(PyObject *obj, unsigned int *ms) {
     double t = PyFloat_AsDouble(obj);
     if (t == -1.0 && PyErr_Occurred())
         return -1;
-    if (!(t > 0) || t > 4.0e6) {
+    if (!(t > 0) || t > PG_XO_SECONDS_MAX) {
         PyErr_SetString(PyExc_ValueError, "timeout must be > 0 seconds (at most 4e6)");
         return -1;
     }
-    *ms = (unsigned int)ceil(t * 1000.0);
+    *seconds = t;
     return 0;
 }
 
-/* output_cap=: a positive int; None/absent leaves *out alone. */
-static int output_cap_arg(PyObject *obj, size_t *out) {
-    if (obj == NULL || obj == Py_None)
-        return 0;
+/* output_cap=: a positive int; the caller skips None/absent. */
+static int output_cap_arg(PyObject *obj, unsigned long long *out) {
     if (PyBool_Check(obj) || !PyLong_Check(obj)) {
         PyErr_SetString(PyExc_TypeError, "output_cap must be an int or None");
         return -1;
@@ -171,7 +166,7 @@ static int output_cap_arg(PyObject *obj, size_t *out) {
         PyErr_SetString(PyExc_ValueError, "output_cap must be > 0");
         return -1;
     }
-    *out = (size_t)cap;
+    *out = (unsigned long long)cap;
     return 0;
 }
 
@@ -212,112 +207,94 @@ static int str_list_arg(PyObject *obj, PyObject **holder, const char ***out, con
     return 0;
 }
 
-/* The keyword arguments of _execute (a[2..20], in the order of its names)
- * into o. cwd, home, env, allow_domains and toolchains point into objects
- * kept alive by the holders (h[0] cwd, h[1] home, h[2] allow_domains,
- * h[3] toolchains, *env_holder), and *env, *domains, *tools are PyMem:
- * the caller releases all of them, also on failure (-1, an exception
- * set). */
+/* The keyword arguments of _execute (a[2..], one per entry of
+ * ../exec_opts.h, in its order: the table Lua's options read too) into o.
+ * cwd, home, allow_domains and toolchains point into objects kept alive by
+ * the holders (h[0] cwd, h[1] home, h[2] allow_domains, h[3] toolchains),
+ * env by *env_holder, and *env, lists[0] (allow_domains) and lists[1]
+ * (toolchains) are PyMem: the caller releases all of them, also on
+ * failure (-1, an exception set). */
 static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **h,
-                             PyObject **env_holder, const char ***env, const char ***domains,
-                             const char ***tools) {
-    if (a[2] != NULL && a[2] != Py_None) {
-        Py_ssize_t cwd_len;
-        if (pg_text(a[2], &o->cwd, &cwd_len, &h[0], "cwd") < 0)
-            return -1;
-        o->cwd_len = (size_t)cwd_len;
-    }
-    if (a[17] != NULL && a[17] != Py_None) {
-        Py_ssize_t home_len;
-        if (pg_text(a[17], &o->home, &home_len, &h[1], "home") < 0)
-            return -1;
-        o->home_len = (size_t)home_len;
-    }
-    if (timeout_arg(a[3], &o->timeout_ms) < 0 || output_cap_arg(a[4], &o->output_cap) < 0)
-        return -1;
-    int no_landlock = 0;
-    if (flag_arg(a[5], &o->allow_network) < 0 || flag_arg(a[6], &o->allow_unconfined) < 0 ||
-        flag_arg(a[8], &no_landlock) < 0)
-        return -1;
-    if (no_landlock)
-        o->flags |= PATHGATE_EXEC_TEST_NO_LANDLOCK;
-    unsigned long long lim[5], cap = 0;
-    if (limit_arg(a[9], 0xFFFFFFFFu, &lim[0], "max_processes") < 0 ||
-        limit_arg(a[10], ~0ull, &lim[1], "max_memory") < 0 ||
-        limit_arg(a[11], 0xFFFFFFFFu, &lim[2], "max_cpu_seconds") < 0 ||
-        limit_arg(a[12], ~0ull, &lim[3], "max_file_size") < 0 ||
-        limit_arg(a[13], ~0ull, &lim[4], "tmp_size") < 0)
-        return -1;
-    o->max_processes = (unsigned int)lim[0];
-    o->max_memory = lim[1];
-    o->max_cpu_seconds = (unsigned int)lim[2];
-    o->max_file_size = lim[3];
-    o->tmp_size = lim[4];
-    int no_ns = 0;
-    if (flag_arg(a[14], &no_ns) < 0)
-        return -1;
-    if (no_ns)
-        o->flags |= PATHGATE__EXEC_TEST_NO_NAMESPACES;
-    int no_idmap = 0;
-    if (flag_arg(a[16], &no_idmap) < 0)
-        return -1;
-    if (no_idmap)
-        o->flags |= PATHGATE__EXEC_TEST_NO_IDMAP;
-    if (a[15] != NULL && a[15] != Py_None) {
-        long v = PyBool_Check(a[15]) || !PyLong_Check(a[15]) ? -1 : PyLong_AsLong(a[15]);
-        if (v < 0 || v > 15) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "_test_abi_cap must be an int 0..15");
-            return -1;
+                             PyObject **env_holder, const char ***env, const char **lists[2]) {
+    for (int i = 0; i < PG_XO_COUNT; i++) {
+        PyObject *v = a[2 + i];
+        const pg_exec_opt *x = &pg_exec_opts[i];
+        pg_exec_opt_id id = (pg_exec_opt_id)i;
+        if (v == NULL || (v == Py_None && x->kind != PG_XO_BOOL && x->kind != PG_XO_FLAG))
+            continue; /* absent: the default */
+        switch (x->kind) {
+        case PG_XO_TEXT: {
+            const char *text;
+            Py_ssize_t len;
+            if (pg_text(v, &text, &len, &h[id == PG_XO_cwd ? 0 : 1], x->name) < 0)
+                return -1;
+            pg_exec_opt_set_text(o, id, text, (size_t)len);
+            break;
         }
-        cap = (unsigned long long)v;
-        o->flags |= PATHGATE__EXEC_TEST_ABI_CAP(cap);
+        case PG_XO_SECONDS: {
+            double t;
+            if (timeout_arg(v, &t) < 0)
+                return -1;
+            pg_exec_opt_set_seconds(o, t);
+            break;
+        }
+        case PG_XO_CAP: {
+            unsigned long long cap;
+            if (output_cap_arg(v, &cap) < 0)
+                return -1;
+            pg_exec_opt_set_num(o, id, cap);
+            break;
+        }
+        case PG_XO_BOOL:
+        case PG_XO_FLAG: {
+            int on = 0;
+            if (flag_arg(v, &on) < 0)
+                return -1;
+            pg_exec_opt_set_num(o, id, (unsigned long long)on);
+            break;
+        }
+        case PG_XO_LIMIT: {
+            unsigned long long lim;
+            if (limit_arg(v, x->arg, &lim, x->name) < 0)
+                return -1;
+            pg_exec_opt_set_num(o, id, lim);
+            break;
+        }
+        case PG_XO_ABI_CAP: {
+            long cap = PyBool_Check(v) || !PyLong_Check(v) ? -1 : PyLong_AsLong(v);
+            if (cap < 0 || (unsigned long long)cap > x->arg) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "%s must be an int 0..%d", x->name, (int)x->arg);
+                return -1;
+            }
+            pg_exec_opt_set_num(o, id, (unsigned long long)cap);
+            break;
+        }
+        case PG_XO_ENV:
+            if (build_env(v, env_holder, env) < 0)
+                return -1;
+            o->env = *env;
+            break;
+        case PG_XO_LIST: {
+            int k = id == PG_XO_allow_domains ? 0 : 1;
+            if (str_list_arg(v, &h[2 + k], &lists[k], x->name) < 0)
+                return -1;
+            pg_exec_opt_set_list(o, id, lists[k]);
+            break;
+        }
+        }
     }
-    if (a[7] != NULL && a[7] != Py_None) {
-        if (build_env(a[7], env_holder, env) < 0)
-            return -1;
-        o->env = *env;
-    }
-    if (a[18] != NULL && a[18] != Py_None) {
-        if (str_list_arg(a[18], &h[2], domains, "allow_domains") < 0)
-            return -1;
-        o->allow_domains = *domains;
-    }
-    if (a[19] != NULL && a[19] != Py_None) {
-        if (str_list_arg(a[19], &h[3], tools, "toolchains") < 0)
-            return -1;
-        o->toolchains = *tools;
-    }
-    if (flag_arg(a[20], &o->toolchains_at_host_path) < 0)
-        return -1;
     return 0;
 }
 
 static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
-    static const char *const names[] = {NULL,
-                                        NULL,
-                                        "cwd",
-                                        "timeout",
-                                        "output_cap",
-                                        "allow_network",
-                                        "allow_unconfined",
-                                        "env",
-                                        "_test_no_landlock",
-                                        "max_processes",
-                                        "max_memory",
-                                        "max_cpu_seconds",
-                                        "max_file_size",
-                                        "tmp_size",
-                                        "_test_no_namespaces",
-                                        "_test_abi_cap",
-                                        "_test_no_idmap",
-                                        "home",
-                                        "allow_domains",
-                                        "toolchains",
-                                        "toolchains_at_host_path"};
-    PyObject *a[21];
-    if (pg_bind("_execute", args, nargs, kwnames, names, 21, 2, 2, a) < 0)
+    /* target, command, then the options of ../exec_opts.h */
+#define PG__XO_NAME(name, kind, arg) #name,
+    static const char *const names[2 + PG_XO_COUNT] = {NULL, NULL, PG_EXEC_OPTIONS(PG__XO_NAME)};
+#undef PG__XO_NAME
+    PyObject *a[2 + PG_XO_COUNT];
+    if (pg_bind("_execute", args, nargs, kwnames, names, 2 + PG_XO_COUNT, 2, 2, a) < 0)
         return NULL;
     pg_state *st = PyModule_GetState(module);
     PyObject *target = a[0];
@@ -334,12 +311,12 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
     PyObject *cmd_holder = NULL, *holders[4] = {NULL, NULL, NULL, NULL}, *env_holder = NULL,
              *result = NULL;
-    const char **env = NULL, **domains = NULL, **tools = NULL;
+    const char **env = NULL, **lists[2] = {NULL, NULL};
     const char *command;
     Py_ssize_t len;
     if (pg_text(a[1], &command, &len, &cmd_holder, "command") < 0)
         return NULL;
-    if (exec_options_from(&o, a, holders, &env_holder, &env, &domains, &tools) < 0)
+    if (exec_options_from(&o, a, holders, &env_holder, &env, lists) < 0)
         goto done;
 
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
@@ -386,8 +363,8 @@ static PyObject *pg_execute(PyObject *module, PyObject *const *args, Py_ssize_t 
     pathgate_exec_result_dispose(&res);
 done:
     PyMem_Free(env);
-    PyMem_Free(domains);
-    PyMem_Free(tools);
+    PyMem_Free(lists[0]);
+    PyMem_Free(lists[1]);
     Py_XDECREF(env_holder);
     for (size_t i = 0; i < 4; i++)
         Py_XDECREF(holders[i]);
@@ -426,10 +403,8 @@ static PyObject *pg_check_allow_domains(PyObject *module, PyObject *entries) {
         size_t n = 0;
         while (list[n])
             n++;
-        pathgate__netproxy_allow *allow = NULL;
         pathgate_error err = PATHGATE_ERROR_INIT;
-        int rc = pathgate__netproxy_allow_compile(&allow, NULL, list, n, &err);
-        pathgate__netproxy_allow_free(allow);
+        int rc = pathgate_exec_check_allow_domains(list, n, &err);
         if (rc < 0)
             pg_raise(st, st->Error, rc, &err);
         else
@@ -491,5 +466,23 @@ static PyMethodDef exec_methods[] = {
 int pg_exec_init(PyObject *module, pg_state *st) {
     (void)st;
     /* Private names: the public surface is python/pathgate/sandbox.py. */
-    return PyModule_AddFunctions(module, exec_methods);
+    if (PyModule_AddFunctions(module, exec_methods) < 0)
+        return -1;
+    /* _protections: {name: bit} of every protection (../result_fields.h),
+     * sandbox.PROTECTIONS */
+    PyObject *prot = PyDict_New();
+    if (prot == NULL)
+        return -1;
+    for (size_t i = 0; i < PG_PROTECTION_COUNT; i++) {
+        PyObject *bit = PyLong_FromUnsignedLong(pg_protections[i].bit);
+        if (bit == NULL || PyDict_SetItemString(prot, pg_protections[i].name, bit) < 0) {
+            Py_XDECREF(bit);
+            Py_DECREF(prot);
+            return -1;
+        }
+        Py_DECREF(bit);
+    }
+    int rc = PyModule_AddObjectRef(module, "_protections", prot);
+    Py_DECREF(prot);
+    return rc;
 }

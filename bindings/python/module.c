@@ -81,23 +81,3 @@ static struct PyModuleDef pg_module_def = {
 PyMODINIT_FUNC PyInit__core(void) {
     return PyModuleDef_Init(&pg_module_def);
 }
-
-/* ------------------------------------------------------ shared helpers */
-
-PyObject *pg_add_type(PyObject *module, PyType_Spec *spec) {
-    PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
-    if (type == NULL)
-        return NULL;
-    if (PyModule_AddType(module, (PyTypeObject *)type) < 0) {
-        Py_DECREF(type);
-        return NULL;
-    }
-    return type;
-}
-
-void pg_free_instance(PyObject *self) {
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(tp);
-}

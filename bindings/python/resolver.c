@@ -482,34 +482,53 @@ static int resolver_base_arg(pg_state *st, PyObject *obj, const char **text, Py_
     return pg_text(obj, text, len, holder, "base");
 }
 
+/* The arguments resolve and host_path_of share: (text, /, *,
+ * require_exists=True, base=None) into opts and text. On success the caller
+ * releases both holders (either may be NULL); on failure nothing is held. */
+typedef struct {
+    const char *text;
+    Py_ssize_t len;
+    PyObject *text_holder, *base_holder;
+} resolve_args;
+
+static int resolve_bind(pg_state *st, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, pathgate_resolve_options *opts, resolve_args *out) {
+    static const char *const names[] = {NULL, "require_exists", "base"};
+    PyObject *a[3];
+    if (pg_bind(name, args, nargs, kwnames, names, 3, 1, 1, a) < 0)
+        return -1;
+    if (a[1] != NULL && (opts->require_exists = PyObject_IsTrue(a[1])) < 0)
+        return -1;
+    Py_ssize_t base_len;
+    if (resolver_base_arg(st, a[2], &opts->base, &base_len, &out->base_holder) < 0)
+        return -1;
+    opts->base_len = (size_t)base_len;
+    if (pg_host_text(a[0], &out->text, &out->len, &out->text_holder, "text") < 0) {
+        Py_XDECREF(out->base_holder);
+        return -1;
+    }
+    return 0;
+}
+
+static void resolve_args_release(resolve_args *a) {
+    Py_XDECREF(a->base_holder);
+    Py_XDECREF(a->text_holder);
+}
+
 static PyObject *resolver_resolve(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-    static const char *const names[] = {NULL, "require_exists", "base"};
     pg_state *st = pg_state_of(self);
-    PyObject *a[3];
-    if (pg_bind("resolve", args, nargs, kwnames, names, 3, 1, 1, a) < 0)
-        return NULL;
     pathgate_resolve_options opts = PATHGATE_RESOLVE_OPTIONS_INIT;
-    if (a[1] != NULL && (opts.require_exists = PyObject_IsTrue(a[1])) < 0)
+    resolve_args a;
+    if (resolve_bind(st, "resolve", args, nargs, kwnames, &opts, &a) < 0)
         return NULL;
-    PyObject *base_holder, *text_holder;
-    Py_ssize_t base_len, len;
-    const char *text;
-    if (resolver_base_arg(st, a[2], &opts.base, &base_len, &base_holder) < 0)
-        return NULL;
-    opts.base_len = (size_t)base_len;
-    if (pg_host_text(a[0], &text, &len, &text_holder, "text") < 0) {
-        Py_XDECREF(base_holder);
-        return NULL;
-    }
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), text, (size_t)len, &opts, &err);
+    rc = pathgate_resolver_resolve(&res, PG_RESOLVER(self), a.text, (size_t)a.len, &opts, &err);
     Py_END_ALLOW_THREADS
-    Py_XDECREF(base_holder);
-    Py_XDECREF(text_holder);
+    resolve_args_release(&a);
     if (rc < 0)
         return pg_raise(st, st->Error, rc, &err);
     return pg_resolution_wrap_owned(st, &res, self);
@@ -539,33 +558,19 @@ static PyObject *resolver_host_path(PyObject *self, PyObject *ref) {
  * token held (pathgate_resolver_host_path_of); refused input raises. */
 static PyObject *resolver_host_path_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
-    static const char *const names[] = {NULL, "require_exists", "base"};
     pg_state *st = pg_state_of(self);
-    PyObject *a[3];
-    if (pg_bind("host_path_of", args, nargs, kwnames, names, 3, 1, 1, a) < 0)
-        return NULL;
     pathgate_resolve_options opts = PATHGATE_RESOLVE_OPTIONS_INIT;
-    if (a[1] != NULL && (opts.require_exists = PyObject_IsTrue(a[1])) < 0)
+    resolve_args a;
+    if (resolve_bind(st, "host_path_of", args, nargs, kwnames, &opts, &a) < 0)
         return NULL;
-    PyObject *base_holder, *text_holder;
-    Py_ssize_t base_len, len;
-    const char *text;
-    if (resolver_base_arg(st, a[2], &opts.base, &base_len, &base_holder) < 0)
-        return NULL;
-    opts.base_len = (size_t)base_len;
-    if (pg_host_text(a[0], &text, &len, &text_holder, "text") < 0) {
-        Py_XDECREF(base_holder);
-        return NULL;
-    }
     pathgate_buf buf = PATHGATE_BUF_INIT;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = pathgate_resolver_host_path_of(&buf, NULL, PG_RESOLVER(self), text, (size_t)len, &opts,
+    rc = pathgate_resolver_host_path_of(&buf, NULL, PG_RESOLVER(self), a.text, (size_t)a.len, &opts,
                                         &err);
     Py_END_ALLOW_THREADS
-    Py_XDECREF(base_holder);
-    Py_XDECREF(text_holder);
+    resolve_args_release(&a);
     if (rc < 0)
         return pg_raise(st, rc == PATHGATE_EINVALIDPATH ? st->PathError : st->Error, rc, &err);
     return pg_buf_to_path(st, &buf);

@@ -982,7 +982,10 @@ def cmd_execute(args: argparse.Namespace) -> int:
     output = str(_get(response, "output") or "")
     data = {"output": output, "exit_code": code, "truncated": bool(_get(response, "truncated")),
             "timed_out": bool(_get(response, "timed_out")),
-            "landlock_abi": _get(response, "landlock_abi")}
+            "landlock_abi": _get(response, "landlock_abi"),
+            # links the command planted at protected names, moved into the
+            # quarantine (docs/exec.md "Planted links")
+            "quarantined": list(_get(response, "quarantined") or ())}
     if code is None:
         if args.json:
             emit_json({"ok": False, "error": output, "kind": "not_run", **data})
@@ -997,6 +1000,9 @@ def cmd_execute(args: argparse.Namespace) -> int:
             note(args, "output truncated")
         if data["timed_out"]:
             note(args, "the command timed out")
+        for address in data["quarantined"]:
+            note(args, f"quarantined a link the command planted: {address} "
+                       "(pathgate quarantine list)")
     return int(code) if 0 <= int(code) <= 255 else EXIT_FAILED
 
 

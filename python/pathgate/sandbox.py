@@ -36,20 +36,9 @@ from ._core import Error, Resolver, Session
 
 __all__ = ["ExecuteResponse", "SandboxMixin", "exec_capabilities", "execute", "landlock_abi"]
 
-#: Names of the protections a result may report, by their C bit.
-PROTECTIONS: dict[str, int] = {
-    "landlock": 0x1,
-    "landlock_truncate": 0x2,
-    "landlock_scope": 0x4,
-    "seccomp": 0x8,
-    "namespaces": 0x10,
-    "pid_limit": 0x20,
-    "rlimits": 0x40,
-    "unprivileged_uid": 0x80,
-    "memory_limit": 0x100,
-    "network_namespace": 0x200,
-    "network_allowlist": 0x400,
-}
+#: Names of the protections a result may report, by their C bit (the one
+#: table both front ends read: bindings/result_fields.h).
+PROTECTIONS: dict[str, int] = dict(_core._protections)
 
 
 def _protections(bits: int) -> frozenset[str]:

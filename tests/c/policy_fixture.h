@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "policy_internal.h"
+#include "resolver_policy.h"
 #include "support.h"
 
 /* ------------------------------------------------------------ events */

@@ -434,6 +434,44 @@ static void test_key_and_name_validation(void **state)
     assert_false(pathgate__address_mod_name_valid("a\0b", 3));
 }
 
+/* The one normaliser of relative text that symlinks and config files
+ * give (the vcs pointers of exec_vcs.c, the hooks of policy_hooks.c). */
+static void test_rel_normalise(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out; /* out NULL: -1 */
+    } cases[] = {
+        {"a/./b//c/../d", "a/b/d"},
+        {"a/..", ""},
+        {"", ""},
+        {"./", ""},
+        {"a/b/../../c/", "c"},
+        {"..", NULL},
+        {"a/../..", NULL},
+        {"a/../../b", NULL},
+        {"...", "..."},
+        {"a/.b/..c", "a/.b/..c"},
+    };
+    char out[16];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int rc = pathgate__rel_normalise(out, sizeof out, cases[i].in, strlen(cases[i].in));
+        if (!cases[i].out) {
+            assert_int_equal(rc, -1);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_string_equal(out, cases[i].out);
+    }
+    /* too long for out: -1, never a cut result */
+    assert_int_equal(pathgate__rel_normalise(out, sizeof out, "abcdefgh/ijklmnop", 17), -1);
+    assert_int_equal(pathgate__rel_normalise(out, sizeof out, "abcdefgh/ijklmn", 15), 0);
+    assert_string_equal(out, "abcdefgh/ijklmn");
+    /* only the first n bytes count */
+    assert_int_equal(pathgate__rel_normalise(out, sizeof out, "a/b/../c", 3), 0);
+    assert_string_equal(out, "a/b");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_build_joins_base_and_rel),
         cmocka_unit_test(test_split_accepts_only_exact_canonical),
         cmocka_unit_test(test_key_and_name_validation),
+        cmocka_unit_test(test_rel_normalise),
     };
     return cmocka_run_group_tests_name("address", tests, NULL, NULL);
 }

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "exec_run.h"
-#include "exec_test.h"
 #include "exec_tmp.h"
 #include "exec_landlock.h"
 
@@ -563,7 +562,7 @@ static void test_setsid_cannot_outlive_the_command(void **state)
         pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
         o.timeout_ms = 20000;
         if (!ns) {
-            o.flags = PATHGATE__EXEC_TEST_NO_NAMESPACES;
+            o.flags = PATHGATE_EXEC_TEST_NO_NAMESPACES;
             o.allow_unconfined = 1;
         }
         assert_int_equal(run_opts(&res, fx,
@@ -745,7 +744,7 @@ static void test_unconfined_is_refused_unless_allowed(void **state)
 {
     fixture *fx = *state;
     pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
-    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    o.flags = PATHGATE_EXEC_TEST_NO_LANDLOCK | PATHGATE_EXEC_TEST_NO_NAMESPACES;
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
     pathgate_error err = {0, ""};
     char marker[PATH_MAX + 32];

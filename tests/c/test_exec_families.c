@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec_test.h"
-
 typedef struct fixture {
     char *tmp;
     pathgate_resolver *r;

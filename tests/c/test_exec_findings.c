@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #include "exec_run.h"
-#include "exec_test.h"
 #include "exec_landlock.h"
 
 #define NOBODY 65534
@@ -404,7 +403,7 @@ static void test_abi_below_minimum_is_refused_without_namespaces(void **state)
 {
     NEED_FIXTURE(fx);
     pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
-    opts.flags = PATHGATE__EXEC_TEST_ABI_CAP(2) | PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    opts.flags = PATHGATE_EXEC_TEST_ABI_CAP(2) | PATHGATE_EXEC_TEST_NO_NAMESPACES;
     outcome o;
     run_as(&o, fx, "touch ran", &opts, 0);
     assert_int_equal(o.rc, PATHGATE_EUNSUPPORTED);
@@ -444,7 +443,7 @@ static void test_abi_2_with_namespaces_truncate_kill_prlimit(void **state)
     for (int cap = 2; cap <= 7; cap += 5) {
         for (int unpriv = 0; unpriv < 2; unpriv++) {
             pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
-            opts.flags = PATHGATE__EXEC_TEST_ABI_CAP(cap);
+            opts.flags = PATHGATE_EXEC_TEST_ABI_CAP(cap);
             outcome o;
             run_as(&o, fx, cmd, &opts, unpriv);
             assert_ran(&o);
@@ -846,7 +845,7 @@ static void test_no_idmap_refused_unless_allowed(void **state)
     snprintf(made, sizeof made, "%s/made.txt", fx->root);
     assert_int_equal(chown(fx->root, 1000, 1000), 0);
     pathgate_exec_options opts = PATHGATE_EXEC_OPTIONS_INIT;
-    opts.flags = PATHGATE__EXEC_TEST_NO_IDMAP;
+    opts.flags = PATHGATE_EXEC_TEST_NO_IDMAP;
     outcome o;
     run_grants(&o, fx, "echo made > made.txt", &opts);
     assert_int_equal(o.rc, PATHGATE_EUNSUPPORTED);
@@ -1150,7 +1149,7 @@ static void network_isolated(void **state, int unprivileged, int abi_cap)
     net_run n = {fx, cmd, PATHGATE_EXEC_OPTIONS_INIT, unprivileged, {0}};
     n.opts.timeout_ms = 30000;
     if (abi_cap)
-        n.opts.flags = PATHGATE__EXEC_TEST_ABI_CAP(abi_cap);
+        n.opts.flags = PATHGATE_EXEC_TEST_ABI_CAP(abi_cap);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, net_thread, &n), 0);
     for (int i = 0; i < 2000 && access(marker, F_OK) != 0; i++)

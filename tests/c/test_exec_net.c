@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec_test.h"
 #include "netproxy_fixture.h"
 
 #define MAX_EVENTS 64
@@ -334,7 +333,7 @@ static void test_refused_without_namespace(void **state)
     pathgate_error err;
     o.allow_domains = list;
     o.allow_unconfined = 1;
-    o.flags = PATHGATE__EXEC_TEST_NO_NAMESPACES;
+    o.flags = PATHGATE_EXEC_TEST_NO_NAMESPACES;
     assert_int_equal(pathgate_exec_run(&res, f->r, PG_S("true"), &o, &err), PATHGATE_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "allow_domains"));
 }

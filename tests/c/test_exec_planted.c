@@ -20,8 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec_test.h"
-
 typedef struct fixture {
     char *tmp;
     char repo[600], quarantine[600];

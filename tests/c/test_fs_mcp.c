@@ -8,7 +8,7 @@
 #include <sys/statvfs.h>
 
 #include "alloc.h"
-#include "fs_internal.h"
+#include "fs_text.h"
 
 static void expect_err(int rc, const pathgate_error *err, int code, const char *msg)
 {

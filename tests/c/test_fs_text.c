@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 #include "alloc.h"
-#include "fs_internal.h"
+#include "fs_result.h"
+#include "fs_text.h"
 
 static pathgate_allocator A;
 

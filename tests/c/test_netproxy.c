@@ -118,6 +118,24 @@ static int compile_body(const pathgate_allocator *alloc, void *ctx)
     return rc;
 }
 
+/* The public check a front end calls for a configuration loaded before
+ * its first command: the same verdicts as the compile, nothing kept. */
+static void test_public_check_allow_domains(void **state)
+{
+    (void)state;
+    const char *good[] = {"a.example", "*.b.example:443", "192.0.2.1", "[::1]:80"};
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    assert_int_equal(pathgate_exec_check_allow_domains(good, 4, &err), 0);
+    assert_int_equal(pathgate_exec_check_allow_domains(NULL, 0, &err), 0);
+    const char *two[] = {"ok.example", "user@example.com"};
+    assert_int_equal(pathgate_exec_check_allow_domains(two, 2, &err), PATHGATE_EINVAL);
+    assert_int_equal(err.code, PATHGATE_EINVAL);
+    assert_non_null(strstr(err.message, "\"user@example.com\""));
+    const char *null_entry[] = {NULL};
+    assert_int_equal(pathgate_exec_check_allow_domains(null_entry, 1, &err), PATHGATE_EINVAL);
+    assert_int_equal(pathgate_exec_check_allow_domains(NULL, 1, &err), PATHGATE_EINVAL);
+}
+
 static void test_allow_compile_out_of_memory(void **state)
 {
     (void)state;
@@ -1173,6 +1191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_allow_entries_valid),
         cmocka_unit_test(test_allow_entries_invalid),
+        cmocka_unit_test(test_public_check_allow_domains),
         cmocka_unit_test(test_allow_compile_out_of_memory),
         cmocka_unit_test(test_allow_match),
         cmocka_unit_test(test_internal_ranges),

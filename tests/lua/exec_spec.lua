@@ -208,6 +208,19 @@ describe("execute #needs_commands", function()
     raises("option 'timeout'", r.execute, r, "true", { timeout = -1 })
     raises("option 'output_cap'", r.execute, r, "true", { output_cap = 0 })
     raises("option 'allow_network' must be a boolean", r.execute, r, "true", { allow_network = 1 })
+    -- every kind of ../../bindings/exec_opts.h, the table Python reads too
+    raises("option 'cwd' must be a string", r.execute, r, "true", { cwd = 1 })
+    raises("option 'home' must be a string", r.execute, r, "true", { home = {} })
+    raises("option 'max_memory' must be an integer > 0", r.execute, r, "true", { max_memory = 0 })
+    raises("option 'max_processes' must be an integer > 0", r.execute, r, "true",
+      { max_processes = 2 ^ 33 })
+    raises("option '_test_abi_cap' must be an integer 0..15", r.execute, r, "true",
+      { _test_abi_cap = 16 })
+    raises("option '_test_no_idmap' must be a boolean", r.execute, r, "true", { _test_no_idmap = "y" })
+    raises("option 'allow_domains' must be a sequence of strings", r.execute, r, "true",
+      { allow_domains = "x" })
+    raises("option 'timeout' must be a number of seconds > 0", r.execute, r, "true",
+      { timeout = 5e6 })
     raises("option 'env'", r.execute, r, "true", { env = { ["A=B"] = "x" } })
     raises("option 'env'", r.execute, r, "true", { env = { A = 1 } })
     raises("option 'toolchains'", r.execute, r, "true", { toolchains = "/usr" })
@@ -217,5 +230,15 @@ describe("execute #needs_commands", function()
     r:close()
     raises("closed", r.execute, r, "true")
     raises("closed", s.execute, s, "true")
+  end)
+end)
+
+describe("pathgate.exec_protections", function()
+  -- the one table both front ends read (bindings/result_fields.h), in the
+  -- order of the bits; Python's sandbox.PROTECTIONS has the same names
+  it("lists every protection name a result may hold", function()
+    assert.are.same({ "landlock", "landlock_truncate", "landlock_scope", "seccomp", "namespaces",
+      "pid_limit", "rlimits", "unprivileged_uid", "memory_limit", "network_namespace",
+      "network_allowlist" }, pathgate.exec_protections)
   end)
 end)

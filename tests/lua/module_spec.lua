@@ -9,7 +9,7 @@ describe("require 'pathgate'", function()
     for k in pairs(pathgate) do names[#names + 1] = k end
     table.sort(names)
     assert.are.same({ "LegacyAppPathString", "PathUri", "Resolver", "Session", "VisibilityRef",
-                      "exec_capabilities", "home_relative_suffix",
+                      "exec_capabilities", "exec_protections", "home_relative_suffix",
                       "normalize_windows_device_path", "path_segments",
                       "platform_convention", "version" }, names)
     assert.matches("^%d+%.%d+%.%d+$", pathgate.version)

@@ -181,7 +181,8 @@ def test_execute_is_contained_like_backend_execute(run: Run, repo: Path, tmp_pat
     assert code != 0 and b"secret" not in out
     code, data = run.json("execute", "echo hi")
     assert code == 0 and data["ok"] is True and data["output"] == "hi\n" and data["exit_code"] == 0
-    assert set(data) == {"ok", "output", "exit_code", "truncated", "timed_out", "landlock_abi"}
+    assert set(data) == {"ok", "output", "exit_code", "truncated", "timed_out", "landlock_abi", "quarantined"}
+    assert data["quarantined"] == []
     code, data = run.json("execute", "exit 4")
     assert code == 4 and data["ok"] is False and data["exit_code"] == 4
     assert run("execute", "true", "--timeout", "0")[0] == 2

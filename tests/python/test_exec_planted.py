@@ -110,3 +110,49 @@ def test_restore_follows_no_symlink_on_the_way(world, tmp_path, capsys):
     assert cli.main(["quarantine", "restore", qid]) == 1
     assert "cannot be restored" in capsys.readouterr().err
     assert os.listdir(elsewhere) == []
+
+
+def test_cli_execute_json_names_what_was_quarantined(world, capsys):
+    code = cli.main(["--root", f"repo={world['repo']}", "--preset", "secrets", "execute", "--json",
+                     "ln -s public.txt .env && echo done"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["ok"] is True and out["output"] == "done\n"
+    assert out["quarantined"] == ["root:repo/.env"]
+    assert not os.path.lexists(world["repo"] / ".env")
+    # without --json: the output, and a notice per entry on stderr
+    code = cli.main(["--root", f"repo={world['repo']}", "--preset", "secrets", "execute",
+                     "ln -s public.txt .env && echo done"])
+    got = capsys.readouterr()
+    assert code == 0 and got.out == "done\n"
+    assert "quarantined a link the command planted: root:repo/.env" in got.err
+    assert str(world["repo"]) not in got.err
+    # nothing planted: an empty list
+    assert cli.main(["--root", f"repo={world['repo']}", "--preset", "secrets", "execute", "--json", "true"]) == 0
+    assert json.loads(capsys.readouterr().out)["quarantined"] == []
+
+
+def test_mcp_execute_names_what_was_quarantined(world):
+    from pathgate.mcp.service import Server
+
+    server = Server(pathgate.Resolver(roots={"repo": str(world["repo"])}, presets=["secrets"]),
+                    allow_execute=True)
+    peer, _ = server.open("t")
+    answers: list[dict] = []
+
+    def call(msg):
+        peer.handle_line(json.dumps(msg).encode(), lambda chunks: answers.append(json.loads(b"".join(chunks))))
+        return answers[-1]
+
+    call({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+                                                                          "capabilities": {}}})
+    r = call({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "execute", "arguments": {"command": "ln -s public.txt .env && echo done"}}})
+    result = r["result"]
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["quarantined"] == ["root:repo/.env"]
+    assert "[quarantined (planted links at protected names): root:repo/.env]" in result["content"][0]["text"]
+    assert not os.path.lexists(world["repo"] / ".env")
+    r = call({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "execute", "arguments": {"command": "true"}}})
+    assert r["result"]["structuredContent"]["quarantined"] == []
+    assert "quarantined" not in r["result"]["content"][0]["text"]

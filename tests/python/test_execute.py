@@ -3,6 +3,7 @@
 threads, each contained, and deepagents' sandbox protocol shape."""
 
 import asyncio
+import re
 import dataclasses
 import os
 import socket
@@ -335,3 +336,49 @@ def test_a_forked_host_runs_its_own_commands(backend):
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert backend.execute("echo parent").output == "parent\n"
+
+
+# The protection names come from the one table both front ends read
+# (bindings/result_fields.h); they are the names docs/exec.md lists, with
+# the bits of pathgate/exec.h, and Lua's pathgate.exec_protections holds
+# the same (tests/lua/exec_spec.lua).
+def test_protection_names_are_the_documented_ones():
+    from pathgate import sandbox
+
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "exec.md")).read()
+    section = doc.split("### Which protections ran, and refusing weaker ones", 1)[1]
+    paragraph = section.split("\n\n", 2)[1]
+
+    options = {"protections", "allow_network", "allow_domains"}
+    documented = set(re.findall(r"`([a-z_]+)`", paragraph)) - options
+    assert set(sandbox.PROTECTIONS) == documented
+    bits = sorted(sandbox.PROTECTIONS.values())
+    assert bits == [1 << i for i in range(len(bits))]
+    assert sandbox.PROTECTIONS["landlock"] == 0x1
+    assert sandbox.PROTECTIONS["network_allowlist"] == 0x400
+    assert sandbox._protections(0x1 | 0x8) == frozenset({"landlock", "seccomp"})
+
+
+# Every kind of option of bindings/exec_opts.h (the table Lua's options
+# read too; tests/lua/exec_spec.lua 'raises on misuse'), refused before
+# anything runs.
+@pytest.mark.parametrize(
+    "kw, exc, text",
+    [
+        ({"cwd": 1}, TypeError, "cwd"),
+        ({"home": 1}, TypeError, "home"),
+        ({"timeout": 0}, ValueError, "timeout must be > 0 seconds"),
+        ({"timeout": 5e6}, ValueError, "timeout must be > 0 seconds"),
+        ({"timeout": "1"}, TypeError, "timeout must be a number"),
+        ({"output_cap": 0}, ValueError, "output_cap must be > 0"),
+        ({"max_memory": 0}, ValueError, "max_memory must be > 0"),
+        ({"max_processes": 2**33}, ValueError, "max_processes must be > 0 (at most 4294967295)"),
+        ({"tmp_size": 1.5}, TypeError, "tmp_size must be an int or None"),
+        ({"_test_abi_cap": 16}, ValueError, "_test_abi_cap must be an int 0..15"),
+        ({"env": 5}, TypeError, "env must be a mapping"),
+        ({"allow_domains": "x"}, TypeError, "allow_domains must be a list of str"),
+    ],
+)
+def test_option_misuse_is_refused(resolver, kw, exc, text):
+    with pytest.raises(exc, match=re.escape(text)):
+        pathgate._core._execute(resolver, "true", **kw)

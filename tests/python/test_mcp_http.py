@@ -15,8 +15,6 @@ import time
 
 import pytest
 
-pytest.importorskip("uvicorn", reason="the HTTP transport needs pathgate[http] (python3-uvicorn)")
-
 TOKEN = "test-token-4f1c2a"
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -356,14 +354,6 @@ def test_the_asgi_application_admits_on_the_head(tree):
     app.close()
 
 
-def test_without_the_http_extra_http_is_refused_and_says_what_to_install(tree):
-    # -S: no site-packages, so neither uvicorn nor h11 (pathgate itself is on PYTHONPATH)
-    p = subprocess.run([sys.executable, "-S", "-m", "pathgate", "--root", f"repo={tree['repo']}", "mcp", "--http",
-                        "127.0.0.1:0"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert p.returncode == 2, p.stderr
-    assert "pathgate[http]" in p.stderr and "python3-uvicorn" in p.stderr
-
-
 def test_execute_description_names_the_toolchains(tree):
     """--toolchain DIR: the model is told where the toolchain is in the view
     (never its host path unless the operator showed it there)."""
@@ -372,3 +362,193 @@ def test_execute_description_names_the_toolchains(tree):
     d = _tools(tree, "--toolchain", str(tool))["execute"]["description"]
     assert "Toolchains of the host, read-only, their bin first in PATH: /pathgate/tool/venv." in d
     assert str(tool) not in d
+
+
+# ------------------------------------------- the request head's parser
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pathgate.mcp.httphead import MAX_HEAD, HeadError, parse_head  # noqa: E402
+
+_TCHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_token = st.text(_TCHARS, min_size=1, max_size=12)
+_value = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF, blacklist_characters="\x7f"),
+                 max_size=40).map(lambda v: v.strip(" \t"))
+_names = _token.filter(lambda n: n.lower() not in ("content-length", "transfer-encoding", "host", "expect",
+                                                     "connection"))
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=600))
+def test_parse_head_takes_any_bytes(data):
+    # fuzz: any bytes are a Head or a HeadError with a 4xx, nothing else
+    try:
+        head = parse_head(data)
+    except HeadError as e:
+        assert 400 <= e.status < 500 and e.message
+        return
+    assert head.method and head.target.startswith("/") and head.length >= 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_token, st.text("/abcxyz09-._~%?=&", max_size=20).map(lambda t: "/" + t),
+       st.lists(st.tuples(_names, _value), max_size=8), st.integers(0, 10 ** 12))
+def test_parse_head_reads_back_what_a_client_writes(method, target, fields, length):
+    lines = [f"{method} {target} HTTP/1.1", "Host: h", *(f"{n}:  {v}\t" for n, v in fields),
+             f"Content-Length: {length}"]
+    head = parse_head("\r\n".join(lines).encode("latin-1"))
+    assert (head.method, head.target, head.length, head.keep_alive) == (method, target, length, True)
+    expected: dict[str, str] = {}
+    for n, v in fields:
+        key = n.lower()
+        expected[key] = f"{expected[key]}, {v}" if key in expected else v
+    assert {k: v for k, v in head.headers.items() if k not in ("host", "content-length")} == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_names, _value), min_size=1, max_size=6), st.data())
+def test_parse_head_refuses_a_control_character_or_a_bare_line_end(fields, data):
+    lines = ["POST /mcp HTTP/1.1", "Host: h", *(f"{n}: {v}" for n, v in fields)]
+    text = "\r\n".join(lines)
+    bad = data.draw(st.sampled_from(["\x00", "\x01", "\x0b", "\x1f", "\x7f", "\n", "\r"]))
+    at = data.draw(st.integers(len(lines[0]) + 2, len(text)))
+    with pytest.raises(HeadError) as e:
+        parse_head((text[:at] + bad + text[at:]).encode("latin-1"))
+    assert e.value.status == 400
+
+
+@pytest.mark.parametrize("head,status", [
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked", 411),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: identity", 411),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 6", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 1234567890123456789", 400),
+    (b"POST /mcp HTTP/1.1\r\nContent-Length: 5", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nHost: i", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\n folded", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost : h", 400),
+    (b"POST http://h/mcp HTTP/1.1\r\nHost: h", 400),
+    (b"POST /mcp HTTP/2.0\r\nHost: h", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nExpect: 200-ok", 417),
+    (b"POST /mcp HTTP/1.1\r\nHost: h\r\nX: " + b"a" * MAX_HEAD, 431),
+])
+def test_parse_head_refusals(head, status):
+    with pytest.raises(HeadError) as e:
+        parse_head(head)
+    assert e.value.status == status
+
+
+def test_parse_head_accepts_what_clients_send():
+    h = parse_head(b"\r\nPOST /mcp?x=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\nConnection: close\r\n"
+                   b"Expect: 100-continue\r\nX-Obs: caf\xe9")
+    assert (h.path, h.length, h.keep_alive, h.expect_continue, h.headers["x-obs"]) == ("/mcp", 5, False, True, "café")
+    h = parse_head(b"POST /mcp HTTP/1.0\r\nContent-Length: 0")
+    assert h.version == 0 and not h.keep_alive
+
+
+# ------------------------------------------------- framing on the wire
+
+def _head(port, body, extra=b""):
+    return (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json\r\nAuthorization: Bearer " % port + TOKEN.encode() + b"\r\n" + extra +
+            b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+def _read_answers(sock, count):
+    """count answers (status, headers, body) read off sock (Content-Length framed)."""
+    got, out = b"", []
+    while len(out) < count:
+        while b"\r\n\r\n" not in got:
+            chunk = sock.recv(65536)
+            assert chunk, (got, out)
+            got += chunk
+        head, _, got = got.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        headers = {k.lower(): v for k, v in (line.split(b": ", 1) for line in lines[1:])}
+        n = int(headers[b"content-length"])
+        while len(got) < n:
+            got += sock.recv(65536)
+        out.append((int(lines[0].split()[1]), headers, got[:n]))
+        got = got[n:]
+    return out
+
+
+def test_chunked_bodies_are_refused_with_411(srv):
+    s = srv()
+    sock = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN.encode() +
+                 b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+    (status, headers, body), = _read_answers(sock, 1)
+    assert status == 411 and headers[b"connection"] == b"close" and b"Content-Length" in body
+    assert sock.recv(100) == b""  # and the connection ends
+    assert s.stop() == 0
+    assert "Traceback" not in s.log
+
+
+def test_pipelined_requests_are_answered_in_order(srv):
+    s = srv()
+    sock = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    sock.sendall(_head(s.port, INIT.encode()))
+    (status, headers, _), = _read_answers(sock, 1)
+    sid = headers[b"mcp-session-id"]
+    calls = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                         "params": {"name": "read_text_file", "arguments": {"path": "README.md"}}}).encode()
+             for i in range(1, 6)]
+    sock.sendall(b"".join(_head(s.port, c, b"Mcp-Session-Id: " + sid + b"\r\n") for c in calls))
+    answers = _read_answers(sock, 5)
+    assert [json.loads(b)["id"] for _, _, b in answers] == [1, 2, 3, 4, 5], answers
+    assert all(st == 200 and json.loads(b)["result"]["content"][0]["text"] == "readme\n" for st, _, b in answers)
+
+
+def test_expect_100_continue_is_honoured(srv):
+    s = srv()
+    sock = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    full = _head(s.port, INIT.encode(), b"Expect: 100-continue\r\n")
+    head, _, body = full.partition(b"\r\n\r\n")
+    sock.sendall(head + b"\r\n\r\n")
+    assert sock.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
+    sock.sendall(body)
+    (status, headers, answer), = _read_answers(sock, 1)
+    assert status == 200 and b'"serverInfo"' in answer
+
+
+def test_the_asgi_front_serves_a_session_like_the_server(tree):
+    # McpApp and `pathgate mcp --http` share the Endpoint: a session opened
+    # and called through ASGI
+    import asyncio
+
+    from pathgate import Resolver
+    from pathgate.mcp.http import McpApp
+    from pathgate.mcp.service import Server
+
+    app = McpApp(Server(Resolver(roots={"repo": tree["repo"]})), token=TOKEN)
+
+    async def post(headers, body):
+        sent = []
+
+        async def receive():
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(msg):
+            sent.append(msg)
+
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "server": ("127.0.0.1", 8808),
+                 "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+        await app(scope, receive, send)
+        return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+    async def main():
+        h = dict(HEADERS, Host="127.0.0.1:8808", Authorization=f"Bearer {TOKEN}")
+        status, headers, _ = await post(h, INIT.encode())
+        assert status == 200
+        h["Mcp-Session-Id"] = headers[b"mcp-session-id"].decode()
+        call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "read_text_file", "arguments": {"path": "README.md"}}}).encode()
+        status, _, body = await post(h, call)
+        assert status == 200 and json.loads(body)["result"]["content"][0]["text"] == "readme\n"
+        status, _, _ = await post(dict(h, **{"Mcp-Session-Id": "nope"}), call)
+        assert status == 404
+
+    asyncio.run(main())
+    app.close()

@@ -385,3 +385,71 @@ def test_join_bytes_never_leaves_the_posix_convention(data):
     assert PathUri.parse(str(u)) == u
     if not u.is_opaque:
         assert u.convention == "posix"
+
+
+def test_ancestors_walk_each_parent_once_even_deep():
+    # the same walk as Lua's ancestors() (tests/lua/uri_spec.lua): the URI,
+    # then each ancestor the parent of the one before, ending at the root
+    deep = PathUri.parse("file:///" + "a/" * 2000 + "z")
+    got = list(deep.ancestors())
+    assert len(got) == 2002
+    assert got[0] == deep and str(got[-1]) == "file:///"
+    assert all(got[i + 1] == got[i].parent for i in range(len(got) - 1))
+
+
+def test_join_bytes_as_in_lua():
+    # the same call and answers as Lua's uri:join_bytes (tests/lua/uri_spec.lua)
+    base = PathUri.parse("file:///root/%FE/admin")
+    assert str(base.join_bytes(b"../\xff/%2e?#\\")) == "file:///root/%FE/%FF/%252e%3F%23%5C"
+    assert base.join_bytes(b"../\xff/%2e?#\\") == base.join(b"../\xff/%2e?#\\")
+    with pytest.raises(PathError) as info:
+        base.join_bytes(b"a\0b")
+    assert info.value.kind == "nul_byte"
+    with pytest.raises(TypeError):
+        base.join_bytes("a")
+
+
+def test_validate_without_a_convention_checks_the_uris_own():
+    # as Lua's uri:validate_config() (the convention optional in both)
+    u = PathUri.parse("file:///C:/x")
+    assert u.validate_config() is None
+    assert u.validate_glob_directory() is None
+    assert u.validate_config(convention=None) is None
+    with pytest.raises(PathError) as info:
+        u.validate_config("posix")
+    assert info.value.kind == "incompatible_convention"
+
+
+_MODULE_CALLS = {"path_segments", "home_relative_suffix", "normalize_windows_device_path",
+                 "platform_convention"}
+
+
+def test_lua_has_the_same_uri_calls():
+    """Both front ends are made from one table (bindings/uri_ops.h): the
+    PathUri calls (a Python property is a Lua method) and the module's
+    path-text functions are the same names on both sides."""
+    import os
+    import shutil
+    import subprocess
+
+    build = os.environ.get("PATHGATE_BINARY_DIR")
+    lua = shutil.which("lua5.4")
+    if not build or lua is None or not (pathlib.Path(build) / "lua" / "pathgate.so").exists():
+        pytest.skip("needs lua5.4 and the Lua module of this build")
+    script = (
+        'package.cpath = arg[1] .. "/lua/?.so;" .. package.cpath '
+        'local p = require "pathgate" '
+        'local u = p.PathUri.parse("file:///a") '
+        'for k in pairs(debug.getmetatable(u).__index) do print("uri " .. k) end '
+        'for k in pairs(p.PathUri) do print("uri " .. k) end '
+        'for k, v in pairs(p) do if type(v) == "function" then print("fn " .. k) end end'
+    )
+    out = subprocess.run([lua, "-e", script, "-", build], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True,
+                         check=True, timeout=60).stdout.split()
+    lua_uri = {out[i + 1] for i in range(0, len(out), 2) if out[i] == "uri"}
+    lua_fns = {out[i + 1] for i in range(0, len(out), 2) if out[i] == "fn"}
+    py_uri = {n for n in dir(PathUri) if not n.startswith("_")}
+    assert py_uri == lua_uri
+    assert _MODULE_CALLS <= lua_fns
+    assert all(callable(getattr(pathgate, n)) for n in _MODULE_CALLS)

@@ -71,9 +71,21 @@ extern "C" {
  * terminator). */
 #define PATHGATE_EXEC_COMMAND_MAX 131071u
 
-/* Test-only: behave as if the kernel had no Landlock. (Further test
- * knobs are internal.) */
+/* Test-only bits of pathgate_exec_options.flags (docs/exec.md,
+ * "Test-only flags"): they make a command run with less than the kernel
+ * offers, so that the suites of pathgate and of its front ends can reach
+ * the refusals and fallbacks of an older or more restricted kernel. Never
+ * set them in production; they are not covered by any compatibility
+ * promise. */
+/* Behave as if the kernel had no Landlock. */
 #define PATHGATE_EXEC_TEST_NO_LANDLOCK 0x1u
+/* Behave as if user namespaces were unavailable. */
+#define PATHGATE_EXEC_TEST_NO_NAMESPACES 0x2u
+/* Behave as if the bases could not be idmapped (a root caller's command
+ * cannot run as an unprivileged uid). */
+#define PATHGATE_EXEC_TEST_NO_IDMAP 0x4u
+/* Behave as if the kernel's Landlock ABI were at most n (0..15). */
+#define PATHGATE_EXEC_TEST_ABI_CAP(n) (((((unsigned int)(n)) & 0xfu) + 1u) << 8)
 
 /* Defaults of the resource limits (options fields left 0). */
 #define PATHGATE_EXEC_MAX_PROCESSES_DEFAULT 512u
@@ -233,6 +245,15 @@ PATHGATE_EXTERN int pathgate_exec_run_session(pathgate_exec_result *out, pathgat
                                               const char *command, size_t len,
                                               const pathgate_exec_options *opts,
                                               pathgate_error *err);
+
+/*
+ * Checks a network allowlist (allow_domains entries, n of them) as a
+ * command given it would, without running anything: for a configuration
+ * loaded ahead of its first command. 0 when every entry is well-formed;
+ * EINVAL naming the first malformed entry (or too many entries), ENOMEM.
+ */
+PATHGATE_EXTERN int pathgate_exec_check_allow_domains(const char *const *entries, size_t n,
+                                                      pathgate_error *err);
 
 /* The Landlock ABI a command would run under now: the kernel's, capped at
  * the highest this build knows (7); 0 when the kernel has none. */

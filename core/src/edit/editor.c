@@ -5,7 +5,6 @@
  * over pathgate's contained reads and atomic writes; the undo history.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,8 +17,12 @@
 #include "alloc.h"
 #include "editor_internal.h"
 #include "error.h"
-#include "fs_internal.h"
-#include "policy_internal.h"
+#include "fs_edits.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_text.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "text.h"
 
@@ -365,7 +368,7 @@ static void python_list(pathgate__sb *out, const int64_t *v, size_t n)
 
 /* 1 when the policy hides the entry name of the directory rel (by name,
  * or, a symlink, by what it leads to): counted in c->hidden. */
-static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, unsigned char type)
+static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, unsigned int type)
 {
     size_t rl = strlen(rel);
     int hidden = pathgate__fs_policy_hidden(c->wp, rel, rl, name, nl);
@@ -387,6 +390,9 @@ static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, un
     return hidden;
 }
 
+/* The listing buffer's first size (glibc's readdir reads 32 KiB too). */
+#define LIST_BUF_MIN 32768
+
 /* find <dir> -maxdepth 2 -not -path '*' '/' '.*', sorted by name: the
  * directory, then each entry (and, for a directory, its entries). Under a
  * policy, what it hides is left out (as ls leaves it out). */
@@ -395,16 +401,20 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
     int fd = pathgate__fs_open(&c->t, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0)
         return 0; /* unreadable: left out, as find's error would be */
-    char *list = NULL;
-    size_t lcap = 0, lused = 0, off = 0;
-    /* a read error ends the listing: what was read is listed */
-    (void)pathgate__os_dir_read_all(fd, c->a, &list, &lcap, &lused, 16384);
+    /* a read error keeps what was read before it, as readdir would */
+    char *buf = NULL;
+    size_t bcap = 0, used = 0, off = 0;
+    if (pathgate__os_dir_read_all(fd, c->a, &buf, &bcap, &used, LIST_BUF_MIN) == -ENOMEM) {
+        pathgate__free(c->a, buf);
+        pathgate__os_close(fd);
+        return PATHGATE_ENOMEM;
+    }
     char **names = NULL;
     unsigned char *dirs = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
     pathgate__os_dirent e;
-    while (rc == 0 && pathgate__os_dir_next(list, lused, &off, &e)) {
+    while (rc == 0 && pathgate__os_dir_next(buf, used, &off, &e)) {
         const char *name = e.name;
         size_t nl = e.len;
         if (name[0] == '.') /* hidden, and . and .. */
@@ -448,7 +458,7 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
         }
         dirs[n++] = (unsigned char)is_dir;
     }
-    pathgate__free(c->a, list);
+    pathgate__free(c->a, buf);
     pathgate__os_close(fd);
     /* sort by name (bytewise), carrying the kinds along */
     for (size_t i = 1; i < n; i++)

@@ -8,7 +8,8 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_edit_lenient.h"
+#include "fs_text.h"
 #include "strbuf.h"
 #include "text.h"
 

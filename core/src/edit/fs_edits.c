@@ -13,7 +13,12 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_edit_lenient.h"
+#include "fs_edits.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_text.h"
 
 #define CONTEXT 3
 
@@ -424,5 +429,16 @@ int pathgate_fs_edits(pathgate_buf *path, pathgate_buf *diff, pathgate_resolver 
                       size_t count, const pathgate_fs_options *opts, pathgate_error *err)
 {
     return pathgate__fs_edit_file(path, diff, NULL, resolver, address, len, edits, count, opts,
+                                  err);
+}
+
+int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver *resolver,
+                     const char *address, size_t len, const pathgate_fs_edit_op *edit,
+                     const pathgate_fs_options *opts, pathgate_error *err)
+{
+    /* one op of the one edit (fs_edits.c) */
+    if (!edit)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    return pathgate__fs_edit_file(path, NULL, occurrences, resolver, address, len, edit, 1, opts,
                                   err);
 }

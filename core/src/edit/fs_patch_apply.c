@@ -18,9 +18,12 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
-#include "fs_internal.h"
+#include "fs_file.h"
 #include "fs_patch_internal.h"
-#include "policy_internal.h"
+#include "fs_policy.h"
+#include "fs_result.h"
+#include "fs_target.h"
+#include "resolver_policy.h"
 #include "random.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
@@ -140,7 +143,7 @@ static int fail_with(apply *ap, int code, char *msg, size_t len)
 /* Rust's io::Error text: "<description> (os error N)". */
 static const char *os_text(int e, char *buf, size_t size)
 {
-    const char *d = pathgate__errno_text(e);
+    const char *d = pathgate__os_strerror(e);
     snprintf(buf, size, "%s (os error %d)", d ? d : "Unknown error", e);
     return buf;
 }
@@ -762,8 +765,10 @@ static int sync_staged(apply *ap, int sync)
     int rc = 0;
     for (size_t i = 0; i < ap->ndev; i++) {
         int sr;
-        if (sync && rc == 0 && (sr = pathgate__os_sync_fs(ap->devfd[i])) < 0)
-            rc = fail(ap, PATHGATE_EIO, "Failed to write file: %s", pathgate__errno_text(-sr));
+        if (sync && rc == 0 && (sr = pathgate__os_sync_fs(ap->devfd[i])) < 0) {
+            const char *d = pathgate__os_strerror(-sr);
+            rc = fail(ap, PATHGATE_EIO, "Failed to write file: %s", d ? d : "Unknown error");
+        }
         pathgate__os_close(ap->devfd[i]);
     }
     ap->ndev = 0;

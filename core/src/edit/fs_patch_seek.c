@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "fs_internal.h"
 #include "fs_patch_internal.h"
+#include "fs_text.h"
 #include "strbuf.h"
 #include "text.h"
 

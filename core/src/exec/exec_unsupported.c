@@ -1,21 +1,13 @@
 /* exec_unsupported.c - commands in a build without a contained sandbox
  * (the POSIX backend; Windows): every call answers PATHGATE_EUNSUPPORTED
  * with one message and runs nothing, whatever the options say
- * (allow_unconfined included). docs/exec.md. */
+ * (allow_unconfined included). docs/exec.md. A result's dispose and the
+ * allowlist's check are every build's (exec_common.c). */
 #include "pathgate/exec.h"
 
 #include <stddef.h>
 
 #include "error.h"
-#include "exec_cache.h"
-
-void pathgate_exec_result_dispose(pathgate_exec_result *res)
-{
-    if (!res)
-        return;
-    pathgate_buf_dispose(&res->output);
-    *res = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
-}
 
 int pathgate_exec_landlock_abi(void)
 {
@@ -25,11 +17,6 @@ int pathgate_exec_landlock_abi(void)
 unsigned int pathgate_exec_capabilities(void)
 {
     return 0;
-}
-
-void pathgate__exec_cache_free(pathgate__exec_cache *c)
-{
-    (void)c; /* never made in this build */
 }
 
 static int unsupported(pathgate_exec_result *out, pathgate_error *err)

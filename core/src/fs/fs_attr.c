@@ -12,7 +12,10 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
-#include "policy_internal.h"
+#include "fs_policy.h"
+#include "fs_stat.h"
+#include "fs_target.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 /* -------------------------------------------------------------- exists */

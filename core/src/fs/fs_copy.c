@@ -10,7 +10,9 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 #include "resolver_internal.h"
 
 int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char *source,

@@ -11,7 +11,10 @@
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_delete.h"
 
 #define DELBUF 32768
 

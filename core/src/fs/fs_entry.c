@@ -10,6 +10,9 @@
 #include "error.h"
 #include "fs_entry.h"
 #include "resolver_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 
 /* rel buffers: a rel, plus one spliced target, plus "/." */
 #define REL_CAP (2 * PATHGATE_PATH_MAX + 4)
@@ -149,4 +152,19 @@ int pathgate__fs_entry_writable(const pathgate__fs_target *t, const pathgate__fs
                                 pathgate_error *err)
 {
     return pathgate__fs_check_dir_writable(t, e->dirfd, err);
+}
+
+int pathgate__fs_open_dir(const pathgate__fs_target *t, pathgate_error *err)
+{
+    int fd = pathgate__fs_open(t, NULL, O_RDONLY | O_DIRECTORY, 0);
+    if (fd >= 0)
+        return fd;
+    if (fd == -ENOTDIR) { /* the last component, or a directory on the way? */
+        int p = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
+        if (p >= 0) {
+            pathgate__os_close(p);
+            return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
+        }
+    }
+    return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_DIRECTORY);
 }

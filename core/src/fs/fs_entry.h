@@ -1,6 +1,6 @@
 /*
  * fs_entry.h - internal: what the toolkit operations of fs_toolkit.h share
- * beyond fs_internal.h.
+ * beyond fs_target.h.
  *
  *   fs_entry.c    the entry an address names: the directory it really lives
  *                 in (an fd beneath the base) and its name there, with the
@@ -10,9 +10,8 @@
  *   fs_link.c     link, symlink, readlink
  *   fs_attr.c     exists, lstat, chmod, utime
  *   fs_rmtree.c   remove_tree
- *   fs_scandir.c  the scandir iterator
- *   fs_walk_iter.c the walk iterator
  *   fs_subroot.c  subroot
+ * and, above fs/, the iterators of walk/ (fs_scandir.c, fs_walk_iter.c).
  */
 #ifndef PATHGATE_FS_ENTRY_H
 #define PATHGATE_FS_ENTRY_H
@@ -20,7 +19,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "fs_internal.h"
+#include "fs_target.h"
 #include "pathgate/fs_toolkit.h"
 
 /* An entry: dirfd (PATHGATE__OS_O_PATH, owned) is the directory it lives in, reached
@@ -72,34 +71,6 @@ int pathgate__fs_entry_writable(const pathgate__fs_target *t, const pathgate__fs
 int pathgate__fs_atomic_begin(pathgate_fs_atomic **out, int *fd, int *existed,
                               const pathgate__fs_target *t, unsigned int flags,
                               pathgate_error *err);
-
-/* ------------------------------------------------------- listings */
-
-/* One entry of a listing: its name (in the listing's buffer) and its kind
- * as the directory says (PATHGATE__OS_T_DIR, PATHGATE__OS_T_REG, PATHGATE__OS_T_LNK, or PATHGATE__OS_T_OTHER; never
- * PATHGATE__OS_T_UNKNOWN: that is resolved with fstatat). */
-typedef struct pathgate__fs_name {
-    const char *name;
-    size_t len;
-    unsigned char type;
-} pathgate__fs_name;
-
-/* The entries of one directory, `.` and `..` left out, names no address
- * can spell skipped (counted), sorted by name (byte order). */
-typedef struct pathgate__fs_listing {
-    char *buf;
-    size_t cap;
-    pathgate__fs_name *names;
-    size_t n, ncap;
-    size_t skipped; /* names no address can spell */
-    int read_error; /* the listing stopped early on a read error */
-} pathgate__fs_listing;
-
-/* Reads every entry of the directory fd (O_RDONLY) into L (reusing its
- * buffers). 0 or PATHGATE_ENOMEM; a read error ends the listing early
- * (read_error set). */
-int pathgate__fs_listing_read(pathgate__fs_listing *L, int fd, const pathgate_allocator *a);
-void pathgate__fs_listing_free(pathgate__fs_listing *L, const pathgate_allocator *a);
 
 /* Opens the directory t names (symlinks inside the base followed) for
  * reading: the fd, or a failure with err set ("'<address>' is not a

@@ -9,11 +9,13 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "random.h"
 #include "testing.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_file.h"
 
 /* The answer of a where-it-lives check as a result: 1 is EACCES, an
  * errno is an I/O error, 0 passes. */
@@ -407,4 +409,15 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
                               const pathgate_fs_options *opts, pathgate_error *err)
 {
     return pathgate__fs_replace_file_if(t, content, len, NULL, opts, err);
+}
+
+int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
+                                  pathgate_resolver *resolver, const pathgate_fs_options *opts,
+                                  const char *text, size_t len, pathgate_error *err)
+{
+    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
+    if (!r)
+        return PATHGATE_EINVAL;
+    int rc = pathgate__fs_resolve(t, op, r, opts, text, len, err);
+    return rc < 0 ? rc : pathgate__fs_check_writable(t, err);
 }

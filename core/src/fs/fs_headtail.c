@@ -10,7 +10,8 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_target.h"
 
 #define CHUNK 65536
 

@@ -10,6 +10,9 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_policy.h"
+#include "fs_target.h"
+#include "fs_text.h"
 #include "resolver_internal.h"
 #include "text.h"
 

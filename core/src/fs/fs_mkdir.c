@@ -9,7 +9,9 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 
 static int exists_error(pathgate_error *err, const pathgate__fs_target *t)
 {

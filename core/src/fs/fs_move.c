@@ -12,8 +12,10 @@
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
-#include "fs_internal.h"
 #include "resolver_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 
 #define COPYBUF 65536
 

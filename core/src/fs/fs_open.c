@@ -12,6 +12,9 @@
 #include "os.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 
 #define OPEN_ALL                                                                                   \
     (PATHGATE_FS_OPEN_READ | PATHGATE_FS_OPEN_WRITE | PATHGATE_FS_OPEN_APPEND |                    \
@@ -326,7 +329,7 @@ int pathgate_fs_atomic_commit(pathgate_fs_atomic *a, int fd, pathgate_error *err
             rc = pathgate__error_set(err, PATHGATE_EISDIR, "'%s' is a directory", a->address);
         else {
             int code = pathgate__errno_to_code(-e);
-            const char *why = pathgate__errno_text(e);
+            const char *why = pathgate__os_strerror(e);
             rc = code == PATHGATE_EIO || code == PATHGATE_EINVALIDPATH
                      ? pathgate__error_set(err, PATHGATE_EIO, "I/O error on '%s': %s", a->address,
                                            why ? why : "unknown")

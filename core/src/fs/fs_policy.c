@@ -19,49 +19,11 @@
 #include "os.h"
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "text.h"
-
-void pathgate__fs_audit(const pathgate__fs_target *t, const char *outcome, const char *reason,
-                        const pathgate_policy_verdict *v)
-{
-    if (t->quiet || !pathgate__audit_enabled(t->r))
-        return;
-    pathgate__audit_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.operation = t->op;
-    rec.role = t->role;
-    rec.has_base = 1;
-    rec.base = t->base;
-    rec.address = t->address;
-    rec.rel = t->rel;
-    rec.outcome = outcome;
-    rec.reason = reason;
-    if (v) {
-        rec.rule = v->rule;
-        rec.source = v->source;
-    }
-    pathgate__audit_emit(t->r, &rec);
-}
-
-void pathgate__fs_audit_hidden(const pathgate__fs_target *t, size_t count)
-{
-    if (!count || t->quiet || !pathgate__audit_enabled(t->r))
-        return;
-    pathgate__audit_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.operation = t->op;
-    rec.has_base = 1;
-    rec.base = t->base;
-    rec.address = t->address;
-    rec.rel = t->rel;
-    rec.outcome = "hidden";
-    rec.reason = "deny_read";
-    rec.count = count;
-    pathgate__audit_emit(t->r, &rec);
-}
+#include "fs_target.h"
+#include "fs_policy.h"
 
 /* --------------------------------------------------------------- listing */
 
@@ -262,8 +224,8 @@ int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err)
 
 /* --------------------------------------------------------------- opens */
 
-int pathgate__fs_policy_open(const pathgate__fs_target *t, const char *rel, int flags,
-                             unsigned int mode)
+/* pathgate__fs_open when t->policy is set. */
+static int policy_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
 {
     unsigned int how = t->force_fallback ? PATHGATE__CONTAIN_FALLBACK : 0;
     int fd =
@@ -445,4 +407,19 @@ int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
     pathgate_policy_verdict v;
     unsigned int d = pathgate__policy_verdict(&v, t->r, t->base, real, n, t->access);
     return refuse_change(t, d, &v, err);
+}
+
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
+{
+    if (t->policy)
+        return policy_open(t, rel ? rel : t->rel, flags, mode);
+    return pathgate__contain_open(t->base_fd, rel ? rel : t->rel, flags, mode, t->force_fallback);
+}
+
+int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
+                                   pathgate_resolver *r, const pathgate_fs_options *opts,
+                                   const char *text, size_t len, pathgate_error *err)
+{
+    int rc = pathgate__fs_resolve_role(t, op, role, r, opts, text, len, err);
+    return rc < 0 ? rc : pathgate__fs_policy_change(t, err);
 }

@@ -7,7 +7,10 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_result.h"
+#include "fs_target.h"
+#include "fs_text.h"
 #include "resolver_internal.h"
 #include "text.h"
 

@@ -5,7 +5,8 @@
 #include <time.h>
 
 #include "alloc.h"
-#include "fs_internal.h"
+#include "fs_result.h"
+#include "fs_text.h"
 
 #define ARENA_BLOCK 65536
 

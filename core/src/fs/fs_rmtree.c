@@ -10,7 +10,10 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "fs_delete.h"
 #include "fs_entry.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 #include "resolver_internal.h"
 
 /* Removes the directory name of e->dirfd with everything below it. 0, or

@@ -10,7 +10,10 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_policy.h"
+#include "fs_result.h"
+#include "fs_stat.h"
+#include "fs_target.h"
 
 void pathgate_fs_stat_result_dispose(pathgate_fs_stat_result *res)
 {

@@ -15,7 +15,8 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
-#include "policy_internal.h"
+#include "fs_target.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 #define KEY_CAP 64

@@ -6,8 +6,8 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
-#include "policy_internal.h"
+#include "fs_target.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "testing.h"
 #include "text.h"
@@ -257,21 +257,6 @@ int pathgate__fs_resolve(pathgate__fs_target *t, const char *op, pathgate_resolv
     return pathgate__fs_resolve_role(t, op, NULL, r, opts, text, len, err);
 }
 
-int pathgate__fs_target_for_change(pathgate__fs_target *t, const char *op, const char *role,
-                                   pathgate_resolver *r, const pathgate_fs_options *opts,
-                                   const char *text, size_t len, pathgate_error *err)
-{
-    int rc = pathgate__fs_resolve_role(t, op, role, r, opts, text, len, err);
-    return rc < 0 ? rc : pathgate__fs_policy_change(t, err);
-}
-
-int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
-{
-    if (t->policy)
-        return pathgate__fs_policy_open(t, rel ? rel : t->rel, flags, mode);
-    return pathgate__contain_open(t->base_fd, rel ? rel : t->rel, flags, mode, t->force_fallback);
-}
-
 int pathgate__fs_fail(pathgate_error *err, int code, const pathgate__fs_target *t,
                       pathgate__fs_noun noun)
 {
@@ -315,7 +300,7 @@ int pathgate__fs_fail_errno(pathgate_error *err, int neg_errno, const pathgate__
     }
     if (code == PATHGATE_EIO) {
         const char *a = t ? t->address : "";
-        const char *why = pathgate__errno_text(-neg_errno);
+        const char *why = pathgate__os_strerror(-neg_errno);
         return pathgate__error_set(err, code, "I/O error on '%s': %s", a, why ? why : "unknown");
     }
     return pathgate__fs_fail(err, code, t, noun);
@@ -334,13 +319,41 @@ int pathgate__fs_target_of(pathgate__fs_target *t, const char *op, pathgate_reso
     return rc;
 }
 
-int pathgate__fs_target_for_write(pathgate__fs_target *t, const char *op,
-                                  pathgate_resolver *resolver, const pathgate_fs_options *opts,
-                                  const char *text, size_t len, pathgate_error *err)
+void pathgate__fs_audit(const pathgate__fs_target *t, const char *outcome, const char *reason,
+                        const pathgate_policy_verdict *v)
 {
-    pathgate_resolver *r = pathgate__fs_resolver(resolver, opts, err);
-    if (!r)
-        return PATHGATE_EINVAL;
-    int rc = pathgate__fs_resolve(t, op, r, opts, text, len, err);
-    return rc < 0 ? rc : pathgate__fs_check_writable(t, err);
+    if (t->quiet || !pathgate__audit_enabled(t->r))
+        return;
+    pathgate__audit_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.operation = t->op;
+    rec.role = t->role;
+    rec.has_base = 1;
+    rec.base = t->base;
+    rec.address = t->address;
+    rec.rel = t->rel;
+    rec.outcome = outcome;
+    rec.reason = reason;
+    if (v) {
+        rec.rule = v->rule;
+        rec.source = v->source;
+    }
+    pathgate__audit_emit(t->r, &rec);
+}
+
+void pathgate__fs_audit_hidden(const pathgate__fs_target *t, size_t count)
+{
+    if (!count || t->quiet || !pathgate__audit_enabled(t->r))
+        return;
+    pathgate__audit_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.operation = t->op;
+    rec.has_base = 1;
+    rec.base = t->base;
+    rec.address = t->address;
+    rec.rel = t->rel;
+    rec.outcome = "hidden";
+    rec.reason = "deny_read";
+    rec.count = count;
+    pathgate__audit_emit(t->r, &rec);
 }

@@ -6,7 +6,7 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_text.h"
 #include "text.h"
 
 int pathgate__fs_blank(const char *s, size_t len)

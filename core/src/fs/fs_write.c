@@ -1,4 +1,4 @@
-/* fs_write.c - write, edit (fs_edits.c) and upload: atomic replacement
+/* fs_write.c - write and upload: atomic replacement
  * beneath a base. */
 #define _GNU_SOURCE
 #include <string.h>
@@ -6,7 +6,8 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_target.h"
 
 static int put_path(pathgate_buf *path, const pathgate__fs_target *t, pathgate_error *err)
 {
@@ -45,17 +46,6 @@ int pathgate_fs_write(pathgate_buf *path, pathgate_resolver *resolver, const cha
     if (rc < 0)
         return rc;
     return put_path(path, &t, err);
-}
-
-int pathgate_fs_edit(pathgate_buf *path, size_t *occurrences, pathgate_resolver *resolver,
-                     const char *address, size_t len, const pathgate_fs_edit_op *edit,
-                     const pathgate_fs_options *opts, pathgate_error *err)
-{
-    /* one op of the one edit (fs_edits.c) */
-    if (!edit)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    return pathgate__fs_edit_file(path, NULL, occurrences, resolver, address, len, edit, 1, opts,
-                                  err);
 }
 
 int pathgate_fs_upload(int *codes, pathgate_resolver *resolver, const pathgate_fs_item *items,

@@ -400,3 +400,34 @@ int pathgate__address_split(int *is_mod, long *index, const char **rel, size_t *
     *rel_len = rn;
     return 0;
 }
+
+int pathgate__rel_normalise(char *out, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '/')
+            e++;
+        size_t sl = e - i;
+        if (sl == 2 && s[i] == '.' && s[i + 1] == '.') {
+            if (o == 0)
+                return -1; /* above the start */
+            while (o && out[o - 1] != '/')
+                o--;
+            if (o)
+                o--;
+        } else if (sl && !(sl == 1 && s[i] == '.')) {
+            if (o + 1 + sl + 1 > cap)
+                return -1;
+            if (o)
+                out[o++] = '/';
+            memcpy(out + o, s + i, sl);
+            o += sl;
+        }
+        i = e + 1;
+    }
+    if (cap == 0)
+        return -1;
+    out[o] = '\0';
+    return 0;
+}

@@ -123,4 +123,10 @@ static inline int pathgate__address_name_listable(const char *name, size_t len)
     return ascii || pathgate__utf8_valid(name, len);
 }
 
+/* s[0..n) (relative, '/'-separated, as a symlink or a config file says
+ * it) normalised into out (cap bytes): empty and `.` segments dropped,
+ * `..` applied, never above the start. 0, or -1 when a `..` would rise
+ * above it or the result does not fit. */
+int pathgate__rel_normalise(char *out, size_t cap, const char *s, size_t n);
+
 #endif

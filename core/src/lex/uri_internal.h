@@ -174,7 +174,14 @@ int pathgate__uri_native_raw(pathgate_buf *out, const pathgate_uri *uri,
  * returns its length. */
 size_t pathgate__uri_opaque_payload(unsigned char *dst, const pathgate_uri *u);
 
-/* Fail-open rendering (legacy.c): native text of the convention (NONE =
+/* The UI form of text[0..len) into out (when not NULL; room for 6 bytes
+ * per input byte), its length returned: valid UTF-8 copied, each maximal
+ * ill-formed subpart -> U+FFFD; with escape, \t \n \r as such, other C0
+ * and DEL as \xNN and the other code points a UI must not show raw as
+ * \uNNNN (uri_render.c). */
+size_t pathgate__text_render(char *out, const char *text, size_t len, int escape);
+
+/* Fail-open rendering (uri_render.c): native text of the convention (NONE =
  * inferred) as valid UTF-8, lossy (a byte that is no UTF-8 and a lone
  * UTF-16 surrogate become U+FFFD, `%2F` and `%5C` decode into the text);
  * an opaque URI renders its payload when it is text of that convention.

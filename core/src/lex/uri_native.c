@@ -611,13 +611,3 @@ int pathgate_uri_to_host_path(pathgate_buf *out, const pathgate_uri *uri, pathga
                                    pathgate_convention_name(host));
     return pathgate_uri_to_native(out, uri, host, err);
 }
-
-int pathgate_uri_display(pathgate_buf *out, const pathgate_uri *uri)
-{
-    if (!out || !uri)
-        return PATHGATE_EINVAL;
-    int rc = pathgate__uri_render(out, uri, PATHGATE_CONVENTION_NONE, 1, NULL);
-    if (rc == PATHGATE_ENOMEM || rc == 0)
-        return rc;
-    return pathgate__buf_set(out, &uri->alloc, uri->str, uri->len);
-}

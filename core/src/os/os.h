@@ -114,6 +114,11 @@ int pathgate__contain_real_rel(char *out, size_t cap, pathgate__os_fd dirfd, con
  * included). */
 int pathgate__errno_to_code(int neg_errno);
 
+/* The description of the errno value e (positive), as strerror words it
+ * ("No space left on device"): static text, safe on every thread, naming
+ * no path; NULL for a value the backend does not describe. */
+const char *pathgate__os_strerror(int e);
+
 /* Opens a directory given by a host path (a root's configured location):
  * PATHGATE__OS_O_PATH | O_DIRECTORY, following links (the root may be a link). */
 pathgate__os_fd pathgate__os_open_root(const char *host_path);

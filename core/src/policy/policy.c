@@ -2,7 +2,9 @@
  * policy.c - the rule sets of a resolver (docs/policy.md): built from the
  * resolver options (version 3) and grown by pathgate_resolver_restrict,
  * published as immutable snapshots, and the verdict for an address by
- * every address that names the same host path.
+ * every address that names the same host path. A store knows its resolver
+ * only through the pathgate__policy_input it was made with
+ * (resolver_policy.c gives it and wraps the store for the resolver).
  *
  * Snapshots: readers load the current one with an acquire load and never
  * lock; restrict builds a new one under the store's mutex and publishes it
@@ -27,7 +29,7 @@
 #include "os.h"
 #include "error.h"
 #include "policy_internal.h"
-#include "resolver_internal.h"
+#include "policy_presets.h"
 
 typedef struct alias {
     size_t other;
@@ -41,6 +43,8 @@ struct pathgate__policy_store {
     int refs; /* atomic: its resolver, and each subroot that inherits it */
     pthread_mutex_t mu;
     size_t nbases;
+    pathgate__policy_base *bases; /* a copy of the input's array */
+    int fallback;
     alias **aliases; /* per base, NULL-free array of naliases[i] */
     size_t *naliases;
     const pathgate__policy *current; /* atomic */
@@ -109,6 +113,7 @@ void pathgate__policy_store_free(pathgate__policy_store *s)
     }
     pathgate__free(&a, s->aliases);
     pathgate__free(&a, s->naliases);
+    pathgate__free(&a, s->bases);
     for (size_t i = 0; i < s->nsnaps; i++) {
         pathgate__free(&a, (void *)s->snaps[i]->sets);
         pathgate__free(&a, (void *)s->snaps[i]->active);
@@ -125,9 +130,9 @@ void pathgate__policy_store_free(pathgate__policy_store *s)
     pathgate__free(&a, s);
 }
 
-int pathgate__policy_store_new(pathgate__policy_store **out, const pathgate_resolver *r,
-                               const pathgate_allocator *a)
+int pathgate__policy_store_new(pathgate__policy_store **out, const pathgate__policy_input *in)
 {
+    const pathgate_allocator *a = in->alloc;
     *out = NULL;
     pathgate__policy_store *s = pathgate__calloc(a, 1, sizeof *s);
     if (!s)
@@ -138,19 +143,23 @@ int pathgate__policy_store_new(pathgate__policy_store **out, const pathgate_reso
         pathgate__free(a, s);
         return PATHGATE_ENOMEM;
     }
-    s->nbases = pathgate__resolver_base_count(r);
+    s->nbases = in->nbases;
+    s->fallback = in->fallback;
+    s->bases = pathgate__calloc(a, s->nbases ? s->nbases : 1, sizeof *s->bases);
     s->aliases = pathgate__calloc(a, s->nbases, sizeof *s->aliases);
     s->naliases = pathgate__calloc(a, s->nbases, sizeof *s->naliases);
-    if (!s->aliases || !s->naliases) {
+    if (!s->bases || !s->aliases || !s->naliases) {
         pathgate__policy_store_free(s);
         return PATHGATE_ENOMEM;
     }
+    for (size_t i = 0; i < s->nbases; i++)
+        s->bases[i] = in->bases[i];
     for (size_t i = 0; i < s->nbases; i++) {
-        const char *hi = pathgate__resolver_base_host_path(r, i);
+        const char *hi = s->bases[i].host;
         for (size_t j = 0; j < s->nbases; j++) {
             if (j == i)
                 continue;
-            const char *hj = pathgate__resolver_base_host_path(r, j);
+            const char *hj = s->bases[j].host;
             const char *rest;
             int rc = 0;
             if (path_within(hi, strlen(hi), hj, strlen(hj), &rest))
@@ -167,9 +176,23 @@ int pathgate__policy_store_new(pathgate__policy_store **out, const pathgate_reso
     return PATHGATE_OK;
 }
 
-const pathgate__policy *pathgate__policy_of(const pathgate_resolver *r)
+const pathgate_allocator *pathgate__policy_store_allocator(const pathgate__policy_store *s)
 {
-    const pathgate__policy_store *s = pathgate__resolver_policy_store(r);
+    return &s->alloc;
+}
+
+int pathgate__policy_store_base_fd(const pathgate__policy_store *s, size_t i)
+{
+    return s->bases[i].fd;
+}
+
+const pathgate__policy_base *pathgate__policy_store_base(const pathgate__policy_store *s, size_t i)
+{
+    return i < s->nbases ? &s->bases[i] : NULL;
+}
+
+const pathgate__policy *pathgate__policy_store_current(const pathgate__policy_store *s)
+{
     return s ? __atomic_load_n(&s->current, __ATOMIC_ACQUIRE) : NULL;
 }
 
@@ -229,13 +252,11 @@ static int publish(pathgate__policy_store *s, pathgate__ruleset *const *add, siz
 
 static long lookup_base(void *ctx, int is_mod, const char *name, size_t len)
 {
-    const pathgate_resolver *r = ctx;
-    size_t n = is_mod ? pathgate_resolver_mod_count(r) : pathgate_resolver_root_count(r);
-    for (size_t i = 0; i < n; i++) {
-        const char *k =
-            is_mod ? pathgate_resolver_mod_name(r, i) : pathgate_resolver_root_key(r, i);
-        if (strlen(k) == len && memcmp(k, name, len) == 0)
-            return (long)(is_mod ? pathgate_resolver_root_count(r) + i : i);
+    const pathgate__policy_store *s = ctx;
+    for (size_t i = 0; i < s->nbases; i++) {
+        const pathgate__policy_base *b = &s->bases[i];
+        if (b->is_mod == is_mod && strlen(b->name) == len && memcmp(b->name, name, len) == 0)
+            return (long)i;
     }
     return -1;
 }
@@ -254,12 +275,12 @@ static void quote_name(char *out, size_t cap, const char *s)
  * deny the same thing first) into at most two rule sets, appended to
  * out[*n].
  */
-static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *r,
+static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate__policy_store *s,
                          const char *const *deny_read, size_t nread, const char *const *deny_write,
                          size_t nwrite, const char *const *presets, size_t npresets,
                          const char *read_source, const char *write_source, pathgate_error *err)
 {
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate_allocator *a = &s->alloc;
     if ((!deny_read && nread) || (!deny_write && nwrite) || (!presets && npresets))
         return pathgate__error_set(err, PATHGATE_EINVAL, "policy list is NULL");
     /* presets first, checked before anything is compiled */
@@ -313,7 +334,7 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
         }
         int rc = 0;
         if (m) {
-            rc = pathgate__ruleset_compile(&out[*n], denies, src, m, lookup_base, r, a, err);
+            rc = pathgate__ruleset_compile(&out[*n], denies, src, m, lookup_base, s, a, err);
             if (rc == 0)
                 (*n)++;
         }
@@ -324,15 +345,14 @@ static int compile_lists(pathgate__ruleset **out, size_t *n, pathgate_resolver *
     return PATHGATE_OK;
 }
 
-static int add_sets(pathgate_resolver *r, const char *const *deny_read, size_t nread,
-                    const char *const *deny_write, size_t nwrite, const char *const *presets,
-                    size_t npresets, const char *read_source, const char *write_source,
-                    pathgate_error *err)
+int pathgate__policy_store_add(pathgate__policy_store *s, const char *const *deny_read,
+                               size_t nread, const char *const *deny_write, size_t nwrite,
+                               const char *const *presets, size_t npresets, const char *read_source,
+                               const char *write_source, pathgate_error *err)
 {
-    pathgate__policy_store *s = pathgate__resolver_policy_store(r);
     pathgate__ruleset *sets[2] = {NULL, NULL};
     size_t n = 0;
-    int rc = compile_lists(sets, &n, r, deny_read, nread, deny_write, nwrite, presets, npresets,
+    int rc = compile_lists(sets, &n, s, deny_read, nread, deny_write, nwrite, presets, npresets,
                            read_source, write_source, err);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
@@ -347,26 +367,9 @@ static int add_sets(pathgate_resolver *r, const char *const *deny_read, size_t n
     return rc < 0 ? pathgate__error_set(err, rc, NULL) : PATHGATE_OK;
 }
 
-int pathgate__policy_from_options(pathgate_resolver *r, const pathgate_resolver_options *opts,
-                                  pathgate_error *err)
+int pathgate__policy_store_label(const char **out, pathgate__policy_store *s, const char *source,
+                                 pathgate_error *err)
 {
-    if (opts->version < 3)
-        return PATHGATE_OK;
-    int rc = add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
-                      opts->presets, opts->npresets, "deny_read", "deny_write", err);
-    if (rc == 0 && opts->npresets)
-        rc = pathgate__policy_hooks_refresh(r, err);
-    return rc;
-}
-
-int pathgate_resolver_restrict(pathgate_resolver *r, const pathgate_policy_options *opts,
-                               pathgate_error *err)
-{
-    if (!r || !opts || opts->version != PATHGATE_POLICY_OPTIONS_VERSION)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    const char *source = opts->source ? opts->source : "restrict";
-    /* the label must outlive the call: the store keeps a copy */
-    pathgate__policy_store *s = pathgate__resolver_policy_store(r);
     const pathgate_allocator *a = &s->alloc;
     char *label = pathgate__strndup(a, source, strlen(source));
     if (!label)
@@ -384,8 +387,8 @@ int pathgate_resolver_restrict(pathgate_resolver *r, const pathgate_policy_optio
         pathgate__free(a, label);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
-    return add_sets(r, opts->deny_read, opts->ndeny_read, opts->deny_write, opts->ndeny_write,
-                    opts->presets, opts->npresets, label, label, err);
+    *out = label;
+    return PATHGATE_OK;
 }
 
 /* ----------------------------------------------------------- verdicts */
@@ -470,18 +473,18 @@ static int judge_at(const pathgate__policy_store *s, const pathgate__policy *p, 
     return 0;
 }
 
-unsigned int pathgate__policy_verdict(pathgate_policy_verdict *v, const pathgate_resolver *r,
-                                      size_t base, const char *rel, size_t len, unsigned int access)
+unsigned int pathgate__policy_store_verdict(pathgate_policy_verdict *v,
+                                            const pathgate__policy_store *s, size_t base,
+                                            const char *rel, size_t len, unsigned int access)
 {
     if (v) {
         v->denied = 0;
         v->rule = NULL;
         v->source = NULL;
     }
-    const pathgate__policy *p = pathgate__policy_of(r);
+    const pathgate__policy *p = pathgate__policy_store_current(s);
     if (!pathgate__policy_active(p, base))
         return 0;
-    const pathgate__policy_store *s = pathgate__resolver_policy_store(r);
     static const unsigned int order[2] = {PATHGATE_POLICY_DENY_READ, PATHGATE_POLICY_DENY_WRITE};
     for (int k = 0; k < 2; k++) {
         unsigned int what = order[k];
@@ -493,7 +496,7 @@ unsigned int pathgate__policy_verdict(pathgate_policy_verdict *v, const pathgate
     return 0;
 }
 
-/* pathgate__policy_may_deny_below on snapshot p of store s. */
+/* pathgate__policy_store_may_deny_below on snapshot p of store s. */
 static int below_at(const pathgate__policy_store *s, const pathgate__policy *p, size_t base,
                     const char *rel, size_t len, unsigned int access)
 {
@@ -536,25 +539,22 @@ static int below_at(const pathgate__policy_store *s, const pathgate__policy *p, 
     return 0;
 }
 
-int pathgate__policy_may_deny_below(const pathgate_resolver *r, size_t base, const char *rel,
-                                    size_t len, unsigned int access)
+int pathgate__policy_store_may_deny_below(const pathgate__policy_store *s, size_t base,
+                                          const char *rel, size_t len, unsigned int access)
 {
-    return below_at(pathgate__resolver_policy_store(r), pathgate__policy_of(r), base, rel, len,
-                    access);
+    return below_at(s, pathgate__policy_store_current(s), base, rel, len, access);
 }
 
-int pathgate__policy_inherit(pathgate_resolver *sub, const pathgate_resolver *parent, size_t base,
-                             const char *host, size_t host_len)
+int pathgate__policy_store_inherit(pathgate__policy_store *s, pathgate__policy_store *ps,
+                                   size_t base, const char *host, size_t host_len)
 {
-    const pathgate__policy *snap = pathgate__policy_of(parent);
+    const pathgate__policy *snap = pathgate__policy_store_current(ps);
     if (!pathgate__policy_active(snap, base))
         return PATHGATE_OK; /* no rule can apply there */
-    const char *bh = pathgate__resolver_base_host_path(parent, base);
+    const char *bh = ps->bases[base].host;
     const char *rest;
     if (!path_within(host, host_len, bh, strlen(bh), &rest))
         return PATHGATE_EINVALIDPATH; /* not where the base is: the rules cannot follow */
-    pathgate__policy_store *s = pathgate__resolver_policy_store(sub);
-    pathgate__policy_store *ps = pathgate__resolver_policy_store(parent);
     size_t plen = host_len - (size_t)(rest - host);
     char *prefix = pathgate__strndup(&s->alloc, rest, plen);
     if (!prefix)
@@ -574,17 +574,15 @@ int pathgate__policy_inherit(pathgate_resolver *sub, const pathgate_resolver *pa
 
 /* ----------------------------------------------- the object behind a link */
 
-int pathgate__policy_real_rel(char *out, size_t cap, const pathgate_resolver *r, size_t base,
-                              const char *rel)
+int pathgate__policy_store_real_rel(char *out, size_t cap, const pathgate__policy_store *s,
+                                    size_t base, const char *rel)
 {
-    return pathgate__contain_real_rel(out, cap, pathgate__resolver_base_fd(r, base), rel,
-                                      pathgate__resolver_flags(r) &
-                                          PATHGATE_RESOLVER_FORCE_FALLBACK);
+    return pathgate__contain_real_rel(out, cap, s->bases[base].fd, rel, s->fallback);
 }
 
-int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolver *r, size_t base,
-                              const char *rel, int fd, int follow_final, const char *tail,
-                              size_t tail_len, unsigned int access)
+int pathgate__policy_store_check_fd(pathgate_policy_verdict *v, const pathgate__policy_store *s,
+                                    size_t base, const char *rel, int fd, int follow_final,
+                                    const char *tail, size_t tail_len, unsigned int access)
 {
     char real[PATHGATE_PATH_MAX + 1];
     char parent[PATHGATE_PATH_MAX + 1];
@@ -593,7 +591,7 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
         return -ENAMETOOLONG;
     int rc;
     if (follow_final) {
-        rc = pathgate__policy_real_rel(real, sizeof real, r, base, rel);
+        rc = pathgate__policy_store_real_rel(real, sizeof real, s, base, rel);
     } else {
         /* the last name itself, in the real directory that holds it */
         const char *slash = strrchr(rel, '/');
@@ -601,7 +599,7 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
         size_t plen = slash ? (size_t)(slash - rel) : 0;
         memcpy(parent, rel, plen);
         parent[plen] = '\0';
-        rc = pathgate__policy_real_rel(real, sizeof real, r, base, parent);
+        rc = pathgate__policy_store_real_rel(real, sizeof real, s, base, parent);
         size_t n = strlen(real), nl = strlen(name);
         if (rc == 0 && n + 1 + nl >= sizeof real)
             rc = -ENAMETOOLONG;
@@ -614,10 +612,9 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
     if (rc < 0)
         return rc;
     /* the very object fd holds? (a link swapped since would differ) */
-    int force = pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK;
     int check = pathgate__contain_open_how(
-        pathgate__resolver_base_fd(r, base), real, PATHGATE__OS_O_PATH | O_NOFOLLOW, 0,
-        PATHGATE__CONTAIN_NO_LINKS | (force ? PATHGATE__CONTAIN_FALLBACK : 0));
+        s->bases[base].fd, real, PATHGATE__OS_O_PATH | O_NOFOLLOW, 0,
+        PATHGATE__CONTAIN_NO_LINKS | (s->fallback ? PATHGATE__CONTAIN_FALLBACK : 0));
     if (check < 0)
         return check == -ENOENT || check == -ELOOP ? -EAGAIN : check;
     pathgate__os_stat a, b;
@@ -636,7 +633,7 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
         n += tail_len;
         real[n] = '\0';
     }
-    unsigned int denied = pathgate__policy_verdict(v, r, base, real, n, access);
+    unsigned int denied = pathgate__policy_store_verdict(v, s, base, real, n, access);
     if (denied & PATHGATE_POLICY_DENY_READ)
         return -PATHGATE__POLICY_ENOREAD;
     if (denied & PATHGATE_POLICY_DENY_WRITE)
@@ -644,41 +641,25 @@ int pathgate__policy_check_fd(pathgate_policy_verdict *v, const pathgate_resolve
     return 0;
 }
 
-/* ------------------------------------------------------------ public */
+/* ------------------------------------------------------- the check */
 
-int pathgate_resolver_policy_check(pathgate_policy_verdict *out, pathgate_resolver *r,
-                                   const char *text, size_t len, pathgate_error *err)
+void pathgate__policy_store_check(pathgate_policy_verdict *out, const pathgate__policy_store *s,
+                                  size_t base, const char *rel)
 {
-    if (!out)
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    out->denied = 0;
-    out->rule = NULL;
-    out->source = NULL;
-    if (!r || (!text && len))
-        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
-    size_t base;
-    const char *rel;
-    char addr[2 * PATHGATE_PATH_MAX + 2];
-    /* relative text: relative to the first base, as every file operation on
-     * a resolver (docs/fs.md "Relative paths") */
-    const char *home = pathgate__resolver_base_address(r, 0);
-    int rc = pathgate__resolver_locate(&base, addr, sizeof addr, &rel, r, text ? text : "", len,
-                                       home, strlen(home), err);
-    if (rc < 0)
-        return rc;
     size_t rlen = strlen(rel);
-    unsigned int d = pathgate__policy_verdict(out, r, base, rel, rlen, PATHGATE__ACCESS_WRITE);
-    if (!(d & PATHGATE_POLICY_DENY_READ) && pathgate__policy_active(pathgate__policy_of(r), base)) {
+    unsigned int d =
+        pathgate__policy_store_verdict(out, s, base, rel, rlen, PATHGATE__ACCESS_WRITE);
+    if (!(d & PATHGATE_POLICY_DENY_READ) &&
+        pathgate__policy_active(pathgate__policy_store_current(s), base)) {
         /* by what it leads to, when a link is on the way */
         char real[PATHGATE_PATH_MAX + 1];
-        int force = pathgate__resolver_flags(r) & PATHGATE_RESOLVER_FORCE_FALLBACK;
-        int fd = pathgate__contain_probe_how(pathgate__resolver_base_fd(r, base), rel,
+        int fd = pathgate__contain_probe_how(s->bases[base].fd, rel,
                                              PATHGATE__CONTAIN_NO_LINKS |
-                                                 (force ? PATHGATE__CONTAIN_FALLBACK : 0));
-        if (fd == -ELOOP && pathgate__policy_real_rel(real, sizeof real, r, base, rel) == 0) {
+                                                 (s->fallback ? PATHGATE__CONTAIN_FALLBACK : 0));
+        if (fd == -ELOOP && pathgate__policy_store_real_rel(real, sizeof real, s, base, rel) == 0) {
             pathgate_policy_verdict v2;
-            unsigned int d2 =
-                pathgate__policy_verdict(&v2, r, base, real, strlen(real), PATHGATE__ACCESS_WRITE);
+            unsigned int d2 = pathgate__policy_store_verdict(&v2, s, base, real, strlen(real),
+                                                             PATHGATE__ACCESS_WRITE);
             if (d2 > d) {
                 *out = v2;
                 d = d2;
@@ -687,5 +668,4 @@ int pathgate_resolver_policy_check(pathgate_policy_verdict *out, pathgate_resolv
     }
     if (d & PATHGATE_POLICY_DENY_READ)
         out->denied = PATHGATE_POLICY_DENY_READ | PATHGATE_POLICY_DENY_WRITE;
-    return PATHGATE_OK;
 }

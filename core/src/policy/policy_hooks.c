@@ -7,7 +7,7 @@
  * 1 MiB a file) with every `[include]` and `[includeIf]` path (whatever the
  * condition: the stricter reading), at most 16 files; a hooks directory,
  * and an included file, that lie inside the base become deny_write rules
- * of source `preset:vcs` (pathgate_resolver_restrict's machinery).
+ * of source `preset:vcs` (pathgate__policy_store_add, as pathgate_resolver_restrict).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
 #include "policy_internal.h"
-#include "resolver_internal.h"
 
 #define CONFIG_MAX (1u << 20)
 #define FILES_MAX 16
@@ -36,8 +36,9 @@ typedef struct found {
     char pats[FILES_MAX + 1][PATHGATE_PATH_MAX + 80]; /* the rules made of them */
 } found;
 
-/* Normalises dir (a rel, dlen bytes) joined with t: 0 with out set, -1
- * when it leaves the base. Absolute t must lie below host. */
+/* Normalises dir (a rel, dlen bytes) joined with t into out
+ * (PATHGATE_PATH_MAX + 1 bytes): 0 with out set, -1 when it leaves the
+ * base. Absolute t must lie below host. */
 static int join_rel(char *out, const char *host, const char *dir, size_t dlen, const char *t,
                     size_t tlen)
 {
@@ -58,31 +59,7 @@ static int join_rel(char *out, const char *host, const char *dir, size_t dlen, c
         return -1;
     memcpy(tmp + n, t, tlen);
     n += tlen;
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && tmp[e] != '/')
-            e++;
-        size_t sl = e - i;
-        if (sl == 2 && tmp[i] == '.' && tmp[i + 1] == '.') {
-            if (o == 0)
-                return -1;
-            while (o && out[o - 1] != '/')
-                o--;
-            if (o)
-                o--;
-        } else if (sl && !(sl == 1 && tmp[i] == '.')) {
-            if (o + 1 + sl > PATHGATE_PATH_MAX)
-                return -1;
-            if (o)
-                out[o++] = '/';
-            memcpy(out + o, tmp + i, sl);
-            o += sl;
-        }
-        i = e + 1;
-    }
-    out[o] = '\0';
-    return 0;
+    return pathgate__rel_normalise(out, PATHGATE_PATH_MAX + 1, tmp, n);
 }
 
 /* A value: trimmed, quotes removed, `\x` kept as x, an unquoted `#` or
@@ -112,18 +89,18 @@ static void value_of(char *out, size_t cap, const char *s, const char *end)
     out[o] = '\0';
 }
 
-static void read_config(found *f, const pathgate_resolver *r, size_t base, const char *rel,
+static void read_config(found *f, const pathgate__policy_store *store, size_t base, const char *rel,
                         int depth)
 {
     if (depth > 8 || f->nfiles >= FILES_MAX)
         return;
-    int fd = pathgate__contain_open_how(pathgate__resolver_base_fd(r, base), rel,
+    int fd = pathgate__contain_open_how(pathgate__policy_store_base_fd(store, base), rel,
                                         O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0,
                                         PATHGATE__CONTAIN_NO_LINKS);
     if (fd < 0)
         return;
     pathgate__os_stat st;
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate_allocator *a = pathgate__policy_store_allocator(store);
     char *buf = NULL;
     size_t len = 0;
     if (pathgate__os_statat(fd, "", 0, &st) == 0 && st.type == PATHGATE__OS_T_REG &&
@@ -137,7 +114,7 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
     pathgate__os_close(fd);
     if (!buf)
         return;
-    const char *host = pathgate__resolver_base_host_path(r, base);
+    const char *host = pathgate__policy_store_base(store, base)->host;
     size_t rl = strlen(rel), dl = rl;
     while (dl && rel[dl - 1] != '/')
         dl--;
@@ -192,7 +169,7 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
             if (join_rel(target, host, rel, dl, val, strlen(val)) == 0 && target[0] &&
                 f->nfiles < FILES_MAX) {
                 memcpy(f->files[f->nfiles++], target, strlen(target) + 1);
-                read_config(f, r, base, target, depth + 1);
+                read_config(f, store, base, target, depth + 1);
             }
         }
     }
@@ -200,11 +177,11 @@ static void read_config(found *f, const pathgate_resolver *r, size_t base, const
 }
 
 /* `root:<key>/<rel>` with the pattern characters of rel escaped. */
-static int pattern_of(char *out, size_t cap, const pathgate_resolver *r, size_t base,
+static int pattern_of(char *out, size_t cap, const pathgate__policy_store *s, size_t base,
                       const char *rel, int dir)
 {
-    const char *addr = pathgate__resolver_base_address(r, base);
-    int k = snprintf(out, cap, "%s/", addr);
+    const pathgate__policy_base *b = pathgate__policy_store_base(s, base);
+    int k = snprintf(out, cap, "%s:%s/", b->is_mod ? "mod" : "root", b->name);
     if (k < 0 || (size_t)k >= cap)
         return -1;
     size_t o = (size_t)k;
@@ -221,41 +198,41 @@ static int pattern_of(char *out, size_t cap, const pathgate_resolver *r, size_t 
     return 0;
 }
 
-int pathgate__policy_hooks_refresh(pathgate_resolver *r, pathgate_error *err)
+int pathgate__policy_store_hooks_refresh(pathgate__policy_store *s, pathgate_error *err)
 {
-    const pathgate__policy *p = pathgate__policy_of(r);
-    size_t nb = pathgate__resolver_base_count(r);
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate__policy *p = pathgate__policy_store_current(s);
+    const pathgate_allocator *a = pathgate__policy_store_allocator(s);
+    size_t nb = 0;
+    while (pathgate__policy_store_base(s, nb))
+        nb++;
     for (size_t i = 0; p && i < nb; i++) {
         /* only where vcs applies: its rule decides .git/config */
         pathgate_policy_verdict v;
-        if (!pathgate__policy_verdict(&v, r, i, ".git/config", 11, PATHGATE__ACCESS_WRITE) ||
+        if (!pathgate__policy_store_verdict(&v, s, i, ".git/config", 11, PATHGATE__ACCESS_WRITE) ||
             !v.source || strcmp(v.source, "preset:vcs") != 0)
             continue;
         found *f = pathgate__calloc(a, 1, sizeof *f);
         if (!f)
             return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-        read_config(f, r, i, ".git/config", 0);
+        read_config(f, s, i, ".git/config", 0);
         char(*pats)[PATHGATE_PATH_MAX + 80] = f->pats;
         const char *list[FILES_MAX + 1];
         size_t n = 0;
         if (f->hooks[0] &&
-            !pathgate__policy_verdict(NULL, r, i, f->hooks, strlen(f->hooks),
-                                      PATHGATE__ACCESS_WRITE) &&
-            pattern_of(pats[n], sizeof pats[n], r, i, f->hooks, 1) == 0)
+            !pathgate__policy_store_verdict(NULL, s, i, f->hooks, strlen(f->hooks),
+                                            PATHGATE__ACCESS_WRITE) &&
+            pattern_of(pats[n], sizeof pats[n], s, i, f->hooks, 1) == 0)
             list[n] = pats[n], n++;
         for (size_t k = 0; k < f->nfiles; k++)
-            if (!pathgate__policy_verdict(NULL, r, i, f->files[k], strlen(f->files[k]),
-                                          PATHGATE__ACCESS_WRITE) &&
-                pattern_of(pats[n], sizeof pats[n], r, i, f->files[k], 0) == 0)
+            if (!pathgate__policy_store_verdict(NULL, s, i, f->files[k], strlen(f->files[k]),
+                                                PATHGATE__ACCESS_WRITE) &&
+                pattern_of(pats[n], sizeof pats[n], s, i, f->files[k], 0) == 0)
                 list[n] = pats[n], n++;
         int rc = PATHGATE_OK;
         if (n) {
-            pathgate_policy_options po = PATHGATE_POLICY_OPTIONS_INIT;
-            po.deny_write = list;
-            po.ndeny_write = n;
-            po.source = "preset:vcs";
-            rc = pathgate_resolver_restrict(r, &po, err);
+            /* as pathgate_resolver_restrict adds a list (the label static) */
+            rc = pathgate__policy_store_add(s, NULL, 0, list, n, NULL, 0, "preset:vcs",
+                                            "preset:vcs", err);
         }
         pathgate__free(a, f);
         if (rc < 0)

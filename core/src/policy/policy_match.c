@@ -24,7 +24,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "glob.h"
-#include "policy_internal.h"
+#include "policy_match.h"
 #include "text.h"
 
 /* A segment: a literal, `*`, `*literal`, `literal*`, another glob of one

@@ -14,7 +14,8 @@
  */
 #include <string.h>
 
-#include "policy_internal.h"
+#include "pathgate/policy.h"
+#include "policy_presets.h"
 
 #define W PATHGATE_POLICY_DENY_WRITE
 #define R PATHGATE_POLICY_DENY_READ

@@ -7,9 +7,9 @@
  * The walk opens every directory relative to its parent with
  * O_NOFOLLOW|O_DIRECTORY (a symlink is an entry, never followed), reads a
  * whole listing before going down (one buffer per level, from the
- * resolver's allocator), reports a denied directory without entering it,
+ * store's allocator), reports a denied directory without entering it,
  * and does not enter a directory under which no rule can match
- * (pathgate__policy_may_deny_below). A directory it cannot read fails the
+ * (pathgate__policy_store_may_deny_below). A directory it cannot read fails the
  * scan: what cannot be seen is not known to be allowed.
  */
 #define _GNU_SOURCE
@@ -23,12 +23,11 @@
 #include "alloc.h"
 #include "pathgate/fs.h"
 #include "policy_internal.h"
-#include "resolver_internal.h"
 
 #define SCAN_BUF 16384
 
 typedef struct scan {
-    const pathgate_resolver *r;
+    const pathgate__policy_store *store;
     const pathgate_allocator *a;
     size_t base, alt_base;
     int has_alt;
@@ -91,9 +90,11 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
             type = st.type == PATHGATE__OS_T_DIR ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
         }
         pathgate_policy_verdict v;
-        unsigned int denied = pathgate__policy_verdict(&v, s->r, s->base, s->path, n, s->access);
+        unsigned int denied =
+            pathgate__policy_store_verdict(&v, s->store, s->base, s->path, n, s->access);
         if (!denied && s->has_alt)
-            denied = pathgate__policy_verdict(&v, s->r, s->alt_base, s->alt, an, s->access);
+            denied =
+                pathgate__policy_store_verdict(&v, s->store, s->alt_base, s->alt, an, s->access);
         size_t sub = s->root_len ? s->root_len + 1 : 0;
         if (denied) {
             rc = s->fn(s->ctx, s->path + sub, n - sub, type == PATHGATE__OS_T_DIR, denied, &v);
@@ -103,9 +104,9 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
         }
         if (type != PATHGATE__OS_T_DIR)
             continue;
-        if (!pathgate__policy_may_deny_below(s->r, s->base, s->path, n, s->access) &&
+        if (!pathgate__policy_store_may_deny_below(s->store, s->base, s->path, n, s->access) &&
             !(s->has_alt &&
-              pathgate__policy_may_deny_below(s->r, s->alt_base, s->alt, an, s->access)))
+              pathgate__policy_store_may_deny_below(s->store, s->alt_base, s->alt, an, s->access)))
             continue;
         int cfd = pathgate__os_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
         if (cfd == -ENOENT)
@@ -121,15 +122,15 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
     return rc;
 }
 
-int pathgate__policy_scan(const pathgate_resolver *r, size_t base, const char *rel, int dirfd,
-                          size_t alt_base, const char *alt_rel, unsigned int access,
-                          pathgate__scan_fn fn, void *ctx)
+int pathgate__policy_store_scan(const pathgate__policy_store *store, size_t base, const char *rel,
+                                int dirfd, size_t alt_base, const char *alt_rel,
+                                unsigned int access, pathgate__scan_fn fn, void *ctx)
 {
-    const pathgate_allocator *a = pathgate__resolver_allocator(r);
+    const pathgate_allocator *a = pathgate__policy_store_allocator(store);
     scan *s = pathgate__malloc(a, sizeof *s);
     if (!s)
         return -ENOMEM;
-    s->r = r;
+    s->store = store;
     s->a = a;
     s->base = base;
     s->alt_base = alt_base;
@@ -155,11 +156,11 @@ int pathgate__policy_scan(const pathgate_resolver *r, size_t base, const char *r
     return rc;
 }
 
-int pathgate__policy_enumerate(const pathgate_resolver *r, size_t base, pathgate__scan_fn fn,
-                               void *ctx)
+int pathgate__policy_store_enumerate(const pathgate__policy_store *s, size_t base,
+                                     pathgate__scan_fn fn, void *ctx)
 {
-    if (!pathgate__policy_active(pathgate__policy_of(r), base))
+    if (!pathgate__policy_active(pathgate__policy_store_current(s), base))
         return 0;
-    return pathgate__policy_scan(r, base, "", pathgate__resolver_base_fd(r, base), 0, NULL,
-                                 PATHGATE__ACCESS_WRITE, fn, ctx);
+    return pathgate__policy_store_scan(s, base, "", pathgate__policy_store_base_fd(s, base), 0,
+                                       NULL, PATHGATE__ACCESS_WRITE, fn, ctx);
 }

@@ -8,16 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "policy_internal.h"
-#include "resolver_internal.h"
+#include "audit.h"
 
-void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec *rec)
+void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, const char *base_host,
+                          const pathgate__audit_rec *rec)
 {
-    pathgate_audit_fn fn;
-    void *ctx;
-    const char *door = pathgate__resolver_audit(r, &fn, &ctx);
-    if (!fn)
-        return;
     pathgate_audit_event ev;
     memset(&ev, 0, sizeof ev);
     ev.version = PATHGATE_AUDIT_EVENT_VERSION;
@@ -41,7 +36,7 @@ void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec 
     /* the host path, for the operator: the base's real path and the rel */
     char host[2 * PATHGATE_PATH_MAX + 2];
     if (rec->has_base && rec->rel) {
-        const char *dir = pathgate__resolver_base_host_path(r, rec->base);
+        const char *dir = base_host;
         size_t dl = dir ? strlen(dir) : 0, rl = strlen(rec->rel);
         if (dir && dl + 1 + rl < sizeof host) {
             memcpy(host, dir, dl);

@@ -11,6 +11,7 @@
  * allocation is the ref the registry mints.
  */
 #define _GNU_SOURCE
+#include "policy_internal.h"
 #include "resolver_internal.h"
 
 #include <errno.h>
@@ -26,9 +27,7 @@
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
-#include "exec_cache.h"
 #include "pathgate/uri.h"
-#include "policy_internal.h"
 #include "registry.h"
 #include "text.h"
 #include "winname.h"
@@ -72,8 +71,8 @@ struct pathgate_resolver {
     pathgate__policy_store *policy; /* rule sets (policy.c) */
     pathgate_audit_fn audit;
     void *audit_ctx;
-    char *door;       /* of audit events */
-    void *exec_cache; /* exec_template.h: the prepared views of commands */
+    char *door;                           /* of audit events */
+    pathgate__resolver_extra *exec_cache; /* the prepared views of commands */
 };
 
 /* A canonical address: at most PATHGATE_PATH_MAX bytes. */
@@ -147,7 +146,8 @@ void pathgate_resolver_free(pathgate_resolver *r)
     pathgate__registry_free(r->reg);
     pathgate__policy_store_free(r->policy);
     pathgate__free(&a, r->door);
-    pathgate__exec_cache_free(r->exec_cache);
+    if (r->exec_cache)
+        r->exec_cache->free(r->exec_cache);
     for (size_t i = 0; r->prefixes && i < r->nprefixes; i++) {
         pathgate_uri_free(r->prefixes[i].uri);
         pathgate__free(&a, r->prefixes[i].rel);
@@ -439,7 +439,21 @@ static void derive_read_only(pathgate_resolver *r)
 static int policy_and_audit(pathgate_resolver *r, const pathgate_resolver_options *opts,
                             pathgate_error *err)
 {
-    int rc = pathgate__policy_store_new(&r->policy, r, &r->alloc);
+    /* what the policy needs of the bases: it never calls back */
+    size_t n = r->nroots + r->nmods;
+    pathgate__policy_base *pb = pathgate__calloc(&r->alloc, n ? n : 1, sizeof *pb);
+    if (!pb)
+        return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+    for (size_t i = 0; i < n; i++) {
+        pb[i].name = r->bases[i].name;
+        pb[i].is_mod = r->bases[i].is_mod;
+        pb[i].host = r->bases[i].host;
+        pb[i].fd = r->bases[i].fd;
+    }
+    pathgate__policy_input in = {pb, n, &r->alloc,
+                                 (r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK) != 0};
+    int rc = pathgate__policy_store_new(&r->policy, &in);
+    pathgate__free(&r->alloc, pb);
     if (rc < 0)
         return pathgate__error_set(err, rc, NULL);
     const char *door = opts->version >= 3 && opts->audit_door ? opts->audit_door : "c";
@@ -450,7 +464,14 @@ static int policy_and_audit(pathgate_resolver *r, const pathgate_resolver_option
         r->audit = opts->audit;
         r->audit_ctx = opts->audit_ctx;
     }
-    return pathgate__policy_from_options(r, opts, err);
+    if (opts->version < 3)
+        return PATHGATE_OK;
+    int rc2 = pathgate__policy_store_add(r->policy, opts->deny_read, opts->ndeny_read,
+                                         opts->deny_write, opts->ndeny_write, opts->presets,
+                                         opts->npresets, "deny_read", "deny_write", err);
+    if (rc2 == PATHGATE_OK && opts->npresets)
+        rc2 = pathgate__policy_store_hooks_refresh(r->policy, err);
+    return rc2;
 }
 
 int pathgate_resolver_new(pathgate_resolver **out, const pathgate_resolver_options *opts,
@@ -749,7 +770,7 @@ static pathgate_reason check_policy_exists(int *exists, const pathgate_resolver 
 {
     const char *rel = loc->addr + loc->rel_off;
     size_t len = loc->len - loc->rel_off;
-    if (pathgate__policy_verdict(v, r, loc->base, rel, len, PATHGATE__ACCESS_READ))
+    if (pathgate__policy_store_verdict(v, r->policy, loc->base, rel, len, PATHGATE__ACCESS_READ))
         return PATHGATE_REASON_DENIED;
     unsigned int how = PATHGATE__CONTAIN_NO_LINKS;
     if (r->flags & PATHGATE_RESOLVER_FORCE_FALLBACK)
@@ -758,8 +779,9 @@ static pathgate_reason check_policy_exists(int *exists, const pathgate_resolver 
     if (rc != -ELOOP)
         return exists_reason(exists, rc, require_exists);
     char real[PATHGATE_PATH_MAX + 1];
-    if (pathgate__policy_real_rel(real, sizeof real, r, loc->base, rel) == 0 &&
-        pathgate__policy_verdict(v, r, loc->base, real, strlen(real), PATHGATE__ACCESS_READ))
+    if (pathgate__policy_store_real_rel(real, sizeof real, r->policy, loc->base, rel) == 0 &&
+        pathgate__policy_store_verdict(v, r->policy, loc->base, real, strlen(real),
+                                       PATHGATE__ACCESS_READ))
         return PATHGATE_REASON_DENIED;
     return check_exists(exists, r, loc, require_exists);
 }
@@ -801,7 +823,7 @@ static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *e
     *reason_out = PATHGATE_REASON_OK;
     pathgate_policy_verdict v = {0, NULL, NULL};
     if (reason == PATHGATE_REASON_OK)
-        reason = pathgate__policy_active(pathgate__policy_of(r), loc.base)
+        reason = pathgate__policy_active(pathgate__policy_store_current(r->policy), loc.base)
                      ? check_policy_exists(&exists, r, &loc, require_exists, &v)
                      : check_exists(&exists, r, &loc, require_exists);
     if (reason != PATHGATE_REASON_OK) {
@@ -1255,7 +1277,7 @@ const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *
     return &r->alloc;
 }
 
-void **pathgate__resolver_exec_slot(pathgate_resolver *r)
+pathgate__resolver_extra **pathgate__resolver_exec_slot(pathgate_resolver *r)
 {
     return &r->exec_cache;
 }
@@ -1280,6 +1302,15 @@ const char *pathgate__resolver_audit(const pathgate_resolver *r, pathgate_audit_
     *fn = r->audit;
     *ctx = r->audit_ctx;
     return r->door;
+}
+
+void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec *rec)
+{
+    if (!r->audit)
+        return;
+    const char *host =
+        rec->has_base && rec->base < r->nroots + r->nmods ? r->bases[rec->base].host : NULL;
+    pathgate__audit_send(r->audit, r->audit_ctx, r->door, host, rec);
 }
 
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,

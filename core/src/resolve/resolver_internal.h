@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "audit.h"
 #include "os.h"
 #include "pathgate/resolver.h"
 #include "testing.h"
@@ -46,10 +47,16 @@ int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd
 const char *pathgate__resolver_base_host_path(const pathgate_resolver *r, size_t i);
 /* The resolver's allocator. */
 const pathgate_allocator *pathgate__resolver_allocator(const pathgate_resolver *r);
+/* Something a module above the resolver keeps per resolver: the resolver
+ * frees it with itself by the destructor it carries (its first member) and
+ * knows nothing else of it. */
+typedef struct pathgate__resolver_extra {
+    void (*free)(struct pathgate__resolver_extra *self);
+} pathgate__resolver_extra;
 /* Where contained execution keeps the resolver's prepared views
- * (exec_template.h; NULL until the first command, freed with the
- * resolver). */
-void **pathgate__resolver_exec_slot(pathgate_resolver *r);
+ * (exec_template.h's cache; NULL until the first command, set with an
+ * atomic compare-and-swap, freed with the resolver). */
+pathgate__resolver_extra **pathgate__resolver_exec_slot(pathgate_resolver *r);
 /* PATHGATE_RESOLVER_* flags (FORCE_FALLBACK). */
 unsigned int pathgate__resolver_flags(const pathgate_resolver *r);
 
@@ -93,5 +100,11 @@ struct pathgate__policy_store *pathgate__resolver_policy_store(const pathgate_re
 
 /* The audit callback and context (*fn NULL: none); returns the door. */
 const char *pathgate__resolver_audit(const pathgate_resolver *r, pathgate_audit_fn *fn, void **ctx);
+
+/* 1 when the resolver has an audit callback. */
+int pathgate__audit_enabled(const pathgate_resolver *r);
+/* Hands the event to the resolver's callback (audit.c builds it), with
+ * the door and, for the operator, the host path of (base, rel). */
+void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec *rec);
 
 #endif

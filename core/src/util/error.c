@@ -1,8 +1,6 @@
 /* error.c - the error table (names and texts), conventions, version. */
-#define _GNU_SOURCE /* strerrordesc_np */
 #include "error.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,66 +98,4 @@ pathgate_convention pathgate_convention_host(void)
 const char *pathgate_version(void)
 {
     return PATHGATE_VERSION_STRING;
-}
-
-const char *pathgate__errno_text(int errnum)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
-    return strerrordesc_np(errnum);
-#else
-    switch (errnum) {
-    case ENOENT:
-        return "No such file or directory";
-    case ENOTDIR:
-        return "Not a directory";
-    case EISDIR:
-        return "Is a directory";
-    case EEXIST:
-        return "File exists";
-    case ENOTEMPTY:
-        return "Directory not empty";
-    case EXDEV:
-        return "Invalid cross-device link";
-    case ELOOP:
-        return "Too many levels of symbolic links";
-    case ENAMETOOLONG:
-        return "File name too long";
-    case EACCES:
-        return "Permission denied";
-    case EPERM:
-        return "Operation not permitted";
-    case EROFS:
-        return "Read-only file system";
-    case EBUSY:
-        return "Device or resource busy";
-    case EINVAL:
-        return "Invalid argument";
-    case ENOMEM:
-        return "Cannot allocate memory";
-    case ENOSPC:
-        return "No space left on device";
-    case EAGAIN:
-        return "Resource temporarily unavailable";
-    case EINTR:
-        return "Interrupted system call";
-    case ENOSYS:
-        return "Function not implemented";
-    case EMFILE:
-        return "Too many open files";
-    case EBADF:
-        return "Bad file descriptor";
-    case ERANGE:
-        return "Numerical result out of range";
-    case EIO:
-        return "Input/output error";
-    case EFBIG:
-        return "File too large";
-    case ENXIO:
-        return "No such device or address";
-    case EMLINK:
-        return "Too many links";
-    default:
-        return NULL;
-    }
-#endif
 }

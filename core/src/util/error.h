@@ -29,9 +29,4 @@ void pathgate__error_clear(pathgate_error *err);
 #define PATHGATE__PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
 #endif
 
-/* The text of an <errno.h> code ("No space left on device"), or NULL for
- * a code it does not know: glibc's own text where the C library is glibc,
- * else the same texts for the codes os.h names (and a few more). */
-const char *pathgate__errno_text(int errnum);
-
 #endif

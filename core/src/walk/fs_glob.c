@@ -6,8 +6,11 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_result.h"
+#include "fs_target.h"
 #include "glob.h"
+#include "walk.h"
 
 /* Entries handed to a callback at a time. */
 #define GLOB_BATCH 256

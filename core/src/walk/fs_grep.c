@@ -28,10 +28,15 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_file.h"
+#include "fs_policy.h"
+#include "fs_result.h"
+#include "fs_target.h"
+#include "fs_text.h"
 #include "glob.h"
 #include "resolver_internal.h"
 #include "text.h"
+#include "walk.h"
 
 #define GREP_CHUNK (256 * 1024)
 /* Matches handed to a callback at a time. */

@@ -17,7 +17,8 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_result.h"
+#include "fs_target.h"
 #include "resolver_internal.h"
 
 #define QUEUE_MAX 4

@@ -14,7 +14,11 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
-#include "policy_internal.h"
+#include "fs_policy.h"
+#include "fs_scandir.h"
+#include "fs_stat.h"
+#include "fs_target.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 #define LISTING_BUF_MIN 32768
@@ -81,21 +85,6 @@ void pathgate__fs_listing_free(pathgate__fs_listing *L, const pathgate_allocator
     pathgate__free(a, L->buf);
     pathgate__free(a, L->names);
     memset(L, 0, sizeof *L);
-}
-
-int pathgate__fs_open_dir(const pathgate__fs_target *t, pathgate_error *err)
-{
-    int fd = pathgate__fs_open(t, NULL, O_RDONLY | O_DIRECTORY, 0);
-    if (fd >= 0)
-        return fd;
-    if (fd == -ENOTDIR) { /* the last component, or a directory on the way? */
-        int p = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
-        if (p >= 0) {
-            pathgate__os_close(p);
-            return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
-        }
-    }
-    return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_DIRECTORY);
 }
 
 /* ------------------------------------------------------------- scandir */

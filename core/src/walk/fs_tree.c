@@ -8,8 +8,10 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_result.h"
+#include "fs_target.h"
 #include "glob.h"
+#include "walk.h"
 
 typedef struct tree_ctx {
     pathgate_fs_list *out;

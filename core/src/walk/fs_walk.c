@@ -34,12 +34,13 @@
 #include "address.h"
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
 #include "glob.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "fs_walk.h"
 #include "text.h"
+#include "fs_policy.h"
+#include "walk.h"
 
 #define EMFILE_RETRIES 200 /* 1 ms apart */
 

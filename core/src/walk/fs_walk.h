@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "fs_internal.h"
+#include "fs_policy.h"
 #include "glob.h"
+#include "walk.h"
 
 #define DIRBUF_MIN 32768
 #define FD_WINDOW 8

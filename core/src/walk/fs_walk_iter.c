@@ -13,8 +13,11 @@
 #include "alloc.h"
 #include "error.h"
 #include "fs_entry.h"
+#include "fs_policy.h"
+#include "fs_scandir.h"
+#include "fs_target.h"
 #include "fs_walk.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 enum { KIND_DIR = 0, KIND_DIR_LINK = 1, KIND_PRUNED = 2 };

@@ -19,7 +19,10 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "fs_policy.h"
+#include "fs_target.h"
 #include "fs_walk.h"
+#include "walk.h"
 
 #define EXPAND_MAX 32      /* directories listed ahead by the calling thread */
 #define TASKS_PER_THREAD 8 /* expansion stops at threads * this many tasks */

@@ -161,11 +161,8 @@ def serve_command(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     if http or unix:
-        try:
-            from .http import parse_host
-        except ImportError as e:
-            raise UsageError(f"--http and --unix need the HTTP server (pip install 'pathgate[http]'; "
-                             f"Debian: apt install python3-uvicorn python3-h11): {e}") from None
+        from .http import parse_host
+
         for h in getattr(args, "allow_host", None) or ():
             try:
                 parse_host(h)

@@ -1,8 +1,6 @@
 """The Streamable HTTP transport of MCP (protocol 2025-06-18 and later) at
 the endpoint ``/mcp``, over TCP (``--http HOST:PORT``) or a Unix socket
-(``--unix PATH``): :class:`McpApp`, an ASGI application, served by uvicorn
-with h11 (the ``pathgate[http]`` extra; Debian: ``python3-uvicorn``,
-``python3-h11``) through :class:`HttpTransport`.
+(``--unix PATH``).
 
 - ``POST /mcp`` carries one JSON-RPC message. A request is answered with
   ``application/json`` (one JSON object); when the server must ask the
@@ -18,22 +16,32 @@ with h11 (the ``pathgate[http]`` extra; Debian: ``python3-uvicorn``,
   at once (then ``503``).
 - ``MCP-Protocol-Version`` (when sent) must be a version this server
   speaks, else ``400``. ``GET /mcp``: ``405``.
-- Admission (:meth:`McpApp.admit`), decided on the request's head alone,
+- Admission (:meth:`Endpoint.admit`), decided on the request's head alone,
   before any byte of its body is read: an ``Origin`` that is not allowed
   ``403``; a ``Host`` that is not allowed ``403`` (on a loopback listener,
   or whenever hosts were allowed explicitly); with a token, a request
   without ``Authorization: Bearer <token>`` (constant time) ``401``.
 
-What the connection layer (:class:`_GuardedH11Protocol`, a subclass of
-uvicorn's h11 protocol) adds to uvicorn 0.17.6, which has no deadline on
-a request's head: a connection must deliver a complete request head within
-``HEADER_TIMEOUT`` seconds; until it was admitted once it reads at most
-``PRE_AUTH_READ`` bytes at a time, is admitted or refused on its head
-(h11 holds at most 16 KiB of an incomplete head), and a refusal closes it
-before its body is buffered; at most ``MAX_PENDING`` connections wait for
-admission at once (a new one closes the oldest), apart from the
-``MAX_CONNECTIONS`` admitted ones, which unadmitted ones never take;
-malformed framing is a ``400`` (one log line, no traceback).
+:class:`Endpoint` is all of the above, once: it serves a request whose
+head was admitted and whose body was read, answering through a
+:class:`Writer`. Two fronts feed it:
+
+- :class:`HttpTransport` (what ``pathgate mcp --http`` runs): listening
+  sockets and one thread per connection, blocking reads and writes, the
+  head parsed by :mod:`.httphead`. A call runs on its connection's thread:
+  no event loop and no hop to a pool. The guards: a connection must
+  deliver a complete request head within ``HEADER_TIMEOUT`` seconds (from
+  its opening, or from the first byte of a later request); until it was
+  admitted once it reads at most ``PRE_AUTH_READ`` bytes at a time and
+  holds at most ``MAX_HEAD`` of a head; a refusal is written and the
+  connection closed before any of the body is read; at most
+  ``MAX_PENDING`` connections wait for admission at once (a new one closes
+  the oldest), apart from the ``MAX_CONNECTIONS`` admitted ones, which
+  unadmitted ones never take; malformed framing is a ``400`` (one log
+  line, no traceback).
+- :class:`McpApp`, an ASGI application for hosting the endpoint in an
+  ASGI server of one's own: it admits on the head, reads the body, and
+  runs the request in a worker thread.
 """
 
 from __future__ import annotations
@@ -49,23 +57,20 @@ import os
 import secrets
 import socket
 import stat
+import struct
 import threading
 import time
 import collections.abc as _abc
 import typing as _t
 from typing import Any
 
-import h11
-from uvicorn import Config as _UvConfig
-from uvicorn import Server as _UvServer
-from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
-
 from . import protocol
+from .httphead import MAX_HEAD, HeadError, parse_head
 from .protocol import INVALID_REQUEST, SHUTTING_DOWN, SUPPORTED_PROTOCOL_VERSIONS, Peer
 from .service import Server
 from .tools import ConnectionTools
 
-__all__ = ["HttpTransport", "McpApp", "is_loopback", "parse_host"]
+__all__ = ["Endpoint", "HttpTransport", "McpApp", "Writer", "is_loopback", "parse_host"]
 
 log = logging.getLogger("pathgate.mcp")
 
@@ -80,20 +85,28 @@ MAX_PENDING = 64
 HEADER_TIMEOUT = 10.0
 # Bytes read at a time before a connection's first admission.
 PRE_AUTH_READ = 4096
-# Seconds a kept-alive admitted connection may wait for its next request.
+# Bytes read at a time once admitted (socket.recv allocates this much
+# for each read: more costs a mapping of memory per read).
+READ = 64 * 1024
+# Seconds a kept-alive admitted connection may wait for its next request
+# (and a read or write of an admitted one may block).
 KEEP_ALIVE_TIMEOUT = 300
 # Answers longer than this are sent in chunks as they are made.
 LONG_ANSWER = 1 << 20
-# Threads running calls that are not quick (and every call while the
-# client's roots are to be asked).
+# Threads of the ASGI front running requests.
 WORKERS = 256
 
 _LOOPBACK_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
 _JSON = (b"content-type", b"application/json")
+_SSE = ((b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"))
+_REASONS = {100: b"Continue", 200: b"OK", 202: b"Accepted", 400: b"Bad Request",
+            401: b"Unauthorized", 403: b"Forbidden", 404: b"Not Found",
+            405: b"Method Not Allowed", 406: b"Not Acceptable", 408: b"Request Timeout",
+            411: b"Length Required", 413: b"Content Too Large", 415: b"Unsupported Media Type",
+            417: b"Expectation Failed", 431: b"Request Header Fields Too Large",
+            500: b"Internal Server Error", 503: b"Service Unavailable"}
 
-Scope = _abc.MutableMapping[str, Any]
-Receive = _abc.Callable[[], _abc.Awaitable[dict[str, Any]]]
-Send = _abc.Callable[[dict[str, Any]], _abc.Coroutine[Any, Any, None]]
+Headers = _abc.Sequence[tuple[bytes, bytes]]
 
 
 def is_loopback(host: str) -> bool:
@@ -160,23 +173,25 @@ def _error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
                       separators=(",", ":")).encode()
 
 
-async def _respond(send: Send, status: int, body: bytes = b"",
-                   headers: _abc.Iterable[tuple[bytes, bytes]] = (), *, json_body: bool = False,
-                   close: bool = False) -> None:
-    h = list(headers)
-    if json_body:
-        h.append(_JSON)
-    h.append((b"content-length", b"%d" % len(body)))
-    if close:
-        h.append((b"connection", b"close"))
-    await send({"type": "http.response.start", "status": status, "headers": h})
-    await send({"type": "http.response.body", "body": body})
+class Writer(_t.Protocol):
+    """Where the answer to one request goes (blocking; called on the
+    thread serving the request): a whole answer (:meth:`respond`), or one
+    of unknown length (:meth:`start`, :meth:`write` each piece,
+    :meth:`end`)."""
+
+    def respond(self, status: int, headers: Headers, body: bytes, *, close: bool = False) -> None: ...
+
+    def start(self, status: int, headers: Headers) -> None: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def end(self) -> None: ...
 
 
-async def _error(send: Send, status: int, message: str, *, code: int = INVALID_REQUEST,
-                 headers: _abc.Iterable[tuple[bytes, bytes]] = (), close: bool = False) -> None:
+def _error(w: Writer, status: int, message: str, *, code: int = INVALID_REQUEST,
+           headers: Headers = (), close: bool = False) -> None:
     """A status with a JSON-RPC error (no id) as its body."""
-    await _respond(send, status, _error_body(message, code), headers, json_body=True, close=close)
+    w.respond(status, (*headers, _JSON), _error_body(message, code), close=close)
 
 
 def _batches(chunks: _abc.Iterable[bytes], size: int = 1 << 16) -> _abc.Iterator[bytes]:
@@ -195,55 +210,37 @@ def _batches(chunks: _abc.Iterable[bytes], size: int = 1 << 16) -> _abc.Iterator
 
 
 class _Reply:
-    """Where one POSTed request's answer goes: a JSON body, or, once the
-    server sent a message of its own first (``interim``), an event stream.
+    """Where one POSTed request's answer goes (the ``out`` of its Peer): a
+    JSON body, or, once the server sent a message of its own first
+    (``interim``), an event stream. The answer is collected (its first
+    LONG_ANSWER bytes) and sent by :meth:`finish`; a longer one is written
+    a piece at a time as it is made, as fast as the client reads it."""
 
-    The answer is collected (its first LONG_ANSWER bytes; the rest is left
-    to iterate) and sent by :meth:`flush` on the event loop once the call
-    returned, whether it ran there (a quick call) or in a worker. A worker
-    writes itself only what cannot wait for the call's end: an event stream
-    (the server asked the client first) and a long answer, each piece
-    handed to the event loop and waited for, so it goes out as fast as the
-    client reads it, and no faster."""
+    __slots__ = ("w", "status", "headers", "streaming", "sent", "done", "body")
 
-    def __init__(self, send: Send, status: int, headers: list[tuple[bytes, bytes]],
-                 loop: asyncio.AbstractEventLoop | None) -> None:
-        self.send = send
+    def __init__(self, w: Writer, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        self.w = w
         self.status = status
         self.headers = headers
-        self.loop = loop  # None: inline
         self.streaming = False
-        self.sent = False  # an answer was given (it may wait for flush)
+        self.sent = False  # an answer was given (it may wait for finish)
         self.done = False  # the response is complete
         self.body: list[bytes] = []
-        self.rest: _abc.Iterator[bytes] | None = None
 
-    # --------------------------------------------------------- threaded
-
-    def _wait(self, coro: _abc.Coroutine[Any, Any, None]) -> None:
-        assert self.loop is not None
-        asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    async def _event(self, chunks: list[bytes], end: bool) -> None:
+    def _event(self, chunks: _abc.Iterable[bytes]) -> None:
         if not self.streaming:
             self.streaming = True
-            await self.send({"type": "http.response.start", "status": 200, "headers": [
-                (b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
-                *self.headers]})
-        await self.send({"type": "http.response.body", "more_body": True,
-                         "body": b"event: message\ndata: " + b"".join(chunks) + b"\n\n"})
-        if end:
-            await self.send({"type": "http.response.body", "body": b""})
+            self.w.start(200, (*_SSE, *self.headers))
+        self.w.write(b"event: message\ndata: " + b"".join(chunks) + b"\n\n")
 
     def interim(self, chunks: _abc.Iterable[bytes]) -> None:
-        if self.loop is None:
-            raise OSError(errno.EPIPE, "a quick call cannot ask the client")
-        self._wait(self._event(list(chunks), False))
+        self._event(chunks)
 
     def __call__(self, chunks: _abc.Iterable[bytes]) -> None:
         self.sent = True
-        if self.streaming:  # threaded: the last event, and the stream's end
-            self._wait(self._event(list(chunks), True))
+        if self.streaming:  # the last event, and the stream's end
+            self._event(chunks)
+            self.w.end()
             self.done = True
             return
         it = iter(chunks)
@@ -252,75 +249,42 @@ class _Reply:
             self.body.append(chunk)
             size += len(chunk)
             if size > LONG_ANSWER:
-                self.rest = it
                 break
-        if self.loop is None or self.rest is None:
-            return  # flush() sends it, on the event loop, after the call
-        # threaded and long: its pieces are made here and written as the
-        # client reads them
-        rest, self.rest = self.rest, None
+        else:
+            return  # finish() sends it
         body, self.body = b"".join(self.body), []
-        self._wait(self.send({"type": "http.response.start", "status": self.status,
-                              "headers": [_JSON, *self.headers]}))  # no length: chunked
-        self._wait(self.send({"type": "http.response.body", "body": body, "more_body": True}))
-        for chunk in _batches(rest):
-            self._wait(self.send({"type": "http.response.body", "body": chunk, "more_body": True}))
-        self._wait(self.send({"type": "http.response.body", "body": b""}))
+        self.w.start(self.status, (_JSON, *self.headers))
+        self.w.write(body)
+        for piece in _batches(it):
+            self.w.write(piece)
+        self.w.end()
         self.done = True
 
     def finish(self) -> None:
-        """After a threaded request was handled: an event stream whose last
-        event was not sent (cancelled) is ended here; anything else is left
-        to :meth:`flush`."""
-        if self.streaming and not self.done:
-            self.sent = True
-            self._wait(self.send({"type": "http.response.body", "body": b""}))
-            self.done = True
-
-    # ----------------------------------------------------------- either
-
-    async def flush(self) -> None:
-        """On the event loop, after the call: sends what was not sent yet
-        (the collected answer, or 202 for a request not answered)."""
+        """After the request was handled: sends what was not sent yet (the
+        collected answer, 202 for a request not answered, the end of an
+        event stream whose last event was not sent)."""
         if self.done:
             return
         self.done = True
-        if not self.sent:
-            self.sent = True
-            await _respond(self.send, 202, b"", self.headers)
-            return
-        body, self.body = b"".join(self.body), []
-        if self.rest is None:
-            await _respond(self.send, self.status, body, self.headers, json_body=True)
-            return
-        rest, self.rest = self.rest, None
-        await self.send({"type": "http.response.start", "status": self.status,
-                         "headers": [_JSON, *self.headers]})  # no length: chunked
-        await self.send({"type": "http.response.body", "body": body, "more_body": True})
-        for chunk in _batches(rest):
-            await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await self.send({"type": "http.response.body", "body": b""})
+        if self.streaming:
+            self.w.end()
+        elif not self.sent:
+            self.w.respond(202, self.headers, b"")
+        else:
+            body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
+            self.body = []
+            self.w.respond(self.status, (_JSON, *self.headers), body)
 
 
-def _header_map(raw: _abc.Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for name, value in raw:
-        key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        headers[key] = f"{headers[key]}, {text}" if key in headers else text
-    return headers
-
-
-class McpApp:
-    """The MCP endpoint as an ASGI application. Any ASGI server can host it
-    (``__call__`` admits each request on its head, then serves it);
-    :class:`HttpTransport` serves it with uvicorn and admits each request in
-    the connection layer already, before its body is read."""
+class Endpoint:
+    """The MCP endpoint: admission, sessions, and the requests of every
+    front (see the module's docstring)."""
 
     def __init__(self, server: Server, *, token: str | None = None,
                  allowed_origins: _abc.Iterable[str] = (),
                  allowed_hosts: _abc.Iterable[str] = (), max_sessions: int = 64,
-                 idle_timeout: float = 1800.0, workers: int = WORKERS) -> None:
+                 idle_timeout: float = 1800.0) -> None:
         self.server = server
         self._token = token.encode("utf-8") if token else None
         self._origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
@@ -330,12 +294,24 @@ class McpApp:
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
         self._labels = 0
-        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pathgate-mcp-http")
         self.closing = False
+        # Host values seen (and whether on a loopback listener): allowed?
+        # (a client sends the same one each time; 64 at most are kept)
+        self._host_verdicts: dict[tuple[str, bool], bool] = {}
 
     # ---------------------------------------------------------- admission
 
     def _host_allowed(self, value: str, loopback: bool) -> bool:
+        key = (value, loopback)
+        known = self._host_verdicts.get(key)
+        if known is None:
+            known = self._host_verdict(value, loopback)
+            if len(self._host_verdicts) >= 64:
+                self._host_verdicts.clear()
+            self._host_verdicts[key] = known
+        return known
+
+    def _host_verdict(self, value: str, loopback: bool) -> bool:
         try:
             name, port = parse_host(value)
         except ValueError:
@@ -359,174 +335,92 @@ class McpApp:
         port = port if port is not None else _DEFAULT_PORTS[scheme]
         return any(name == h and (p is None or p == port) for h, p in self._hosts)
 
-    def admit(self, raw: _abc.Iterable[tuple[bytes, bytes]], loopback: bool) -> Refusal | None:
-        """None when a request with these headers may be served, else its
-        refusal: Origin, Host (checked on a loopback listener, and on any
-        listener once hosts were allowed explicitly), then the token."""
-        origin = host = auth = None
-        for name, value in raw:
-            n = name.lower()
-            if n == b"origin":
-                origin = value
-            elif n == b"host":
-                host = value
-            elif n == b"authorization":
-                auth = value
-        if origin is not None and not self._origin_allowed(origin.decode("latin-1")):
+    def admit(self, h: _abc.Mapping[str, str], loopback: bool) -> Refusal | None:
+        """None when a request with these headers (lower-case names, as
+        :class:`~.httphead.Head` has them) may be served, else its refusal:
+        Origin, Host (checked on a loopback listener, and on any listener
+        once hosts were allowed explicitly), then the token."""
+        origin = h.get("origin")
+        if origin is not None and not self._origin_allowed(origin):
             return Refusal(403, "Forbidden: Origin not allowed")
-        if (loopback or self._hosts) and not self._host_allowed((host or b"").decode("latin-1"), loopback):
+        if (loopback or self._hosts) and not self._host_allowed(h.get("host", ""), loopback):
             return Refusal(403, "Forbidden: Host not allowed")
         if self._token is not None:
-            scheme, _, credential = (auth or b"").partition(b" ")
-            given = credential.strip() if scheme.lower() == b"bearer" else b""
+            scheme, _, credential = h.get("authorization", "").partition(" ")
+            given = credential.strip().encode("latin-1") if scheme.lower() == "bearer" else b""
             if not hmac.compare_digest(given, self._token):
                 return Refusal(401, "Unauthorized", ((b"www-authenticate", b'Bearer realm="pathgate"'),))
         return None
 
-    # ---------------------------------------------------------------- ASGI
+    # -------------------------------------------------------------- serve
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+    def serve(self, method: str, path: str, h: _abc.Mapping[str, str], body: bytes,
+              w: Writer) -> None:
+        """Serves one admitted request whose body was read (at most
+        protocol.MAX_LINE bytes), on the calling thread, answering through
+        w. OSError when the client went away."""
+        if path != ENDPOINT:
+            _error(w, 404, f"Not Found: the endpoint is {ENDPOINT}")
             return
-        if scope["type"] != "http":
+        version = h.get("mcp-protocol-version")
+        if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+            _error(w, 400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
             return
-        server = scope.get("server")
-        loopback = server is not None and is_loopback(str(server[0]))
-        refusal = self.admit(scope["headers"], loopback)
-        if refusal is not None:
-            await _error(send, refusal.status, refusal.message, headers=refusal.headers, close=True)
-            return
-        await self.admitted(scope, receive, send)
+        if method == "POST":
+            self._post(h, body, w)
+        elif method == "DELETE":
+            self._delete(h, w)
+        else:
+            _error(w, 405, "Method Not Allowed", headers=((b"allow", b"POST, DELETE"),))
 
-    async def admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serves a request already admitted."""
-        try:
-            if scope["path"] != ENDPOINT:
-                await _error(send, 404, f"Not Found: the endpoint is {ENDPOINT}")
-                return
-            h = _header_map(scope["headers"])
-            version = h.get("mcp-protocol-version")
-            if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-                await _error(send, 400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
-                return
-            method = scope["method"]
-            if method == "POST":
-                await self._post(h, receive, send)
-            elif method == "DELETE":
-                await self._delete(h, send)
-            else:
-                await _error(send, 405, "Method Not Allowed", headers=((b"allow", b"POST, DELETE"),))
-        except Exception:
-            log.exception("internal error in the HTTP transport")
-            raise
-
-    async def _body(self, h: dict[str, str], receive: Receive) -> bytes | None:
-        """The request's body, None when longer than the longest message."""
-        length = h.get("content-length")
-        if length is not None and (not length.isascii() or not length.isdigit()
-                                   or int(length) > protocol.MAX_LINE):
-            return None
-        parts: list[bytes] = []
-        size = 0
-        while True:
-            msg = await receive()
-            if msg["type"] != "http.request":
-                raise OSError(errno.ECONNRESET, "client went away")
-            chunk = msg.get("body", b"")
-            size += len(chunk)
-            if size > protocol.MAX_LINE:
-                return None
-            parts.append(chunk)
-            if not msg.get("more_body", False):
-                return parts[0] if len(parts) == 1 else b"".join(parts)
-
-    async def _post(self, h: dict[str, str], receive: Receive, send: Send) -> None:
+    def _post(self, h: _abc.Mapping[str, str], body: bytes, w: Writer) -> None:
         ctype = h.get("content-type", "").split(";", 1)[0].strip().lower()
         if ctype != "application/json":
-            await _error(send, 415, "Unsupported Media Type: send application/json")
+            _error(w, 415, "Unsupported Media Type: send application/json")
             return
         accept = h.get("accept", "*/*").lower()
         if not any(t in accept for t in ("application/json", "text/event-stream", "*/*", "application/*")):
-            await _error(send, 406, "Not Acceptable: accept application/json and text/event-stream")
-            return
-        try:
-            body = await self._body(h, receive)
-        except OSError:
-            return
-        if body is None:
-            await _error(send, 413, f"Payload Too Large: at most {protocol.MAX_LINE} bytes", close=True)
+            _error(w, 406, "Not Acceptable: accept application/json and text/event-stream")
             return
         sid = h.get("mcp-session-id")
         headers: list[tuple[bytes, bytes]] = []
         if sid is None:
             if not _is_initialize(body):
-                await _error(send, 400, "Bad Request: Mcp-Session-Id header is required")
+                _error(w, 400, "Bad Request: Mcp-Session-Id header is required")
                 return
             session = self._open()
             if session is None:
-                await _error(send, 503, "Too many sessions", code=SHUTTING_DOWN)
+                _error(w, 503, "Too many sessions", code=SHUTTING_DOWN)
                 return
             headers.append((b"mcp-session-id", session.id.encode("ascii")))
         else:
             session = self._find(sid)
             if session is None:
-                await _error(send, 404, "Not Found: no such session (initialize a new one)")
+                _error(w, 404, "Not Found: no such session (initialize a new one)")
                 return
         try:
             peer = session.peer
-            if len(body) <= LONG_ANSWER:
-                reply = _Reply(send, 400, headers, None)  # what accept answers is an error
-                r = peer.accept(body, reply)
-                if r is not None:
-                    reply.status = 200
-                    if not peer.quick(r):
-                        await self._threaded(peer, r, reply)
-                        return
-                    peer.run(r)
-                await reply.flush()
-                return
-            # a long message is parsed off the event loop too
-            reply = _Reply(send, 400, headers, asyncio.get_running_loop())
-            await asyncio.get_running_loop().run_in_executor(self._pool, self._accept_run, peer, body,
-                                                             reply)
-            await reply.flush()
+            reply = _Reply(w, 400, headers)  # what accept answers is an error
+            r = peer.accept(body, reply)
+            if r is not None:
+                reply.status = 200
+                peer.run(r)
+            reply.finish()
         finally:
             self._release(session)
 
-    async def _threaded(self, peer: Peer, req: protocol.Request, reply: _Reply) -> None:
-        loop = asyncio.get_running_loop()
-        reply.loop = loop
-        await loop.run_in_executor(self._pool, self._run, peer, req, reply)
-        await reply.flush()
-
-    @staticmethod
-    def _run(peer: Peer, req: protocol.Request, reply: _Reply) -> None:
-        peer.run(req)
-        reply.finish()
-
-    @staticmethod
-    def _accept_run(peer: Peer, body: bytes, reply: _Reply) -> None:
-        r = peer.accept(body, reply)
-        if r is not None:
-            reply.status = 200
-            peer.run(r)
-        reply.finish()
-
-    async def _delete(self, h: dict[str, str], send: Send) -> None:
+    def _delete(self, h: _abc.Mapping[str, str], w: Writer) -> None:
         sid = h.get("mcp-session-id")
         if sid is None:
-            await _error(send, 400, "Bad Request: Mcp-Session-Id header is required")
+            _error(w, 400, "Bad Request: Mcp-Session-Id header is required")
             return
         with self._lock:
             session = self._sessions.pop(sid, None)
         if session is None:
-            await _error(send, 404, "Not Found: no such session")
+            _error(w, 404, "Not Found: no such session")
             return
         self._end(session, "ended by the client")
-        await _respond(send, 200)
+        w.respond(200, (), b"")
 
     # ----------------------------------------------------------- sessions
 
@@ -593,6 +487,7 @@ class McpApp:
             s.closed = True
 
 
+
 def _is_initialize(body: bytes) -> bool:
     try:
         msg = json.loads(body)
@@ -601,192 +496,121 @@ def _is_initialize(body: bytes) -> bool:
     return isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg
 
 
-# ------------------------------------------------------- connection layer
+def _status_line(status: int) -> bytes:
+    return b"HTTP/1.1 %d %s\r\n" % (status, _REASONS.get(status, b"Status"))
 
 
-_REASONS = {400: b"Bad Request", 401: b"Unauthorized", 403: b"Forbidden", 408: b"Request Timeout",
-            431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}
+# ---------------------------------------------------------- socket front
 
 
-class _Guard:
-    """What the connections of one transport share: those waiting for
-    admission (oldest first) and those admitted."""
-
-    def __init__(self, app: McpApp) -> None:
-        self.app = app
-        self.pending: dict[_GuardedH11Protocol, None] = {}
-        self.admitted: set[_GuardedH11Protocol] = set()
-        self.refused = 0
+class _Late(Exception):
+    """A request's head did not arrive within HEADER_TIMEOUT."""
 
 
-class _QuietLogger:
-    """uvicorn's logger for a connection: one line, never a traceback."""
+class _Conn:
+    """One accepted connection: its socket, whether it was admitted once,
+    whether it waits for its next request (``idle``: closed at shutdown)."""
 
-    def warning(self, msg: str, *args: Any, **kw: Any) -> None:
-        log.info("HTTP: %s", msg % args if args else msg)
+    __slots__ = ("sock", "admitted", "idle")
 
-    info = debug = warning
-
-    def error(self, msg: str, *args: Any, **kw: Any) -> None:
-        log.error("HTTP: %s", msg % args if args else msg)
-
-    def log(self, level: int, msg: str, *args: Any, **kw: Any) -> None:
-        pass
-
-    level = logging.INFO
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.admitted = False
+        self.idle = False
 
 
-class _Corked:
-    """A transport whose writes within one turn of the event loop go out
-    as one (uvicorn writes a response's head and body apart: two segments,
-    and two wake-ups of the client, for one answer)."""
+class _SockWriter:
+    """The answer to one request on a connection (see :class:`Writer`):
+    written at once with blocking sends. An answer of unknown length is
+    chunked (HTTP/1.1) or ends with the connection (HTTP/1.0)."""
 
-    __slots__ = ("_transport", "_loop", "_buf")
+    __slots__ = ("sock", "keep_alive", "chunked", "close")
 
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
-        self._transport = transport
-        self._loop = loop
-        self._buf: list[bytes] = []
+    def __init__(self, sock: socket.socket, keep_alive: bool, version: int) -> None:
+        self.sock = sock
+        self.keep_alive = keep_alive
+        self.chunked = version == 1
+        self.close = not keep_alive  # the connection ends after this answer
+
+    def _head(self, status: int, headers: Headers, close: bool) -> list[bytes]:
+        out = [_status_line(status)]
+        for k, v in headers:
+            out += (k, b": ", v, b"\r\n")
+        if close or self.close:
+            self.close = True
+            out.append(b"connection: close\r\n")
+        return out
+
+    def respond(self, status: int, headers: Headers, body: bytes, *, close: bool = False) -> None:
+        out = self._head(status, headers, close)
+        out += (b"content-length: %d\r\n\r\n" % len(body), body)
+        self.sock.sendall(b"".join(out))
+
+    def start(self, status: int, headers: Headers) -> None:
+        if not self.chunked:
+            self.close = True
+        out = self._head(status, headers, False)
+        out.append(b"transfer-encoding: chunked\r\n\r\n" if self.chunked else b"\r\n")
+        self.sock.sendall(b"".join(out))
 
     def write(self, data: bytes) -> None:
-        if not self._buf:
-            self._loop.call_soon(self.flush)
-        self._buf.append(data)
+        if not data:
+            return
+        self.sock.sendall(b"%x\r\n%b\r\n" % (len(data), data) if self.chunked else data)
 
-    def flush(self) -> None:
-        buf, self._buf = self._buf, []
-        if buf and not self._transport.is_closing():
-            self._transport.write(b"".join(buf))
-
-    def close(self) -> None:
-        self.flush()
-        self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
+    def end(self) -> None:
+        if self.chunked:
+            self.sock.sendall(b"0\r\n\r\n")
 
 
-class _GuardedH11Protocol(_H11Protocol):  # type: ignore[misc]
-    """uvicorn's h11 protocol with a deadline on each request's head and
-    admission before any body is read (see the module's docstring)."""
+def _refuse(sock: socket.socket, status: int, message: str, headers: Headers = ()) -> None:
+    """Answers status and ends the connection (what the client sent after
+    the head is not read)."""
+    w = _SockWriter(sock, False, 1)
+    try:
+        _error(w, status, message, headers=headers, close=True)
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
 
-    guard: _Guard
 
-    def __init__(self, config: Any, server_state: Any, _loop: Any = None) -> None:
-        super().__init__(config, server_state, _loop)
-        self.logger = _QuietLogger()
-        self.app = self.guard.app.admitted
-        self._next = self.conn.next_event
-        self.conn.next_event = self._next_event
-        self._timer: asyncio.TimerHandle | None = None
-        self._raw: Any = None
-        self._admitted = False
-        self._loopback = False
+def _shut(sock: socket.socket) -> None:
+    """Wakes the thread blocked on sock, which then closes it."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
-    def connection_made(self, transport: asyncio.Transport) -> None:
-        self._raw = transport
-        super().connection_made(_Corked(transport, self.loop))
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            self._loopback = is_loopback(str(sock.getsockname()[0]))
-            try:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            except OSError:
-                pass
-        if hasattr(transport, "max_size"):
-            transport.max_size = PRE_AUTH_READ  # the read size until admitted
-        pending = self.guard.pending
-        pending[self] = None
-        while len(pending) > MAX_PENDING:  # the oldest waiting one goes
-            oldest = next(iter(pending))
-            del pending[oldest]
-            oldest.transport.close()
-        self._start_timer()
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_timer()
-        self.guard.pending.pop(self, None)
-        self.guard.admitted.discard(self)
-        super().connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
-        if self._timer is None and (self.cycle is None or self.cycle.response_complete):
-            self._start_timer()  # a new request begins: its head has a deadline
-        super().data_received(data)
-
-    def _start_timer(self) -> None:
-        self._stop_timer()
-        self._timer = self.loop.call_later(HEADER_TIMEOUT, self._late)
-
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _late(self) -> None:
-        self._timer = None
-        if not self.transport.is_closing():
-            self._refuse(408, "Request Timeout: the request's head took too long")
-
-    def _refuse(self, status: int, message: str,
-                headers: _abc.Iterable[tuple[bytes, bytes]] = ()) -> None:
-        """Answers status and closes the connection (whatever state h11
-        is in: the bytes are written here)."""
-        self.guard.refused += 1
-        body = _error_body(message)
-        head = [b"HTTP/1.1 %d %s" % (status, _REASONS.get(status, b"Error")),
-                b"content-type: application/json", b"content-length: %d" % len(body),
-                b"connection: close"]
-        head += [k + b": " + v for k, v in headers]
-        try:
-            self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
-        finally:
-            self.transport.close()
-
-    def _next_event(self) -> Any:
-        try:
-            event = self._next()
-        except h11.RemoteProtocolError as e:
-            status = e.error_status_hint if e.error_status_hint in _REASONS else 400
-            log.info("HTTP: malformed request refused (%d): %s", status, e)
-            self._refuse(status, f"Bad Request: malformed HTTP ({e})")
-            return h11.NEED_DATA
-        if type(event) is h11.Request:
-            self._stop_timer()
-            refusal = self.guard.app.admit(event.headers, self._loopback)
-            if refusal is not None:
-                self._refuse(refusal.status, refusal.message, refusal.headers)
-                return h11.NEED_DATA
-            if not self._admitted:
-                guard = self.guard
-                if len(guard.admitted) >= MAX_CONNECTIONS:
-                    self._refuse(503, "Too many connections")
-                    return h11.NEED_DATA
-                self._admitted = True
-                guard.pending.pop(self, None)
-                guard.admitted.add(self)
-                if hasattr(self._raw, "max_size"):
-                    self._raw.max_size = 256 * 1024  # asyncio's own
-        return event
+def _set_timeouts(sock: socket.socket, seconds: float) -> None:
+    """Kernel timeouts on blocking reads and writes (EAGAIN when over)."""
+    tv = struct.pack("@ll", int(seconds), 0)  # a struct timeval
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+    except OSError:
+        pass
 
 
 class HttpTransport:
     """Serves the sessions of a Server over HTTP on one or more listening
-    sockets (TCP or Unix), until :meth:`close`: :class:`McpApp` on uvicorn,
-    in an event loop of its own thread."""
+    sockets (TCP or Unix), until :meth:`close`: an :class:`Endpoint`, a
+    thread accepting on each listener and one thread per connection."""
 
     def __init__(self, server: Server, *, token: str | None = None,
                  allowed_origins: _abc.Iterable[str] = (), allowed_hosts: _abc.Iterable[str] = (),
                  max_sessions: int = 64, idle_timeout: float = 1800.0) -> None:
-        self.app = McpApp(server, token=token, allowed_origins=allowed_origins,
-                          allowed_hosts=allowed_hosts, max_sessions=max_sessions,
-                          idle_timeout=idle_timeout)
-        self.guard = _Guard(self.app)
+        self.endpoint = Endpoint(server, token=token, allowed_origins=allowed_origins,
+                                 allowed_hosts=allowed_hosts, max_sessions=max_sessions,
+                                 idle_timeout=idle_timeout)
         self.idle_timeout = idle_timeout
         self._sockets: list[socket.socket] = []
         self._unix_paths: list[str] = []
-        self._uv: Any = None
+        self._lock = threading.Lock()
+        self._pending: dict[_Conn, None] = {}  # oldest first
+        self._admitted: set[_Conn] = set()
         self._closing = threading.Event()
+        self.refused = 0
 
     # ------------------------------------------------------------ listen
 
@@ -834,50 +658,320 @@ class HttpTransport:
         self._unix_paths.append(path)
 
     def start(self) -> None:
-        """Serves every listener (uvicorn, in a thread of its own) and ends
-        idle sessions (one more thread)."""
-        guard = self.guard
-        protocol_class = type("GuardedH11Protocol", (_GuardedH11Protocol,), {"guard": guard})
-        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-        config = _UvConfig(self.app.admitted, http=protocol_class, ws="none", lifespan="off",
-                           loop="asyncio", interface="asgi3", log_config=None, access_log=False,
-                           proxy_headers=False, server_header=False, date_header=False,
-                           timeout_keep_alive=KEEP_ALIVE_TIMEOUT, backlog=128)
-        self._uv = _UvServer(config)
-        threading.Thread(target=self._run, name="pathgate-mcp-http-loop", daemon=True).start()
+        """Accepts on every listener (a thread each) and ends idle sessions
+        (one more thread)."""
+        for sock in self._sockets:
+            threading.Thread(target=self._accept, args=(sock,), name="pathgate-mcp-http-accept",
+                             daemon=True).start()
         threading.Thread(target=self._reap, name="pathgate-mcp-reaper", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._uv.serve(sockets=self._sockets))
-        except Exception:
-            log.exception("internal error in the HTTP transport")
 
     def _reap(self) -> None:
         while not self._closing.wait(min(30.0, max(0.5, self.idle_timeout / 4))):
-            self.app.reap()
+            self.endpoint.reap()
 
     @property
     def session_count(self) -> int:
-        return self.app.session_count
+        return self.endpoint.session_count
+
+    # ------------------------------------------------------- connections
+
+    def _accept(self, listener: socket.socket) -> None:
+        inet = listener.family in (socket.AF_INET, socket.AF_INET6)
+        loopback = inet and is_loopback(str(listener.getsockname()[0]))
+        while not self._closing.is_set():
+            try:
+                sock, _ = listener.accept()
+            except OSError as e:
+                if self._closing.is_set():
+                    return
+                if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    log.warning("HTTP: cannot accept: %s", e.strerror)
+                    time.sleep(0.1)
+                continue
+            if inet:
+                try:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                except OSError:
+                    pass
+            conn = _Conn(sock)
+            with self._lock:
+                if self._closing.is_set():
+                    sock.close()
+                    return
+                pending = self._pending
+                pending[conn] = None
+                while len(pending) > MAX_PENDING:  # the oldest waiting one goes
+                    oldest = next(iter(pending))
+                    del pending[oldest]
+                    _shut(oldest.sock)
+            try:
+                threading.Thread(target=self._connection, args=(conn, loopback),
+                                 name="pathgate-mcp-http", daemon=True).start()
+            except RuntimeError:  # no thread to be had
+                with self._lock:
+                    self._pending.pop(conn, None)
+                sock.close()
+
+    def _connection(self, conn: _Conn, loopback: bool) -> None:
+        try:
+            self._serve(conn, loopback)
+        except _Late:
+            self.refused += 1
+            _refuse(conn.sock, 408, "Request Timeout: the request's head took too long")
+        except HeadError as e:
+            self.refused += 1
+            log.info("HTTP: malformed request refused (%d): %s", e.status, e.message)
+            _refuse(conn.sock, e.status, e.message)
+        except OSError:
+            pass  # the client went away (or the connection was closed)
+        except Exception:
+            log.exception("internal error in the HTTP transport")
+        finally:
+            with self._lock:
+                self._pending.pop(conn, None)
+                self._admitted.discard(conn)
+            conn.sock.close()
+
+    def _recv(self, conn: _Conn, deadline: float | None) -> bytes:
+        """The next bytes of a request's head (b"" at the end): before the
+        connection's admission PRE_AUTH_READ at most, under the head's
+        deadline (None: the first byte of a next request is awaited, under
+        the kernel's keep-alive timeout)."""
+        sock = conn.sock
+        size = READ if conn.admitted else PRE_AUTH_READ
+        if deadline is None:
+            return sock.recv(size)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _Late
+        sock.settimeout(left)
+        try:
+            return sock.recv(size)
+        except socket.timeout:
+            raise _Late from None
+        finally:
+            sock.settimeout(None)
+
+    def _serve(self, conn: _Conn, loopback: bool) -> None:
+        sock = conn.sock
+        buf = b""
+        deadline: float | None = time.monotonic() + HEADER_TIMEOUT
+        while True:
+            # the head
+            end = buf.find(b"\r\n\r\n")
+            while end < 0:
+                if len(buf) > MAX_HEAD + 3:
+                    raise HeadError(431, "Request Header Fields Too Large")
+                conn.idle = not buf
+                if conn.idle and self._closing.is_set():
+                    return
+                data = self._recv(conn, deadline)
+                conn.idle = False
+                if not data:
+                    return
+                if deadline is None:
+                    deadline = time.monotonic() + HEADER_TIMEOUT
+                buf += data
+                end = buf.find(b"\r\n\r\n", max(0, len(buf) - len(data) - 3))
+            head = parse_head(buf[:end])
+            buf = buf[end + 4:]
+            refusal = self.endpoint.admit(head.headers, loopback)
+            if refusal is not None:
+                self.refused += 1
+                _refuse(sock, refusal.status, refusal.message, refusal.headers)
+                return
+            if not conn.admitted:
+                with self._lock:
+                    full = len(self._admitted) >= MAX_CONNECTIONS
+                    if not full:
+                        conn.admitted = True
+                        self._pending.pop(conn, None)
+                        self._admitted.add(conn)
+                if full:
+                    self.refused += 1
+                    _refuse(sock, 503, "Too many connections")
+                    return
+                _set_timeouts(sock, KEEP_ALIVE_TIMEOUT)
+            # the body
+            if head.length > protocol.MAX_LINE:
+                _refuse(sock, 413, f"Payload Too Large: at most {protocol.MAX_LINE} bytes")
+                return
+            if head.expect_continue and len(buf) < head.length:
+                sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            body, buf = self._body(sock, buf, head.length)
+            w = _SockWriter(sock, head.keep_alive and not self._closing.is_set(), head.version)
+            self.endpoint.serve(head.method, head.path, head.headers, body, w)
+            if w.close or self._closing.is_set():
+                try:
+                    sock.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+                return
+            deadline = None if not buf else time.monotonic() + HEADER_TIMEOUT
+
+    @staticmethod
+    def _body(sock: socket.socket, buf: bytes, length: int) -> tuple[bytes, bytes]:
+        """A body of length bytes (what buf holds of it first) and what
+        follows it in buf (a pipelined request). Nothing after the body is
+        read."""
+        if len(buf) >= length:
+            return buf[:length], buf[length:]
+        body = bytearray(length)
+        body[:len(buf)] = buf
+        view = memoryview(body)
+        got = len(buf)
+        while got < length:
+            n = sock.recv_into(view[got:], min(READ, length - got))
+            if not n:
+                raise OSError(errno.ECONNRESET, "client went away")
+            got += n
+        return bytes(body), b""
 
     # -------------------------------------------------------------- close
 
     def close(self) -> None:
-        """Stops accepting, closes the connections as their answers end and
-        removes the Unix sockets (the sessions end with the Server's
-        shutdown)."""
+        """Stops accepting, closes the connections waiting for a request
+        (the others once their answer is written) and removes the Unix
+        sockets (the sessions end with the Server's shutdown)."""
         self._closing.set()
-        if self._uv is not None:
-            self._uv.should_exit = True
-        else:
-            for sock in self._sockets:
-                sock.close()
+        for sock in self._sockets:
+            _shut(sock)
+            sock.close()
+        with self._lock:
+            idle = [c for c in (*self._pending, *self._admitted) if c.idle or not c.admitted]
+        for c in idle:
+            _shut(c.sock)
         for path in self._unix_paths:
             try:
                 os.unlink(path)
             except OSError:
                 pass
-        self.app.close()
+        self.endpoint.close()
 
+
+# ------------------------------------------------------------ ASGI front
+
+Scope = _abc.MutableMapping[str, Any]
+Receive = _abc.Callable[[], _abc.Awaitable[dict[str, Any]]]
+Send = _abc.Callable[[dict[str, Any]], _abc.Coroutine[Any, Any, None]]
+
+
+def _header_map(raw: _abc.Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for name, value in raw:
+        key = name.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return headers
+
+
+class _AsgiWriter:
+    """A :class:`Writer` on a worker thread, each message handed to the
+    ASGI server's event loop and waited for."""
+
+    __slots__ = ("send", "loop")
+
+    def __init__(self, send: Send, loop: asyncio.AbstractEventLoop) -> None:
+        self.send = send
+        self.loop = loop
+
+    def _do(self, msg: dict[str, Any]) -> None:
+        asyncio.run_coroutine_threadsafe(self.send(msg), self.loop).result()
+
+    def respond(self, status: int, headers: Headers, body: bytes, *, close: bool = False) -> None:
+        h = [*headers, (b"content-length", b"%d" % len(body))]
+        if close:
+            h.append((b"connection", b"close"))
+        self._do({"type": "http.response.start", "status": status, "headers": h})
+        self._do({"type": "http.response.body", "body": body})
+
+    def start(self, status: int, headers: Headers) -> None:
+        self._do({"type": "http.response.start", "status": status, "headers": list(headers)})
+
+    def write(self, data: bytes) -> None:
+        self._do({"type": "http.response.body", "body": data, "more_body": True})
+
+    def end(self) -> None:
+        self._do({"type": "http.response.body", "body": b""})
+
+
+async def _asgi_error(send: Send, status: int, message: str, headers: Headers = ()) -> None:
+    body = _error_body(message)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [*headers, _JSON, (b"content-length", b"%d" % len(body)),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class McpApp:
+    """The MCP endpoint as an ASGI application, for an ASGI server of one's
+    own: each request is admitted on its head (before its body is read),
+    then its body is read and the request served by the same
+    :class:`Endpoint` as ``pathgate mcp --http``, on a worker thread."""
+
+    def __init__(self, server: Server, *, token: str | None = None,
+                 allowed_origins: _abc.Iterable[str] = (),
+                 allowed_hosts: _abc.Iterable[str] = (), max_sessions: int = 64,
+                 idle_timeout: float = 1800.0, workers: int = WORKERS) -> None:
+        self.endpoint = Endpoint(server, token=token, allowed_origins=allowed_origins,
+                                 allowed_hosts=allowed_hosts, max_sessions=max_sessions,
+                                 idle_timeout=idle_timeout)
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pathgate-mcp-asgi")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            return
+        server = scope.get("server")
+        loopback = server is not None and is_loopback(str(server[0]))
+        h = _header_map(scope["headers"])
+        refusal = self.endpoint.admit(h, loopback)
+        if refusal is not None:
+            await _asgi_error(send, refusal.status, refusal.message, refusal.headers)
+            return
+        try:
+            body = await self._body(h, receive)
+        except OSError:
+            return  # the client went away
+        if body is None:
+            await _asgi_error(send, 413, f"Payload Too Large: at most {protocol.MAX_LINE} bytes")
+            return
+        w = _AsgiWriter(send, asyncio.get_running_loop())
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool, self.endpoint.serve, scope["method"], scope["path"], h, body, w)
+        except OSError:
+            pass  # the client went away
+
+    @staticmethod
+    async def _body(h: dict[str, str], receive: Receive) -> bytes | None:
+        """The request's body, None when longer than the longest message."""
+        length = h.get("content-length")
+        if length is not None and (not length.isascii() or not length.isdigit()
+                                   or int(length) > protocol.MAX_LINE):
+            return None
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            msg = await receive()
+            if msg["type"] != "http.request":
+                raise OSError(errno.ECONNRESET, "client went away")
+            chunk = msg.get("body", b"")
+            size += len(chunk)
+            if size > protocol.MAX_LINE:
+                return None
+            parts.append(chunk)
+            if not msg.get("more_body", False):
+                return b"".join(parts)
+
+    @property
+    def session_count(self) -> int:
+        return self.endpoint.session_count
+
+    def close(self) -> None:
+        self.endpoint.close()
+        self._pool.shutdown(wait=False)

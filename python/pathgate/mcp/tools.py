@@ -717,7 +717,13 @@ class ConnectionTools:
             raise ToolError(r.output, "not_run")
         text = r.output + ("" if r.output.endswith("\n") or not r.output else "\n")
         text += f"[exit code {r.exit_code}]" + (" [output truncated]" if r.truncated else "")
-        return _text(text, output=r.output, exit_code=r.exit_code, truncated=bool(r.truncated))
+        quarantined = list(r.quarantined)
+        if quarantined:
+            # links planted at protected names, moved out when the command
+            # ended (docs/exec.md "Planted links")
+            text += f"\n[quarantined (planted links at protected names): {', '.join(quarantined)}]"
+        return _text(text, output=r.output, exit_code=r.exit_code, truncated=bool(r.truncated),
+                     quarantined=quarantined)
 
 
 # ------------------------------------------------------------------ the table
@@ -887,7 +893,8 @@ def build_tools(*, allow_execute: bool, limits: Limits | None = None,
             _schema({"command": _STR, "timeout": {"type": "integer", "minimum": 1,
                                                   "maximum": limits.max_timeout}}, ("command",)),
             {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
-            C.execute, _out({"output": _STR, "exit_code": {"type": "integer"}})))
+            C.execute, _out({"output": _STR, "exit_code": {"type": "integer"},
+                             "quarantined": {"type": "array", "items": _STR}})))
     from .edit_tools import build as edit_tools  # apply_patch and the text editor tools
 
     tools.extend(edit_tools(limits))

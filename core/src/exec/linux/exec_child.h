@@ -9,7 +9,7 @@
 #ifndef PATHGATE_EXEC_CHILD_H
 #define PATHGATE_EXEC_CHILD_H
 
-#include "exec_spawn.h"
+#include "exec_spec.h"
 
 /* A child's stack; a region of three of them (the joiner's or
  * preparer's, the init's, the shell's) serves one command. */

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec_spawn.h"
+#include "exec_clone.h"
 #include "exec_raw.h"
 
 #define PG_OPEN_TREE_CLONE 1u

@@ -18,12 +18,66 @@
 #include "exec_child.h"
 #include "exec_idmap.h"
 #include "exec_landlock.h"
-#include "exec_run.h"
-#include "exec_test.h"
+
+/* The Landlock ABI cap PATHGATE_EXEC_TEST_ABI_CAP put in flags, or -1. */
+#define TEST_ABI_CAP_OF(flags) ((int)(((flags) >> 8) & 0x1fu) - 1)
 
 #define SHELL_PATH "/bin/sh"
 #define ENV_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
 #define ENV_LANG "LANG=C.UTF-8"
+
+int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec_options *opts,
+                                 pathgate_error *err)
+{
+    static const pathgate_exec_options defaults = PATHGATE_EXEC_OPTIONS_INIT;
+    if (opts && (opts->version < 1 || opts->version > PATHGATE_EXEC_OPTIONS_VERSION))
+        return pathgate__error_set(err, PATHGATE_EINVAL, "unknown exec options version");
+    *dst = defaults;
+    if (opts && opts->version == 1) /* the prefix before the limits */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, max_processes));
+    else if (opts && opts->version == 2) /* ... before the home */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, home));
+    else if (opts && opts->version == 3) /* ... before allow_domains */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, allow_domains));
+    else if (opts && opts->version == 4) /* ... before toolchains */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, toolchains));
+    else if (opts)
+        *dst = *opts;
+    dst->version = PATHGATE_EXEC_OPTIONS_VERSION;
+    if (!dst->home && dst->home_len)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
+    if (dst->allow_domains && dst->allow_network)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "allow_domains and allow_network exclude each other "
+                                   "(allow_network is the host's whole network)");
+    if (!dst->max_processes)
+        dst->max_processes = PATHGATE_EXEC_MAX_PROCESSES_DEFAULT;
+    if (!dst->max_cpu_seconds)
+        dst->max_cpu_seconds = PATHGATE_EXEC_MAX_CPU_DEFAULT;
+    if (!dst->max_memory)
+        dst->max_memory = PATHGATE_EXEC_MAX_MEMORY_DEFAULT;
+    if (!dst->max_file_size)
+        dst->max_file_size = PATHGATE_EXEC_MAX_FILE_SIZE_DEFAULT;
+    if (!dst->tmp_size)
+        dst->tmp_size = PATHGATE_EXEC_TMP_SIZE_DEFAULT;
+    if (dst->tmp_size < 4096)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "tmp_size is too small");
+    if (!dst->timeout_ms)
+        dst->timeout_ms = PATHGATE_EXEC_TIMEOUT_DEFAULT_MS;
+    if (!dst->output_cap)
+        dst->output_cap = PATHGATE_EXEC_OUTPUT_CAP_DEFAULT;
+    if (dst->output_cap > ((size_t)-1) / 4)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "output cap too large");
+    if (dst->env) {
+        for (const char *const *e = dst->env; *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (!eq || eq == *e)
+                return pathgate__error_set(err, PATHGATE_EINVAL,
+                                           "environment entries must be KEY=VALUE");
+        }
+    }
+    return PATHGATE_OK;
+}
 
 static int refuse(pathgate_error *err, const char *why)
 {
@@ -167,7 +221,7 @@ static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int 
     pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home, t->tools};
     int rc = PATHGATE_EUNSUPPORTED;
     *no_userns = 0;
-    if (!spec.unpriv || !(p->o.flags & PATHGATE__EXEC_TEST_NO_IDMAP))
+    if (!spec.unpriv || !(p->o.flags & PATHGATE_EXEC_TEST_NO_IDMAP))
         rc = pathgate__exec_template_get(&p->tpl, no_userns, p->cache, &spec, err);
     if (rc == PATHGATE_EUNSUPPORTED && spec.unpriv && !*no_userns) {
         if (!p->o.allow_unconfined)
@@ -260,8 +314,8 @@ static void plan_start(pathgate__exec_plan *p)
     if (p->o.allow_network)
         return;
     if (!p->own_cache)
-        p->prep_home =
-            s->keeper ? pathgate__exec_cgroup_prep(p->cg) : pathgate__exec_cache_prep(p->cache);
+        p->prep_home = s->keeper ? pathgate__exec_cgroup_prep(p->cg)
+                                 : pathgate__exec_cache_prep(p->cache, pathgate__exec_prep_release);
     pathgate__exec_prep *prep =
         p->prep_home ? __atomic_exchange_n(p->prep_home, NULL, __ATOMIC_ACQ_REL) : NULL;
     if (prep && prep->owner != getpid())
@@ -406,9 +460,9 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
 
     /* What the kernel offers, and what may be refused. */
     int abi = (o->flags & PATHGATE_EXEC_TEST_NO_LANDLOCK) ? 0 : pathgate__landlock_abi();
-    int cap = PATHGATE__EXEC_TEST_ABI_CAP_OF(o->flags);
+    int cap = TEST_ABI_CAP_OF(o->flags);
     p->abi = cap >= 0 && abi > cap ? cap : abi;
-    int want_view = !(o->flags & PATHGATE__EXEC_TEST_NO_NAMESPACES) && t->cwd_view &&
+    int want_view = !(o->flags & PATHGATE_EXEC_TEST_NO_NAMESPACES) && t->cwd_view &&
                     pathgate__exec_spawn_can_view();
     if (!p->abi && !o->allow_unconfined)
         return refuse(err, "Landlock is not available on this system");

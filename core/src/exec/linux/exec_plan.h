@@ -82,4 +82,9 @@ int pathgate__exec_plan_run(pathgate_exec_result *out, pathgate__exec_plan *p, p
 
 void pathgate__exec_plan_dispose(pathgate__exec_plan *p);
 
+/* Validates a caller's options struct (NULL = defaults) into *dst with the
+ * defaults applied. 0 or PATHGATE_EINVAL. */
+int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec_options *opts,
+                                 pathgate_error *err);
+
 #endif

@@ -13,7 +13,8 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_view.h"
-#include "policy_internal.h"
+#include "policy_presets.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 void pathgate__exec_masks_init(pathgate__exec_masks *m, const pathgate_allocator *alloc)

@@ -28,8 +28,8 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_view.h"
-#include "fs_internal.h"
-#include "policy_internal.h"
+#include "fs_file.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
 

@@ -32,9 +32,4 @@ int pathgate__exec_run_grants(pathgate_exec_result *out, const pathgate_allocato
                               const char *cwd_view, const char *command, size_t len,
                               const pathgate_exec_options *opts, pathgate_error *err);
 
-/* Validates a caller's options struct (NULL = defaults) into *dst with the
- * defaults applied. 0 or PATHGATE_EINVAL. */
-int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec_options *opts,
-                                 pathgate_error *err);
-
 #endif

@@ -2,9 +2,10 @@
  * code is exec_child.c), and its handover to the supervisor
  * (exec_supervise.c). exec_spawn.h describes the processes. */
 #define _GNU_SOURCE
+#include "exec_spawn.h"
+
 #include "exec_child.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -97,33 +98,6 @@ static void stack_put(void *s)
     pthread_mutex_unlock(&stack_cache.mu);
     if (!kept)
         munmap(s, 3 * STACK_SIZE);
-}
-
-#if defined(__SANITIZE_THREAD__)
-#define PG_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PG_TSAN 1
-#endif
-#endif
-
-/* glibc's clone(). ThreadSanitizer interposes clone() and treats every
- * call as a fork (its child-side bookkeeping then runs in our CLONE_VM
- * child, in the parent's memory); under it, take libc's own definition so
- * the sanitizer never sees the child, exactly as in a normal build. */
-clone_func pathgate__exec_libc_clone(void)
-{
-#ifdef PG_TSAN
-    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    clone_func fn = NULL;
-    if (libc) {
-        *(void **)&fn = dlsym(libc, "clone");
-        dlclose(libc);
-    }
-    if (fn)
-        return fn;
-#endif
-    return clone;
 }
 
 /* Inits whose exit is still under way when their call returned: reaped by
@@ -782,7 +756,8 @@ static int spawn_view(pathgate_exec_result *out, pathgate__exec_spawned *left,
     }
     left->net_clean = done && args.net_clean && !oc.killed;
     if (!rc && args.stage != STAGE_OK) {
-        pathgate_exec_result_dispose(out);
+        pathgate_buf_dispose(&out->output); /* back to INIT */
+        *out = (pathgate_exec_result)PATHGATE_EXEC_RESULT_INIT;
         rc = child_failure(&args, err);
     } else if (!rc && done && !oc.timed_out && !oc.killed) {
         out->exit_code = args.status;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "pathgate/exec.h"
 #include "error.h"
-#include "exec_spawn.h"
 
 /* Poll tick when no pidfd is available to learn that the shell exited. */
 #define NO_PIDFD_TICK_MS 10

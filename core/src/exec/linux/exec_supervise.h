@@ -21,6 +21,11 @@
 
 #include "pathgate/common.h"
 
+/* How long the output may stay open after the shell has exited before the
+ * process group is killed, and how long to drain after a kill. */
+#define PATHGATE__EXEC_GRACE_MS 200
+#define PATHGATE__EXEC_DRAIN_MS 2000
+
 typedef struct pathgate__exec_outcome {
     char *output; /* NUL-terminated, allocated with the allocator (NULL on ENOMEM) */
     size_t len;

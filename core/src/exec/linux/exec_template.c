@@ -21,14 +21,17 @@
 #include "exec_idmap.h"
 #include "exec_landlock.h"
 #include "exec_raw.h"
-#include "exec_spawn.h"
+#include "exec_clone.h"
 #include "exec_view.h"
+#include "resolver_internal.h"
 
 struct pathgate__exec_cache {
+    pathgate__resolver_extra extra; /* first: the resolver frees it by this */
     pathgate_allocator alloc;
     pthread_mutex_t mu;
     pathgate__exec_template *list;
-    struct pathgate__exec_prep *prep; /* without a keeper: the next command's start */
+    struct pathgate__exec_prep *prep;            /* without a keeper: the next command's start */
+    pathgate__exec_prep_release_fn prep_release; /* atomic: how to release it */
 };
 
 /* Prepared views' serial numbers (never reused). */
@@ -507,6 +510,21 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
 
 /* --------------------------------------------------------------- cache */
 
+static void cache_free_extra(pathgate__resolver_extra *x)
+{
+    pathgate__exec_cache_free((pathgate__exec_cache *)x);
+}
+
+pathgate__exec_cache *pathgate__exec_cache_of(pathgate__resolver_extra *x)
+{
+    return (pathgate__exec_cache *)x;
+}
+
+pathgate__resolver_extra *pathgate__exec_cache_extra(pathgate__exec_cache *c)
+{
+    return &c->extra;
+}
+
 int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocator *alloc)
 {
     pathgate_allocator a;
@@ -514,6 +532,7 @@ int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocato
     pathgate__exec_cache *c = pathgate__calloc(&a, 1, sizeof *c);
     if (!c)
         return PATHGATE_ENOMEM;
+    c->extra.free = cache_free_extra;
     c->alloc = a;
     pthread_mutex_init(&c->mu, NULL);
     *out = c;
@@ -525,7 +544,9 @@ void pathgate__exec_cache_free(pathgate__exec_cache *c)
     if (!c)
         return;
     pathgate_allocator a = c->alloc;
-    pathgate__exec_prep_release(c->prep, 0);
+    pathgate__exec_prep_release_fn release = __atomic_load_n(&c->prep_release, __ATOMIC_ACQUIRE);
+    if (c->prep && release)
+        release(c->prep, 0);
     while (c->list) {
         pathgate__exec_template *t = c->list;
         c->list = t->next;
@@ -634,7 +655,9 @@ void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_
         close(fd); /* its teardown is the kernel's, later */
 }
 
-struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c)
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c,
+                                                       pathgate__exec_prep_release_fn release)
 {
+    __atomic_store_n(&c->prep_release, release, __ATOMIC_RELEASE);
     return &c->prep;
 }

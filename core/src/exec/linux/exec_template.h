@@ -34,7 +34,7 @@
 /* Network namespaces kept per prepared view. */
 #define PATHGATE__TEMPLATE_NETNS_MAX 16
 
-#include "exec_cache.h"
+typedef struct pathgate__exec_cache pathgate__exec_cache;
 
 /* What a prepared view is made of. */
 typedef struct pathgate__exec_template_spec {
@@ -70,7 +70,16 @@ typedef struct pathgate__exec_template {
     size_t nnetns;
 } pathgate__exec_template;
 
+/* A cache is what contained execution keeps per resolver
+ * (pathgate__resolver_exec_slot): the resolver frees it through its
+ * pathgate__resolver_extra, knowing nothing else of it. */
 int pathgate__exec_cache_new(pathgate__exec_cache **out, const pathgate_allocator *alloc);
+struct pathgate__resolver_extra;
+struct pathgate__resolver_extra *pathgate__exec_cache_extra(pathgate__exec_cache *c);
+/* The cache behind x (NULL for NULL). */
+pathgate__exec_cache *pathgate__exec_cache_of(struct pathgate__resolver_extra *x);
+/* Frees the cache and every prepared view in it. NULL is a no-op. */
+void pathgate__exec_cache_free(pathgate__exec_cache *c);
 
 /* A prepared view for spec from the cache, built when there is none yet
  * (or it has gone stale). Holds a reference until put. 0, or
@@ -88,7 +97,12 @@ void pathgate__exec_template_netns_give(pathgate__exec_cache *c, pathgate__exec_
                                         int clean);
 
 /* Where, without a keeper, the next command's start is kept
- * (exec_spawn.h; taken and put with atomic exchanges). */
-struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c);
+ * (exec_spawn.h; taken and put with atomic exchanges). The cache
+ * releases what is left there when it is freed, with `release` (the
+ * cache is below exec_spawn.c and does not call it by name). */
+struct pathgate__exec_prep;
+typedef void (*pathgate__exec_prep_release_fn)(struct pathgate__exec_prep *prep, int wait);
+struct pathgate__exec_prep **pathgate__exec_cache_prep(pathgate__exec_cache *c,
+                                                       pathgate__exec_prep_release_fn release);
 
 #endif

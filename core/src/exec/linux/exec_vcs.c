@@ -14,11 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "alloc.h"
 #include "os.h"
 #include "exec_policy.h"
 #include "exec_view.h"
-#include "policy_internal.h"
+#include "policy_presets.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 /* What a pointer is read into: larger is never a valid pointer. */
@@ -177,33 +179,7 @@ static int resolve_target(char *out, size_t cap, const pathgate_resolver *r, siz
     memcpy(tmp + n, t, tlen);
     n += tlen;
     tmp[n] = '\0';
-    /* normalise into out */
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && tmp[e] != '/')
-            e++;
-        size_t sl = e - i;
-        if (sl == 0 || (sl == 1 && tmp[i] == '.')) {
-        } else if (sl == 2 && tmp[i] == '.' && tmp[i + 1] == '.') {
-            if (o == 0)
-                return -1; /* above the base */
-            while (o && out[o - 1] != '/')
-                o--;
-            if (o)
-                o--;
-        } else {
-            if (o + 1 + sl + 1 > cap)
-                return -1;
-            if (o)
-                out[o++] = '/';
-            memcpy(out + o, tmp + i, sl);
-            o += sl;
-        }
-        i = e + 1;
-    }
-    out[o] = '\0';
-    return 0;
+    return pathgate__rel_normalise(out, cap, tmp, n);
 }
 
 /* The pointer's text: the content without one trailing newline (and a

@@ -19,9 +19,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "alloc.h"
+/* the calls made the POSIX way, shared with os/posix (whose folder is not
+ * on this backend's include path) */
+#include "../posix/os_common.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452 /* Linux 6.6; the same number on every architecture */
@@ -33,22 +37,7 @@ pathgate__os_fd pathgate__os_open_root(const char *host_path)
     return fd >= 0 ? fd : -errno;
 }
 
-pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int open_flags,
-                                    unsigned int mode)
-{
-    int fd = openat(dirfd, name, open_flags | O_CLOEXEC, (mode_t)mode);
-    return fd >= 0 ? fd : -errno;
-}
-
 /* ------------------------------------------------------------------ stat */
-
-static unsigned int type_of(unsigned int m)
-{
-    return S_ISREG(m)   ? PATHGATE__OS_T_REG
-           : S_ISDIR(m) ? PATHGATE__OS_T_DIR
-           : S_ISLNK(m) ? PATHGATE__OS_T_LNK
-                        : PATHGATE__OS_T_OTHER;
-}
 
 int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int flags,
                         pathgate__os_stat *out)
@@ -69,24 +58,10 @@ int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int fl
                 ((flags & PATHGATE__OS_STAT_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0);
         if (fstatat(dirfd, name, &st, f) < 0)
             return -errno;
-        out->type = type_of(st.st_mode);
-        out->mode = st.st_mode & 07777;
-        out->size = (uint64_t)st.st_size;
-        out->dev = st.st_dev;
-        out->ino = st.st_ino;
-        out->nlink = st.st_nlink;
-        out->atime_sec = st.st_atim.tv_sec;
-        out->atime_nsec = st.st_atim.tv_nsec;
-        out->mtime_sec = st.st_mtim.tv_sec;
-        out->mtime_nsec = st.st_mtim.tv_nsec;
-        out->ctime_sec = st.st_ctim.tv_sec;
-        out->ctime_nsec = st.st_ctim.tv_nsec;
-        out->btime_sec = 0;
-        out->btime_nsec = 0;
-        out->has_btime = 0;
+        pathgate__os_stat_of(out, &st);
         return 0;
     }
-    out->type = type_of(sx.stx_mode);
+    out->type = pathgate__os_type_of(sx.stx_mode);
     out->mode = sx.stx_mode & 07777;
     out->size = sx.stx_size;
     out->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
@@ -130,23 +105,9 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
     }
 }
 
-int pathgate__os_dir_rewind(pathgate__os_fd fd)
-{
-    return lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0;
-}
-
 /* ------------------------------------------------------------- changes */
 
-int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int mode)
-{
-    return mkdirat(dirfd, name, (mode_t)mode) < 0 ? -errno : 0;
-}
-
-int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int flags)
-{
-    return unlinkat(dirfd, name, (flags & PATHGATE__OS_REMOVE_DIR) ? AT_REMOVEDIR : 0) < 0 ? -errno
-                                                                                           : 0;
-}
+/* (mkdirat, unlinkat, linkat, symlinkat: os/posix/os_common.c) */
 
 int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
                           const char *newname, unsigned int flags)
@@ -159,17 +120,6 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
     int rc = f ? renameat2(olddir, oldname, newdir, newname, f)
                : renameat(olddir, oldname, newdir, newname);
     return rc < 0 ? -errno : 0;
-}
-
-int pathgate__os_linkat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
-                        const char *newname)
-{
-    return linkat(olddir, oldname, newdir, newname, 0) < 0 ? -errno : 0;
-}
-
-int pathgate__os_symlinkat(const char *target, pathgate__os_fd dirfd, const char *name)
-{
-    return symlinkat(target, dirfd, name) < 0 ? -errno : 0;
 }
 
 long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf, size_t size)
@@ -206,18 +156,7 @@ int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
 int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4])
 {
     struct timespec ts[2];
-    for (int i = 0; i < 2; i++) {
-        if (!times) {
-            ts[i].tv_sec = 0;
-            ts[i].tv_nsec = UTIME_NOW;
-            continue;
-        }
-        ts[i].tv_sec = (time_t)times[2 * i];
-        long ns = (long)times[2 * i + 1];
-        ts[i].tv_nsec = ns == PATHGATE__OS_UTIME_OMIT  ? UTIME_OMIT
-                        : ns == PATHGATE__OS_UTIME_NOW ? UTIME_NOW
-                                                       : ns;
-    }
+    pathgate__os_utime_specs(ts, times);
     int e = utimensat(fd, "", ts, AT_EMPTY_PATH) < 0 ? errno : 0;
     if (e == EINVAL || e == ENOENT) { /* no AT_EMPTY_PATH here */
         char p[64];
@@ -230,39 +169,6 @@ int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4])
 /* ------------------------------------------------------ files and bytes */
 
 #define COPY_CHUNK ((size_t)1 << 30)
-#define COPY_BUF 65536
-
-static int copy_read_write(int out, int in, loff_t off, const pathgate_allocator *a)
-{
-    char *buf = pathgate__malloc(a, COPY_BUF);
-    if (!buf)
-        return -ENOMEM;
-    int rc = 0;
-    for (;;) {
-        ssize_t r = pread(in, buf, COPY_BUF, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            rc = r < 0 ? -errno : 0;
-            break;
-        }
-        off += r;
-        for (ssize_t done = 0; done < r;) {
-            ssize_t w = write(out, buf + done, (size_t)(r - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = -errno;
-                break;
-            }
-            done += w;
-        }
-        if (rc)
-            break;
-    }
-    pathgate__free(a, buf);
-    return rc;
-}
 
 int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate_allocator *a)
 {
@@ -283,7 +189,7 @@ int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate
             continue;
         if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
             errno == EPERM)
-            return copy_read_write(out, in, off, a);
+            return pathgate__os_copy_rw(out, in, off, a);
         return -errno;
     }
 }
@@ -318,25 +224,6 @@ int pathgate__os_sync_fs(pathgate__os_fd fd)
     return syncfs(fd) < 0 ? -errno : 0;
 }
 
-/* Reads from /dev/urandom where getrandom(2) does not exist. */
-static int urandom_fill(unsigned char *buf, size_t n)
-{
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    return got == n ? 0 : -EIO;
-}
-
 int pathgate__os_random(void *out, size_t n)
 {
     unsigned char *buf = out;
@@ -347,7 +234,7 @@ int pathgate__os_random(void *out, size_t n)
             if (errno == EINTR)
                 continue;
             if (errno == ENOSYS)
-                return urandom_fill(buf + got, n - got);
+                return pathgate__os_urandom(buf + got, n - got);
             return -errno;
         }
         got += (size_t)k;
@@ -370,4 +257,9 @@ int pathgate__os_realpath(const char *path, char *out, size_t cap)
         return -ENAMETOOLONG;
     strcpy(out, buf);
     return 0;
+}
+
+const char *pathgate__os_strerror(int e)
+{
+    return strerrordesc_np(e); /* glibc's table: no locale, no buffer */
 }

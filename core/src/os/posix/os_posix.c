@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "os_common.h"
 
 pathgate__os_fd pathgate__os_open_root(const char *host_path)
 {
@@ -26,22 +27,7 @@ pathgate__os_fd pathgate__os_open_root(const char *host_path)
     return fd >= 0 ? fd : -errno;
 }
 
-pathgate__os_fd pathgate__os_openat(pathgate__os_fd dirfd, const char *name, int open_flags,
-                                    unsigned int mode)
-{
-    int fd = openat(dirfd, name, open_flags | O_CLOEXEC, (mode_t)mode);
-    return fd >= 0 ? fd : -errno;
-}
-
 /* ------------------------------------------------------------------ stat */
-
-static unsigned int type_of(mode_t m)
-{
-    return S_ISREG(m)   ? PATHGATE__OS_T_REG
-           : S_ISDIR(m) ? PATHGATE__OS_T_DIR
-           : S_ISLNK(m) ? PATHGATE__OS_T_LNK
-                        : PATHGATE__OS_T_OTHER;
-}
 
 int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int flags,
                         pathgate__os_stat *out)
@@ -52,20 +38,7 @@ int pathgate__os_statat(pathgate__os_fd dirfd, const char *name, unsigned int fl
                    : fstat(dirfd, &st);
     if (rc < 0)
         return -errno;
-    memset(out, 0, sizeof *out);
-    out->type = type_of(st.st_mode);
-    out->mode = st.st_mode & 07777;
-    out->size = (uint64_t)st.st_size;
-    out->dev = (uint64_t)st.st_dev;
-    out->ino = (uint64_t)st.st_ino;
-    out->nlink = (uint64_t)st.st_nlink;
-    out->atime_sec = st.st_atim.tv_sec;
-    out->atime_nsec = st.st_atim.tv_nsec;
-    out->mtime_sec = st.st_mtim.tv_sec;
-    out->mtime_nsec = st.st_mtim.tv_nsec;
-    out->ctime_sec = st.st_ctim.tv_sec;
-    out->ctime_nsec = st.st_ctim.tv_nsec;
-    out->has_btime = 0; /* not in POSIX (macOS's st_birthtimespec: docs/porting) */
+    pathgate__os_stat_of(out, &st);
     return 0;
 }
 
@@ -121,23 +94,9 @@ int pathgate__os_dir_read_all(pathgate__os_fd fd, const pathgate_allocator *a, c
     return rc;
 }
 
-int pathgate__os_dir_rewind(pathgate__os_fd fd)
-{
-    return lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0;
-}
-
 /* ------------------------------------------------------------- changes */
 
-int pathgate__os_mkdirat(pathgate__os_fd dirfd, const char *name, unsigned int mode)
-{
-    return mkdirat(dirfd, name, (mode_t)mode) < 0 ? -errno : 0;
-}
-
-int pathgate__os_unlinkat(pathgate__os_fd dirfd, const char *name, unsigned int flags)
-{
-    return unlinkat(dirfd, name, (flags & PATHGATE__OS_REMOVE_DIR) ? AT_REMOVEDIR : 0) < 0 ? -errno
-                                                                                           : 0;
-}
+/* (mkdirat, unlinkat, linkat, symlinkat: os/posix/os_common.c) */
 
 int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
                           const char *newname, unsigned int flags)
@@ -179,17 +138,6 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
     return renameat(olddir, oldname, newdir, newname) < 0 ? -errno : 0;
 }
 
-int pathgate__os_linkat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
-                        const char *newname)
-{
-    return linkat(olddir, oldname, newdir, newname, 0) < 0 ? -errno : 0;
-}
-
-int pathgate__os_symlinkat(const char *target, pathgate__os_fd dirfd, const char *name)
-{
-    return symlinkat(target, dirfd, name) < 0 ? -errno : 0;
-}
-
 long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf, size_t size)
 {
     if (!*name)
@@ -210,51 +158,15 @@ int pathgate__os_fchmod(pathgate__os_fd fd, unsigned int mode)
 int pathgate__os_futimes(pathgate__os_fd fd, const int64_t times[4])
 {
     struct timespec ts[2];
-    for (int i = 0; i < 2; i++) {
-        long ns = times ? (long)times[2 * i + 1] : PATHGATE__OS_UTIME_NOW;
-        ts[i].tv_sec = times ? (time_t)times[2 * i] : 0;
-        ts[i].tv_nsec = ns == PATHGATE__OS_UTIME_OMIT  ? UTIME_OMIT
-                        : ns == PATHGATE__OS_UTIME_NOW ? UTIME_NOW
-                                                       : ns;
-    }
+    pathgate__os_utime_specs(ts, times);
     return futimens(fd, ts) < 0 ? -errno : 0;
 }
 
 /* ------------------------------------------------------ files and bytes */
 
-#define COPY_BUF 65536
-
 int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate_allocator *a)
 {
-    char *buf = pathgate__malloc(a, COPY_BUF);
-    if (!buf)
-        return -ENOMEM;
-    off_t off = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t r = pread(in, buf, COPY_BUF, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            rc = r < 0 ? -errno : 0;
-            break;
-        }
-        off += r;
-        for (ssize_t done = 0; done < r;) {
-            ssize_t w = write(out, buf + done, (size_t)(r - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = -errno;
-                break;
-            }
-            done += w;
-        }
-        if (rc)
-            break;
-    }
-    pathgate__free(a, buf);
-    return rc;
+    return pathgate__os_copy_rw(out, in, 0, a);
 }
 
 int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap)
@@ -289,21 +201,73 @@ int pathgate__os_sync_fs(pathgate__os_fd fd)
 
 int pathgate__os_random(void *out, size_t n)
 {
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
-    unsigned char *buf = out;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
+    return pathgate__os_urandom(out, n);
+}
+
+const char *pathgate__os_strerror(int e)
+{
+    /* strerror's words for the errors of os.h and of a failing write;
+     * strerror itself may use a shared buffer (not reentrant) */
+    switch (e) {
+    case EPERM:
+        return "Operation not permitted";
+    case ENOENT:
+        return "No such file or directory";
+    case EINTR:
+        return "Interrupted system call";
+    case EIO:
+        return "Input/output error";
+    case EBADF:
+        return "Bad file descriptor";
+    case EAGAIN:
+        return "Resource temporarily unavailable";
+    case ENOMEM:
+        return "Cannot allocate memory";
+    case EACCES:
+        return "Permission denied";
+    case EBUSY:
+        return "Device or resource busy";
+    case EEXIST:
+        return "File exists";
+    case EXDEV:
+        return "Invalid cross-device link";
+    case ENOTDIR:
+        return "Not a directory";
+    case EISDIR:
+        return "Is a directory";
+    case EINVAL:
+        return "Invalid argument";
+    case EMFILE:
+        return "Too many open files";
+    case ETXTBSY:
+        return "Text file busy";
+    case EFBIG:
+        return "File too large";
+    case ENOSPC:
+        return "No space left on device";
+    case EROFS:
+        return "Read-only file system";
+    case EMLINK:
+        return "Too many links";
+    case ERANGE:
+        return "Numerical result out of range";
+    case ENAMETOOLONG:
+        return "File name too long";
+    case ENOSYS:
+        return "Function not implemented";
+    case ENOTEMPTY:
+        return "Directory not empty";
+    case ELOOP:
+        return "Too many levels of symbolic links";
+    case EOVERFLOW:
+        return "Value too large for defined data type";
+    case EDQUOT:
+        return "Disk quota exceeded";
+    case ESTALE:
+        return "Stale file handle";
+    default:
+        return NULL;
     }
-    close(fd);
-    return got == n ? 0 : -EIO;
 }
 
 unsigned int pathgate__os_ncpu(void)

@@ -1,5 +1,5 @@
 /*
- * policy_tracked.c - what git tracks that the policy hides
+ * resolver_tracked.c - what git tracks that the policy hides
  * (docs/policy.md "Secrets in git history"): the index of the repository
  * at the top of each base (`.git/index`, versions 2, 3 and 4, SHA-1 or
  * SHA-256 object ids) is read, bounded, and each path it lists is judged
@@ -18,7 +18,7 @@
 #include "alloc.h"
 #include "os.h"
 #include "error.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 
 /* An index larger than this is not read (a tree of millions of files). */

@@ -7,7 +7,9 @@
 
 #include "alloc.h"
 #include "error.h"
-#include "fs_internal.h"
+#include "fs_result.h"
+#include "fs_target.h"
+#include "walk.h"
 
 typedef struct ls_ctx {
     pathgate_fs_list *out;

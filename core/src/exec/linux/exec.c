@@ -21,7 +21,7 @@
 #include "exec_template.h"
 #include "exec_tool.h"
 #include "exec_view.h"
-#include "policy_internal.h"
+#include "resolver_policy.h"
 #include "resolver_internal.h"
 #include "strbuf.h"
 #include "text.h"
@@ -93,16 +93,18 @@ static char *canonical(const pathgate_allocator *alloc, pathgate_resolver *resol
 /* The resolver's cache of prepared views, made at its first command. */
 static pathgate__exec_cache *cache_of(pathgate_resolver *resolver)
 {
-    void **slot = pathgate__resolver_exec_slot(resolver);
-    pathgate__exec_cache *c = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (c)
-        return c;
+    pathgate__resolver_extra **slot = pathgate__resolver_exec_slot(resolver);
+    pathgate__resolver_extra *x = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (x)
+        return pathgate__exec_cache_of(x);
+    pathgate__exec_cache *c;
     if (pathgate__exec_cache_new(&c, pathgate__resolver_allocator(resolver)))
         return NULL;
-    void *expected = NULL;
-    if (!__atomic_compare_exchange_n(slot, &expected, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    pathgate__resolver_extra *expected = NULL;
+    if (!__atomic_compare_exchange_n(slot, &expected, pathgate__exec_cache_extra(c), 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         pathgate__exec_cache_free(c); /* another thread's won */
-        c = expected;
+        c = pathgate__exec_cache_of(expected);
     }
     return c;
 }
