@@ -15,6 +15,14 @@ median over the rounds and its ratio to the first build's:
   grep          _core._fs_grep literal over the tree (ms, one thread)
 
 The tree is make_tree.py's (--files files). Nothing is asserted: a report.
+
+    python3 bench/bench_os.py --instructions [--files 2000] NAME=BUILD_DIR ...
+
+counts instead, under valgrind's callgrind, the user-space instructions of
+each operation (a run of N operations less a run of none, over N): a
+figure the load of a shared machine does not move, for the comparisons
+that wall time on such a machine cannot make to a few percent. System
+calls are counted apart (strace), as the kernel's share is not in it.
 """
 
 import argparse
@@ -64,10 +72,65 @@ elif op == "grep":
 """
 
 
+# One process: its set-up, then exactly n operations (none when n is 0),
+# so that two counts differ by the operations alone.
+COUNT_CHILD = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathgate import _core
+import pathgate
+op, root, n = sys.argv[2], sys.argv[3], int(sys.argv[6])
+r = pathgate.Resolver(roots={"bench": root})
+files = [l for l in sys.argv[4].split(",") if l]
+needle = sys.argv[5]
+for i in range(n):
+    if op == "resolve":
+        r.resolve("root:bench/" + files[i % len(files)])
+    elif op == "read":
+        _core._fs_read(r, "root:bench/" + files[i % len(files)])
+    elif op == "walk":
+        _core._fs_glob(r, "**/*.txt", threads=1)
+    elif op == "grep":
+        _core._fs_grep(r, needle, None, None, None, threads=1)
+"""
+
+
+def callgrind_ir(argv: list[str]) -> int:
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                         capture_output=True, text=True, check=True).stderr
+    return int(out.split("Collected :")[-1].split()[0])
+
+
+def instructions(builds: list[list[str]], root: pathlib.Path, files: list[str], dirs: list[str]) -> None:
+    repo, game, mod = dirs
+    ops = {"C resolve": 2000, "Py resolve": 2000, "read": 1000, "walk": 3, "grep": 3}
+    print("| operation (instructions per call) | " + " | ".join(n for n, _ in builds)
+          + " | " + " | ".join(f"{n}/{builds[0][0]}" for n, _ in builds[1:]) + " |")
+    print("|" + "---|" * (2 * len(builds)))
+    for op, n in ops.items():
+        per = []
+        for _, bdir in builds:
+            if op == "C resolve":
+                def run(k: int) -> int:
+                    return callgrind_ir([f"{bdir}/bench/bench_resolve", "--pair", repo, game, mod, str(max(k, 1)),
+                                         "1", "root:repo/src/main.c"])
+                # bench_resolve's rounds all resolve: count 1 against n
+                per.append((run(n) - run(1)) / (n - 1))
+            else:
+                def run(k: int) -> int:
+                    return callgrind_ir([sys.executable, "-c", COUNT_CHILD, f"{bdir}/python", op.split()[-1],
+                                         str(root), ",".join(files), make_tree.NEEDLE, str(k)])
+                per.append((run(n) - run(0)) / n)
+        print(f"| {op} | " + " | ".join(f"{x:,.0f}" for x in per)
+              + " | " + " | ".join(f"{x / per[0]:.3f}" for x in per[1:]) + " |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions under callgrind instead of timing")
     ap.add_argument("builds", nargs="+", help="NAME=BUILD_DIR")
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.builds]
@@ -81,6 +144,9 @@ def main() -> int:
             d.mkdir()
         (repo / "src").mkdir()
         (repo / "src" / "main.c").write_text("x")
+        if a.instructions:
+            instructions(builds, root, files, [str(repo), str(game), str(mod)])
+            return 0
         ops = ["C resolve", "Py resolve", "read", "walk", "grep"]
         res = {(n, op): [] for n, _ in builds for op in ops}
         for _ in range(a.rounds):

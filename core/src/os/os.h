@@ -12,7 +12,7 @@
  *   os/posix/    POSIX 2008 (macOS, the BSDs): the O_NOFOLLOW component
  *                walk, fdopendir + readdir, fstatat, renameat, link
  *   os/windows/  NT handles, each name relative to its directory's HANDLE,
- *                the component walk of os/posix/contain.c
+ *                the component walk of os/posix/contain_walk.c
  *
  * The model is libgit2's p_* prototypes (src/util/unix, src/util/win32)
  * and libuv's uv__ functions with runtime fallbacks. Each backend also

@@ -40,7 +40,7 @@ typedef struct pathgate__policy_input {
     const pathgate__policy_base *bases;
     size_t nbases;
     const pathgate_allocator *alloc;
-    int fallback; /* never openat2: the O_NOFOLLOW walk (testing.h) */
+    int fallback; /* never the kernel's beneath-lookup: the O_NOFOLLOW walk (testing.h) */
 } pathgate__policy_input;
 
 /* ------------------------------------------------------------ the store */

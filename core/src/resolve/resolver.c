@@ -814,27 +814,29 @@ static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *e
         base_len = opts->base_len;
     }
 
-    located loc;
+    /* located in place: the struct holds a whole address, and a copy of it
+     * would cost more than the rest of a resolve */
+    located *loc = loc_out;
     pathgate_reason reason;
-    int rc = locate(&reason, &loc, r, text ? text : "", len, base_text, base_len);
+    int rc = locate(&reason, loc, r, text ? text : "", len, base_text, base_len);
     if (rc != 0)
         return pathgate__error_set(err, rc, NULL);
     int exists = 0;
     *reason_out = PATHGATE_REASON_OK;
     pathgate_policy_verdict v = {0, NULL, NULL};
     if (reason == PATHGATE_REASON_OK)
-        reason = pathgate__policy_active(pathgate__policy_store_current(r->policy), loc.base)
-                     ? check_policy_exists(&exists, r, &loc, require_exists, &v)
-                     : check_exists(&exists, r, &loc, require_exists);
+        reason = pathgate__policy_active(pathgate__policy_store_current(r->policy), loc->base)
+                     ? check_policy_exists(&exists, r, loc, require_exists, &v)
+                     : check_exists(&exists, r, loc, require_exists);
     if (reason != PATHGATE_REASON_OK) {
         if (reason == PATHGATE_REASON_DENIED && !quiet && r->audit) {
             pathgate__audit_rec rec;
             memset(&rec, 0, sizeof rec);
             rec.operation = "resolve";
             rec.has_base = 1;
-            rec.base = loc.base;
-            rec.address = loc.addr;
-            rec.rel = loc.addr + loc.rel_off;
+            rec.base = loc->base;
+            rec.address = loc->addr;
+            rec.rel = loc->addr + loc->rel_off;
             rec.outcome = "denied";
             rec.reason = "deny_read";
             rec.rule = v.rule;
@@ -844,7 +846,6 @@ static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *e
         *reason_out = reason;
         return PATHGATE_OK;
     }
-    *loc_out = loc;
     *exists_out = exists;
     return PATHGATE_OK;
 }

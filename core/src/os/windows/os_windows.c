@@ -15,7 +15,7 @@
  *     and the opened handle's attribute tag: on Windows these refuse a
  *     link made between the listing and the open.
  * Links are read (FSCTL_GET_REPARSE_POINT) and followed by the component
- * walk under pathgate's own rules (os/posix/contain.c, over these calls):
+ * walk under pathgate's own rules (os/posix/contain_walk.c, over these calls):
  * a relative target is spliced in while it stays inside, an absolute one
  * (every junction) reads as "/C:/..." and is refused as absolute.
  * Directories are held without FILE_SHARE_DELETE (cap-std), so a
