@@ -252,6 +252,7 @@ static void push_protections(lua_State *L, unsigned int bits)
         {PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit"},
         {PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace"},
         {PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist"},
+        {PATHGATE_EXEC_PROT_ID_RANGE, "id_range"},
     };
     lua_createtable(L, 0, 8);
     for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++) {

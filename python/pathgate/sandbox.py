@@ -49,6 +49,7 @@ PROTECTIONS: dict[str, int] = {
     "memory_limit": 0x100,
     "network_namespace": 0x200,
     "network_allowlist": 0x400,
+    "id_range": 0x800,
 }
 
 

@@ -164,7 +164,9 @@ static void net_dispose(pathgate__exec_plan *p)
 static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int *no_userns,
                     pathgate_error *err)
 {
-    pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home, t->tools};
+    pathgate__exec_template_spec spec = {
+        t->grants, t->ngrants,          geteuid() == 0,     t->home,
+        t->tools,  p->o.id_range_first, p->o.id_range_count};
     int rc = PATHGATE_EUNSUPPORTED;
     *no_userns = 0;
     if (!spec.unpriv || !(p->o.flags & PATHGATE__EXEC_TEST_NO_IDMAP))
@@ -225,6 +227,10 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     p->prot |= PATHGATE_EXEC_PROT_NAMESPACES;
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
+    if (p->tpl->unpriv && p->tpl->ids.n) {
+        s->keep_caps = 1;
+        p->prot |= PATHGATE_EXEC_PROT_ID_RANGE;
+    }
     if (p->o.allow_network)
         s->netns_fd = PATHGATE__NETNS_HOST;
     else

@@ -4,8 +4,10 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "exec_idmap.h"
 #include "exec_landlock.h"
 
 void pathgate_exec_result_dispose(pathgate_exec_result *res)
@@ -27,7 +29,8 @@ unsigned int pathgate_exec_capabilities(void)
     unsigned int caps = PATHGATE_EXEC_PROT_SECCOMP | PATHGATE_EXEC_PROT_NAMESPACES |
                         PATHGATE_EXEC_PROT_PID_LIMIT | PATHGATE_EXEC_PROT_RLIMITS |
                         PATHGATE_EXEC_PROT_UNPRIVILEGED_UID | PATHGATE_EXEC_PROT_MEMORY_LIMIT |
-                        PATHGATE_EXEC_PROT_NETWORK_NAMESPACE | PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST;
+                        PATHGATE_EXEC_PROT_NETWORK_NAMESPACE |
+                        PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST | PATHGATE_EXEC_PROT_ID_RANGE;
     int abi = pathgate__landlock_abi();
     if (abi >= 1)
         caps |= PATHGATE_EXEC_PROT_LANDLOCK;
@@ -53,6 +56,8 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         memcpy(dst, opts, offsetof(pathgate_exec_options, allow_domains));
     else if (opts && opts->version == 4) /* ... before toolchains */
         memcpy(dst, opts, offsetof(pathgate_exec_options, toolchains));
+    else if (opts && opts->version == 5) /* ... before id_range_* */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, id_range_first));
     else if (opts)
         *dst = *opts;
     dst->version = PATHGATE_EXEC_OPTIONS_VERSION;
@@ -80,6 +85,13 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         dst->output_cap = PATHGATE_EXEC_OUTPUT_CAP_DEFAULT;
     if (dst->output_cap > ((size_t)-1) / 4)
         return pathgate__error_set(err, PATHGATE_EINVAL, "output cap too large");
+    /* an explicit range of ids: checked against the host's users now */
+    pathgate__exec_idrange ids;
+    if (dst->id_range_count > 1 && geteuid() == 0 &&
+        pathgate__exec_idmap_range(&ids, "/etc", dst->id_range_first, dst->id_range_count) < 0)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "id_range: the range holds a user's or group's id, another "
+                                   "range, 0 or 65534, or ends past 4294967294");
     if (dst->env) {
         for (const char *const *e = dst->env; *e; e++) {
             const char *eq = strchr(*e, '=');

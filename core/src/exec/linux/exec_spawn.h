@@ -110,6 +110,10 @@ typedef struct pathgate__exec_spec {
     /* With a view: the policy's masks, made by the first process of the
      * command's mount namespace at the call (exec_policy.h); NULL = none */
     const struct pathgate__exec_masks *masks;
+    /* With a view whose uid 0 is not the host's and which maps a range of
+     * ids (exec_idmap.h): the shell keeps the capabilities of ownership
+     * changes in the view's user namespace (exec_child.c, step 7) */
+    int keep_caps;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)
