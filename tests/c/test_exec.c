@@ -386,6 +386,9 @@ static void test_no_id_range_drops_every_capability(void **state)
                               &o, &err),
                      0);
     assert_non_null(strstr(res.output.ptr, "chown=1"));
+    /* EPERM as on the host without CAP_CHOWN, not EINVAL (unmapped id) */
+    assert_non_null(strstr(res.output.ptr, "Operation not permitted"));
+    assert_null(strstr(res.output.ptr, "Invalid argument"));
     assert_non_null(strstr(res.output.ptr, "mknod=1"));
     assert_false(res.protections & PATHGATE_EXEC_PROT_ID_RANGE);
     pathgate_exec_result_dispose(&res);

@@ -13,12 +13,6 @@ holds for both front ends (Python and C), which share the view.
 """
 
 KNOWN_VIEW_GAPS: dict[str, str] = {
-    # issue 34 item 10: an unprivileged caller's command maps only its own
-    # uid (its /etc/subuid range through newuidmap is not done), so chown
-    # to another id and Popen(user=) fail with EINVAL where the host says
-    # EPERM: "chown errno 22" against "chown errno 1"
-    "view_ids@nobody": "an unprivileged caller's command maps only its own id: EINVAL, "
-                       "not EPERM",
     # issue 34 item 14: /proc's process files are refused (mountinfo names
     # host paths): "Error, do this: mount -t proc proc /proc", exit 47
     "view_ps": "the processes' files of /proc are not readable in a command",

@@ -262,6 +262,9 @@ __attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
     if (a->spec->filter && !a->filter_set &&
         (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->spec->filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
+    if (a->spec->ids_filter && (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                                            a->spec->ids_filter, 0, 0)) < 0)
+        child_fail(a, STAGE_SECCOMP, rc);
     /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */
     rc = pg_raw(__NR_close_range, 3, ~0U, 0);

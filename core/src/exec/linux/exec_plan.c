@@ -485,6 +485,8 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         sflags = PATHGATE__SECCOMP_ONLY_SETNS;
     s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
     s->filter_flags = sflags;
+    if (want_view && !s->keep_caps && s->filter)
+        s->ids_filter = pathgate__exec_seccomp_ids(&p->seccomp_ids, p->tpl->id.uid, p->tpl->id.gid);
     if (s->filter)
         p->prot |= PATHGATE_EXEC_PROT_SECCOMP;
 

@@ -114,6 +114,10 @@ typedef struct pathgate__exec_spec {
      * ids (exec_idmap.h): the shell keeps the capabilities of ownership
      * changes in the view's user namespace (exec_child.c, step 7) */
     int keep_caps;
+    /* With a view, without keep_caps: the filter that answers EPERM to an
+     * id change the kernel would refuse with EINVAL (exec_seccomp.h),
+     * added by the shell after the main one; NULL = none */
+    const struct sock_fprog *ids_filter;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)
