@@ -177,12 +177,13 @@ typedef struct pathgate_exec_options {
      * first + k, for uids and gids. id_range_count 0 = the default:
      * root's own /etc/subuid and /etc/subgid entries, else the dedicated
      * range PATHGATE_EXEC_ID_RANGE_DEFAULT_FIRST (+1 .. +65533), or none
-     * when that range holds a user's or group's id. 1 = none (only 0 is
-     * mapped: ownership changes fail as in versions before 6). A range is
-     * refused (PATHGATE_EINVAL) when it holds a uid of /etc/passwd, a gid
-     * of /etc/group, a range of /etc/subuid or /etc/subgid (but root's),
-     * 0 or 65534. Unprivileged callers: ignored (their commands map only
-     * their own ids). */
+     * when that range fails the checks below. 1 = none (only 0 is
+     * mapped: a change to another id fails with EPERM). A range is
+     * refused (PATHGATE_EINVAL) when it holds an id below 65536 (the
+     * users' and the system's), a uid of /etc/passwd, a gid of
+     * /etc/group, or a range of /etc/subuid or /etc/subgid (but root's).
+     * Unprivileged callers: ignored (their commands map only their own
+     * ids). */
     unsigned int id_range_first;
     unsigned int id_range_count;
 } pathgate_exec_options;

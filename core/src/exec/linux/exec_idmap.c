@@ -159,9 +159,9 @@ static int range_ok(const char *etc, unsigned long long uf, unsigned long long g
     unsigned long long ulo = uf + 1, uhi = uf + n, glo = gf + 1, ghi = gf + n;
     if (n == 0 || uhi > 4294967294ULL || ghi > 4294967294ULL)
         return 0;
-    /* never root or nobody ... */
-    if ((ulo <= PATHGATE__EXEC_RUN_AS_UID && uhi >= PATHGATE__EXEC_RUN_AS_UID) ||
-        (glo <= PATHGATE__EXEC_RUN_AS_GID && ghi >= PATHGATE__EXEC_RUN_AS_GID))
+    /* never an id of the users' and the system's space (0..65535, named
+     * in passwd or not: root, nobody, ids files of packages carry) ... */
+    if (ulo <= PATHGATE__EXEC_ID_SPACE_END || glo <= PATHGATE__EXEC_ID_SPACE_END)
         return 0;
     /* ... a user's or group's id, or another range */
     return !meets(etc, "passwd", 0, ulo, uhi, 0) && !meets(etc, "group", 0, glo, ghi, 0) &&

@@ -32,6 +32,9 @@ typedef struct pathgate__exec_idrange {
 } pathgate__exec_idrange;
 
 #define PATHGATE__EXEC_ID_RANGE_MAX 65533u
+/* The host ids no range may hold: the users' and the system's (root,
+ * nobody, packages' ids, named in passwd or not). */
+#define PATHGATE__EXEC_ID_SPACE_END 65535u
 /* The dedicated range used when root has no /etc/subuid and /etc/subgid
  * entry: host ids 2130706432 (0x7F000000) + 1 .. + 65533, below 2^31 (tools
  * that read ids as signed), outside systemd's documented allocations. */
@@ -46,9 +49,9 @@ typedef struct pathgate__exec_idrange {
  * - count 1: none;
  * - else the host ids first+1 .. first+count-1 (as an entry
  *   root:first:count would be), -1 (r->n = 0) when they fail the checks.
- * Checks: the range holds no uid of passwd, gid of group, range of
- * subuid/subgid (but root's own entry in use), nor 0 or 65534, and ends
- * below 2^32-1. At most PATHGATE__EXEC_ID_RANGE_MAX ids are used. */
+ * Checks: the range holds no id up to PATHGATE__EXEC_ID_SPACE_END, no uid
+ * of passwd, gid of group, range of subuid/subgid (but root's own entry in
+ * use), and ends below 2^32-1. At most PATHGATE__EXEC_ID_RANGE_MAX ids are used. */
 int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsigned int first,
                                unsigned int count);
 

@@ -90,8 +90,8 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
     if (dst->id_range_count > 1 && geteuid() == 0 &&
         pathgate__exec_idmap_range(&ids, "/etc", dst->id_range_first, dst->id_range_count) < 0)
         return pathgate__error_set(err, PATHGATE_EINVAL,
-                                   "id_range: the range holds a user's or group's id, another "
-                                   "range, 0 or 65534, or ends past 4294967294");
+                                   "id_range: the range holds an id below 65536, a user's or "
+                                   "group's id or another range, or ends past 4294967294");
     if (dst->env) {
         for (const char *const *e = dst->env; *e; e++) {
             const char *eq = strchr(*e, '=');

@@ -469,8 +469,8 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
     if (s->unpriv && pathgate__exec_idmap_range(&t->ids, "/etc", s->id_first, s->id_count) < 0) {
         template_free(a, t);
         return pathgate__error_set(err, PATHGATE_EINVAL,
-                                   "id_range: the range holds a user's or group's id, another "
-                                   "range, 0 or 65534");
+                                   "id_range: the range holds an id below 65536, a user's or "
+                                   "group's id or another range, or ends past 4294967294");
     }
     t->euid = geteuid();
     t->egid = getegid();
