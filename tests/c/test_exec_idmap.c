@@ -108,8 +108,7 @@ static void test_a_range_meeting_anything_is_not_used(void **state)
     pathgate__exec_idrange r;
     /* a user inside the dedicated range: none */
     base(f);
-    put(f, "passwd",
-        "root:x:0:0::/root:/bin/sh\nodd:x:2130707000:1000::/:/bin/sh\n");
+    put(f, "passwd", "root:x:0:0::/root:/bin/sh\nodd:x:2130707000:1000::/:/bin/sh\n");
     assert_int_equal(pathgate__exec_idmap_range(&r, f->tmp, 0, 0), 0);
     assert_int_equal(r.n, 0);
     /* a group there */
@@ -168,8 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_default_range_without_subuid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_roots_own_entries_come_first, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_range_meeting_anything_is_not_used, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_range_meeting_anything_is_not_used, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explicit_ranges, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,7 +105,8 @@ extern "C" {
 /* A range of ids beside 0 was mapped and the capabilities of ownership
  * changes kept in the command's user namespace (root callers only;
  * docs/exec.md, "Ownership changes inside"): chown, tar as root and
- * Popen(user=) work. Never a requirement of required_protections. */
+ * Popen(user=) work. A convenience, not a protection: its absence is no
+ * reason to refuse a command. */
 #define PATHGATE_EXEC_PROT_ID_RANGE 0x800u
 
 typedef struct pathgate_exec_options {

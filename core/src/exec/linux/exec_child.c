@@ -212,13 +212,15 @@ PG_NOSAN static void drop_caps(child_args *a)
  * and without CAP_SETPCAP the command cannot change any of this.
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH are not kept: the policy's
  * hidden entries (exec_mask.c) are mode-0 inodes of the view's uid 0,
- * refused only because their owner holds no such capability. */
-#define KEPT_CAPS                                                                                  \
-    ((1ull << CAP_CHOWN) | (1ull << CAP_FOWNER) | (1ull << CAP_KILL) | (1ull << CAP_SETGID) |      \
-     (1ull << CAP_SETUID))
+ * refused only because their owner holds no such capability. CAP_SETUID
+ * and CAP_SETGID only with a pids group (exec_spawn.h). */
+#define OWNER_CAPS ((1ull << CAP_CHOWN) | (1ull << CAP_FOWNER) | (1ull << CAP_KILL))
+#define SETID_CAPS ((1ull << CAP_SETGID) | (1ull << CAP_SETUID))
 
 PG_NOSAN static void keep_ownership_caps(child_args *a)
 {
+    unsigned long long keep = (a->spec->keep_caps & PATHGATE__KEEP_CAPS_OWNER ? OWNER_CAPS : 0) |
+                              (a->spec->keep_caps & PATHGATE__KEEP_CAPS_SETID ? SETID_CAPS : 0);
     long rc = pg_raw(SYS_prctl, PR_SET_SECUREBITS,
                      SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0);
     if (rc < 0)
@@ -227,7 +229,7 @@ PG_NOSAN static void keep_ownership_caps(child_args *a)
         rc != -EINVAL)
         child_fail(a, STAGE_CAPS, rc);
     for (unsigned int c = 0; c < 64; c++) {
-        if (KEPT_CAPS & (1ull << c))
+        if (keep & (1ull << c))
             continue;
         if ((rc = pg_raw(SYS_prctl, PR_CAPBSET_DROP, c, 0, 0, 0)) == -EINVAL)
             break; /* past the kernel's last capability */
@@ -236,8 +238,8 @@ PG_NOSAN static void keep_ownership_caps(child_args *a)
     }
     struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];
-    data[0].effective = data[0].permitted = (uint32_t)KEPT_CAPS;
-    data[1].effective = data[1].permitted = (uint32_t)(KEPT_CAPS >> 32);
+    data[0].effective = data[0].permitted = (uint32_t)keep;
+    data[1].effective = data[1].permitted = (uint32_t)(keep >> 32);
     data[0].inheritable = data[1].inheritable = 0;
     if ((rc = pg_raw(SYS_capset, &hdr, data)) < 0)
         child_fail(a, STAGE_CAPS, rc);

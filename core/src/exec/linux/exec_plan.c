@@ -228,7 +228,7 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
     if (p->tpl->unpriv && p->tpl->ids.n) {
-        s->keep_caps = 1;
+        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER | PATHGATE__KEEP_CAPS_SETID;
         p->prot |= PATHGATE_EXEC_PROT_ID_RANGE;
     }
     if (p->o.allow_network)
@@ -465,6 +465,11 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         s->cwd_fd = t->cwd_fd;
     }
     plan_limits(p);
+    /* Without a pids group RLIMIT_NPROC bounds the processes, per uid:
+     * a command that could take other uids would escape it (each uid of
+     * the range counts apart). Then no CAP_SETUID / CAP_SETGID. */
+    if (s->keep_caps && !(p->prot & PATHGATE_EXEC_PROT_PID_LIMIT))
+        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER;
 
     /* seccomp: sockets where the network namespace (or the host's,
      * allowed) is the wall; process groups and sessions where the PID

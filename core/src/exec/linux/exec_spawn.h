@@ -76,6 +76,12 @@ typedef struct pathgate__exec_net {
     pathgate__netproxy_bridge bridge; /* its sockets, set by the init */
 } pathgate__exec_net;
 
+/* CAP_CHOWN, CAP_FOWNER, CAP_KILL */
+#define PATHGATE__KEEP_CAPS_OWNER 0x1u
+/* CAP_SETUID, CAP_SETGID (only with a pids group: RLIMIT_NPROC counts
+ * per uid) */
+#define PATHGATE__KEEP_CAPS_SETID 0x2u
+
 typedef struct pathgate__exec_spec {
     char *const *argv; /* argv[0] is the program path */
     char *const *envp;
@@ -111,9 +117,10 @@ typedef struct pathgate__exec_spec {
      * command's mount namespace at the call (exec_policy.h); NULL = none */
     const struct pathgate__exec_masks *masks;
     /* With a view whose uid 0 is not the host's and which maps a range of
-     * ids (exec_idmap.h): the shell keeps the capabilities of ownership
-     * changes in the view's user namespace (exec_child.c, step 7) */
-    int keep_caps;
+     * ids (exec_idmap.h): the capabilities of ownership changes the shell
+     * keeps in the view's user namespace (exec_child.c, step 7), as
+     * PATHGATE__KEEP_CAPS_* bits; 0 = none */
+    unsigned int keep_caps;
     /* With a view, without keep_caps: the filter that answers EPERM to an
      * id change the kernel would refuse with EINVAL (exec_seccomp.h),
      * added by the shell after the main one; NULL = none */
