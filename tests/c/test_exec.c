@@ -367,6 +367,36 @@ static void test_capabilities_only_ownership(void **state)
     assert_int_equal(st.st_uid, 0);
 }
 
+/* Without control groups (RLIMIT_NPROC, counted per uid, bounds the
+ * processes) the command keeps chown but not setuid: taking the range's
+ * uids would escape the limit. */
+static void test_no_setuid_without_control_groups(void **state)
+{
+    fixture *fx = *state;
+    skip_without_landlock();
+    if (geteuid() != 0 || access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.timeout_ms = 20000;
+    o.flags = PATHGATE__EXEC_TEST_NO_CGROUP;
+    pathgate_error err = {0, ""};
+    assert_int_equal(run_opts(&res, fx,
+                              "touch owned && chown 4242 owned; echo chown=$?;"
+                              " /usr/bin/python3 -c 'import os; os.setuid(4242)' 2>&1 |"
+                              " grep -o 'Errno [0-9]*'",
+                              &o, &err),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "chown=0"));
+    assert_non_null(strstr(res.output.ptr, "Errno 1\n"));
+    assert_false(res.protections & PATHGATE_EXEC_PROT_PID_LIMIT);
+    assert_true(res.protections & PATHGATE_EXEC_PROT_ID_RANGE);
+    pathgate_exec_result_dispose(&res);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/owned", fx->root);
+    unlink(p);
+}
+
 /* id_range_count 1: only 0 is mapped, every capability dropped. */
 static void test_no_id_range_drops_every_capability(void **state)
 {
@@ -934,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_inherited_descriptor_is_not_usable),
         cmocka_unit_test(test_capabilities_only_ownership),
         cmocka_unit_test(test_no_id_range_drops_every_capability),
+        cmocka_unit_test(test_no_setuid_without_control_groups),
         cmocka_unit_test(test_id_range_meeting_a_user_is_refused),
         cmocka_unit_test(test_tcp_connect_denied_unless_allowed),
         cmocka_unit_test(test_landlock_net_rule_alone),

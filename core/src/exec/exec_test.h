@@ -12,6 +12,8 @@
 /* Behave as if the bases could not be idmapped (a root caller's command
  * cannot run as an unprivileged uid). */
 #define PATHGATE__EXEC_TEST_NO_IDMAP 0x4u
+/* Behave as if no control group could be had (the limits are rlimits). */
+#define PATHGATE__EXEC_TEST_NO_CGROUP 0x8u
 /* Behave as if the kernel's Landlock ABI were at most n (0..15). */
 #define PATHGATE__EXEC_TEST_ABI_CAP(n) (((((unsigned int)(n)) & 0xfu) + 1u) << 8)
 /* The cap encoded in flags, or -1 for none. */

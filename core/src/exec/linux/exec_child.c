@@ -213,7 +213,7 @@ PG_NOSAN static void drop_caps(child_args *a)
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH are not kept: the policy's
  * hidden entries (exec_mask.c) are mode-0 inodes of the view's uid 0,
  * refused only because their owner holds no such capability. CAP_SETUID
- * and CAP_SETGID only with a pids group (exec_spawn.h). */
+ * and CAP_SETGID only with pids and memory groups (exec_spawn.h). */
 #define OWNER_CAPS ((1ull << CAP_CHOWN) | (1ull << CAP_FOWNER) | (1ull << CAP_KILL))
 #define SETID_CAPS ((1ull << CAP_SETGID) | (1ull << CAP_SETUID))
 

@@ -345,7 +345,8 @@ static void plan_limits(pathgate__exec_plan *p)
 {
     pathgate__exec_spec *s = &p->spec;
     unsigned int what = 0;
-    p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
+    if (!(p->o.flags & PATHGATE__EXEC_TEST_NO_CGROUP))
+        p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
     pathgate__exec_cgroup_procs(p->cg, s->cgroup_procs);
     if ((s->keeper = pathgate__exec_cgroup_keeper(p->cg)) != NULL) {
         /* a keeper starts the command's first process; the group's OOM
@@ -465,10 +466,12 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         s->cwd_fd = t->cwd_fd;
     }
     plan_limits(p);
-    /* Without a pids group RLIMIT_NPROC bounds the processes, per uid:
-     * a command that could take other uids would escape it (each uid of
+    /* Without a pids group RLIMIT_NPROC bounds the processes, without a
+     * memory group RLIMIT_MSGQUEUE the POSIX queues, both per uid: a
+     * command that could take other uids would escape them (each uid of
      * the range counts apart). Then no CAP_SETUID / CAP_SETGID. */
-    if (s->keep_caps && !(p->prot & PATHGATE_EXEC_PROT_PID_LIMIT))
+    unsigned int groups = PATHGATE_EXEC_PROT_PID_LIMIT | PATHGATE_EXEC_PROT_MEMORY_LIMIT;
+    if (s->keep_caps && (p->prot & groups) != groups)
         s->keep_caps = PATHGATE__KEEP_CAPS_OWNER;
 
     /* seccomp: sockets where the network namespace (or the host's,

@@ -78,8 +78,8 @@ typedef struct pathgate__exec_net {
 
 /* CAP_CHOWN, CAP_FOWNER, CAP_KILL */
 #define PATHGATE__KEEP_CAPS_OWNER 0x1u
-/* CAP_SETUID, CAP_SETGID (only with a pids group: RLIMIT_NPROC counts
- * per uid) */
+/* CAP_SETUID, CAP_SETGID (only with pids and memory groups: the
+ * RLIMIT_NPROC and RLIMIT_MSGQUEUE that stand in for them count per uid) */
 #define PATHGATE__KEEP_CAPS_SETID 0x2u
 
 typedef struct pathgate__exec_spec {
