@@ -269,6 +269,6 @@ describe("pathgate.exec_protections", function()
   it("lists every protection name a result may hold", function()
     assert.are.same({ "landlock", "landlock_truncate", "landlock_scope", "seccomp", "namespaces",
       "pid_limit", "rlimits", "unprivileged_uid", "memory_limit", "network_namespace",
-      "network_allowlist" }, pathgate.exec_protections)
+      "network_allowlist", "id_range" }, pathgate.exec_protections)
   end)
 end)
