@@ -27,7 +27,8 @@ typedef enum pg_exec_opt_kind {
     PG_XO_LIMIT,   /* an integer > 0, at most the entry's max */
     PG_XO_ABI_CAP, /* an integer 0..the entry's max (_test_abi_cap) */
     PG_XO_ENV,     /* names to strings */
-    PG_XO_LIST     /* a sequence of strings (allow_domains, toolchains) */
+    PG_XO_LIST,    /* a sequence of strings (allow_domains, toolchains) */
+    PG_XO_ID_RANGE /* "none", or a pair (first, count) with count >= 2 (id_range) */
 } pg_exec_opt_kind;
 
 /* The longest timeout, in seconds. */
@@ -53,7 +54,8 @@ typedef enum pg_exec_opt_kind {
     X(home, TEXT, 0)                                                                               \
     X(allow_domains, LIST, 0)                                                                      \
     X(toolchains, LIST, 0)                                                                         \
-    X(toolchains_at_host_path, BOOL, 0)
+    X(toolchains_at_host_path, BOOL, 0)                                                            \
+    X(id_range, ID_RANGE, 0)
 
 typedef enum pg_exec_opt_id {
 #define PG__XO_ID(name, kind, arg) PG_XO_##name,

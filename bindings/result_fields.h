@@ -89,7 +89,8 @@
     X(PATHGATE_EXEC_PROT_UNPRIVILEGED_UID, "unprivileged_uid")                                     \
     X(PATHGATE_EXEC_PROT_MEMORY_LIMIT, "memory_limit")                                             \
     X(PATHGATE_EXEC_PROT_NETWORK_NAMESPACE, "network_namespace")                                   \
-    X(PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist")
+    X(PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST, "network_allowlist")                                   \
+    X(PATHGATE_EXEC_PROT_ID_RANGE, "id_range")
 
 typedef struct pg_protection {
     unsigned int bit;

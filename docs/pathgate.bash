@@ -6,11 +6,11 @@ _pathgate() {
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     local commands="resolve address-of uri native ls read grep glob write edit apply-patch delete execute quarantine mcp"
-    local global_opts="-h --help --root --mod --read-only --native-prefix --deny-read --deny-write --preset --audit-log --allow-domain --toolchain --toolchains-at-host-path --config --cwd --max-tokens --json --version"
+    local global_opts="-h --help --root --mod --read-only --native-prefix --deny-read --deny-write --preset --audit-log --allow-domain --toolchain --toolchains-at-host-path --id-range --config --cwd --max-tokens --json --version"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--toolchain|--unix) ((i++)) ;;
+            --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--config|--convention|--cwd|--deny-read|--deny-write|--glob|--http|--id-range|--limit|--log-format|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--preset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--toolchain|--unix) ((i++)) ;;
             -*) ;;
             *) cmd="${COMP_WORDS[i]}"; break ;;
         esac
@@ -20,7 +20,7 @@ _pathgate() {
         --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --preset) COMPREPLY=($(compgen -W "vcs secrets agent-config" -- "$cur")); return ;;
         --config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--toolchain|--unix) return ;;
+        --allow-domain|--allow-host|--allow-origin|--audit-log|--base|--cwd|--deny-read|--deny-write|--glob|--http|--id-range|--limit|--max-answer|--max-count|--max-items|--max-read|--max-sessions|--max-timeout|--max-tokens|--mod|--native-prefix|--offset|--quarantine-dir|--read-only|--root|--session-idle|--shutdown-timeout|--timeout|--token-file|--toolchain|--unix) return ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then

@@ -18,6 +18,9 @@
  *         network allowlist, docs/exec.md "Network"), toolchains (a
  *         sequence of host directories shown read-only, docs/exec.md
  *         "Toolchains of the host"), toolchains_at_host_path (boolean),
+ *         id_range ("none" or {first, count}: the host ids a root caller's
+ *         command's ids 1.. map to, docs/exec.md "Ownership changes
+ *         inside"; default root's /etc/subuid entry, else a dedicated range),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *   pathgate.exec_protections -> { name, ... } (every protection name, in
@@ -31,6 +34,34 @@
 #include "exec_opts.h"
 #include "result_fields.h"
 #include "util.h"
+
+/* id_range: "none" or {first, count} (count >= 2): the value on top. */
+static void opt_id_range(lua_State *L, int tbl, pathgate_exec_options *o)
+{
+    const char *msg = "option 'id_range' must be \"none\" or {first, count} (count >= 2)";
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        if (strcmp(lua_tostring(L, -1), "none") != 0)
+            luaL_argerror(L, tbl, msg);
+        o->id_range_first = 0;
+        o->id_range_count = 1;
+        return;
+    }
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != 2)
+        luaL_argerror(L, tbl, msg);
+    lua_Integer v[2];
+    for (int i = 0; i < 2; i++) {
+        int isnum = 0;
+        lua_rawgeti(L, -1 - i, i + 1);
+        v[i] = lua_tointegerx(L, -1, &isnum);
+        if (!isnum)
+            luaL_argerror(L, tbl, msg);
+    }
+    lua_pop(L, 2);
+    if (v[0] < 0 || v[0] > 0xFFFFFFFELL || v[1] < 2 || v[1] > 0xFFFFFFFFLL)
+        luaL_argerror(L, tbl, msg);
+    o->id_range_first = (unsigned int)v[0];
+    o->id_range_count = (unsigned int)v[1];
+}
 
 static unsigned long long optlimit(lua_State *L, int tbl, const char *k, unsigned long long max)
 {
@@ -179,6 +210,9 @@ static void exec_options(lua_State *L, int arg, pathgate_exec_options *o)
                 has_domains = 1;
             else
                 has_tools = 1;
+            break;
+        case PG_XO_ID_RANGE:
+            opt_id_range(L, arg, o);
             break;
         }
         lua_pop(L, 1);

@@ -8,7 +8,7 @@
  *                  max_file_size=None, tmp_size=None, _test_no_namespaces=False,
  *                  _test_abi_cap=None, _test_no_idmap=False, home=None,
  *                  allow_domains=None, toolchains=None,
- *                  toolchains_at_host_path=False)
+ *                  toolchains_at_host_path=False, id_range=None)
  *       -> (output: str, exit_code: int, truncated: bool, timed_out: bool,
  *           landlock_abi: int, protections: int, quarantined: list[str])
  *   _core._landlock_abi() -> int
@@ -214,6 +214,36 @@ static int str_list_arg(PyObject *obj, PyObject **holder, const char ***out, con
  * env by *env_holder, and *env, lists[0] (allow_domains) and lists[1]
  * (toolchains) are PyMem: the caller releases all of them, also on
  * failure (-1, an exception set). */
+/* id_range: "none" (only 0 mapped) or (first, count) with count >= 2
+ * (pathgate_exec_options.id_range_*; docs/exec.md "Ownership changes
+ * inside"). */
+static int id_range_arg(PyObject *v, pathgate_exec_options *o) {
+    if (PyUnicode_Check(v)) {
+        if (PyUnicode_CompareWithASCIIString(v, "none") == 0) {
+            o->id_range_first = 0;
+            o->id_range_count = 1;
+            return 0;
+        }
+    } else if (PyTuple_Check(v) && PyTuple_Size(v) == 2) {
+        PyObject *f = PyTuple_GetItem(v, 0), *c = PyTuple_GetItem(v, 1);
+        if (f && c && PyLong_Check(f) && PyLong_Check(c) && !PyBool_Check(f) && !PyBool_Check(c)) {
+            unsigned long long first = PyLong_AsUnsignedLongLong(f);
+            unsigned long long count = PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(c);
+            if (!PyErr_Occurred() && first <= 0xFFFFFFFEull && count >= 2 &&
+                count <= 0xFFFFFFFFull) {
+                o->id_range_first = (unsigned int)first;
+                o->id_range_count = (unsigned int)count;
+                return 0;
+            }
+            PyErr_Clear();
+        }
+    }
+    PyErr_SetString(
+        PyExc_ValueError,
+        "id_range must be None, \"none\" or a tuple (first, count) of ints, count >= 2");
+    return -1;
+}
+
 static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObject **h,
                              PyObject **env_holder, const char ***env, const char **lists[2]) {
     for (int i = 0; i < PG_XO_COUNT; i++) {
@@ -282,6 +312,10 @@ static int exec_options_from(pathgate_exec_options *o, PyObject *const *a, PyObj
             pg_exec_opt_set_list(o, id, lists[k]);
             break;
         }
+        case PG_XO_ID_RANGE:
+            if (id_range_arg(v, o) < 0)
+                return -1;
+            break;
         }
     }
     return 0;
@@ -446,7 +480,8 @@ static PyMethodDef exec_methods[] = {
      "allow_network=False, allow_unconfined=False, env=None, _test_no_landlock=False, "
      "max_processes=None, max_memory=None, max_cpu_seconds=None, max_file_size=None, "
      "tmp_size=None, _test_no_namespaces=False, _test_abi_cap=None, _test_no_idmap=False, "
-     "home=None, allow_domains=None, toolchains=None, toolchains_at_host_path=False)"
+     "home=None, allow_domains=None, toolchains=None, toolchains_at_host_path=False, "
+     "id_range=None)"
      "\n--\n\n"
      "Runs /bin/sh -c command confined to the target's roots (see pathgate.sandbox)."},
     {"_check_toolchains", PG_METH(pg_check_toolchains), METH_FASTCALL,

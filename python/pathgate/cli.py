@@ -30,6 +30,7 @@ The TOML file::
     allow_domains = ["pypi.org", "*.github.com:443"]  # execute: the network allowlist
     toolchains = ["/opt/venvs/tools"]  # execute: host directories shown read-only
     toolchains_at_host_path = false    # ... at /pathgate/tool/<name> (true: at their host paths)
+    id_range = [3000000000, 65536]     # execute, root caller: host ids of inside 1.. ("none": only 0)
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -118,6 +119,9 @@ class Config:
     # host"): the file's list, then the flags'
     toolchains: list[str] = dataclasses.field(default_factory=list)
     toolchains_at_host_path: bool = False
+    # execute's id range (docs/exec.md "Ownership changes inside"): "none",
+    # (first, count), or None = the default
+    id_range: str | tuple[int, int] | None = None
 
     def execute_options(self) -> dict[str, Any]:
         """The keyword arguments of Backend.configure_execute this
@@ -128,6 +132,8 @@ class Config:
         if self.toolchains:
             opts["toolchains"] = self.toolchains
             opts["toolchains_at_host_path"] = self.toolchains_at_host_path
+        if self.id_range is not None:
+            opts["id_range"] = self.id_range
         return opts
 
 
@@ -196,12 +202,12 @@ def _read_config_file(path: Path, cfg: Config) -> None:
     here = path.resolve().parent
     unknown = set(data) - {"roots", "mods", "max_tokens", "read_only", "allow_execute",
                            "allow_domains", "native_prefixes", "toolchains",
-                           "toolchains_at_host_path", *_POLICY_KEYS}
+                           "toolchains_at_host_path", "id_range", *_POLICY_KEYS}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r} "
                           "(known: roots, mods, read_only, max_tokens, allow_execute, "
                           "allow_domains, native_prefixes, toolchains, toolchains_at_host_path, "
-                          "deny_read, deny_write, presets, audit_log)")
+                          "id_range, deny_read, deny_write, presets, audit_log)")
     prefixes = data.get("native_prefixes", {})
     if not isinstance(prefixes, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in prefixes.items()):
@@ -246,6 +252,30 @@ def _read_config_file(path: Path, cfg: Config) -> None:
         if not isinstance(data["toolchains_at_host_path"], bool):
             raise ConfigError(f"{where}: toolchains_at_host_path must be true or false")
         cfg.toolchains_at_host_path = data["toolchains_at_host_path"]
+    if "id_range" in data:
+        cfg.id_range = _id_range_value(data["id_range"], f"{where}: id_range")
+
+
+_ID_RANGE_FORM = 'must be "none" or FIRST:COUNT ([first, count] in the file), COUNT >= 2'
+
+
+def _id_range_value(value: Any, what: str) -> str | tuple[int, int]:
+    """execute's id_range from the file ("none" or [first, count]) or the
+    flag ("none" or FIRST:COUNT); ConfigError when malformed."""
+    if isinstance(value, str) and value != "none":
+        first, sep, count = value.partition(":")
+        if sep and first.isdigit() and count.isdigit():
+            value = [int(first), int(count)]
+    if isinstance(value, list):
+        value = tuple(value)
+    try:
+        from .sandbox import _id_range
+        checked = _id_range(value)
+    except ValueError:
+        checked = None
+    if checked is None:
+        raise ConfigError(f"{what} {_ID_RANGE_FORM}")
+    return checked
 
 
 def load_config(args: argparse.Namespace) -> Config:
@@ -288,6 +318,8 @@ def load_config(args: argparse.Namespace) -> Config:
     cfg.toolchains.extend(os.path.abspath(d) for d in getattr(args, "toolchain", None) or ())
     if getattr(args, "toolchains_at_host_path", False):
         cfg.toolchains_at_host_path = True
+    if getattr(args, "id_range", None) is not None:
+        cfg.id_range = _id_range_value(args.id_range, "--id-range")
     if args.max_tokens is not None:
         if args.max_tokens <= 0:
             raise UsageError("--max-tokens must be a positive integer")
@@ -1175,10 +1207,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--toolchains-at-host-path", action="store_true", **extra,
                        help="execute: show the toolchains at their own host paths instead "
                             "(a venv's absolute paths then work; commands learn those paths)")
+        p.add_argument("--id-range", metavar="FIRST:COUNT|none", **extra,
+                       help="execute, root caller: the host ids a command's ids 1..65533 map "
+                            "to, as /etc/subuid's root:FIRST:COUNT; none: only 0 "
+                            "(default: root's /etc/subuid entry, else 2130706432+; docs/exec.md)")
         p.add_argument("--config", metavar="FILE", **extra,
                        help="TOML configuration ([roots], [mods], read_only, max_tokens, "
                             "deny_read, deny_write, presets, audit_log, allow_domains, "
-                            "toolchains, toolchains_at_host_path); "
+                            "toolchains, toolchains_at_host_path, id_range); "
                             "default: $XDG_CONFIG_HOME/pathgate/config.toml when no "
                             "--root/--mod is given")
         p.add_argument("--cwd", metavar="ADDRESS", **extra,

@@ -112,6 +112,7 @@ def execute(
     allow_domains: Sequence[str] | None = None,
     toolchains: Sequence[str | os.PathLike[str]] | None = None,
     toolchains_at_host_path: bool = False,
+    id_range: str | tuple[int, int] | None = None,
 ) -> ExecuteResponse:
     """Runs ``command`` contained to ``target``'s roots and mods.
 
@@ -139,6 +140,13 @@ def execute(
     instead (where a venv's absolute paths work, and which commands then
     learn). Each is checked as a root is: not ``/``, not a home directory
     nor an ancestor of one.
+    ``id_range`` (a root caller only; docs/exec.md "Ownership changes
+    inside") is the range of host ids the command's ids 1..65533 map to,
+    as an ``/etc/subuid`` entry ``root:first:count`` gives them:
+    ``(first, count)``, ``"none"`` (only id 0: chown to another id fails),
+    or None: root's own ``/etc/subuid``/``/etc/subgid`` entry, else the
+    dedicated range from 2130706432. A range that holds a user's or group's
+    id or another ``/etc/subuid`` range is refused.
     Raises ``pathgate.Error`` (``.kind``:
     ``unsupported``, ``invalid_path``, ``not_a_directory``, ...) when the
     command cannot be run.
@@ -150,7 +158,20 @@ def execute(
                     tmp_size=tmp_size, home=home,
                     allow_domains=_domains(allow_domains),
                     toolchains=_toolchains(toolchains),
-                    toolchains_at_host_path=bool(toolchains_at_host_path))
+                    toolchains_at_host_path=bool(toolchains_at_host_path),
+                    id_range=_id_range(id_range))
+
+
+def _id_range(value: str | tuple[int, int] | None) -> str | tuple[int, int] | None:
+    """id_range as None, "none" or a (first, count) tuple of ints."""
+    if value is None or value == "none":
+        return value
+    if (isinstance(value, (tuple, list)) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        first, count = value
+        if 0 <= first <= 0xFFFFFFFE and 2 <= count <= 0xFFFFFFFF:
+            return (first, count)
+    raise ValueError('id_range must be None, "none" or (first, count) with count >= 2')
 
 
 def _domains(value: Sequence[str] | None) -> list[str] | None:
@@ -230,6 +251,7 @@ class SandboxMixin:
         allow_domains: Sequence[str] | None = None,
         toolchains: Sequence[str | os.PathLike[str]] | None = None,
         toolchains_at_host_path: bool = False,
+        id_range: str | tuple[int, int] | None = None,
     ) -> None:
         """Options of every later ``execute`` on this backend (defaults:
         no network, refuse to run with weaker protection, 100,000 bytes
@@ -243,6 +265,7 @@ class SandboxMixin:
         domains = _domains(allow_domains)
         if domains is not None:
             _core._check_allow_domains(domains)
+        ids = _id_range(id_range)
         tools = _toolchains(toolchains)
         if tools:
             _core._check_toolchains(tools, bool(toolchains_at_host_path), home is not None)
@@ -260,6 +283,7 @@ class SandboxMixin:
             "allow_domains": domains,
             "toolchains": tools,
             "toolchains_at_host_path": bool(toolchains_at_host_path),
+            "id_range": ids,
         }
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:

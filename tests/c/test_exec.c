@@ -319,16 +319,107 @@ static void test_inherited_descriptor_is_not_usable(void **state)
     pathgate_exec_result_dispose(&res);
 }
 
-static void test_capabilities_are_dropped(void **state)
+/* A root caller's command keeps only the capabilities of ownership
+ * changes, over its own ids and its range's (docs/exec.md, "Ownership
+ * changes inside"): chown to an id of the range works and lands on the
+ * host in the range, never on a user's id; an id past the range, a
+ * device node, and every file it does not own stay refused. */
+static void test_capabilities_only_ownership(void **state)
 {
     fixture *fx = *state;
     skip_without_landlock();
     if (geteuid() != 0)
         skip(); /* only root has capabilities to lose */
     pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
-    run(&res, fx, "touch owned && chown 4242 owned; echo chown=$?; mknod dev c 1 3; echo mknod=$?");
-    assert_non_null(strstr(res.output.ptr, "chown=1"));
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.timeout_ms = 20000;
+    o.id_range_first = 3000000000u; /* an explicit range: a known host id */
+    o.id_range_count = 65536;
+    pathgate_error err = {0, ""};
+    assert_int_equal(run_opts(&res, fx,
+                              "touch owned && chown 4242:4343 owned; echo chown=$?;"
+                              " touch far && chown 70000 far; echo far=$?;"
+                              " mknod dev c 1 3; echo mknod=$?;"
+                              " chown 4242 /usr/bin/env; echo usr=$?",
+                              &o, &err),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "chown=0"));
+    assert_non_null(strstr(res.output.ptr, "far=1"));
     assert_non_null(strstr(res.output.ptr, "mknod=1"));
+    assert_non_null(strstr(res.output.ptr, "usr=1"));
+    assert_true(res.protections & PATHGATE_EXEC_PROT_ID_RANGE);
+    pathgate_exec_result_dispose(&res);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/owned", fx->root);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_uid, 3000004242u);
+    assert_int_equal(st.st_gid, 3000004343u);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/far", fx->root);
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_uid, 0); /* the base owner's, as before */
+    unlink(p);
+    snprintf(p, sizeof p, "%s/dev", fx->root);
+    assert_false(exists(p));
+    assert_int_equal(stat("/usr/bin/env", &st), 0);
+    assert_int_equal(st.st_uid, 0);
+}
+
+/* Without control groups (RLIMIT_NPROC, counted per uid, bounds the
+ * processes) the command keeps chown but not setuid: taking the range's
+ * uids would escape the limit. */
+static void test_no_setuid_without_control_groups(void **state)
+{
+    fixture *fx = *state;
+    skip_without_landlock();
+    if (geteuid() != 0 || access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.timeout_ms = 20000;
+    o.flags = PATHGATE_EXEC_TEST_NO_CGROUP;
+    pathgate_error err = {0, ""};
+    assert_int_equal(run_opts(&res, fx,
+                              "touch owned && chown 4242 owned; echo chown=$?;"
+                              " /usr/bin/python3 -c 'import os; os.setuid(4242)' 2>&1 |"
+                              " grep -o 'Errno [0-9]*'",
+                              &o, &err),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "chown=0"));
+    assert_non_null(strstr(res.output.ptr, "Errno 1\n"));
+    assert_false(res.protections & PATHGATE_EXEC_PROT_PID_LIMIT);
+    assert_true(res.protections & PATHGATE_EXEC_PROT_ID_RANGE);
+    pathgate_exec_result_dispose(&res);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/owned", fx->root);
+    unlink(p);
+}
+
+/* id_range_count 1: only 0 is mapped, every capability dropped. */
+static void test_no_id_range_drops_every_capability(void **state)
+{
+    fixture *fx = *state;
+    skip_without_landlock();
+    if (geteuid() != 0)
+        skip();
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.timeout_ms = 20000;
+    o.id_range_count = 1;
+    pathgate_error err = {0, ""};
+    assert_int_equal(run_opts(&res, fx,
+                              "touch owned && chown 4242 owned; echo chown=$?;"
+                              " mknod dev c 1 3;"
+                              " echo mknod=$?",
+                              &o, &err),
+                     0);
+    assert_non_null(strstr(res.output.ptr, "chown=1"));
+    /* EPERM as on the host without CAP_CHOWN, not EINVAL (unmapped id) */
+    assert_non_null(strstr(res.output.ptr, "Operation not permitted"));
+    assert_null(strstr(res.output.ptr, "Invalid argument"));
+    assert_non_null(strstr(res.output.ptr, "mknod=1"));
+    assert_false(res.protections & PATHGATE_EXEC_PROT_ID_RANGE);
     pathgate_exec_result_dispose(&res);
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/owned", fx->root);
@@ -336,8 +427,23 @@ static void test_capabilities_are_dropped(void **state)
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_uid, 0);
     unlink(p);
-    snprintf(p, sizeof p, "%s/dev", fx->root);
-    assert_false(exists(p));
+}
+
+/* A range that holds a user's id (root's 0, nobody's 65534) is refused. */
+static void test_id_range_meeting_a_user_is_refused(void **state)
+{
+    fixture *fx = *state;
+    if (geteuid() != 0)
+        skip();
+    pathgate_exec_result res = PATHGATE_EXEC_RESULT_INIT;
+    pathgate_exec_options o = PATHGATE_EXEC_OPTIONS_INIT;
+    o.id_range_first = 0;
+    o.id_range_count = 65536;
+    pathgate_error err = {0, ""};
+    assert_int_equal(run_opts(&res, fx, "true", &o, &err), PATHGATE_EINVAL);
+    assert_non_null(strstr(err.message, "id_range"));
+    o.id_range_first = 4294967000u; /* past the last id */
+    assert_int_equal(run_opts(&res, fx, "true", &o, &err), PATHGATE_EINVAL);
 }
 
 /* A loopback listener; returns the fd and the port. */
@@ -855,7 +961,10 @@ int main(void)
         cmocka_unit_test(test_cd_out_of_the_base_and_write),
         cmocka_unit_test(test_hard_link_and_rename_from_outside_are_denied),
         cmocka_unit_test(test_inherited_descriptor_is_not_usable),
-        cmocka_unit_test(test_capabilities_are_dropped),
+        cmocka_unit_test(test_capabilities_only_ownership),
+        cmocka_unit_test(test_no_id_range_drops_every_capability),
+        cmocka_unit_test(test_no_setuid_without_control_groups),
+        cmocka_unit_test(test_id_range_meeting_a_user_is_refused),
         cmocka_unit_test(test_tcp_connect_denied_unless_allowed),
         cmocka_unit_test(test_landlock_net_rule_alone),
         cmocka_unit_test(test_landlock_rights_by_abi),

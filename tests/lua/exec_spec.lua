@@ -144,6 +144,36 @@ describe("execute #needs_commands", function()
     os.remove(t.repo .. "/ran")
   end)
 
+  it("maps a range of ids for a root caller: chown works, id_range chooses it", function()
+    local id = io.popen("id -u")
+    local root = id:read("l") == "0"
+    id:close()
+    local res = assert(r:execute("touch owned && chown 1000:1000 owned && stat -c %u owned",
+      { id_range = { 3000000000, 65536 } }))
+    if not root then
+      assert.is_nil(res.protections.id_range) -- only its own id: chown fails
+      assert.are_not.equal(0, res.exit_code)
+      os.remove(t.repo .. "/owned")
+      return
+    end
+    assert.is_true(res.protections.id_range)
+    assert.are.equal("1000\n", res.output)
+    local st = io.popen("stat -c %u '" .. t.repo .. "/owned'")
+    assert.are.equal("3000001000", st:read("l")) -- the range's, never user 1000's
+    st:close()
+    os.remove(t.repo .. "/owned")
+    res = assert(r:execute("touch owned && chown 1000 owned", { id_range = "none" }))
+    assert.are_not.equal(0, res.exit_code)
+    assert.is_nil(res.protections.id_range)
+    os.remove(t.repo .. "/owned")
+    local v, msg, code = r:execute("true", { id_range = { 0, 65536 } })
+    assert.is_nil(v)
+    assert.are.equal("invalid_argument", code)
+    assert.matches("id_range", msg, 1, true)
+    assert.has_error(function() r:execute("true", { id_range = "all" }) end)
+    assert.has_error(function() r:execute("true", { id_range = { 5, 1 } }) end)
+  end)
+
   it("passes exit codes and signals through", function()
     assert.are.equal(0, r:execute("true").exit_code)
     assert.are.equal(42, r:execute("exit 42").exit_code)
@@ -239,6 +269,6 @@ describe("pathgate.exec_protections", function()
   it("lists every protection name a result may hold", function()
     assert.are.same({ "landlock", "landlock_truncate", "landlock_scope", "seccomp", "namespaces",
       "pid_limit", "rlimits", "unprivileged_uid", "memory_limit", "network_namespace",
-      "network_allowlist" }, pathgate.exec_protections)
+      "network_allowlist", "id_range" }, pathgate.exec_protections)
   end)
 end)

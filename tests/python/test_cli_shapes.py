@@ -253,3 +253,30 @@ def test_execute_with_a_toolchain(run: Run, tmp_path: Path, capsysbinary: pytest
                     execute_options=cfg.execute_options())
     _, state = server.open("test")
     assert state.backend.execute("hello-tool").output == "hello from tool\n"
+
+
+@pytest.mark.skipif(pathgate.landlock_abi() < 1, reason="no Landlock on this kernel")
+def test_execute_with_an_id_range(run: Run, repo: Path, tmp_path: Path) -> None:
+    """--id-range FIRST:COUNT|none and the configuration's id_range
+    (docs/exec.md "Ownership changes inside")."""
+    import os
+
+    code, _, err = run("--id-range", "bad", "execute", "true")
+    assert code == 2 and "--id-range must be" in err
+    code, _, err = run("--id-range", "0:65536", "execute", "true")  # root, nobody, users
+    assert code != 0
+    if os.geteuid() == 0:
+        assert "id_range" in err
+        code, out, _ = run("--id-range", "3000000000:65536", "execute",
+                           "touch owned && chown 7:7 owned && stat -c %u:%g owned")
+        assert (code, out) == (0, b"7:7\n")
+        assert os.lstat(repo / "owned").st_uid == 3000000007
+        code, out, _ = run("--id-range", "none", "execute", "touch n && chown 7 n")
+        assert code == 1 and b"Operation not permitted" in out
+    conf = tmp_path / "pathgate.toml"
+    conf.write_text('id_range = [3000000000, 65536]\n[roots]\nrepo = "repo"\n')
+    cfg = cli.load_config(cli.build_parser().parse_args(["--config", str(conf), "mcp"]))
+    assert cfg.execute_options() == {"id_range": (3000000000, 65536)}
+    conf.write_text('id_range = "all"\n[roots]\nrepo = "repo"\n')
+    with pytest.raises(cli.ConfigError, match="id_range must be"):
+        cli.load_config(cli.build_parser().parse_args(["--config", str(conf), "mcp"]))

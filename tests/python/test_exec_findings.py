@@ -397,6 +397,138 @@ class _Caller:
                 "protections": sorted(res.protections)}
 
 
+# --- 1c. ownership changes inside (issue 34 item 10) -------------------------
+
+_OWNERSHIP = r"""
+import io, os, subprocess, tarfile
+open("f", "w").write("x")
+try:
+    os.chown("f", 1000, 1000)
+    st = os.stat("f")
+    print("chown", st.st_uid, st.st_gid)
+except OSError as e:
+    print("chown-errno", e.errno)
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w") as t:
+    data = b"#!/bin/sh\necho ran\n"
+    ti = tarfile.TarInfo("x/run.sh")
+    ti.size, ti.mode, ti.mtime, ti.uid, ti.gid = len(data), 0o755, 1000000000, 1000, 1000
+    t.addfile(ti, io.BytesIO(data))
+buf.seek(0)
+with tarfile.open(fileobj=buf) as t:
+    t.extractall("out")
+st = os.stat("out/x/run.sh")
+print("tar", oct(st.st_mode & 0o777), int(st.st_mtime))
+print(subprocess.run(["out/x/run.sh"], capture_output=True, text=True).stdout.strip())
+try:
+    out = subprocess.run(["id", "-u"], user=1000, group=1000, extra_groups=[],
+                         capture_output=True, text=True)
+    print("popen", out.stdout.strip())
+except OSError as e:
+    print("popen-errno", e.errno)
+"""
+
+
+def _ownership(world, unprivileged: bool, **opts) -> str:
+    (world["repo"] / "own.py").write_text(_OWNERSHIP)
+    res = run(world, "/usr/bin/python3 own.py", unprivileged=unprivileged, **opts)
+    assert res["exit_code"] == 0, res["output"]
+    return res["output"]
+
+
+def test_root_command_changes_ownership_within_its_range(world):
+    """chown to 1000 works and shows 1000 inside; on the host the file
+    belongs to the range's id (first + 1000), never to user 1000;
+    tarfile keeps each member's mode and mtime; Popen(user=) works."""
+    first = 3000000000
+    out = _ownership(world, False, id_range=(first, 65536))
+    assert "chown 1000 1000\n" in out
+    assert "tar 0o755 1000000000\nran\n" in out
+    assert "popen 1000\n" in out
+    st = os.lstat(world["repo"] / "f")
+    assert (st.st_uid, st.st_gid) == (first + 1000, first + 1000)
+    st = os.lstat(world["repo"] / "out" / "x" / "run.sh")
+    assert (st.st_uid, st.st_mode & 0o777, int(st.st_mtime)) == (first + 1000, 0o755, 1000000000)
+
+
+def test_root_command_default_range_is_no_users_id(world):
+    """Without id_range: root's /etc/subuid entry, else the dedicated
+    range; never an id of /etc/passwd."""
+    res = run(world, "touch f && chown 1000:1000 f && stat -c %u:%g f")
+    assert "id_range" in res["protections"]
+    assert res["output"] == "1000:1000\n"
+    st = os.lstat(world["repo"] / "f")
+    users = {int(line.split(":")[2]) for line in Path("/etc/passwd").read_text().splitlines()
+             if line.count(":") >= 3 and line.split(":")[2].isdigit()}
+    assert st.st_uid not in users and st.st_uid > 65535
+    assert st.st_gid > 65535
+
+
+def test_no_id_range_keeps_the_single_mapping(world):
+    res = run(world, "/usr/bin/python3 -c 'import os; open(\"f\", \"w\"); os.chown(\"f\", 1000, 1000)'",
+              id_range="none")
+    assert "Errno 1]" in res["output"]  # EPERM, as on the host without CAP_CHOWN
+    assert "id_range" not in res["protections"]
+    assert os.lstat(world["repo"] / "f").st_uid == 0
+
+
+def test_ranges_meeting_users_are_refused(world):
+    with pytest.raises(pathgate.Error):
+        run(world, "true", id_range=(0, 65536))  # root, nobody, every user
+    with pytest.raises(ValueError):
+        run(world, "true", id_range=(5, 1))
+    with pytest.raises(ValueError):
+        pathgate.sandbox.execute(_resolver(world), "true", id_range="all")
+
+
+def test_range_gives_no_power_over_files_it_does_not_own(world):
+    """With the range and its capabilities: root's files in the base, the
+    read-only mod, the system directories stay out of reach (their owners
+    are not mapped); no device node, no setuid bit, no nested namespace."""
+    repo = world["repo"]
+    rootowned = repo / "rootowned.txt"
+    rootowned.write_text(SECRET)
+    os.chmod(rootowned, 0o600)
+    os.chown(repo, 1000, 1000)
+    before = _snapshot(rootowned)
+    res = run(world,
+              "cat rootowned.txt || echo read-refused; "
+              "chown 0 rootowned.txt || echo chown-refused; "
+              "chmod 666 rootowned.txt || echo chmod-refused; "
+              "touch -d 2001-01-01 rootowned.txt || echo utime-refused; "
+              "chown 1000 /mod:Game/data.txt || echo ro-refused; "
+              "chown 1000 /usr/bin/env || echo sys-refused; "
+              "mknod dev c 1 3 || echo mknod-refused; "
+              "touch s && chmod 4755 s || echo setuid-refused; "
+              "unshare -U true || echo userns-refused; "
+              "unshare -m true || echo mntns-refused; "
+              "cat /proc/1/mountinfo || echo proc-refused; "
+              "/usr/bin/python3 -c 'import os; os.setuid(1000); os.setuid(0)' "
+              "|| echo no-way-back; echo end")
+    assert "id_range" in res["protections"]
+    out = res["output"]
+    assert SECRET not in out
+    for marker in ("read-refused", "chown-refused", "chmod-refused", "utime-refused",
+                   "ro-refused", "sys-refused", "mknod-refused", "setuid-refused",
+                   "userns-refused", "mntns-refused", "proc-refused", "no-way-back"):
+        assert marker in out, marker
+    assert out.endswith("end\n")
+    assert _snapshot(rootowned) == before
+    assert not (repo / "dev").exists()
+    assert not os.lstat(repo / "s").st_mode & 0o6000
+
+
+def test_unprivileged_caller_keeps_the_single_mapping(world):
+    """As uid 65534: its own uid only, as before; chown to another id and
+    Popen(user=) fail with EPERM as on the host (not EINVAL: the seccomp
+    filter answers for the kernel); tarfile does not change owners there,
+    so mode and mtime are kept."""
+    out = _ownership(world, True)
+    assert "chown-errno 1\n" in out
+    assert "popen-errno 1\n" in out
+    assert "tar 0o755 1000000000\nran\n" in out
+
+
 def _game_data(world, game_fd: int) -> str:
     fd = os.open("data.txt", os.O_RDONLY, dir_fd=game_fd)
     try:

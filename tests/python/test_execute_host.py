@@ -131,6 +131,18 @@ def test_a_refused_proc_file_is_explained(backend):
     assert "pathgate: a command's /proc holds only cpuinfo" in res.output
 
 
+@confined
+@pytest.mark.skipif(shutil.which("ps") is None or shutil.which("top") is None,
+                    reason="needs procps (ps, top)")
+def test_ps_and_top_fail_at_once_and_say_why(backend):
+    """ps and top (a known gap: /proc's process files stay refused) fail
+    at once with the note, even where a pipeline hides their status."""
+    for cmd, code in (("ps -o comm= -p $$", 47), ("top -bn1 | head -n 3", 0)):
+        res = backend.execute(cmd)
+        assert res.exit_code == code, res.output
+        assert "pathgate: a command's /proc holds only cpuinfo" in res.output, cmd
+
+
 # ----------------------------------------------------------- 15. limits
 
 

@@ -678,6 +678,49 @@ TAR_EXTRACT = ("/usr/bin/python3 -c 'import tarfile, os, stat\n"
                "    st = os.stat(\"x/a/\" + n); print(n, int(st.st_mtime), oct(stat.S_IMODE(st.st_mode)))'"
                " && ./x/a/run.sh")
 
+# chown to another id and Popen(user=): as root on the host both work; as
+# an unprivileged user both fail with EPERM (issue 34 item 10)
+IDS_SCRIPT = ("/usr/bin/python3 -c 'import os, subprocess\n"
+              "open(\"f\", \"w\").close()\n"
+              "try:\n"
+              "    os.chown(\"f\", 1000, 1000); print(\"chown\", os.stat(\"f\").st_uid)\n"
+              "except OSError as e: print(\"chown errno\", e.errno)\n"
+              "try:\n"
+              "    r = subprocess.run([\"id\", \"-u\"], user=1000, group=1000, extra_groups=[],"
+              " capture_output=True, text=True); print(\"popen\", r.stdout.strip())\n"
+              "except OSError as e: print(\"popen errno\", e.errno)'")
+
+# multiprocessing with each start method (CPython's forkserver tests were
+# seen to hang on a child that died on /proc/self/fd): a pool's map, a
+# child listing its descriptors; bounded waits, so a failure never hangs
+MP_SOURCE = """import multiprocessing as mp, os
+
+
+def sq(x):
+    return x * x
+
+
+def fds(q):
+    q.put(len(os.listdir("/proc/self/fd")) > 2)
+
+
+if __name__ == "__main__":
+    for m in ("fork", "spawn", "forkserver"):
+        c = mp.get_context(m)
+        with c.Pool(2) as p:
+            print(m, p.map_async(sq, range(5)).get(timeout=60))
+        q = c.Queue()
+        pr = c.Process(target=fds, args=(q,))
+        pr.start()
+        print(m, "fds listed", q.get(timeout=60))
+        pr.join(60)
+        print(m, "exit", pr.exitcode)
+"""
+
+
+def _mp_script(root: Path, _env: Mapping[str, str]) -> None:
+    _write(root, {"mp.py": MP_SOURCE})
+
 PTY_SCRIPT = ("/usr/bin/python3 -c 'import os, pty\n"
               "m, s = os.openpty(); print(\"isatty\", os.isatty(s))\n"
               "os.write(m, b\"ping\\n\"); print(os.read(s, 5))\n"
@@ -721,6 +764,14 @@ VIEW = [
                     " os.cpus().length === require(\"os\").availableParallelism(),"
                     " os.totalmem() > 0, os.uptime() > 0)' && free -b | head -n 1"
                     " && uptime > /dev/null && echo uptime-ok && nproc"),)),
+    Workload(
+        "view_ids", "view", "chown to another id and subprocess's Popen(user=) (as root they "
+        "work, as another user both fail with EPERM)", tools=("python3", "id"),
+        steps=(Step(IDS_SCRIPT),)),
+    Workload(
+        "view_multiprocessing", "view", "Python's multiprocessing with fork, spawn and "
+        "forkserver: a pool's map, a child listing /proc/self/fd", tools=("python3",),
+        setup=_mp_script, steps=(Step("/usr/bin/python3 mp.py"),)),
     Workload(
         "view_ps", "view", "`ps` lists the command's processes", tools=("ps",),
         steps=(Step("ps -o comm= -p $$"),)),

@@ -84,6 +84,8 @@ extern "C" {
 /* Behave as if the bases could not be idmapped (a root caller's command
  * cannot run as an unprivileged uid). */
 #define PATHGATE_EXEC_TEST_NO_IDMAP 0x4u
+/* Behave as if no control group could be had (the limits are rlimits). */
+#define PATHGATE_EXEC_TEST_NO_CGROUP 0x8u
 /* Behave as if the kernel's Landlock ABI were at most n (0..15). */
 #define PATHGATE_EXEC_TEST_ABI_CAP(n) (((((unsigned int)(n)) & 0xfu) + 1u) << 8)
 
@@ -114,6 +116,12 @@ extern "C" {
 #define PATHGATE_EXEC_PROT_NETWORK_NAMESPACE 0x200u
 /* The network allowlist (allow_domains): the proxy and its bridge. */
 #define PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST 0x400u
+/* A range of ids beside 0 was mapped and the capabilities of ownership
+ * changes kept in the command's user namespace (root callers only;
+ * docs/exec.md, "Ownership changes inside"): chown, tar as root and
+ * Popen(user=) work. A convenience, not a protection: its absence is no
+ * reason to refuse a command. */
+#define PATHGATE_EXEC_PROT_ID_RANGE 0x800u
 
 typedef struct pathgate_exec_options {
     unsigned int version; /* PATHGATE_EXEC_OPTIONS_VERSION */
@@ -177,18 +185,39 @@ typedef struct pathgate_exec_options {
      * its index, never the path). NULL = none. */
     const char *const *toolchains;
     int toolchains_at_host_path;
+    /* Version 6: the host ids a root caller's command may take beside its
+     * uid and gid 0 (docs/exec.md "Ownership changes inside"), as an
+     * /etc/subuid entry `root:id_range_first:id_range_count` would give
+     * them: inside k (1 <= k < count, at most 65533) is the host's
+     * first + k, for uids and gids. id_range_count 0 = the default:
+     * root's own /etc/subuid and /etc/subgid entries, else the dedicated
+     * range PATHGATE_EXEC_ID_RANGE_DEFAULT_FIRST (+1 .. +65533), or none
+     * when that range fails the checks below. 1 = none (only 0 is
+     * mapped: a change to another id fails with EPERM). A range is
+     * refused (PATHGATE_EINVAL) when it holds an id below 65536 (the
+     * users' and the system's), a uid of /etc/passwd, a gid of
+     * /etc/group, or a range of /etc/subuid or /etc/subgid (but root's).
+     * Unprivileged callers: ignored (their commands map only their own
+     * ids). */
+    unsigned int id_range_first;
+    unsigned int id_range_count;
 } pathgate_exec_options;
+
+/* The first host id of the default range (0x7F000000: below 2^31, outside
+ * systemd's documented allocations). */
+#define PATHGATE_EXEC_ID_RANGE_DEFAULT_FIRST 2130706432u
 
 /* Most toolchains of one command. */
 #define PATHGATE_EXEC_TOOLCHAINS_MAX 8
 
 /* Versions 1 (without the limits), 2 (without home), 3 (without
- * allow_domains) and 4 (without toolchains) are still accepted. */
-#define PATHGATE_EXEC_OPTIONS_VERSION 5
+ * allow_domains), 4 (without toolchains) and 5 (without id_range_*) are
+ * still accepted. */
+#define PATHGATE_EXEC_OPTIONS_VERSION 6
 #define PATHGATE_EXEC_OPTIONS_INIT                                                                 \
     {                                                                                              \
         PATHGATE_EXEC_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, \
-            NULL, 0                                                                                \
+            NULL, 0, 0, 0                                                                          \
     }
 /* Fills opts as PATHGATE_EXEC_OPTIONS_INIT does. 0, or PATHGATE_EINVAL when opts is
  * NULL or version is not PATHGATE_EXEC_OPTIONS_VERSION. For callers without C macros. */

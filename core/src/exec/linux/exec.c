@@ -295,9 +295,10 @@ static int add_notes(pathgate_exec_result *out, const pathgate_allocator *alloc,
                                "(CLI --toolchain DIR): at /pathgate/tool/<name>, its bin first "
                                "in PATH\n");
     }
-    if (out->exit_code != 0 &&
-        (output_has(out, "mount -t proc proc /proc") ||
-         (output_has(out, "/proc/") && output_has(out, "Permission denied"))))
+    /* procps's own message is unambiguous, even where a pipeline's last
+     * command hides ps's or top's exit status (`top -bn1 | head`) */
+    if (output_has(out, "mount -t proc proc /proc") ||
+        (out->exit_code != 0 && output_has(out, "/proc/") && output_has(out, "Permission denied")))
         pathgate__sb_puts(&sb,
                           "pathgate: a command's /proc holds only cpuinfo, meminfo, stat, "
                           "loadavg and uptime to read (and its directories to list): the "

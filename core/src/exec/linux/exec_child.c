@@ -174,11 +174,11 @@ PG_NOSAN static void shell_prepare(child_args *a)
     }
 }
 
-/* The shell's own confinement, then execve. */
-__attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
+/* 7. No capabilities, now or after execve. */
+PG_NOSAN static void drop_caps(child_args *a)
 {
     long rc;
-    /* 7. No capabilities, now or after execve (root included): with
+    /* No capabilities, now or after execve (root included): with
      * SECBIT_NOROOT an execve by uid 0 no longer grants the full set, so
      * clearing ambient, inheritable, permitted and effective sets is final
      * (no_new_privs below rules out setuid and file capabilities). Setting
@@ -199,6 +199,60 @@ __attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
         data[i].effective = data[i].permitted = data[i].inheritable = 0;
     if ((rc = pg_raw(SYS_capset, &hdr, data)) < 0)
         child_fail(a, STAGE_CAPS, rc);
+}
+
+/* 7'. A root caller's command whose user namespace maps a range of ids
+ * (exec_idmap.h): only the capabilities of ownership changes, in that
+ * namespace, now and after execve (docs/exec.md, "Ownership changes
+ * inside"). They act only on inodes whose owner and group the namespace
+ * maps (the command's own and the range's) and on its own processes:
+ * every other capability leaves the bounding set, so an execve by uid 0
+ * gets at most these (no_new_privs also caps it at the permitted set),
+ * and one by another uid none. SECBIT_NOROOT stays unset, as on the host,
+ * and without CAP_SETPCAP the command cannot change any of this.
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH are not kept: the policy's
+ * hidden entries (exec_mask.c) are mode-0 inodes of the view's uid 0,
+ * refused only because their owner holds no such capability. CAP_SETUID
+ * and CAP_SETGID only with pids and memory groups (exec_spawn.h). */
+#define OWNER_CAPS ((1ull << CAP_CHOWN) | (1ull << CAP_FOWNER) | (1ull << CAP_KILL))
+#define SETID_CAPS ((1ull << CAP_SETGID) | (1ull << CAP_SETUID))
+
+PG_NOSAN static void keep_ownership_caps(child_args *a)
+{
+    unsigned long long keep = (a->spec->keep_caps & PATHGATE__KEEP_CAPS_OWNER ? OWNER_CAPS : 0) |
+                              (a->spec->keep_caps & PATHGATE__KEEP_CAPS_SETID ? SETID_CAPS : 0);
+    long rc = pg_raw(SYS_prctl, PR_SET_SECUREBITS,
+                     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0);
+    if (rc < 0)
+        child_fail(a, STAGE_CAPS, rc);
+    if ((rc = pg_raw(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)) < 0 &&
+        rc != -EINVAL)
+        child_fail(a, STAGE_CAPS, rc);
+    for (unsigned int c = 0; c < 64; c++) {
+        if (keep & (1ull << c))
+            continue;
+        if ((rc = pg_raw(SYS_prctl, PR_CAPBSET_DROP, c, 0, 0, 0)) == -EINVAL)
+            break; /* past the kernel's last capability */
+        if (rc < 0)
+            child_fail(a, STAGE_CAPS, rc);
+    }
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    data[0].effective = data[0].permitted = (uint32_t)keep;
+    data[1].effective = data[1].permitted = (uint32_t)(keep >> 32);
+    data[0].inheritable = data[1].inheritable = 0;
+    if ((rc = pg_raw(SYS_capset, &hdr, data)) < 0)
+        child_fail(a, STAGE_CAPS, rc);
+}
+
+/* The shell's own confinement, then execve. */
+__attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
+{
+    long rc;
+    if (a->spec->keep_caps)
+        keep_ownership_caps(a);
+    else
+        drop_caps(a);
     /* 8. */
     if ((rc = pg_raw(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
         child_fail(a, STAGE_NO_NEW_PRIVS, rc);
@@ -209,6 +263,9 @@ __attribute__((noreturn)) PG_NOSAN static void confine_and_exec(child_args *a)
     /* 10. */
     if (a->spec->filter && !a->filter_set &&
         (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->spec->filter, 0, 0)) < 0)
+        child_fail(a, STAGE_SECCOMP, rc);
+    if (a->spec->ids_filter && (rc = pg_raw(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                                            a->spec->ids_filter, 0, 0)) < 0)
         child_fail(a, STAGE_SECCOMP, rc);
     /* 11. Nothing but 0, 1 and 2 crosses execve, whatever the parent's other
      * threads opened without O_CLOEXEC. */

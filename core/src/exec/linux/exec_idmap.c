@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -53,6 +54,147 @@ void pathgate__exec_idmap_swap(char *buf, size_t size, unsigned int a, unsigned 
     if (ID_COUNT - hi > 1)
         APPEND("%llu %llu %llu\n", hi + 1, hi + 1, ID_COUNT - hi - 1);
 #undef APPEND
+}
+
+void pathgate__exec_idmap_range_line(char *buf, size_t size, unsigned int first, unsigned int n)
+{
+    size_t len = strlen(buf);
+    if (n && len < size)
+        snprintf(buf + len, size - len, "1 %llu %u\n", (unsigned long long)first + 1, n);
+}
+
+/* A decimal id of at most 10 digits ending at *end ('\0', ':' or '\n'). */
+static int parse_id(const char *s, unsigned long long *v, const char **end)
+{
+    unsigned long long x = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        if (i == 10)
+            return -1;
+        x = x * 10 + (unsigned)(s[i] - '0');
+    }
+    if (i == 0)
+        return -1;
+    *v = x;
+    *end = s + i;
+    return 0;
+}
+
+/* Field `field` (0-based, ':'-separated) of line, or NULL. */
+static const char *field_of(const char *line, int field)
+{
+    for (int i = 0; i < field; i++) {
+        line = strchr(line, ':');
+        if (!line)
+            return NULL;
+        line++;
+    }
+    return line;
+}
+
+/* 1 when the host ids [lo, hi] meet an id of a user of etc/passwd
+ * (etc/group: its field 2), or a range of etc/subuid (subgid) other than
+ * the line `own` (1-based; 0 = none). An unreadable file meets nothing
+ * (a missing subuid is normal); an unreadable passwd meets everything. */
+static int meets(const char *etc, const char *file, int is_range, unsigned long long lo,
+                 unsigned long long hi, int own)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", etc, file);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return !is_range;
+    char *line = NULL;
+    size_t cap = 0;
+    int hit = 0, no = 0;
+    while (!hit && getline(&line, &cap, f) >= 0) {
+        no++;
+        unsigned long long a, c = 1;
+        const char *v = field_of(line, is_range ? 1 : 2), *end;
+        if (!v || parse_id(v, &a, &end) < 0)
+            continue;
+        if (is_range && (*end != ':' || parse_id(end + 1, &c, &end) < 0 || c == 0))
+            continue;
+        if (no != own && a <= hi && a + c - 1 >= lo)
+            hit = 1;
+    }
+    free(line);
+    fclose(f);
+    return hit;
+}
+
+/* root's range in etc/<file> (the first line named "root" or "0" with at
+ * least 2 ids): its line number (1-based) and *first, *count; 0 = none. */
+static int root_entry(const char *etc, const char *file, unsigned long long *first,
+                      unsigned long long *count)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", etc, file);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0, no = 0;
+    while (!found && getline(&line, &cap, f) >= 0) {
+        no++;
+        const char *end;
+        if (strncmp(line, "root:", 5) && strncmp(line, "0:", 2))
+            continue;
+        const char *v = field_of(line, 1);
+        if (v && parse_id(v, first, &end) == 0 && *end == ':' &&
+            parse_id(end + 1, count, &end) == 0 && *count >= 2 &&
+            *first + *count - 1 <= 4294967294ULL)
+            found = no;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* 1 when [first+1, first+n] holds no id a range may not hold. */
+static int range_ok(const char *etc, unsigned long long uf, unsigned long long gf,
+                    unsigned long long n, int ul, int gl)
+{
+    unsigned long long ulo = uf + 1, uhi = uf + n, glo = gf + 1, ghi = gf + n;
+    if (n == 0 || uhi > 4294967294ULL || ghi > 4294967294ULL)
+        return 0;
+    /* never an id of the users' and the system's space (0..65535, named
+     * in passwd or not: root, nobody, ids files of packages carry) ... */
+    if (ulo <= PATHGATE__EXEC_ID_SPACE_END || glo <= PATHGATE__EXEC_ID_SPACE_END)
+        return 0;
+    /* ... a user's or group's id, or another range */
+    return !meets(etc, "passwd", 0, ulo, uhi, 0) && !meets(etc, "group", 0, glo, ghi, 0) &&
+           !meets(etc, "subuid", 1, ulo, uhi, ul) && !meets(etc, "subgid", 1, glo, ghi, gl);
+}
+
+int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsigned int first,
+                               unsigned int count)
+{
+    r->uid_first = r->gid_first = first;
+    r->n = 0;
+    if (count == 1)
+        return 0;
+    unsigned long long uf = first, uc = count, gf = first, gc = count;
+    int ul = 0, gl = 0;
+    if (count == 0) {
+        ul = root_entry(etc, "subuid", &uf, &uc);
+        gl = root_entry(etc, "subgid", &gf, &gc);
+        if (!ul || !gl) {
+            ul = gl = 0;
+            uf = gf = PATHGATE__EXEC_ID_RANGE_DEFAULT;
+            uc = gc = PATHGATE__EXEC_ID_RANGE_MAX + 1ull;
+        }
+    }
+    unsigned long long n = (uc < gc ? uc : gc) - 1;
+    if (n > PATHGATE__EXEC_ID_RANGE_MAX)
+        n = PATHGATE__EXEC_ID_RANGE_MAX;
+    if (!range_ok(etc, uf, gf, n, ul, gl))
+        return count == 0 ? 0 : -1;
+    r->uid_first = (unsigned int)uf;
+    r->gid_first = (unsigned int)gf;
+    r->n = (unsigned int)n;
+    return 0;
 }
 
 static int write_map(pid_t pid, const char *file, const char *map)

@@ -16,9 +16,47 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "pathgate/exec.h"
+
 /* The host uid and gid a root caller's commands run as (nobody, nogroup). */
 #define PATHGATE__EXEC_RUN_AS_UID 65534u
 #define PATHGATE__EXEC_RUN_AS_GID 65534u
+
+/* The ids a root caller's command may take beside 0 (docs/exec.md,
+ * "Ownership changes inside"): inside k (1 <= k <= n) is the host's
+ * first + k, for uids and gids alike; n = 0: none. At most
+ * PATHGATE__EXEC_ID_RANGE_MAX ids: inside 65534 (nobody, what an unmapped
+ * owner shows as) stays unmapped. */
+typedef struct pathgate__exec_idrange {
+    unsigned int uid_first, gid_first, n;
+} pathgate__exec_idrange;
+
+#define PATHGATE__EXEC_ID_RANGE_MAX 65533u
+/* The host ids no range may hold: the users' and the system's (root,
+ * nobody, packages' ids, named in passwd or not). */
+#define PATHGATE__EXEC_ID_SPACE_END 65535u
+/* The dedicated range used when root has no /etc/subuid and /etc/subgid
+ * entry: host ids 2130706432 (0x7F000000) + 1 .. + 65533, below 2^31 (tools
+ * that read ids as signed), outside systemd's documented allocations. */
+#define PATHGATE__EXEC_ID_RANGE_DEFAULT PATHGATE_EXEC_ID_RANGE_DEFAULT_FIRST
+
+/* The range of a root caller's commands (docs/exec.md, "Ownership changes
+ * inside"), as the option id_range_first/_count asks (exec.h), checked
+ * against the host's files under etc (normally "/etc"):
+ * - count 0: root's own /etc/subuid and /etc/subgid entries ("root" or
+ *   "0") when both exist, else the dedicated range above; none (r->n = 0)
+ *   when that range fails the checks below;
+ * - count 1: none;
+ * - else the host ids first+1 .. first+count-1 (as an entry
+ *   root:first:count would be), -1 (r->n = 0) when they fail the checks.
+ * Checks: the range holds no id up to PATHGATE__EXEC_ID_SPACE_END, no uid
+ * of passwd, gid of group, range of subuid/subgid (but root's own entry in
+ * use), and ends below 2^32-1. At most PATHGATE__EXEC_ID_RANGE_MAX ids are used. */
+int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsigned int first,
+                               unsigned int count);
+
+/* Appends "1 <first+1> <n>\n" to a map (nothing when n = 0). */
+void pathgate__exec_idmap_range_line(char *buf, size_t size, unsigned int first, unsigned int n);
 
 /* Writes the map that swaps host id a with host id b (every other id maps
  * to itself) in /proc/<pid>/{uid,gid}_map syntax. */

@@ -41,6 +41,8 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         memcpy(dst, opts, offsetof(pathgate_exec_options, allow_domains));
     else if (opts && opts->version == 4) /* ... before toolchains */
         memcpy(dst, opts, offsetof(pathgate_exec_options, toolchains));
+    else if (opts && opts->version == 5) /* ... before id_range_* */
+        memcpy(dst, opts, offsetof(pathgate_exec_options, id_range_first));
     else if (opts)
         *dst = *opts;
     dst->version = PATHGATE_EXEC_OPTIONS_VERSION;
@@ -68,6 +70,13 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         dst->output_cap = PATHGATE_EXEC_OUTPUT_CAP_DEFAULT;
     if (dst->output_cap > ((size_t)-1) / 4)
         return pathgate__error_set(err, PATHGATE_EINVAL, "output cap too large");
+    /* an explicit range of ids: checked against the host's users now */
+    pathgate__exec_idrange ids;
+    if (dst->id_range_count > 1 && geteuid() == 0 &&
+        pathgate__exec_idmap_range(&ids, "/etc", dst->id_range_first, dst->id_range_count) < 0)
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "id_range: the range holds an id below 65536, a user's or "
+                                   "group's id or another range, or ends past 4294967294");
     if (dst->env) {
         for (const char *const *e = dst->env; *e; e++) {
             const char *eq = strchr(*e, '=');
@@ -218,7 +227,9 @@ static void net_dispose(pathgate__exec_plan *p)
 static int get_view(pathgate__exec_plan *p, const pathgate__exec_target *t, int *no_userns,
                     pathgate_error *err)
 {
-    pathgate__exec_template_spec spec = {t->grants, t->ngrants, geteuid() == 0, t->home, t->tools};
+    pathgate__exec_template_spec spec = {
+        t->grants, t->ngrants,          geteuid() == 0,     t->home,
+        t->tools,  p->o.id_range_first, p->o.id_range_count};
     int rc = PATHGATE_EUNSUPPORTED;
     *no_userns = 0;
     if (!spec.unpriv || !(p->o.flags & PATHGATE_EXEC_TEST_NO_IDMAP))
@@ -279,6 +290,10 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     p->prot |= PATHGATE_EXEC_PROT_NAMESPACES;
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
+    if (p->tpl->unpriv && p->tpl->ids.n) {
+        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER | PATHGATE__KEEP_CAPS_SETID;
+        p->prot |= PATHGATE_EXEC_PROT_ID_RANGE;
+    }
     if (p->o.allow_network)
         s->netns_fd = PATHGATE__NETNS_HOST;
     else
@@ -393,7 +408,8 @@ static void plan_limits(pathgate__exec_plan *p)
 {
     pathgate__exec_spec *s = &p->spec;
     unsigned int what = 0;
-    p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
+    if (!(p->o.flags & PATHGATE_EXEC_TEST_NO_CGROUP))
+        p->cg = pathgate__exec_cgroup_acquire(p->o.max_memory, p->o.max_processes, &what);
     pathgate__exec_cgroup_procs(p->cg, s->cgroup_procs);
     if ((s->keeper = pathgate__exec_cgroup_keeper(p->cg)) != NULL) {
         /* a keeper starts the command's first process; the group's OOM
@@ -513,6 +529,13 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         s->cwd_fd = t->cwd_fd;
     }
     plan_limits(p);
+    /* Without a pids group RLIMIT_NPROC bounds the processes, without a
+     * memory group RLIMIT_MSGQUEUE the POSIX queues, both per uid: a
+     * command that could take other uids would escape them (each uid of
+     * the range counts apart). Then no CAP_SETUID / CAP_SETGID. */
+    unsigned int groups = PATHGATE_EXEC_PROT_PID_LIMIT | PATHGATE_EXEC_PROT_MEMORY_LIMIT;
+    if (s->keep_caps && (p->prot & groups) != groups)
+        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER;
 
     /* seccomp: sockets where the network namespace (or the host's,
      * allowed) is the wall; process groups and sessions where the PID
@@ -533,6 +556,8 @@ int pathgate__exec_plan_make(pathgate__exec_plan *p, const pathgate_allocator *a
         sflags = PATHGATE__SECCOMP_ONLY_SETNS;
     s->filter = pathgate__exec_seccomp_build(&p->seccomp, sflags);
     s->filter_flags = sflags;
+    if (want_view && !s->keep_caps && s->filter)
+        s->ids_filter = pathgate__exec_seccomp_ids(&p->seccomp_ids, p->tpl->id.uid, p->tpl->id.gid);
     if (s->filter)
         p->prot |= PATHGATE_EXEC_PROT_SECCOMP;
 

@@ -58,6 +58,7 @@ typedef struct pathgate__exec_plan {
     pathgate__exec_view cmd; /* the command's own mounts */
     pathgate__exec_tmp tmp;  /* without a view: the private directory */
     pathgate__exec_seccomp seccomp;
+    pathgate__exec_seccomp seccomp_ids; /* spec.ids_filter's */
     int ruleset;
     char *command;
     char *argv[4];

@@ -18,7 +18,8 @@ unsigned int pathgate_exec_capabilities(void)
     unsigned int caps = PATHGATE_EXEC_PROT_SECCOMP | PATHGATE_EXEC_PROT_NAMESPACES |
                         PATHGATE_EXEC_PROT_PID_LIMIT | PATHGATE_EXEC_PROT_RLIMITS |
                         PATHGATE_EXEC_PROT_UNPRIVILEGED_UID | PATHGATE_EXEC_PROT_MEMORY_LIMIT |
-                        PATHGATE_EXEC_PROT_NETWORK_NAMESPACE | PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST;
+                        PATHGATE_EXEC_PROT_NETWORK_NAMESPACE |
+                        PATHGATE_EXEC_PROT_NETWORK_ALLOWLIST | PATHGATE_EXEC_PROT_ID_RANGE;
     int abi = pathgate__landlock_abi();
     if (abi >= 1)
         caps |= PATHGATE_EXEC_PROT_LANDLOCK;

@@ -313,12 +313,77 @@ const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
     return &f->prog;
 }
 
+/* The calls that change ids, the arguments that name them and which ids
+ * they are (U: a uid, G: a gid). */
+typedef struct id_call {
+    unsigned int nr;
+    unsigned char n;
+    unsigned char arg[3];
+    char kind[3];
+} id_call;
+
+static const id_call id_calls[] = {
+#ifdef __NR_chown
+    {__NR_chown, 2, {1, 2, 0}, {'U', 'G', 0}},
+#endif
+#ifdef __NR_lchown
+    {__NR_lchown, 2, {1, 2, 0}, {'U', 'G', 0}},
+#endif
+    {__NR_fchown, 2, {1, 2, 0}, {'U', 'G', 0}},
+    {__NR_fchownat, 2, {2, 3, 0}, {'U', 'G', 0}},
+    {__NR_setuid, 1, {0, 0, 0}, {'U', 0, 0}},
+    {__NR_setgid, 1, {0, 0, 0}, {'G', 0, 0}},
+    {__NR_setreuid, 2, {0, 1, 0}, {'U', 'U', 0}},
+    {__NR_setregid, 2, {0, 1, 0}, {'G', 'G', 0}},
+    {__NR_setresuid, 3, {0, 1, 2}, {'U', 'U', 'U'}},
+    {__NR_setresgid, 3, {0, 1, 2}, {'G', 'G', 'G'}},
+};
+
+const struct sock_fprog *pathgate__exec_seccomp_ids(pathgate__exec_seccomp *f, unsigned int uid,
+                                                    unsigned int gid)
+{
+    struct sock_filter *p = f->insn;
+    size_t n = 0;
+#define PUT(x) (p[n++] = (struct sock_filter)x)
+    PUT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    PUT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PG_AUDIT_ARCH, 1, 0));
+    PUT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)); /* (the main filter kills it) */
+    for (size_t i = 0; i < sizeof id_calls / sizeof id_calls[0]; i++) {
+        const id_call *c = &id_calls[i];
+        /* this call's section: skipped unless it is this call; each id
+         * the caller's own or -1 (unchanged), else EPERM */
+        PUT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+        PUT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, c->nr, 0, (unsigned char)(4 * c->n + 1)));
+        for (unsigned int k = 0; k < c->n; k++) {
+            PUT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned int)ARG_LO(c->arg[k])));
+            PUT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, c->kind[k] == 'U' ? uid : gid, 2, 0));
+            PUT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xFFFFFFFFu, 1, 0));
+            PUT(BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
+        }
+        PUT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    }
+    PUT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+#undef PUT
+    f->prog.len = (unsigned short)n;
+    f->prog.filter = f->insn;
+    return &f->prog;
+}
+
 #else
 
 const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f, unsigned int flags)
 {
     (void)f;
     (void)flags;
+    return NULL;
+}
+
+const struct sock_fprog *pathgate__exec_seccomp_ids(pathgate__exec_seccomp *f, unsigned int uid,
+                                                    unsigned int gid)
+{
+    (void)f;
+    (void)uid;
+    (void)gid;
     return NULL;
 }
 

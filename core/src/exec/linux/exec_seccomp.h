@@ -55,4 +55,14 @@ typedef struct pathgate__exec_seccomp {
 const struct sock_fprog *pathgate__exec_seccomp_build(pathgate__exec_seccomp *f,
                                                       unsigned int flags);
 
+/* A second filter for a command in a view that holds no capability
+ * (docs/exec.md "Ownership changes inside"): chown, fchown, lchown,
+ * fchownat and setuid, setgid, setreuid, setregid, setresuid, setresgid
+ * naming an id other than the command's own uid (gid) or -1 fail with
+ * EPERM, as they do on the host for a process without CAP_CHOWN /
+ * CAP_SETUID, where the kernel would say EINVAL for an id its user
+ * namespace does not map. NULL when the architecture is not known. */
+const struct sock_fprog *pathgate__exec_seccomp_ids(pathgate__exec_seccomp *f, unsigned int uid,
+                                                    unsigned int gid);
+
 #endif

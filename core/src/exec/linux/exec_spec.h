@@ -51,6 +51,12 @@ typedef struct pathgate__exec_net {
     pathgate__netproxy_bridge bridge; /* its sockets, set by the init */
 } pathgate__exec_net;
 
+/* CAP_CHOWN, CAP_FOWNER, CAP_KILL */
+#define PATHGATE__KEEP_CAPS_OWNER 0x1u
+/* CAP_SETUID, CAP_SETGID (only with pids and memory groups: the
+ * RLIMIT_NPROC and RLIMIT_MSGQUEUE that stand in for them count per uid) */
+#define PATHGATE__KEEP_CAPS_SETID 0x2u
+
 typedef struct pathgate__exec_spec {
     char *const *argv; /* argv[0] is the program path */
     char *const *envp;
@@ -85,6 +91,15 @@ typedef struct pathgate__exec_spec {
     /* With a view: the policy's masks, made by the first process of the
      * command's mount namespace at the call (exec_policy.h); NULL = none */
     const struct pathgate__exec_masks *masks;
+    /* With a view whose uid 0 is not the host's and which maps a range of
+     * ids (exec_idmap.h): the capabilities of ownership changes the shell
+     * keeps in the view's user namespace (exec_child.c, step 7), as
+     * PATHGATE__KEEP_CAPS_* bits; 0 = none */
+    unsigned int keep_caps;
+    /* With a view, without keep_caps: the filter that answers EPERM to an
+     * id change the kernel would refuse with EINVAL (exec_seccomp.h),
+     * added by the shell after the main one; NULL = none */
+    const struct sock_fprog *ids_filter;
 } pathgate__exec_spec;
 
 #define PATHGATE__NETNS_NEW (-1)

@@ -339,9 +339,12 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
         goto done;
     }
     if (b.unpriv) {
-        char umap[32], gmap[32];
+        /* 0 is the host's 65534; 1..n the range (exec_idmap.h) */
+        char umap[64], gmap[64];
         snprintf(umap, sizeof umap, "0 %u 1\n", v->run_uid);
         snprintf(gmap, sizeof gmap, "0 %u 1\n", v->run_gid);
+        pathgate__exec_idmap_range_line(umap, sizeof umap, t->ids.uid_first, t->ids.n);
+        pathgate__exec_idmap_range_line(gmap, sizeof gmap, t->ids.gid_first, t->ids.n);
         if (pathgate__exec_idmap_write(pid, umap, gmap) == 0)
             while (write(fds[1], "1", 1) < 0 && errno == EINTR) {
             }
@@ -464,6 +467,14 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     t->userns_fd = t->mntns_fd = -1;
     t->unpriv = s->unpriv;
+    t->id_first = s->id_first;
+    t->id_count = s->id_count;
+    if (s->unpriv && pathgate__exec_idmap_range(&t->ids, "/etc", s->id_first, s->id_count) < 0) {
+        template_free(a, t);
+        return pathgate__error_set(err, PATHGATE_EINVAL,
+                                   "id_range: the range holds an id below 65536, a user's or "
+                                   "group's id or another range, or ends past 4294967294");
+    }
     t->euid = geteuid();
     t->egid = getegid();
     t->built = time(NULL);
@@ -558,7 +569,8 @@ void pathgate__exec_cache_free(pathgate__exec_cache *c)
 
 static int same_key(const pathgate__exec_template *t, const pathgate__exec_template_spec *s)
 {
-    if (t->unpriv != s->unpriv || t->euid != geteuid() || t->egid != getegid())
+    if (t->unpriv != s->unpriv || t->id_first != s->id_first || t->id_count != s->id_count ||
+        t->euid != geteuid() || t->egid != getegid())
         return 0;
     const char *tkey = s->tools && s->tools->n ? s->tools->key : NULL;
     if ((!t->tools_key || !tkey) ? (t->tools_key || tkey) : strcmp(t->tools_key, tkey) != 0)

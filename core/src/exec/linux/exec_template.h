@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "exec_etc.h"
+#include "exec_idmap.h"
 #include "exec_sandbox.h"
 #include "exec_tool.h"
 #include "pathgate/common.h"
@@ -43,6 +44,8 @@ typedef struct pathgate__exec_template_spec {
     int unpriv;       /* a root caller: uid 0 inside is the host's 65534, bases idmapped */
     const char *home; /* HOME: a view path inside a writable base; NULL = a private one */
     const pathgate__exec_tools *tools; /* the toolchains shown; NULL = none */
+    /* unpriv: the range asked for (pathgate_exec_options.id_range_*) */
+    unsigned int id_first, id_count;
 } pathgate__exec_template_spec;
 
 typedef struct pathgate__exec_template {
@@ -50,6 +53,9 @@ typedef struct pathgate__exec_template {
     int refs, stale;
     /* the key */
     int unpriv;
+    /* unpriv only: the ids mapped beside 0 (exec_idmap.h); ids.n = 0: none */
+    pathgate__exec_idrange ids;
+    unsigned int id_first, id_count; /* as asked */
     uid_t euid;
     gid_t egid;
     char *home_key;
