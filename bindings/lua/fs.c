@@ -12,7 +12,6 @@
  * result lives in a userdata with __gc while it is converted, so a memory
  * error while building the tables leaks nothing.
  */
-#define _DEFAULT_SOURCE /* timegm */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -79,20 +78,25 @@ static void push_matches_info(lua_State *L, const pathgate_fs_matches *m)
 /* For LuaFileSystem users: next to each ISO 8601 time field `iso` of the
  * table on top, the same time as `num`, whole seconds since the epoch (an
  * integer, as lfs.attributes gives and os.date takes). Absent with iso. */
+/* Seconds since the epoch of a UTC civil time (timegm, which not every C
+ * library has): days from 1970-01-01 by the proleptic Gregorian calendar. */
+static long long epoch_of(long long y, int mo, int d, int h, int mi, int s)
+{
+    y -= mo <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long long days = era * 146097 + doe - 719468;
+    return days * 86400 + h * 3600 + mi * 60 + s;
+}
+
 static void set_epoch(lua_State *L, const char *iso, const char *num)
 {
     int y, mo, d, h, mi, s;
     if (lua_getfield(L, -1, iso) == LUA_TSTRING &&
         sscanf(lua_tostring(L, -1), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &s) == 6) {
-        struct tm tm;
-        memset(&tm, 0, sizeof tm);
-        tm.tm_year = y - 1900;
-        tm.tm_mon = mo - 1;
-        tm.tm_mday = d;
-        tm.tm_hour = h;
-        tm.tm_min = mi;
-        tm.tm_sec = s;
-        lua_pushinteger(L, (lua_Integer)timegm(&tm));
+        lua_pushinteger(L, (lua_Integer)epoch_of(y, mo, d, h, mi, s));
         lua_setfield(L, -3, num);
     }
     lua_pop(L, 1);

@@ -83,14 +83,12 @@ void pg_ref_close_at(lua_State *L, int idx)
     pg_box *box = (pg_box *)pg_checkudata(L, idx, PG_REF);
     if (!box->ptr)
         return;
-#ifndef PG_LEXICAL_ONLY /* (the Windows module has no resolver yet: no ref has one) */
     if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA) {
         pg_resolver *r = (pg_resolver *)pg_testudata(L, -1, PG_RESOLVER);
         if (r && r->ptr) /* NULL once the resolver is closed and freed */
             pathgate_resolver_release(r->ptr, box->ptr);
     }
     lua_pop(L, 1);
-#endif
     pg_closebox(L, idx, PG_REF, ref_free);
 }
 

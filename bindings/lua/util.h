@@ -156,15 +156,6 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
  * classes they add methods to. Adding a part: write its pg_open_<name>
  * and list it here.
  */
-#if defined(PG_LEXICAL_ONLY)
-/* The Windows build (docs/windows.md): the core there has the lexical
- * layer only, so the module has PathUri, LegacyAppPathString and
- * VisibilityRef. */
-#define PG_MODULE_PARTS(X)                                                                         \
-    X(uri)                                                                                         \
-    X(legacy)                                                                                      \
-    X(ref)
-#else
 #define PG_MODULE_PARTS(X)                                                                         \
     X(uri)                                                                                         \
     X(legacy)                                                                                      \
@@ -177,7 +168,6 @@ void pg_newclasstable(lua_State *L, int module_idx, int scratch_idx, const char 
     X(toolkit)                                                                                     \
     X(exec)                                                                                        \
     X(edit_tools)
-#endif
 #define PG_X_DECLARE(name) void pg_open_##name(lua_State *L, int module_idx, int scratch_idx);
 PG_MODULE_PARTS(PG_X_DECLARE)
 #undef PG_X_DECLARE

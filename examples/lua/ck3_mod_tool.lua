@@ -7,7 +7,14 @@ reached whatever a mod's files or symlinks say.
 
     lua5.4 examples/lua/ck3_mod_tool.lua GAME_DIR OUTPUT_MOD_DIR MOD_DIR...
 
-(with pathgate.so on LUA_CPATH). It
+(with pathgate.so on LUA_CPATH). On Windows the folders are Windows paths
+and pathgate.dll sits next to lua.exe (docs/windows.md):
+
+    lua.exe ck3_mod_tool.lua "C:\Program Files (x86)\Steam\steamapps\common\Crusader Kings III\game" ^
+      "%USERPROFILE%\Documents\Paradox Interactive\Crusader Kings III\mod\Merged" ^
+      "%USERPROFILE%\Documents\Paradox Interactive\Crusader Kings III\mod\Better Traits"
+
+It
 
   1. lists the files each mod overrides relative to the game (same path
      under the mod as under the game);
@@ -26,8 +33,10 @@ Mods are named by their directory's last component (`mod:<Name>/...`).
 
 local pathgate = require "pathgate"
 
+-- The folder's last name; `\` separates names too on Windows.
 local function basename(dir)
-  return (dir:gsub("/+$", ""):match("([^/]+)$"))
+  local sep = package.config:sub(1, 1) == "\\" and "/\\" or "/"
+  return (dir:gsub("[" .. sep .. "]+$", ""):match("([^" .. sep .. "]+)$"))
 end
 
 -- The resolver: the game and the mods read-only, the output mod writable.

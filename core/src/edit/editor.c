@@ -170,7 +170,7 @@ typedef struct cmd {
     size_t hidden;
 } cmd;
 
-static int failf(cmd *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(cmd *c, int code, const char *fmt, ...) PATHGATE__PRINTF(3, 4);
 
 static int failf(cmd *c, int code, const char *fmt, ...)
 {
@@ -197,7 +197,7 @@ static int fail_built(cmd *c, int code)
 static void forget_read(cmd *c)
 {
     if (c->read.fd >= 0)
-        close(c->read.fd);
+        pathgate__os_close(c->read.fd);
     c->read.fd = -1;
 }
 
@@ -209,7 +209,7 @@ static int read_text(cmd *c, char **raw, size_t *raw_len, char **text, size_t *t
     *raw = *text = NULL;
     forget_read(c);
     pathgate_error err = PATHGATE_ERROR_INIT;
-    struct stat st;
+    pathgate__os_stat st;
     int fd = pathgate__fs_open_regular(&c->t, &st, &err);
     if (fd < 0)
         return failf(c, fd, "Ran into %s while trying to read %s", err.message, c->addr);
@@ -383,7 +383,7 @@ static int policy_hides(cmd *c, const char *rel, const char *name, size_t nl, un
         sub[k + nl] = '\0';
         int fd = pathgate__fs_open(&c->t, sub, PATHGATE__OS_O_PATH, 0);
         if (fd >= 0)
-            close(fd);
+            pathgate__os_close(fd);
         hidden = fd == -PATHGATE__POLICY_ENOREAD;
     }
     c->hidden += hidden != 0;
@@ -406,7 +406,7 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
     size_t bcap = 0, used = 0, off = 0;
     if (pathgate__os_dir_read_all(fd, c->a, &buf, &bcap, &used, LIST_BUF_MIN) == -ENOMEM) {
         pathgate__free(c->a, buf);
-        close(fd);
+        pathgate__os_close(fd);
         return PATHGATE_ENOMEM;
     }
     char **names = NULL;
@@ -429,7 +429,7 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
             ctrl |= (unsigned char)name[i] < 0x20 || name[i] == 0x7f;
         if (ctrl)
             continue;
-        if (c->wp && policy_hides(c, rel, name, nl, e.type))
+        if (c->wp && policy_hides(c, rel, name, nl, (unsigned char)e.type))
             continue;
         if (n == cap) {
             size_t c2 = cap;
@@ -459,7 +459,7 @@ static int list_dir(cmd *c, pathgate__sb *o, const char *rel, int depth)
         dirs[n++] = (unsigned char)is_dir;
     }
     pathgate__free(c->a, buf);
-    close(fd);
+    pathgate__os_close(fd);
     /* sort by name (bytewise), carrying the kinds along */
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
@@ -525,7 +525,7 @@ static int view_dir(cmd *c)
             int fd = pathgate__fs_open(&c->t, NULL, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
             int rr = fd < 0 ? 0 : pathgate__fs_policy_real_root(&c->t, fd, real, sizeof real);
             if (fd >= 0)
-                close(fd);
+                pathgate__os_close(fd);
             if (rr == 1) {
                 wp.real_root = real;
                 wp.real_len = strlen(real);
@@ -673,7 +673,7 @@ static int str_replace(cmd *c)
         for (const char *p = E, *end = E + e.len;; line++) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             const char *le = nl ? nl : end;
-            if (old.len == 0 || memmem(p, (size_t)(le - p), O, old.len))
+            if (old.len == 0 || pathgate__memmem(p, (size_t)(le - p), O, old.len))
                 pathgate__sb_printf(&c->msg, "%s%zu", listed++ ? ", " : "", line);
             if (!nl)
                 break;
@@ -683,7 +683,8 @@ static int str_replace(cmd *c)
         rc = fail_built(c, PATHGATE_EAMBIGUOUS);
         goto done;
     }
-    size_t s = (size_t)((const char *)memmem(E, e.len, O, old.len) - E), end = s + old.len;
+    size_t s = (size_t)((const char *)pathgate__memmem(E, e.len, O, old.len) - E),
+           end = s + old.len;
     /* what the reference writes: the expanded text with the replacement */
     pathgate__sb_put(&ref, E, s);
     pathgate__sb_put(&ref, N, neu.len);
@@ -886,7 +887,7 @@ static void edit_locked(cmd *c, int (*command)(cmd *))
         }
     }
     if (lock >= 0)
-        close(lock); /* and with it the lock */
+        pathgate__os_close(lock); /* and with it the lock */
 }
 
 typedef enum kind { NONE, FILE_, DIR_ } kind;
@@ -904,11 +905,11 @@ static int probe(cmd *c, kind *k)
         int code = pathgate__fs_fail_errno(&err, fd, &c->t, PATHGATE__FS_FILE);
         return failf(c, code, "%s", err.message);
     }
-    struct stat st;
-    int rc = fstat(fd, &st);
-    close(fd);
+    pathgate__os_stat st;
+    int rc = pathgate__os_statat(fd, "", 0, &st);
+    pathgate__os_close(fd);
     if (rc == 0)
-        *k = S_ISDIR(st.st_mode) ? DIR_ : FILE_;
+        *k = st.type == PATHGATE__OS_T_DIR ? DIR_ : FILE_;
     return 0;
 }
 

@@ -110,7 +110,7 @@ size_t pathgate__ed_count(const char *s, size_t len, const char *sub, size_t sub
         return pathgate__ed_chars(s, len) + 1;
     size_t n = 0;
     for (const char *p = s, *end = s + len; (size_t)(end - p) >= sub_len; n++) {
-        const char *m = memmem(p, (size_t)(end - p), sub, sub_len);
+        const char *m = pathgate__memmem(p, (size_t)(end - p), sub, sub_len);
         if (!m)
             break;
         p = m + sub_len;

@@ -125,7 +125,7 @@ int pathgate__fs_replace_lenient(char **result, size_t *result_len, const pathga
         rc = PATHGATE_ENOMEM;
         goto done;
     }
-    const char *hit = ol == 0 ? content : memmem(content, len, old, ol);
+    const char *hit = ol == 0 ? content : pathgate__memmem(content, len, old, ol);
     if (hit) { /* the first exact occurrence */
         pathgate__sb_put(&out, content, (size_t)(hit - content));
         pathgate__sb_put(&out, neu, nl);

@@ -263,7 +263,7 @@ static int lock_dir_of(const pathgate__fs_target *t)
             return fd;
         if (lk != -EAGAIN || waited >= LOCK_WAIT_NS) {
             int timed_out = lk == -EAGAIN;
-            close(fd);
+            pathgate__os_close(fd);
             return timed_out ? PATHGATE_ETIMEOUT : -1;
         }
         struct timespec d = {0, (long)step};
@@ -364,7 +364,7 @@ static int edit_once(pathgate_buf *diff, size_t *occurrences, const pathgate__fs
     }
     if (rc == 0 && !dry_run)
         rc = pathgate__fs_replace_file_if(t, cur, cur_len, &g, opts, err);
-    close(g.fd);
+    pathgate__os_close(g.fd);
     if (cur != base)
         pathgate__free(t->alloc, cur);
     if (base != orig)
@@ -414,7 +414,7 @@ int pathgate__fs_edit_file(pathgate_buf *path, pathgate_buf *diff, size_t *occur
         }
     }
     if (lock >= 0)
-        close(lock); /* and with it the lock */
+        pathgate__os_close(lock); /* and with it the lock */
     if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     if (rc < 0 && diff)

@@ -46,14 +46,14 @@ typedef struct entry {
      * identity, to put it back by content should a later commit fail */
     char *orig;
     size_t orig_len;
-    struct stat orig_st;
+    pathgate__os_stat orig_st;
     int dirty; /* changed since the last commit */
     /* staging and commit */
     int staged, tmp_live, had, committed, bak_by_rename;
     int swapped;   /* committed by RENAME_EXCHANGE: the original is at tmp */
     int overwrite; /* committed by renaming over the original, which orig
                       holds */
-    mode_t mode;
+    unsigned int mode;
     int has_mode;
     char tmp[NAME_CAP], bak[NAME_CAP];
 } entry;
@@ -101,7 +101,7 @@ typedef struct apply {
 
 /* ------------------------------------------------------------- helpers */
 
-static int fail(apply *ap, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(apply *ap, int code, const char *fmt, ...) PATHGATE__PRINTF(3, 4);
 
 static int fail(apply *ap, int code, const char *fmt, ...)
 {
@@ -319,7 +319,7 @@ static int probe(apply *ap, entry *x, const char *what)
     if (fd == -ELOOP) { /* no handle on a symlink itself here: look at the name */
         pathgate__fs_entry e;
         if (pathgate__fs_entry_find(&e, ap->t, 0) == 0) {
-            int link = e.exists && S_ISLNK(e.st.st_mode);
+            int link = e.exists && e.st.type == PATHGATE__OS_T_LNK;
             pathgate__fs_entry_close(&e);
             if (link) {
                 x->exists = 1;
@@ -337,15 +337,15 @@ static int probe(apply *ap, entry *x, const char *what)
         return fail(ap, pathgate__errno_to_code(fd), "%s %s: %s", what, x->addr,
                     os_text(-fd, os, sizeof os));
     }
-    struct stat st;
-    int rc = fstat(fd, &st);
-    int e = errno;
-    close(fd);
+    pathgate__os_stat st;
+    int rc = pathgate__os_statat(fd, "", 0, &st);
+    int e = -rc;
+    pathgate__os_close(fd);
     if (rc < 0) {
         char os[128];
         return fail(ap, PATHGATE_EIO, "%s %s: %s", what, x->addr, os_text(e, os, sizeof os));
     }
-    if (S_ISDIR(st.st_mode))
+    if (st.type == PATHGATE__OS_T_DIR)
         x->is_dir = 1;
     else
         x->exists = 1;
@@ -371,7 +371,7 @@ static int load(apply *ap, entry *x)
         return 0;
     if (target(ap, x) < 0)
         return ap->code;
-    struct stat st;
+    pathgate__os_stat st;
     pathgate_error err = PATHGATE_ERROR_INIT;
     int fd = ap->t->rel_len == 0
                  ? pathgate__fs_fail(&err, PATHGATE_EISDIR, ap->t, PATHGATE__FS_FILE)
@@ -388,7 +388,7 @@ static int load(apply *ap, entry *x)
     size_t n = 0;
     uint64_t cap = pathgate__fs_max_file(ap->opts);
     int rc = pathgate__fs_slurp(&data, &n, ap->a, fd, &st, cap);
-    close(fd);
+    pathgate__os_close(fd);
     if (rc == PATHGATE_ETOOLARGE) {
         pathgate__fs_fail_large(&err, ap->t, cap);
         return fail(ap, rc, READ_UPDATE " %s: %s", x->addr, err.message);
@@ -411,7 +411,7 @@ static int load(apply *ap, entry *x)
     x->cur_len = n;
     x->loaded = x->known = x->exists = 1;
     x->has_mode = 1;
-    x->mode = st.st_mode & 0777;
+    x->mode = st.mode & 0777;
     return 0;
 }
 
@@ -448,7 +448,7 @@ static int compute(apply *ap, size_t i)
             return fail(ap, rc, "out of memory");
         entry *dst = &ap->e[ap->dst[i]];
         if (dst != src) {
-            mode_t mode = src->mode;
+            unsigned int mode = src->mode;
             int has_mode = src->has_mode;
             set_content(ap, dst, out, out_len, out);
             if (has_mode && !dst->has_mode) {
@@ -533,19 +533,20 @@ static int open_parent(apply *ap, int create)
             *end = '\0';
         fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
-            if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST) {
-                fd = -errno;
+            int me = pathgate__os_mkdirat(prev, comp, 0777);
+            if (me < 0 && me != -EEXIST) {
+                fd = me;
             } else {
                 /* remember it (its address) for the rollback, or undo it */
                 if (remember_made(ap, t, rel) < 0) {
-                    unlinkat(prev, comp, AT_REMOVEDIR);
+                    pathgate__os_unlinkat(prev, comp, PATHGATE__OS_REMOVE_DIR);
                     fd = -ENOMEM;
                 } else {
                     fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
                 }
             }
         }
-        close(prev);
+        pathgate__os_close(prev);
         if (fd < 0)
             return fd;
         prev = fd;
@@ -565,7 +566,7 @@ static int open_parent(apply *ap, int create)
 static int parent_fd(apply *ap, int create, int *owned)
 {
     const pathgate__fs_target *t = ap->t;
-    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    const char *slash = pathgate__memrchr(t->rel, '/', t->rel_len);
     size_t klen = slash ? (size_t)(slash - t->address) : t->prefix_len;
     *owned = 1;
     size_t k = 0;
@@ -601,14 +602,14 @@ static int parent_fd(apply *ap, int create, int *owned)
 static void put_fd(int fd, int owned)
 {
     if (owned && fd >= 0)
-        close(fd);
+        pathgate__os_close(fd);
 }
 
 static void forget_dirs(apply *ap)
 {
     for (size_t i = 0; i < ap->nslots_dirs; i++)
         if (ap->dirs[i].key) {
-            close(ap->dirs[i].fd);
+            pathgate__os_close(ap->dirs[i].fd);
             pathgate__free(ap->a, ap->dirs[i].key);
         }
     pathgate__free(ap->a, ap->dirs);
@@ -618,7 +619,7 @@ static void forget_dirs(apply *ap)
 
 static const char *name_of(const pathgate__fs_target *t)
 {
-    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    const char *slash = pathgate__memrchr(t->rel, '/', t->rel_len);
     return slash ? slash + 1 : t->rel;
 }
 
@@ -638,22 +639,23 @@ static int fail_write(apply *ap, entry *x, int neg_errno, const char *what)
  * its own. 0 or -errno. */
 static int note_device(apply *ap, int fd, int dirfd)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return -errno;
+    pathgate__os_stat st;
+    int rc = pathgate__os_statat(fd, "", 0, &st);
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < ap->ndev; i++)
-        if (ap->dev[i] == st.st_dev)
+        if (ap->dev[i] == st.dev)
             return 0;
     (void)dirfd;
     if (ap->ndev < 8) { /* the file itself: the sync needs an fd that is not PATHGATE__OS_O_PATH */
-        int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        int keep = pathgate__os_dup(fd);
         if (keep >= 0) {
-            ap->dev[ap->ndev] = st.st_dev;
+            ap->dev[ap->ndev] = st.dev;
             ap->devfd[ap->ndev++] = keep;
             return 0;
         }
     }
-    return fsync(fd) < 0 ? -errno : 0;
+    return pathgate__os_fsync(fd);
 }
 
 /* Stages one dirty entry: the temp file holding its content, or (to be
@@ -685,17 +687,19 @@ static int stage(apply *ap, entry *x)
         return fail(ap, rc, "%s", err.message);
     }
     const char *name = name_of(t);
-    struct stat st;
+    pathgate__os_stat st;
     x->had = 0;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        int dir = S_ISDIR(st.st_mode);
-        if (S_ISLNK(st.st_mode) && x->exists) { /* a link to a directory stays */
+    int se = pathgate__os_statat(dirfd, name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+    if (se == 0) {
+        int dir = st.type == PATHGATE__OS_T_DIR;
+        if (st.type == PATHGATE__OS_T_LNK && x->exists) { /* a link to a directory stays */
             int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
-            struct stat ts;
-            if (fd >= 0 && fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
+            pathgate__os_stat ts;
+            if (fd >= 0 && pathgate__os_statat(fd, "", 0, &ts) == 0 &&
+                ts.type == PATHGATE__OS_T_DIR)
                 dir = 1;
             if (fd >= 0)
-                close(fd);
+                pathgate__os_close(fd);
         }
         if (dir) {
             put_fd(dirfd, owned);
@@ -705,17 +709,16 @@ static int stage(apply *ap, entry *x)
         x->had = 1;
         /* still the file read (same inode, size and time): committed by
          * renaming over it, put back by content should a later step fail */
-        x->overwrite = x->exists && x->orig && S_ISREG(st.st_mode) &&
-                       st.st_ino == x->orig_st.st_ino && st.st_dev == x->orig_st.st_dev &&
-                       st.st_size == x->orig_st.st_size &&
-                       st.st_mtim.tv_sec == x->orig_st.st_mtim.tv_sec &&
-                       st.st_mtim.tv_nsec == x->orig_st.st_mtim.tv_nsec;
-        if (S_ISREG(st.st_mode) && !x->has_mode) {
-            x->mode = st.st_mode & 0777;
+        x->overwrite = x->exists && x->orig && st.type == PATHGATE__OS_T_REG &&
+                       st.ino == x->orig_st.ino && st.dev == x->orig_st.dev &&
+                       st.size == x->orig_st.size && st.mtime_sec == x->orig_st.mtime_sec &&
+                       st.mtime_nsec == x->orig_st.mtime_nsec;
+        if (st.type == PATHGATE__OS_T_REG && !x->has_mode) {
+            x->mode = st.mode & 0777;
             x->has_mode = 1;
         }
-    } else if (errno != ENOENT) {
-        rc = -errno;
+    } else if (se != -ENOENT) {
+        rc = se;
         put_fd(dirfd, owned);
         return fail_write(ap, x, rc, x->exists ? "Failed to write file" : "Failed to delete file");
     }
@@ -728,9 +731,8 @@ static int stage(apply *ap, entry *x)
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
         if ((fd = fresh_name(ap, x->tmp, "tmp", attempt > 0)) < 0)
             break;
-        fd = openat(dirfd, x->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0)
-            fd = -errno;
+        fd = pathgate__os_openat(dirfd, x->tmp,
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     }
     if (fd < 0) {
         put_fd(dirfd, owned);
@@ -739,14 +741,15 @@ static int stage(apply *ap, entry *x)
     x->staged = x->tmp_live = 1;
     int hrc = hook(ap, PATHGATE_FS_HOOK_TEMP_CREATED);
     int e = 0;
-    if (hrc == 0 && x->has_mode && fchmod(fd, x->mode) < 0)
-        e = -errno;
+    if (hrc == 0 && x->has_mode)
+        e = pathgate__os_fchmod(fd, x->mode);
     if (hrc == 0 && !e)
         e = pathgate__fs_write_all(fd, x->cur, x->cur_len);
     if (hrc == 0 && !e && ap->opts && (ap->opts->flags & PATHGATE_FS_PATCH_SYNC))
         e = note_device(ap, fd, dirfd);
-    if (close(fd) < 0 && !e)
-        e = -errno;
+    int ce = pathgate__os_close(fd);
+    if (ce < 0 && !e)
+        e = ce;
     put_fd(dirfd, owned);
     if (hrc < 0)
         return fail(ap, hrc, "Failed to write file %s", x->addr);
@@ -766,7 +769,7 @@ static int sync_staged(apply *ap, int sync)
             const char *d = pathgate__os_strerror(-sr);
             rc = fail(ap, PATHGATE_EIO, "Failed to write file: %s", d ? d : "Unknown error");
         }
-        close(ap->devfd[i]);
+        pathgate__os_close(ap->devfd[i]);
     }
     ap->ndev = 0;
     return rc;
@@ -795,7 +798,7 @@ static int commit(apply *ap, entry *x)
     }
     int rc = 0;
     if (x->overwrite) {
-        rc = renameat(dirfd, x->tmp, dirfd, name) < 0 ? -errno : 0;
+        rc = pathgate__os_renameat(dirfd, x->tmp, dirfd, name, 0);
         if (rc == 0)
             x->tmp_live = 0;
         goto done;
@@ -813,7 +816,7 @@ static int commit(apply *ap, entry *x)
             if ((rc = fresh_name(ap, x->bak, "bak", attempt > 0)) < 0)
                 break;
             if (x->exists) {
-                rc = linkat(dirfd, name, dirfd, x->bak, 0) < 0 ? -errno : 0;
+                rc = pathgate__os_linkat(dirfd, name, dirfd, x->bak);
                 if (rc < 0 && rc != -EEXIST) { /* no hard links here: move it aside */
                     rc = pathgate__os_renameat(dirfd, name, dirfd, x->bak,
                                                PATHGATE__OS_RENAME_NOREPLACE);
@@ -827,13 +830,13 @@ static int commit(apply *ap, entry *x)
     }
     if (rc == 0 && x->exists) {
         if (x->had)
-            rc = renameat(dirfd, x->tmp, dirfd, name) < 0 ? -errno : 0;
+            rc = pathgate__os_renameat(dirfd, x->tmp, dirfd, name, 0);
         else
             rc = pathgate__os_renameat(dirfd, x->tmp, dirfd, name, PATHGATE__OS_RENAME_NOREPLACE);
         if (rc < 0 && x->bak_by_rename)
-            renameat(dirfd, x->bak, dirfd, name);
+            pathgate__os_renameat(dirfd, x->bak, dirfd, name, 0);
         if (rc < 0 && x->had && !x->bak_by_rename)
-            unlinkat(dirfd, x->bak, 0);
+            pathgate__os_unlinkat(dirfd, x->bak, 0);
         if (rc == 0)
             x->tmp_live = 0;
     }
@@ -853,18 +856,17 @@ static void put_back(apply *ap, entry *x, int dirfd, const char *name)
     for (int attempt = 0; attempt < 16 && fd == -EEXIST; attempt++) {
         if (fresh_name(ap, tmp, "tmp", attempt > 0) < 0)
             return;
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0)
-            fd = -errno;
+        fd = pathgate__os_openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                 0666);
     }
     if (fd < 0)
         return;
-    int ok = fchmod(fd, x->orig_st.st_mode & 0777) == 0 &&
+    int ok = pathgate__os_fchmod(fd, x->orig_st.mode & 0777) == 0 &&
              pathgate__fs_write_all(fd, x->orig, x->orig_len) == 0;
-    if (close(fd) < 0)
+    if (pathgate__os_close(fd) < 0)
         ok = 0;
-    if (!ok || renameat(dirfd, tmp, dirfd, name) < 0)
-        unlinkat(dirfd, tmp, 0);
+    if (!ok || pathgate__os_renameat(dirfd, tmp, dirfd, name, 0) < 0)
+        pathgate__os_unlinkat(dirfd, tmp, 0);
 }
 
 /* Undoes a committed entry (best effort: the tree is as it was). */
@@ -883,9 +885,9 @@ static void undo(apply *ap, entry *x)
     else if (x->swapped) /* the original back; the new content at the temp name */
         pathgate__os_renameat(dirfd, x->tmp, dirfd, name, PATHGATE__OS_RENAME_EXCHANGE);
     else if (x->had)
-        renameat(dirfd, x->bak, dirfd, name);
+        pathgate__os_renameat(dirfd, x->bak, dirfd, name, 0);
     else if (x->exists)
-        unlinkat(dirfd, name, 0);
+        pathgate__os_unlinkat(dirfd, name, 0);
     put_fd(dirfd, owned);
     x->committed = x->swapped = x->overwrite = 0;
     x->had = 0; /* no backup left */
@@ -901,9 +903,9 @@ static void finish(apply *ap, entry *x)
         int dirfd = parent_fd(ap, 0, &owned);
         if (dirfd >= 0) {
             if (x->tmp_live) /* the temp file, or (swapped) the original */
-                unlinkat(dirfd, x->tmp, 0);
+                pathgate__os_unlinkat(dirfd, x->tmp, 0);
             if (x->committed && x->had && !x->swapped && !x->overwrite)
-                unlinkat(dirfd, x->bak, 0);
+                pathgate__os_unlinkat(dirfd, x->bak, 0);
             put_fd(dirfd, owned);
         }
     }
@@ -922,8 +924,8 @@ static void unmake(apply *ap)
         if (retarget(ap, a, strlen(a), &err) == 0 && ap->t->rel_len) {
             int dirfd = open_parent(ap, 0);
             if (dirfd >= 0) {
-                unlinkat(dirfd, name_of(ap->t), AT_REMOVEDIR);
-                close(dirfd);
+                pathgate__os_unlinkat(dirfd, name_of(ap->t), PATHGATE__OS_REMOVE_DIR);
+                pathgate__os_close(dirfd);
             }
         }
         pathgate__free(ap->a, a);

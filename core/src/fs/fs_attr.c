@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,12 +44,12 @@ int pathgate_fs_exists(pathgate_fs_type *type, pathgate_resolver *resolver, cons
         }
         return PATHGATE_OK;
     }
-    struct stat st;
-    if (fstat(fd, &st) == 0)
-        *type = S_ISREG(st.st_mode)   ? PATHGATE_FS_TYPE_FILE
-                : S_ISDIR(st.st_mode) ? PATHGATE_FS_TYPE_DIRECTORY
-                                      : PATHGATE_FS_TYPE_OTHER;
-    close(fd);
+    pathgate__os_stat st;
+    if (pathgate__os_statat(fd, "", 0, &st) == 0)
+        *type = st.type == PATHGATE__OS_T_REG   ? PATHGATE_FS_TYPE_FILE
+                : st.type == PATHGATE__OS_T_DIR ? PATHGATE_FS_TYPE_DIRECTORY
+                                                : PATHGATE_FS_TYPE_OTHER;
+    pathgate__os_close(fd);
     return PATHGATE_OK;
 }
 
@@ -73,9 +72,9 @@ int pathgate_fs_lstat(pathgate_fs_stat_result *out, pathgate_resolver *resolver,
     pathgate__os_stat sx;
     if (!e.exists)
         rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
-    else if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
+    else if (e.st.type == PATHGATE__OS_T_LNK && pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
-    else if (S_ISLNK(e.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+    else if (e.st.type == PATHGATE__OS_T_LNK && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
         ;
     else if ((rc = pathgate__os_statat(
                   e.dirfd, e.name, PATHGATE__OS_STAT_NOFOLLOW | PATHGATE__OS_STAT_BTIME, &sx)) < 0)
@@ -107,15 +106,16 @@ static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
         rc = pathgate__fs_entry_writable(t, &e, err);
     int fd = -1;
     if (rc >= 0) {
-        fd = openat(e.dirfd, e.name, PATHGATE__OS_O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        struct stat st;
+        fd = pathgate__os_openat(e.dirfd, e.name, PATHGATE__OS_O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+        pathgate__os_stat st;
+        int se = 0;
         if (fd < 0)
-            rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
-        else if (fstat(fd, &st) < 0)
-            rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
-        else if (S_ISLNK(st.st_mode)) /* replaced by a link since the look */
+            rc = pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
+        else if ((se = pathgate__os_statat(fd, "", 0, &st)) < 0)
+            rc = pathgate__fs_fail_errno(err, se, t, PATHGATE__FS_FILE);
+        else if (st.type == PATHGATE__OS_T_LNK) /* replaced by a link since the look */
             rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, t, PATHGATE__FS_FILE);
-        else if (S_ISDIR(st.st_mode)) {
+        else if (st.type == PATHGATE__OS_T_DIR) {
             int holds = pathgate__resolver_dir_holds_read_only(t->r, fd);
             if (holds == 1)
                 rc = pathgate__fs_fail(err, PATHGATE_EACCES, t, PATHGATE__FS_FILE);
@@ -126,7 +126,7 @@ static int open_for_change(const pathgate__fs_target *t, pathgate_error *err)
     pathgate__fs_entry_close(&e);
     if (rc < 0) {
         if (fd >= 0)
-            close(fd);
+            pathgate__os_close(fd);
         return rc;
     }
     return fd;
@@ -155,7 +155,7 @@ int pathgate_fs_chmod(pathgate_buf *path, pathgate_resolver *resolver, const cha
     if (fd < 0)
         return fd;
     int e = pathgate__os_fchmod(fd, mode);
-    close(fd);
+    pathgate__os_close(fd);
     if (e)
         return pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
@@ -199,7 +199,7 @@ int pathgate_fs_utime(pathgate_buf *path, pathgate_resolver *resolver, const cha
     if (fd < 0)
         return fd;
     int e = pathgate__os_futimes(fd, ts);
-    close(fd);
+    pathgate__os_close(fd);
     if (e)
         return pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)

@@ -35,7 +35,7 @@ int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char
     pathgate__fs_target *dst = src + 1;
     int in = -1, out = -1, rc;
     pathgate_fs_atomic *a = NULL;
-    struct stat st;
+    pathgate__os_stat st;
     if ((rc = pathgate__fs_resolve_role(src, "copy", "source", r, opts, source, source_len, err)) <
         0)
         goto done;
@@ -51,8 +51,8 @@ int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char
     if ((rc = pathgate__fs_atomic_begin(&a, &out, &existed, dst, of, err)) < 0)
         goto done;
     int e = 0;
-    if (!existed && fchmod(out, st.st_mode & 0777) < 0)
-        e = -errno;
+    if (!existed)
+        e = pathgate__os_fchmod(out, st.mode & 0777);
     if (!e)
         e = pathgate__os_copy_fd(out, in, alloc);
     if (e) {
@@ -66,9 +66,9 @@ int pathgate_fs_copy(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
 done:
     if (in >= 0)
-        close(in);
+        pathgate__os_close(in);
     if (out >= 0)
-        close(out);
+        pathgate__os_close(out);
     pathgate__free(alloc, src);
     return rc;
 }

@@ -42,25 +42,28 @@ int pathgate__fs_remove_contents(int dirfd, const pathgate_allocator *a, int dep
                 continue;
             unsigned int type = d.type;
             if (type == PATHGATE__OS_T_UNKNOWN) {
-                struct stat st;
-                if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                    rc = errno == ENOENT ? 0 : -errno;
+                pathgate__os_stat st;
+                int se = pathgate__os_statat(dirfd, name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+                if (se < 0) {
+                    rc = se == -ENOENT ? 0 : se;
                     continue;
                 }
-                type = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
+                type = st.type == PATHGATE__OS_T_DIR ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
             }
             if (type == PATHGATE__OS_T_DIR) {
-                int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int fd = pathgate__os_openat(dirfd, name,
+                                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
                 if (fd < 0) {
-                    rc = -errno;
+                    rc = fd;
                     break;
                 }
                 rc = pathgate__fs_remove_contents(fd, a, depth + 1);
-                close(fd);
-                if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
-                    rc = -errno;
-            } else if (unlinkat(dirfd, name, 0) < 0)
-                rc = -errno;
+                pathgate__os_close(fd);
+                if (rc == 0)
+                    rc = pathgate__os_unlinkat(dirfd, name, PATHGATE__OS_REMOVE_DIR);
+            } else {
+                rc = pathgate__os_unlinkat(dirfd, name, 0);
+            }
             removed++;
         }
         if (rc || removed == 0)
@@ -96,14 +99,15 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
     if (dirfd < 0)
         return pathgate__fs_fail_errno(err, dirfd, &t, PATHGATE__FS_FILE);
     if ((rc = pathgate__fs_check_dir_writable(&t, dirfd, err)) < 0) {
-        close(dirfd);
+        pathgate__os_close(dirfd);
         return rc;
     }
 
-    struct stat st;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
-    } else if (S_ISLNK(st.st_mode)) {
+    pathgate__os_stat st;
+    int e = pathgate__os_statat(dirfd, name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+    if (e < 0) {
+        rc = pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
+    } else if (st.type == PATHGATE__OS_T_LNK) {
         /* the link itself goes, but not one that leads out: that address
          * is invalid, as the resolver says (a loop or a dangling link
          * inside is an entry like any other) */
@@ -111,21 +115,22 @@ int pathgate_fs_delete(pathgate_buf *path, pathgate_resolver *resolver, const ch
             rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
         else if ((rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
             ; /* a link to what the policy hides is hidden too */
-        else if (unlinkat(dirfd, name, 0) < 0)
-            rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
-    } else if (S_ISDIR(st.st_mode)) {
-        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = fd < 0 ? -errno : pathgate__fs_remove_contents(fd, t.alloc, 1);
+        else if ((e = pathgate__os_unlinkat(dirfd, name, 0)) < 0)
+            rc = pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
+    } else if (st.type == PATHGATE__OS_T_DIR) {
+        int fd =
+            pathgate__os_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        e = fd < 0 ? fd : pathgate__fs_remove_contents(fd, t.alloc, 1);
         if (fd >= 0)
-            close(fd);
-        if (e == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
-            e = -errno;
+            pathgate__os_close(fd);
+        if (e == 0)
+            e = pathgate__os_unlinkat(dirfd, name, PATHGATE__OS_REMOVE_DIR);
         if (e)
             rc = pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
-    } else if (unlinkat(dirfd, name, 0) < 0) {
-        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    } else if ((e = pathgate__os_unlinkat(dirfd, name, 0)) < 0) {
+        rc = pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     }
-    close(dirfd);
+    pathgate__os_close(dirfd);
     if (rc < 0)
         return rc;
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)

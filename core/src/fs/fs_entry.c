@@ -20,7 +20,7 @@
 void pathgate__fs_entry_close(pathgate__fs_entry *e)
 {
     if (e->dirfd >= 0)
-        close(e->dirfd);
+        pathgate__os_close(e->dirfd);
     e->dirfd = -1;
 }
 
@@ -48,7 +48,7 @@ static int open_dir_of(pathgate__fs_entry *e, const pathgate__fs_target *t, char
     }
     char *slash = strrchr(buf, '/');
     const char *name = slash ? slash + 1 : buf;
-    if (strlen(name) > NAME_MAX)
+    if (strlen(name) > PATHGATE__OS_NAME_MAX)
         return -ENAMETOOLONG;
     if (is_dots(name)) { /* the entry is the directory buf names */
         *dlen = n;
@@ -95,8 +95,8 @@ int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t,
         if (fd < 0)
             return fd;
         e->dirfd = fd;
-        if (fstatat(fd, e->name, &e->st, AT_SYMLINK_NOFOLLOW) < 0) {
-            int err = errno;
+        int err = -pathgate__os_statat(fd, e->name, PATHGATE__OS_STAT_NOFOLLOW, &e->st);
+        if (err > 0) {
             if (err == ENOENT) {
                 memset(&e->st, 0, sizeof e->st);
                 return links ? judge_followed(e, t, buf, dlen) : 0;
@@ -105,21 +105,18 @@ int pathgate__fs_entry_find(pathgate__fs_entry *e, const pathgate__fs_target *t,
             return -err;
         }
         e->exists = 1;
-        if (!follow || !S_ISLNK(e->st.st_mode))
+        if (!follow || e->st.type != PATHGATE__OS_T_LNK)
             return links ? judge_followed(e, t, buf, dlen) : 0;
         /* a symlink: splice its target in place of the name */
         if (++links > PATHGATE__CONTAIN_MAX_LINKS) {
             pathgate__fs_entry_close(e);
             return -ELOOP;
         }
-        ssize_t len = readlinkat(fd, e->name, target, sizeof target);
-        int err = len < 0 ? errno : 0;
+        long len = pathgate__os_readlinkat(fd, e->name, target, sizeof target);
         pathgate__fs_entry_close(e);
         e->exists = 0;
         if (len < 0)
-            return err == EINVAL ? -EAGAIN : -err; /* EINVAL: replaced meanwhile */
-        if ((size_t)len >= sizeof target)
-            return -ENAMETOOLONG;
+            return len == -EINVAL ? -EAGAIN : (int)len; /* EINVAL: replaced meanwhile */
         if (len == 0)
             return -ENOENT; /* an empty symlink, as the kernel says */
         if (target[0] == '/')
@@ -165,7 +162,7 @@ int pathgate__fs_open_dir(const pathgate__fs_target *t, pathgate_error *err)
     if (fd == -ENOTDIR) { /* the last component, or a directory on the way? */
         int p = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
         if (p >= 0) {
-            close(p);
+            pathgate__os_close(p);
             return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
         }
     }

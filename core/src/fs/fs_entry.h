@@ -29,8 +29,8 @@
 typedef struct pathgate__fs_entry {
     int dirfd;
     int exists;
-    struct stat st;
-    char name[NAME_MAX + 1];
+    pathgate__os_stat st;
+    char name[PATHGATE__OS_NAME_MAX + 1];
 } pathgate__fs_entry;
 
 /*

@@ -63,7 +63,7 @@ static int check_read_only(const pathgate__fs_target *t, pathgate_error *err)
     if (fd < 0)
         return PATHGATE_OK;
     int rc = lives_verdict(t, pathgate__resolver_dir_read_only(t->r, t->base, fd), err);
-    close(fd);
+    pathgate__os_close(fd);
     if (rc < 0)
         return rc;
     /* A directory (never a symlink: it is not followed here) that is or
@@ -72,7 +72,7 @@ static int check_read_only(const pathgate__fs_target *t, pathgate_error *err)
     if (fd < 0)
         return PATHGATE_OK;
     rc = pathgate__resolver_dir_holds_read_only(t->r, fd);
-    close(fd);
+    pathgate__os_close(fd);
     return lives_verdict(t, rc, err);
 }
 
@@ -93,20 +93,22 @@ int pathgate__fs_check_writable(pathgate__fs_target *t, pathgate_error *err)
     return PATHGATE_OK;
 }
 
-int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err)
+int pathgate__fs_open_regular(const pathgate__fs_target *t, pathgate__os_stat *st,
+                              pathgate_error *err)
 {
     int fd = pathgate__fs_open(t, NULL, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
     if (fd < 0)
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
-    if (fstat(fd, st) < 0) {
-        int e = errno;
-        close(fd);
-        return pathgate__fs_fail_errno(err, -e, t, PATHGATE__FS_FILE);
+    int se = pathgate__os_statat(fd, "", 0, st);
+    if (se < 0) {
+        pathgate__os_close(fd);
+        return pathgate__fs_fail_errno(err, se, t, PATHGATE__FS_FILE);
     }
-    if (!S_ISREG(st->st_mode)) {
-        close(fd);
-        return pathgate__fs_fail(err, S_ISDIR(st->st_mode) ? PATHGATE_EISDIR : PATHGATE_ENOTREG, t,
-                                 PATHGATE__FS_FILE);
+    if (st->type != PATHGATE__OS_T_REG) {
+        pathgate__os_close(fd);
+        return pathgate__fs_fail(
+            err, st->type == PATHGATE__OS_T_DIR ? PATHGATE_EISDIR : PATHGATE_ENOTREG, t,
+            PATHGATE__FS_FILE);
     }
     return fd;
 }
@@ -125,8 +127,8 @@ unsigned int pathgate__fs_threads(const pathgate_fs_search_options *opts)
 {
     if (opts && opts->threads)
         return opts->threads;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
+    unsigned int n = pathgate__os_ncpu();
+    return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
 int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, uint64_t cap)
@@ -137,12 +139,12 @@ int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, u
 }
 
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
-                       const struct stat *st, uint64_t max)
+                       const pathgate__os_stat *st, uint64_t max)
 {
-    if (st->st_size > 0 && (uint64_t)st->st_size > max)
+    if (st->size > 0 && (uint64_t)st->size > max)
         return PATHGATE_ETOOLARGE;
     /* room for the size fstat gave, plus one byte to see EOF in one read */
-    size_t cap = (st->st_size > 0 ? (size_t)st->st_size : 0) + 2;
+    size_t cap = (st->size > 0 ? (size_t)st->size : 0) + 2;
     size_t n = 0;
     char *buf = pathgate__malloc(a, cap);
     if (!buf)
@@ -158,10 +160,8 @@ int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, in
             buf = nb;
             cap = ncap;
         }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
+        int64_t r = pathgate__os_read(fd, buf + n, cap - n - 1);
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
             pathgate__free(a, buf);
             return PATHGATE_EIO;
         }
@@ -205,13 +205,14 @@ static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
         *end = '\0';
         fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
-            if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST) {
-                fd = -errno;
+            int me = pathgate__os_mkdirat(prev, comp, 0777);
+            if (me < 0 && me != -EEXIST) {
+                fd = me;
             } else
                 fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         }
         *end = '/';
-        close(prev);
+        pathgate__os_close(prev);
         if (fd < 0)
             return fd;
         prev = fd;
@@ -225,12 +226,9 @@ static int open_parent(const pathgate__fs_target *t, char *rel, char *slash)
 int pathgate__fs_write_all(int fd, const char *p, size_t len)
 {
     while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
+        int64_t w = pathgate__os_write(fd, p, len);
+        if (w < 0)
+            return (int)w;
         p += w;
         len -= (size_t)w;
     }
@@ -253,29 +251,30 @@ static int hook(const pathgate_fs_options *opts, pathgate_fs_hook_point point)
  * *mode: never setuid, setgid or sticky, so a write never makes a
  * privileged file). A directory, anything else, or an I/O error fails
  * with err filled. */
-static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *name, mode_t *mode,
-                          pathgate_error *err)
+static int inspect_target(const pathgate__fs_target *t, int dirfd, const char *name,
+                          unsigned int *mode, pathgate_error *err)
 {
-    struct stat st;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return errno == ENOENT ? 0 : pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
-    if (S_ISDIR(st.st_mode))
+    pathgate__os_stat st;
+    int se = pathgate__os_statat(dirfd, name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+    if (se < 0)
+        return se == -ENOENT ? 0 : pathgate__fs_fail_errno(err, se, t, PATHGATE__FS_FILE);
+    if (st.type == PATHGATE__OS_T_DIR)
         return pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
-    if (S_ISREG(st.st_mode)) {
-        *mode = st.st_mode & 0777;
+    if (st.type == PATHGATE__OS_T_REG) {
+        *mode = st.mode & 0777;
         return 1;
     }
-    if (!S_ISLNK(st.st_mode))
+    if (st.type != PATHGATE__OS_T_LNK)
         return pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
     /* replaced by the new file, unless it leads out or to a dir */
     int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
     if (fd < 0)
         return fd == -ENOENT ? 0 : pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
-    struct stat ts;
+    pathgate__os_stat ts;
     int rc = 0;
-    if (fstat(fd, &ts) == 0 && S_ISDIR(ts.st_mode))
+    if (pathgate__os_statat(fd, "", 0, &ts) == 0 && ts.type == PATHGATE__OS_T_DIR)
         rc = pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE);
-    close(fd);
+    pathgate__os_close(fd);
     return rc;
 }
 
@@ -288,9 +287,8 @@ int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], in
             return -EIO;
         snprintf(tmp, PATHGATE__FS_TEMP_NAME_CAP, ".pathgate-%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
                  rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        fd = openat(dirfd, tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0)
-            fd = -errno;
+        fd = pathgate__os_openat(dirfd, tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                 0666);
     }
     return fd;
 }
@@ -298,29 +296,25 @@ int pathgate__fs_create_temp(int dirfd, char tmp[PATHGATE__FS_TEMP_NAME_CAP], in
 /* Fills the temp file fd and closes it: the kept permission bits (mode,
  * when not NULL), the content, fsync. 0, or a failure with err filled. */
 static int fill_temp(const pathgate__fs_target *t, int fd, const void *content, size_t len,
-                     const mode_t *mode, const pathgate_fs_options *opts, pathgate_error *err)
+                     const unsigned int *mode, const pathgate_fs_options *opts, pathgate_error *err)
 {
     int e = 0;
-    if (mode && fchmod(fd, *mode) < 0)
-        e = -errno;
+    if (mode)
+        e = pathgate__os_fchmod(fd, *mode);
     if (!e) {
         int rc = hook(opts, PATHGATE_FS_HOOK_TEMP_CREATED);
         if (rc < 0) {
-            close(fd);
+            pathgate__os_close(fd);
             return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
         }
         e = pathgate__fs_write_all(fd, content, len);
     }
-    if (!e && fsync(fd) < 0)
-        e = -errno;
-    if (close(fd) < 0 && !e)
-        e = -errno;
+    if (!e)
+        e = pathgate__os_fsync(fd);
+    int ce = pathgate__os_close(fd);
+    if (ce < 0 && !e)
+        e = ce;
     return e ? pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE) : 0;
-}
-
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
 /* 1 when the file an edit read is no longer what it read: changed in place
@@ -328,15 +322,17 @@ static int same_time(const struct timespec *a, const struct timespec *b)
  * no longer the file the name leads to (replaced, moved, deleted). */
 static int changed_since(const pathgate__fs_target *t, const pathgate__fs_guard *g)
 {
-    struct stat now;
-    if (fstat(g->fd, &now) < 0 || now.st_size != g->st.st_size ||
-        !same_time(&now.st_mtim, &g->st.st_mtim) || !same_time(&now.st_ctim, &g->st.st_ctim))
+    pathgate__os_stat now;
+    if (pathgate__os_statat(g->fd, "", 0, &now) < 0 || now.size != g->st.size ||
+        now.mtime_sec != g->st.mtime_sec || now.mtime_nsec != g->st.mtime_nsec ||
+        now.ctime_sec != g->st.ctime_sec || now.ctime_nsec != g->st.ctime_nsec)
         return 1;
     int fd = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
     if (fd < 0)
         return 1;
-    int same = fstat(fd, &now) == 0 && now.st_dev == g->st.st_dev && now.st_ino == g->st.st_ino;
-    close(fd);
+    int same =
+        pathgate__os_statat(fd, "", 0, &now) == 0 && now.dev == g->st.dev && now.ino == g->st.ino;
+    pathgate__os_close(fd);
     return !same;
 }
 
@@ -352,9 +348,9 @@ static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp,
         return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
     if (g && changed_since(t, g))
         return PATHGATE__FS_CHANGED;
-    if (renameat(dirfd, tmp, dirfd, name) == 0)
+    int e = pathgate__os_renameat(dirfd, tmp, dirfd, name, 0);
+    if (e == 0)
         return 0;
-    int e = -errno;
     return e == -EISDIR ? pathgate__fs_fail(err, PATHGATE_EISDIR, t, PATHGATE__FS_FILE)
                         : pathgate__fs_fail_errno(err, e, t, PATHGATE__FS_FILE);
 }
@@ -385,27 +381,27 @@ int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *conte
         return pathgate__fs_fail_errno(err, dirfd, t, PATHGATE__FS_FILE);
     }
     /* where the file lives, checked on the very directory written */
-    mode_t mode = 0;
+    unsigned int mode = 0;
     int rc = pathgate__fs_check_dir_writable(t, dirfd, err);
     if (rc >= 0)
         rc = inspect_target(t, dirfd, name, &mode, err);
     if (rc < 0) {
-        close(dirfd);
+        pathgate__os_close(dirfd);
         return rc;
     }
     const int keep_mode = rc;
     char tmp[PATHGATE__FS_TEMP_NAME_CAP];
     int fd = pathgate__fs_create_temp(dirfd, tmp, O_WRONLY);
     if (fd < 0) {
-        close(dirfd);
+        pathgate__os_close(dirfd);
         return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_FILE);
     }
     rc = fill_temp(t, fd, content, len, keep_mode ? &mode : NULL, opts, err);
     if (rc >= 0)
         rc = commit_temp(t, dirfd, tmp, name, g, opts, err);
     if (rc != 0)
-        unlinkat(dirfd, tmp, 0);
-    close(dirfd);
+        pathgate__os_unlinkat(dirfd, tmp, 0);
+    pathgate__os_close(dirfd);
     return rc;
 }
 

@@ -24,14 +24,15 @@ int pathgate__fs_fail_large(pathgate_error *err, const pathgate__fs_target *t, u
  * then fstat): the fd, or a negative pathgate code with the message set.
  * *st gets the fstat.
  */
-int pathgate__fs_open_regular(const pathgate__fs_target *t, struct stat *st, pathgate_error *err);
+int pathgate__fs_open_regular(const pathgate__fs_target *t, pathgate__os_stat *st,
+                              pathgate_error *err);
 
 /* Reads the whole regular file fd (size hint from st) into *data (allocated
  * with a; NUL-terminated), *len. PATHGATE_ETOOLARGE (nothing allocated)
  * when it holds more than cap bytes, whatever st says; another negative
  * pathgate code on failure. */
 int pathgate__fs_slurp(char **data, size_t *len, const pathgate_allocator *a, int fd,
-                       const struct stat *st, uint64_t cap);
+                       const pathgate__os_stat *st, uint64_t cap);
 
 /* Room for a temp file's name ".pathgate-<16 hex>.tmp" and a NUL. */
 #define PATHGATE__FS_TEMP_NAME_CAP 64
@@ -51,7 +52,7 @@ int pathgate__fs_replace_file(const pathgate__fs_target *t, const void *content,
 /* What an edit read: the file open as fd, and its fstat when it was read. */
 typedef struct pathgate__fs_guard {
     int fd;
-    struct stat st;
+    pathgate__os_stat st;
 } pathgate__fs_guard;
 
 /* pathgate__fs_replace_file_if's answer when the guarded file changed

@@ -15,7 +15,7 @@
 
 #define CHUNK 65536
 
-static int open_target(pathgate__fs_target *t, const char *op, struct stat *st,
+static int open_target(pathgate__fs_target *t, const char *op, pathgate__os_stat *st,
                        pathgate_buf *content, pathgate_resolver *resolver, const char *address,
                        size_t len, const pathgate_fs_options *opts, pathgate_error *err)
 {
@@ -34,7 +34,7 @@ static int open_target(pathgate__fs_target *t, const char *op, struct stat *st,
 static int finish(pathgate_buf *content, const pathgate__fs_target *t, int fd, char *buf, size_t n,
                   int rc, uint64_t cap, pathgate_error *err)
 {
-    close(fd);
+    pathgate__os_close(fd);
     const pathgate_allocator *a = t->alloc;
     if (rc < 0) {
         pathgate__free(a, buf);
@@ -51,20 +51,20 @@ int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const c
                      size_t len, size_t lines, const pathgate_fs_options *opts, pathgate_error *err)
 {
     pathgate__fs_target t;
-    struct stat st;
+    pathgate__os_stat st;
     int fd = open_target(&t, "head", &st, content, resolver, address, len, opts, err);
     if (fd < 0)
         return fd;
     const pathgate_allocator *a = t.alloc;
     const uint64_t cap = pathgate__fs_max_file(opts);
-    if (lines == PATHGATE_FS_NO_LIMIT && st.st_size > 0 && (uint64_t)st.st_size > cap)
+    if (lines == PATHGATE_FS_NO_LIMIT && st.size > 0 && (uint64_t)st.size > cap)
         return finish(content, &t, fd, NULL, 0, PATHGATE_ETOOLARGE, cap, err);
     /* The buffer never holds more than cap bytes plus one read. It is
      * allocated once for what the file holds (pages are touched only as
      * they are read): growing it by doubling would copy, and hold the old
      * and the new block at once. It grows only if the file does. */
     const size_t most = cap < SIZE_MAX - CHUNK - 1 ? (size_t)cap + CHUNK + 1 : SIZE_MAX;
-    uint64_t hint = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    uint64_t hint = st.size > 0 ? (uint64_t)st.size : 0;
     size_t bufcap = hint < most - CHUNK - 1 ? (size_t)hint + CHUNK + 1 : most;
     size_t n = 0, seen = 0;
     char *buf = pathgate__malloc(a, bufcap);
@@ -80,9 +80,7 @@ int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const c
             buf = nb;
             bufcap = ncap;
         }
-        ssize_t r = read(fd, buf + n, CHUNK);
-        if (r < 0 && errno == EINTR)
-            continue;
+        int64_t r = pathgate__os_read(fd, buf + n, CHUNK);
         if (r < 0) {
             rc = PATHGATE_EIO;
             break;
@@ -110,7 +108,7 @@ int pathgate_fs_head(pathgate_buf *content, pathgate_resolver *resolver, const c
  * the end in CHUNK blocks for the lines-th '\n' before the last byte (a
  * final '\n' ends the last line, it does not start another), giving up
  * with ETOOLARGE once the window would hold more than cap bytes. */
-static int tail_start(off_t *start, int fd, off_t size, size_t lines, uint64_t cap, char *chunk)
+static int tail_start(int64_t *start, int fd, int64_t size, size_t lines, uint64_t cap, char *chunk)
 {
     *start = 0;
     if (lines == 0) {
@@ -118,19 +116,17 @@ static int tail_start(off_t *start, int fd, off_t size, size_t lines, uint64_t c
         return 0;
     }
     size_t seen = 0;
-    off_t pos = size > 0 ? size - 1 : 0;
+    int64_t pos = size > 0 ? size - 1 : 0;
     while (pos > 0) {
         if ((uint64_t)(size - pos) > cap)
             return PATHGATE_ETOOLARGE;
-        off_t from = pos > CHUNK ? pos - CHUNK : 0;
-        ssize_t r = pread(fd, chunk, (size_t)(pos - from), from);
-        if (r < 0 && errno == EINTR)
-            continue;
+        int64_t from = pos > CHUNK ? pos - CHUNK : 0;
+        int64_t r = pathgate__os_pread(fd, chunk, (size_t)(pos - from), (uint64_t)from);
         if (r < 0)
             return PATHGATE_EIO;
-        if (r != (ssize_t)(pos - from))
+        if (r != pos - from)
             break; /* shrunk meanwhile: take what is there from the start */
-        for (ssize_t i = r - 1; i >= 0; i--) {
+        for (int64_t i = r - 1; i >= 0; i--) {
             if (chunk[i] == '\n' && ++seen == lines) {
                 *start = from + i + 1;
                 return (uint64_t)(size - *start) > cap ? PATHGATE_ETOOLARGE : 0;
@@ -145,14 +141,14 @@ int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *resolver, const c
                      size_t len, size_t lines, const pathgate_fs_options *opts, pathgate_error *err)
 {
     pathgate__fs_target t;
-    struct stat st;
+    pathgate__os_stat st;
     int fd = open_target(&t, "tail", &st, content, resolver, address, len, opts, err);
     if (fd < 0)
         return fd;
     const pathgate_allocator *a = t.alloc;
     const uint64_t cap = pathgate__fs_max_file(opts);
-    const off_t size = st.st_size > 0 ? st.st_size : 0;
-    off_t start = 0;
+    const int64_t size = (int64_t)st.size;
+    int64_t start = 0;
     int rc;
     if (lines == PATHGATE_FS_NO_LIMIT) {
         rc = (uint64_t)size > cap ? PATHGATE_ETOOLARGE : 0;
@@ -169,9 +165,7 @@ int pathgate_fs_tail(pathgate_buf *content, pathgate_resolver *resolver, const c
         if (!buf)
             rc = PATHGATE_ENOMEM;
         while (rc == 0 && n < want) {
-            ssize_t r = pread(fd, buf + n, want - n, start + (off_t)n);
-            if (r < 0 && errno == EINTR)
-                continue;
+            int64_t r = pathgate__os_pread(fd, buf + n, want - n, (uint64_t)start + n);
             if (r < 0)
                 rc = PATHGATE_EIO;
             else if (r == 0)

@@ -28,7 +28,7 @@ static int new_name(pathgate__fs_entry *e, const pathgate__fs_target *t, pathgat
     if (rc < 0)
         return pathgate__fs_fail_parent(err, rc, t);
     if ((rc = pathgate__fs_entry_writable(t, e, err)) >= 0 && e->exists &&
-        (!S_ISLNK(e->st.st_mode) || (rc = pathgate__fs_policy_link_hidden(t, err)) >= 0))
+        (e->st.type != PATHGATE__OS_T_LNK || (rc = pathgate__fs_policy_link_hidden(t, err)) >= 0))
         rc = pathgate__fs_fail_exists(err, t->address); /* (a link to what is hidden is too) */
     if (rc < 0)
         pathgate__fs_entry_close(e);
@@ -78,21 +78,21 @@ int pathgate_fs_link(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISDIR(se.st.st_mode)) {
+    if (se.st.type == PATHGATE__OS_T_DIR) {
         rc = pathgate__fs_fail(err, PATHGATE_EISDIR, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISLNK(se.st.st_mode) && pathgate__fs_leads_out(src)) {
+    if (se.st.type == PATHGATE__OS_T_LNK && pathgate__fs_leads_out(src)) {
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISLNK(se.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
+    if (se.st.type == PATHGATE__OS_T_LNK && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
         goto done; /* a link to what the policy hides is hidden too */
     /* a second name for a file of a read-only base would make it writable */
     if ((rc = pathgate__fs_entry_writable(src, &se, err)) < 0 || (rc = new_name(&de, dst, err)) < 0)
         goto done;
-    if (linkat(se.dirfd, se.name, de.dirfd, de.name, 0) < 0) {
-        int e = errno;
+    int e = -pathgate__os_linkat(se.dirfd, se.name, de.dirfd, de.name);
+    if (e) {
         if (e == EEXIST)
             rc = pathgate__fs_fail_exists(err, dst->address);
         else if (e == EXDEV)
@@ -119,34 +119,35 @@ done:
  * root comes first, or -errno. */
 static int depth_below(int dirfd, int base_fd)
 {
-    struct stat base, st;
-    if (fstat(base_fd, &base) < 0 || fstat(dirfd, &st) < 0)
-        return -errno;
+    pathgate__os_stat base, st;
+    int se = pathgate__os_statat(base_fd, "", 0, &base);
+    if (se < 0 || (se = pathgate__os_statat(dirfd, "", 0, &st)) < 0)
+        return se;
     int cur = -1, depth = 0, rc = -ELOOP;
     for (; depth <= PATHGATE_PATH_MAX / 2; depth++) {
-        if (st.st_dev == base.st_dev && st.st_ino == base.st_ino) {
+        if (st.dev == base.dev && st.ino == base.ino) {
             rc = depth;
             break;
         }
-        int up =
-            openat(cur >= 0 ? cur : dirfd, "..", PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int up = pathgate__os_openat(cur >= 0 ? cur : dirfd, "..",
+                                     PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
         if (up < 0) {
-            rc = -errno;
+            rc = up;
             break;
         }
-        struct stat us;
-        if (fstat(up, &us) < 0 || (us.st_dev == st.st_dev && us.st_ino == st.st_ino)) {
+        pathgate__os_stat us;
+        if (pathgate__os_statat(up, "", 0, &us) < 0 || (us.dev == st.dev && us.ino == st.ino)) {
             rc = -EXDEV; /* `..` of the filesystem root is itself */
-            close(up);
+            pathgate__os_close(up);
             break;
         }
         if (cur >= 0)
-            close(cur);
+            pathgate__os_close(cur);
         cur = up;
         st = us;
     }
     if (cur >= 0)
-        close(cur);
+        pathgate__os_close(cur);
     return rc;
 }
 
@@ -213,9 +214,10 @@ int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const c
         char buf[PATHGATE_PATH_MAX + 1];
         memcpy(buf, target, target_len);
         buf[target_len] = '\0';
-        if (symlinkat(buf, e.dirfd, e.name) < 0)
-            rc = errno == EEXIST ? pathgate__fs_fail_exists(err, t.address)
-                                 : pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+        int le = pathgate__os_symlinkat(buf, e.dirfd, e.name);
+        if (le < 0)
+            rc = le == -EEXIST ? pathgate__fs_fail_exists(err, t.address)
+                               : pathgate__fs_fail_errno(err, le, &t, PATHGATE__FS_FILE);
     }
     pathgate__fs_entry_close(&e);
     if (rc == 0 && path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0)
@@ -239,20 +241,19 @@ int pathgate_fs_readlink(pathgate_buf *target, pathgate_resolver *resolver, cons
     if ((rc = pathgate__fs_entry_find(&e, &t, 0)) < 0)
         return pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
     char buf[PATHGATE_PATH_MAX + 1];
-    ssize_t n = -1;
+    long n = -1;
     if (!e.exists)
         rc = pathgate__fs_fail(err, PATHGATE_ENOTFOUND, &t, PATHGATE__FS_FILE);
-    else if (!S_ISLNK(e.st.st_mode))
+    else if (e.st.type != PATHGATE__OS_T_LNK)
         rc = pathgate__error_set(err, PATHGATE_ENOTLINK, "'%s' is not a symbolic link", t.address);
     else if (pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
     else if ((rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
         ;
-    else if ((n = readlinkat(e.dirfd, e.name, buf, sizeof buf)) < 0)
-        rc =
-            pathgate__fs_fail_errno(err, errno == EINVAL ? -ENOENT : -errno, &t, PATHGATE__FS_FILE);
-    else if ((size_t)n >= sizeof buf)
+    else if ((n = pathgate__os_readlinkat(e.dirfd, e.name, buf, sizeof buf)) == -ENAMETOOLONG)
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
+    else if (n < 0)
+        rc = pathgate__fs_fail_errno(err, n == -EINVAL ? -ENOENT : (int)n, &t, PATHGATE__FS_FILE);
     pathgate__fs_entry_close(&e);
     if (rc == 0 && pathgate__buf_set(target, t.alloc, buf, (size_t)n) < 0)
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);

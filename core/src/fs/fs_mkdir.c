@@ -33,14 +33,15 @@ static int make_parents(const pathgate__fs_target *t, char *rel, pathgate_error 
             *end = '\0';
         int fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT) {
-            if (mkdirat(prev, comp, 0777) < 0 && errno != EEXIST)
-                fd = -errno;
+            int me = pathgate__os_mkdirat(prev, comp, 0777);
+            if (me < 0 && me != -EEXIST)
+                fd = me;
             else
                 fd = pathgate__fs_open(t, rel, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
         }
         if (end)
             *end = '/';
-        close(prev);
+        pathgate__os_close(prev);
         if (fd < 0) {
             if (fd == -ENOTDIR && last)
                 return exists_error(err, t);
@@ -51,7 +52,7 @@ static int make_parents(const pathgate__fs_target *t, char *rel, pathgate_error 
             return pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_DIRECTORY);
         }
         if (last) {
-            close(fd);
+            pathgate__os_close(fd);
             return PATHGATE_OK;
         }
         prev = fd;
@@ -91,8 +92,8 @@ int pathgate_fs_mkdir(pathgate_buf *path, pathgate_resolver *resolver, const cha
                                        "Parent directory of '%s' not found", t.address);
         if (dirfd < 0)
             return pathgate__fs_fail_errno(err, dirfd, &t, PATHGATE__FS_DIRECTORY);
-        int e = mkdirat(dirfd, name, 0777) < 0 ? errno : 0;
-        close(dirfd);
+        int e = -pathgate__os_mkdirat(dirfd, name, 0777);
+        pathgate__os_close(dirfd);
         if (e == EEXIST)
             return exists_error(err, &t);
         if (e)

@@ -31,90 +31,84 @@ static int open_parent(const pathgate__fs_target *t, char *rel, const char **nam
     return pathgate__fs_open(t, slash ? rel : "", PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
 }
 
-static int copy_file(int sdir, const char *sname, int ddir, const char *dname, mode_t mode,
+static int copy_file(int sdir, const char *sname, int ddir, const char *dname, unsigned int mode,
                      char *buf)
 {
-    int in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int in = pathgate__os_openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
     if (in < 0)
-        return -errno;
-    int out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        return in;
+    int out = pathgate__os_openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                  mode);
     if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
+        pathgate__os_close(in);
+        return out;
     }
     int rc = 0;
     for (;;) {
-        ssize_t r = read(in, buf, COPYBUF);
-        if (r < 0 && errno == EINTR)
-            continue;
+        int64_t r = pathgate__os_read(in, buf, COPYBUF);
         if (r <= 0) {
-            rc = r < 0 ? -errno : 0;
+            rc = (int)r;
             break;
         }
         if ((rc = pathgate__fs_write_all(out, buf, (size_t)r)) != 0)
             break;
     }
-    if (!rc && fsync(out) < 0)
-        rc = -errno;
-    close(in);
-    if (close(out) < 0 && !rc)
-        rc = -errno;
+    if (!rc)
+        rc = pathgate__os_fsync(out);
+    pathgate__os_close(in);
+    int ce = pathgate__os_close(out);
+    if (ce < 0 && !rc)
+        rc = ce;
     return rc;
 }
 
 /* Copies the entry sname of sdir to dname in ddir, never following a
  * symlink (a link is copied as a link). 0 or -errno. */
 static int copy_entry(int sdir, const char *sname, int ddir, const char *dname, char *buf,
-                      int depth)
+                      const pathgate_allocator *a, int depth)
 {
     if (depth > PATHGATE_FS_MAX_DEPTH)
         return -ELOOP;
-    struct stat st;
-    if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -errno;
-    if (S_ISREG(st.st_mode))
-        return copy_file(sdir, sname, ddir, dname, st.st_mode & 07777, buf);
-    if (S_ISLNK(st.st_mode)) {
+    pathgate__os_stat st;
+    int rc = pathgate__os_statat(sdir, sname, PATHGATE__OS_STAT_NOFOLLOW, &st);
+    if (rc < 0)
+        return rc;
+    if (st.type == PATHGATE__OS_T_REG)
+        return copy_file(sdir, sname, ddir, dname, st.mode & 07777, buf);
+    if (st.type == PATHGATE__OS_T_LNK) {
         char target[PATHGATE_PATH_MAX + 1];
-        ssize_t n = readlinkat(sdir, sname, target, sizeof target - 1);
+        long n = pathgate__os_readlinkat(sdir, sname, target, sizeof target);
         if (n < 0)
-            return -errno;
+            return (int)n;
         target[n] = '\0';
-        return symlinkat(target, ddir, dname) < 0 ? -errno : 0;
+        return pathgate__os_symlinkat(target, ddir, dname);
     }
-    if (!S_ISDIR(st.st_mode))
+    if (st.type != PATHGATE__OS_T_DIR)
         return -EOPNOTSUPP; /* a FIFO, socket or device is not copied */
-    if (mkdirat(ddir, dname, (st.st_mode & 07777) | 0700) < 0)
-        return -errno;
-    int sfd = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if ((rc = pathgate__os_mkdirat(ddir, dname, (st.mode & 07777) | 0700)) < 0)
+        return rc;
+    int sfd = pathgate__os_openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (sfd < 0)
-        return -errno;
-    int dfd = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return sfd;
+    int dfd = pathgate__os_openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (dfd < 0) {
-        int e = -errno;
-        close(sfd);
-        return e;
+        pathgate__os_close(sfd);
+        return dfd;
     }
-    DIR *d = fdopendir(sfd);
-    if (!d) {
-        int e = -errno;
-        close(sfd);
-        close(dfd);
-        return e;
-    }
-    int rc = 0;
-    struct dirent *de;
-    errno = 0;
-    while (!rc && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+    char *list = NULL;
+    size_t cap = 0, used = 0, off = 0;
+    rc = pathgate__os_dir_read_all(sfd, a, &list, &cap, &used, COPYBUF);
+    pathgate__os_dirent de;
+    while (!rc && pathgate__os_dir_next(list, used, &off, &de)) {
+        if (!strcmp(de.name, ".") || !strcmp(de.name, ".."))
             continue;
-        rc = copy_entry(sfd, de->d_name, dfd, de->d_name, buf, depth + 1);
+        rc = copy_entry(sfd, de.name, dfd, de.name, buf, a, depth + 1);
     }
-    closedir(d);
-    if (!rc && fchmod(dfd, st.st_mode & 07777) < 0)
-        rc = -errno;
-    close(dfd);
+    pathgate__free(a, list);
+    pathgate__os_close(sfd);
+    if (!rc)
+        rc = pathgate__os_fchmod(dfd, st.mode & 07777);
+    pathgate__os_close(dfd);
     return rc;
 }
 
@@ -125,7 +119,7 @@ static int exdev_move(pathgate__fs_target *src, pathgate__fs_target *dst, int sp
     char *buf = pathgate__malloc(src->alloc, COPYBUF);
     if (!buf)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    int e = copy_entry(sp, sname, dp, dname, buf, 0);
+    int e = copy_entry(sp, sname, dp, dname, buf, src->alloc, 0);
     pathgate__free(src->alloc, buf);
     pathgate_error ignored;
     /* the deletes below are this move's own: no events of their own */
@@ -182,19 +176,19 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__fs_fail_errno(err, sp, src, PATHGATE__FS_FILE);
         goto done;
     }
-    struct stat st;
-    if (fstatat(sp, sname, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        rc = pathgate__fs_fail_errno(err, -errno, src, PATHGATE__FS_FILE);
+    pathgate__os_stat st;
+    if ((rc = pathgate__os_statat(sp, sname, PATHGATE__OS_STAT_NOFOLLOW, &st)) < 0) {
+        rc = pathgate__fs_fail_errno(err, rc, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISLNK(st.st_mode) &&
+    if (st.type == PATHGATE__OS_T_LNK &&
         pathgate__contain_probe(src->base_fd, src->rel, src->force_fallback) == -EXDEV) {
         /* a link that leads out has no address (as delete says); a loop
          * or a dangling link inside moves like any other entry */
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, src, PATHGATE__FS_FILE);
         goto done;
     }
-    if (S_ISLNK(st.st_mode) && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
+    if (st.type == PATHGATE__OS_T_LNK && (rc = pathgate__fs_policy_link_hidden(src, err)) < 0)
         goto done; /* a link to what the policy hides is hidden too */
     if ((dp = open_parent(dst, drel, &dname)) < 0) {
         rc = dp == -ENOENT || dp == -ENOTDIR
@@ -210,7 +204,7 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__error_set(err, PATHGATE_EEXIST, "'%s' already exists", dst->address);
     } else if (mv == -EXDEV) {
         rc = exdev_move(src, dst, sp, sname, dp, dname, opts, err);
-    } else if (mv == -EINVAL && S_ISDIR(st.st_mode)) {
+    } else if (mv == -EINVAL && st.type == PATHGATE__OS_T_DIR) {
         rc =
             pathgate__error_set(err, PATHGATE_EINVAL, "Cannot move '%s' into itself", src->address);
     } else {
@@ -220,9 +214,9 @@ int pathgate_fs_move(pathgate_buf *path, pathgate_resolver *resolver, const char
         rc = pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
 done:
     if (sp >= 0)
-        close(sp);
+        pathgate__os_close(sp);
     if (dp >= 0)
-        close(dp);
+        pathgate__os_close(dp);
     pathgate__free(a, src);
     return rc;
 }

@@ -41,18 +41,17 @@ static int check_flags(unsigned int flags, pathgate_error *err)
 /* Clears O_NONBLOCK (set to open without blocking on a FIFO). */
 static int make_blocking(int fd)
 {
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-        return -errno;
-    return 0;
+    return pathgate__os_set_blocking(fd);
 }
 
 /* What may be written at an existing entry: a regular file only. */
-static int check_regular(const pathgate__fs_target *t, const struct stat *st, pathgate_error *err)
+static int check_regular(const pathgate__fs_target *t, const pathgate__os_stat *st,
+                         pathgate_error *err)
 {
-    if (S_ISREG(st->st_mode))
+    if (st->type == PATHGATE__OS_T_REG)
         return PATHGATE_OK;
-    return pathgate__fs_fail(err, S_ISDIR(st->st_mode) ? PATHGATE_EISDIR : PATHGATE_ENOTREG, t,
+    return pathgate__fs_fail(err,
+                             st->type == PATHGATE__OS_T_DIR ? PATHGATE_EISDIR : PATHGATE_ENOTREG, t,
                              PATHGATE__FS_FILE);
 }
 
@@ -91,7 +90,7 @@ fail:
     return rc;
 }
 
-static int open_write(const pathgate__fs_target *t, unsigned int flags, mode_t mode,
+static int open_write(const pathgate__fs_target *t, unsigned int flags, unsigned int mode,
                       pathgate_error *err)
 {
     int oflags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
@@ -108,8 +107,8 @@ static int open_write(const pathgate__fs_target *t, unsigned int flags, mode_t m
         int f = oflags;
         if (!e.exists) /* the entry decides: create only what is missing */
             f |= O_CREAT | O_EXCL;
-        int fd = openat(e.dirfd, e.name, f, mode);
-        int oerr = fd < 0 ? errno : 0;
+        int fd = pathgate__os_openat(e.dirfd, e.name, f, mode);
+        int oerr = fd < 0 ? -fd : 0;
         pathgate__fs_entry_close(&e);
         if (fd < 0) {
             /* changed kind since the look (now a symlink, or created or
@@ -123,14 +122,14 @@ static int open_write(const pathgate__fs_target *t, unsigned int flags, mode_t m
                 return pathgate__fs_fail(err, PATHGATE_ENOTREG, t, PATHGATE__FS_FILE);
             return pathgate__fs_fail_errno(err, -oerr, t, PATHGATE__FS_FILE);
         }
-        struct stat st;
-        if (fstat(fd, &st) < 0) {
-            rc = pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_FILE);
+        pathgate__os_stat st;
+        if ((rc = pathgate__os_statat(fd, "", 0, &st)) < 0) {
+            rc = pathgate__fs_fail_errno(err, rc, t, PATHGATE__FS_FILE);
         } else if ((rc = check_regular(t, &st, err)) >= 0 && (rc = make_blocking(fd)) < 0) {
             rc = pathgate__fs_fail_errno(err, rc, t, PATHGATE__FS_FILE);
         }
         if (rc < 0) {
-            close(fd);
+            pathgate__os_close(fd);
             return rc;
         }
         return fd;
@@ -164,19 +163,19 @@ int pathgate_fs_open(int *fd, pathgate_buf *path, pathgate_resolver *resolver, c
         return rc;
     int f;
     if (flags & OPEN_WRITING) {
-        f = open_write(&t, flags, mode ? (mode_t)mode : 0666, err);
+        f = open_write(&t, flags, mode ? (unsigned int)mode : 0666, err);
     } else {
-        struct stat st;
+        pathgate__os_stat st;
         f = pathgate__fs_open_regular(&t, &st, err);
         if (f >= 0 && (rc = make_blocking(f)) < 0) {
-            close(f);
+            pathgate__os_close(f);
             f = pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
         }
     }
     if (f < 0)
         return f;
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0) {
-        close(f);
+        pathgate__os_close(f);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     *fd = f;
@@ -190,7 +189,7 @@ struct pathgate_fs_atomic {
     int dirfd; /* the directory the file lives in (PATHGATE__OS_O_PATH) */
     int excl;
     char tmp[PATHGATE__FS_TEMP_NAME_CAP];
-    char name[NAME_MAX + 1];
+    char name[PATHGATE__OS_NAME_MAX + 1];
     size_t address_len;
     char address[]; /* for messages */
 };
@@ -202,20 +201,26 @@ static int prepare_temp(int fd, const pathgate__fs_entry *e, unsigned int flags,
 {
     if (!e->exists)
         return 0;
-    if (fchmod(fd, e->st.st_mode & 0777) < 0)
-        return -errno;
+    int rc = pathgate__os_fchmod(fd, e->st.mode & 0777);
+    if (rc < 0)
+        return rc;
     if (flags & PATHGATE_FS_OPEN_TRUNCATE)
         return 0;
-    int in = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int in = pathgate__os_openat(e->dirfd, e->name,
+                                 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
     if (in < 0)
-        return -errno;
-    struct stat st;
-    int rc = fstat(in, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+        return in;
+    pathgate__os_stat st;
+    rc = pathgate__os_statat(in, "", 0, &st);
+    if (rc == 0 && st.type != PATHGATE__OS_T_REG)
+        rc = -EINVAL;
     if (rc == 0)
         rc = pathgate__os_copy_fd(fd, in, a);
-    close(in);
-    if (rc == 0 && !(flags & PATHGATE_FS_OPEN_APPEND) && lseek(fd, 0, SEEK_SET) < 0)
-        rc = -errno;
+    pathgate__os_close(in);
+    if (rc == 0 && !(flags & PATHGATE_FS_OPEN_APPEND)) {
+        int64_t pos = pathgate__os_seek(fd, 0, SEEK_SET);
+        rc = pos < 0 ? (int)pos : 0;
+    }
     return rc;
 }
 
@@ -245,13 +250,11 @@ int pathgate__fs_atomic_begin(pathgate_fs_atomic **out, int *fd, int *existed,
     }
     int e2 = prepare_temp(tfd, &e, flags, t->alloc);
     if (e2 == 0 && (flags & PATHGATE_FS_OPEN_APPEND)) {
-        int fl = fcntl(tfd, F_GETFL);
-        if (fl < 0 || fcntl(tfd, F_SETFL, fl | O_APPEND) < 0)
-            e2 = -errno;
+        e2 = pathgate__os_set_append(tfd);
     }
     a->dirfd = e.dirfd; /* the handle keeps the directory */
     if (e2 < 0) {
-        close(tfd);
+        pathgate__os_close(tfd);
         pathgate_fs_atomic_abort(a);
         return pathgate__fs_fail_errno(err, e2, t, PATHGATE__FS_FILE);
     }
@@ -290,7 +293,7 @@ int pathgate_fs_atomic_open(pathgate_fs_atomic **out, int *fd, pathgate_buf *pat
     if ((rc = pathgate__fs_atomic_begin(&a, &tfd, NULL, &t, flags, err)) < 0)
         return rc;
     if (path && pathgate__buf_set(path, t.alloc, t.address, t.address_len) < 0) {
-        close(tfd);
+        pathgate__os_close(tfd);
         pathgate_fs_atomic_abort(a);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
@@ -302,7 +305,7 @@ int pathgate_fs_atomic_open(pathgate_fs_atomic **out, int *fd, pathgate_buf *pat
 static void atomic_free(pathgate_fs_atomic *a)
 {
     pathgate_allocator alloc = a->alloc;
-    close(a->dirfd);
+    pathgate__os_close(a->dirfd);
     pathgate__free(&alloc, a);
 }
 
@@ -311,15 +314,15 @@ int pathgate_fs_atomic_commit(pathgate_fs_atomic *a, int fd, pathgate_error *err
     if (!a)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     int e = 0;
-    if (fd >= 0 && fsync(fd) < 0)
-        e = errno;
+    if (fd >= 0)
+        e = -pathgate__os_fsync(fd);
     if (!e) {
         e = -pathgate__os_renameat(a->dirfd, a->tmp, a->dirfd, a->name,
                                    a->excl ? PATHGATE__OS_RENAME_NOREPLACE : 0);
     }
     int rc = PATHGATE_OK;
     if (e) {
-        unlinkat(a->dirfd, a->tmp, 0);
+        pathgate__os_unlinkat(a->dirfd, a->tmp, 0);
         if (e == EEXIST || e == ENOTEMPTY)
             rc = pathgate__fs_fail_exists(err, a->address);
         else if (e == EISDIR)
@@ -342,6 +345,6 @@ void pathgate_fs_atomic_abort(pathgate_fs_atomic *a)
 {
     if (!a)
         return;
-    unlinkat(a->dirfd, a->tmp, 0);
+    pathgate__os_unlinkat(a->dirfd, a->tmp, 0);
     atomic_free(a);
 }

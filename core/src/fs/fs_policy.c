@@ -21,6 +21,7 @@
 #include "error.h"
 #include "resolver_policy.h"
 #include "resolver_internal.h"
+#include "text.h"
 #include "fs_target.h"
 #include "fs_policy.h"
 
@@ -96,10 +97,10 @@ int pathgate__fs_policy_real_root(const pathgate__fs_target *t, int rootfd, char
                                         how & ~PATHGATE__CONTAIN_NO_LINKS);
     if (fd < 0)
         return -EAGAIN;
-    struct stat a, b;
-    int same = fstat(fd, &a) == 0 && fstat(rootfd, &b) == 0 && a.st_dev == b.st_dev &&
-               a.st_ino == b.st_ino;
-    close(fd);
+    pathgate__os_stat a, b;
+    int same = pathgate__os_statat(fd, "", 0, &a) == 0 &&
+               pathgate__os_statat(rootfd, "", 0, &b) == 0 && a.dev == b.dev && a.ino == b.ino;
+    pathgate__os_close(fd);
     return same ? 1 : -EAGAIN;
 }
 
@@ -146,7 +147,7 @@ static int scan_tree(const pathgate__fs_target *t, const pathgate__fs_target *al
     }
     int rc = pathgate__policy_scan(t->r, t->base, rel, fd, alt ? alt->base : 0, alt ? arel : NULL,
                                    PATHGATE__ACCESS_WRITE, stop_at_first, h);
-    close(fd);
+    pathgate__os_close(fd);
     if (rc < 0)
         return pathgate__errno_to_code(rc);
     return rc;
@@ -224,7 +225,7 @@ int pathgate__fs_policy_tree(const pathgate__fs_target *t, pathgate_error *err)
 /* --------------------------------------------------------------- opens */
 
 /* pathgate__fs_open when t->policy is set. */
-static int policy_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
+static int policy_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
 {
     unsigned int how = t->force_fallback ? PATHGATE__CONTAIN_FALLBACK : 0;
     int fd =
@@ -246,7 +247,7 @@ static int policy_open(const pathgate__fs_target *t, const char *rel, int flags,
     int rc = pathgate__policy_check_fd(&v, t->r, t->base, rel, fd, !(flags & O_NOFOLLOW), tail,
                                        tail_len, t->access);
     if (rc < 0) {
-        close(fd);
+        pathgate__os_close(fd);
         return rc;
     }
     return fd;
@@ -286,10 +287,10 @@ int pathgate__fs_policy_entry(const pathgate__fs_target *t, const char *dir, siz
         pathgate__contain_open_how(t->base_fd, real, PATHGATE__OS_O_PATH | O_DIRECTORY, 0, how);
     if (fd < 0)
         return fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? -EAGAIN : fd;
-    struct stat a, b;
-    int same =
-        fstat(fd, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-    close(fd);
+    pathgate__os_stat a, b;
+    int same = pathgate__os_statat(fd, "", 0, &a) == 0 &&
+               pathgate__os_statat(dirfd, "", 0, &b) == 0 && a.dev == b.dev && a.ino == b.ino;
+    pathgate__os_close(fd);
     if (!same)
         return -EAGAIN;
     size_t n = strlen(real);
@@ -358,7 +359,7 @@ int pathgate__fs_policy_link_target(const pathgate__fs_target *t, const char *ta
         return PATHGATE_OK;
     /* the target read from the link's directory, as the kernel will */
     char text[2 * PATHGATE_PATH_MAX + 2], real[PATHGATE_PATH_MAX + 1];
-    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    const char *slash = pathgate__memrchr(t->rel, '/', t->rel_len);
     size_t dlen = slash ? (size_t)(slash - t->rel) : 0;
     if (dlen + 1 + len >= sizeof text)
         return pathgate__error_set(err, PATHGATE_EINVALIDPATH, PATHGATE_MSG_INVALID);
@@ -385,7 +386,7 @@ int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
     if (!t->policy || t->rel_len == 0)
         return PATHGATE_OK;
     char dir[PATHGATE_PATH_MAX + 1], real[PATHGATE_PATH_MAX + 1];
-    const char *slash = memrchr(t->rel, '/', t->rel_len);
+    const char *slash = pathgate__memrchr(t->rel, '/', t->rel_len);
     if (!slash)
         return PATHGATE_OK; /* in the base's own directory: the name says it all */
     size_t dlen = (size_t)(slash - t->rel), nlen = t->rel_len - dlen - 1;
@@ -408,7 +409,7 @@ int pathgate__fs_policy_where(const pathgate__fs_target *t, pathgate_error *err)
     return refuse_change(t, d, &v, err);
 }
 
-int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode)
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode)
 {
     if (t->policy)
         return policy_open(t, rel ? rel : t->rel, flags, mode);

@@ -13,7 +13,7 @@
  * a symlink judges what it reached (and the rest of t's rel below it):
  * PATHGATE__OS_EHIDDEN when that is hidden, PATHGATE__OS_EPROTECTED when t changes it and it is
  * protected (pathgate__fs_fail_errno reports both). */
-int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, mode_t mode);
+int pathgate__fs_open(const pathgate__fs_target *t, const char *rel, int flags, unsigned int mode);
 
 /* pathgate__fs_resolve_role then pathgate__fs_policy_change: the prologue
  * of a toolkit operation (fs_toolkit.h) that changes its operand, whose

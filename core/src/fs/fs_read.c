@@ -15,7 +15,7 @@
 #include "text.h"
 
 /* Resolves text and reads the whole regular file (at most cap bytes). */
-static int slurp_target(char **data, size_t *len, struct stat *st, pathgate__fs_target *t,
+static int slurp_target(char **data, size_t *len, pathgate__os_stat *st, pathgate__fs_target *t,
                         pathgate_resolver *r, const pathgate_fs_options *opts, const char *text,
                         size_t text_len, pathgate_error *err)
 {
@@ -27,7 +27,7 @@ static int slurp_target(char **data, size_t *len, struct stat *st, pathgate__fs_
         return fd;
     uint64_t cap = pathgate__fs_max_file(opts);
     rc = pathgate__fs_slurp(data, len, t->alloc, fd, st, cap);
-    close(fd);
+    pathgate__os_close(fd);
     if (rc == PATHGATE_ETOOLARGE)
         return pathgate__fs_fail_large(err, t, cap);
     if (rc < 0)
@@ -166,10 +166,8 @@ static int scan_fd(scan *sc, int *partial, const pathgate_allocator *a, int fd, 
     int rc = 0;
     *partial = 0;
     for (;;) {
-        ssize_t r = read(fd, buf + carry, READ_BLOCK);
+        int64_t r = pathgate__os_read(fd, buf + carry, READ_BLOCK);
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
             rc = PATHGATE_EIO;
             break;
         }
@@ -195,16 +193,16 @@ static int scan_fd(scan *sc, int *partial, const pathgate_allocator *a, int fd, 
 /* Scans fd for the window (scan_fd); a file that is not text is read
  * again whole, as base64, if it fits the cap. 0 or a PATHGATE_ code. */
 static int read_scan(scan *sc, int *partial, pathgate_fs_read_result *out,
-                     const pathgate_allocator *a, int fd, const struct stat *st)
+                     const pathgate_allocator *a, int fd, const pathgate__os_stat *st)
 {
-    int rc = scan_fd(sc, partial, a, fd, st->st_size > 0 ? (uint64_t)st->st_size : 0);
+    int rc = scan_fd(sc, partial, a, fd, st->size > 0 ? (uint64_t)st->size : 0);
     if (rc != 0 || !sc->not_text)
         return rc;
     pathgate__free(a, sc->out.ptr);
     sc->out.ptr = NULL;
     char *data = NULL;
     size_t n = 0;
-    if (lseek(fd, 0, SEEK_SET) < 0)
+    if (pathgate__os_seek(fd, 0, SEEK_SET) < 0)
         return PATHGATE_EIO;
     rc = pathgate__fs_slurp(&data, &n, a, fd, st, sc->cap);
     if (rc == 0) {
@@ -220,7 +218,7 @@ static int read_scan(scan *sc, int *partial, pathgate_fs_read_result *out,
  * lines and where it stands in the file. sc->out moves into out; on a
  * failure out is disposed of and err filled. */
 static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_t offset,
-                     const struct stat *st, const pathgate_allocator *a, pathgate_error *err)
+                     const pathgate__os_stat *st, const pathgate_allocator *a, pathgate_error *err)
 {
     if (!partial && !sc->nonblank) {
         pathgate__free(a, sc->out.ptr);
@@ -258,7 +256,7 @@ static int read_text(pathgate_fs_read_result *out, scan *sc, int partial, int64_
     out->total_lines = total;
     out->start_line = sc->offset + 1;
     out->end_line = end;
-    out->has_next = partial ? sc->after || sc->bytes < (uint64_t)st->st_size : end < total;
+    out->has_next = partial ? sc->after || sc->bytes < (uint64_t)st->size : end < total;
     out->next_offset = end;
     return PATHGATE_OK;
 }
@@ -284,7 +282,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
     }
     if (offset < 0)
         offset = 0;
-    struct stat st;
+    pathgate__os_stat st;
     int fd = pathgate__fs_open_regular(&t, &st, err);
     if (fd < 0)
         return fd;
@@ -299,7 +297,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
     sc.keep_crlf = opts && (opts->flags & PATHGATE_FS_KEEP_CRLF);
     int partial = 0;
     rc = read_scan(&sc, &partial, out, a, fd, &st);
-    close(fd);
+    pathgate__os_close(fd);
     if (rc < 0) {
         pathgate__free(a, sc.out.ptr);
         pathgate_fs_read_result_dispose(out);
@@ -314,7 +312,7 @@ int pathgate_fs_read(pathgate_fs_read_result *out, pathgate_resolver *resolver, 
         pathgate_fs_read_result_dispose(out);
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
-    pathgate__fs_format_time(out->modified_at, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    pathgate__fs_format_time(out->modified_at, (int64_t)st.mtime_sec, st.mtime_nsec);
     if (out->encoding == PATHGATE_FS_BASE64)
         return PATHGATE_OK;
     return read_text(out, &sc, partial, offset, &st, a, err);
@@ -341,7 +339,7 @@ int pathgate_fs_download(pathgate_fs_blobs *out, pathgate_resolver *resolver,
     int nomem = 0;
     for (size_t i = 0; i < count; i++) {
         pathgate__fs_target t;
-        struct stat st;
+        pathgate__os_stat st;
         char *data = NULL;
         size_t n = 0;
         pathgate_error item_err;
@@ -374,7 +372,7 @@ int pathgate_fs_read_bytes(pathgate_buf *content, pathgate_resolver *resolver, c
     if (!r)
         return PATHGATE_EINVAL;
     pathgate__fs_target t;
-    struct stat st;
+    pathgate__os_stat st;
     char *data = NULL;
     size_t n = 0;
     int rc = slurp_target(&data, &n, &st, &t, r, opts, address, len, err);

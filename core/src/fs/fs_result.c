@@ -102,7 +102,12 @@ void pathgate__fs_format_time(char out[PATHGATE_FS_TIME_LEN], int64_t sec, long 
     time_t t = (time_t)sec;
     if (nsec < 0 || nsec > 999999999L)
         nsec = 0;
-    if (!gmtime_r(&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) {
+#ifdef _WIN32
+    int bad = gmtime_s(&tm, &t) != 0; /* the C runtime's reentrant gmtime */
+#else
+    int bad = !gmtime_r(&t, &tm);
+#endif
+    if (bad || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) {
         /* outside what four digits of year can say */
         memcpy(out, "1970-01-01T00:00:00.000000+00:00", 33);
         return;
@@ -125,7 +130,7 @@ void pathgate__fs_format_time(char out[PATHGATE_FS_TIME_LEN], int64_t sec, long 
 }
 
 int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len, int is_dir,
-                           const struct stat *st)
+                           const pathgate__os_stat *st)
 {
     if (list->count == list->cap) {
         pathgate_fs_info *items =
@@ -149,9 +154,9 @@ int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len,
         e->modified_at[0] = '\0';
         return PATHGATE_OK;
     }
-    e->size = is_dir ? 0 : (uint64_t)st->st_size;
-    e->mtime_sec = (int64_t)st->st_mtim.tv_sec;
-    e->mtime_nsec = st->st_mtim.tv_nsec;
+    e->size = is_dir ? 0 : (uint64_t)st->size;
+    e->mtime_sec = (int64_t)st->mtime_sec;
+    e->mtime_nsec = st->mtime_nsec;
     pathgate__fs_format_time(e->modified_at, e->mtime_sec, e->mtime_nsec);
     return PATHGATE_OK;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "pathgate/fs.h"
+#include "os.h"
 
 /* Copies s[0..len) plus a NUL into the arena at *arena; NULL on ENOMEM. */
 char *pathgate__fs_arena_strdup(void **arena, const pathgate_allocator *a, const char *s,
@@ -29,7 +30,7 @@ int pathgate__fs_matches_append(pathgate_fs_matches *dst, pathgate_fs_matches *s
 /* Appends an entry: path is copied (len bytes + NUL); st NULL = no
  * metadata. */
 int pathgate__fs_list_push(pathgate_fs_list *list, const char *path, size_t len, int is_dir,
-                           const struct stat *st);
+                           const pathgate__os_stat *st);
 int pathgate__fs_matches_push(pathgate_fs_matches *m, const char *path, size_t path_len,
                               uint64_t line, const char *text, size_t text_len);
 

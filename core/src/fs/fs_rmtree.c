@@ -21,10 +21,11 @@
 static int remove_dir(const pathgate__fs_target *t, const pathgate__fs_entry *e,
                       pathgate_error *err)
 {
-    int fd = openat(e->dirfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd =
+        pathgate__os_openat(e->dirfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0)
-        return errno == ENOENT ? PATHGATE_OK
-                               : pathgate__fs_fail_errno(err, -errno, t, PATHGATE__FS_DIRECTORY);
+        return fd == -ENOENT ? PATHGATE_OK
+                             : pathgate__fs_fail_errno(err, fd, t, PATHGATE__FS_DIRECTORY);
     int holds = pathgate__resolver_dir_holds_read_only(t->r, fd);
     int rc = 0;
     if (holds == 1)
@@ -33,12 +34,13 @@ static int remove_dir(const pathgate__fs_target *t, const pathgate__fs_entry *e,
         rc = pathgate__fs_fail_errno(err, holds, t, PATHGATE__FS_DIRECTORY);
     else {
         int e2 = pathgate__fs_remove_contents(fd, t->alloc, 1);
-        if (e2 == 0 && unlinkat(e->dirfd, e->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-            e2 = -errno;
+        if (e2 == 0 &&
+            (e2 = pathgate__os_unlinkat(e->dirfd, e->name, PATHGATE__OS_REMOVE_DIR)) == -ENOENT)
+            e2 = 0;
         if (e2)
             rc = pathgate__fs_fail_errno(err, e2, t, PATHGATE__FS_DIRECTORY);
     }
-    close(fd);
+    pathgate__os_close(fd);
     return rc;
 }
 
@@ -71,18 +73,20 @@ int pathgate_fs_remove_tree(pathgate_buf *path, int *removed, pathgate_resolver 
         pathgate__fs_entry_close(&e);
         goto done;
     }
-    if (S_ISLNK(e.st.st_mode) && pathgate__fs_leads_out(&t))
+    if (e.st.type == PATHGATE__OS_T_LNK && pathgate__fs_leads_out(&t))
         rc = pathgate__fs_fail(err, PATHGATE_EINVALIDPATH, &t, PATHGATE__FS_FILE);
-    else if (S_ISLNK(e.st.st_mode) && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
+    else if (e.st.type == PATHGATE__OS_T_LNK && (rc = pathgate__fs_policy_link_hidden(&t, err)) < 0)
         ; /* a link to what the policy hides is hidden too */
     else if ((rc = pathgate__fs_entry_writable(&t, &e, err)) < 0)
         ;
-    else if (S_ISDIR(e.st.st_mode) && (rc = pathgate__fs_policy_tree(&t, err)) < 0)
+    else if (e.st.type == PATHGATE__OS_T_DIR && (rc = pathgate__fs_policy_tree(&t, err)) < 0)
         ; /* holds what the policy hides or protects: nothing removed */
-    else if (S_ISDIR(e.st.st_mode))
+    else if (e.st.type == PATHGATE__OS_T_DIR)
         rc = remove_dir(&t, &e, err);
-    else if (unlinkat(e.dirfd, e.name, 0) < 0 && errno != ENOENT)
-        rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_FILE);
+    else if ((rc = pathgate__os_unlinkat(e.dirfd, e.name, 0)) == -ENOENT)
+        rc = 0;
+    else if (rc < 0)
+        rc = pathgate__fs_fail_errno(err, rc, &t, PATHGATE__FS_FILE);
     pathgate__fs_entry_close(&e);
     if (rc < 0)
         return rc;

@@ -38,7 +38,7 @@ int pathgate_fs_stat(pathgate_fs_stat_result *out, pathgate_resolver *resolver, 
         return pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_FILE);
     pathgate__os_stat sx;
     int e = pathgate__os_statat(fd, "", PATHGATE__OS_STAT_BTIME, &sx);
-    close(fd);
+    pathgate__os_close(fd);
     if (e < 0)
         return pathgate__fs_fail_errno(err, e, &t, PATHGATE__FS_FILE);
     return pathgate__fs_stat_fill(out, t.alloc, t.address, t.address_len, &sx) < 0

@@ -38,6 +38,13 @@ static size_t derive_key(char out[KEY_CAP + 1], const char *name, size_t len)
     return n;
 }
 
+static int same_dir(int a, int b)
+{
+    pathgate__os_stat sa, sb;
+    return pathgate__os_statat(a, "", 0, &sa) == 0 && pathgate__os_statat(b, "", 0, &sb) == 0 &&
+           sa.dev == sb.dev && sa.ino == sb.ino;
+}
+
 /* The real path of the directory held as fd, checked to name that very
  * inode. 0 or -errno. */
 static int real_path(char *out, size_t size, int fd, const pathgate__fs_target *t)
@@ -53,19 +60,14 @@ static int real_path(char *out, size_t size, int fd, const pathgate__fs_target *
         if (rc == 0 && (size_t)snprintf(out, size, "%s%s%s", hp, *rel ? "/" : "", rel) >= size)
             rc = -ENAMETOOLONG;
     }
-    if (rc < 0 || out[0] != '/')
+    if (rc < 0 || !out[0])
         return -ENOENT;
-    struct stat held, seen;
-    if (fstat(fd, &held) < 0 || stat(out, &seen) < 0)
-        return -errno;
-    return held.st_dev == seen.st_dev && held.st_ino == seen.st_ino ? 0 : -ESTALE;
-}
-
-static int same_dir(int a, int b)
-{
-    struct stat sa, sb;
-    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    int again = pathgate__os_open_root(out);
+    if (again < 0)
+        return again;
+    int same = same_dir(fd, again);
+    pathgate__os_close(again);
+    return same ? 0 : -ENOENT;
 }
 
 int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, const char *address,
@@ -90,14 +92,14 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
         int a = pathgate__resolver_dir_read_only(t.r, t.base, fd);
         int b = a == 1 ? 0 : pathgate__resolver_dir_holds_read_only(t.r, fd);
         if (a < 0 || b < 0) {
-            close(fd);
+            pathgate__os_close(fd);
             return pathgate__fs_fail_errno(err, a < 0 ? a : b, &t, PATHGATE__FS_DIRECTORY);
         }
         ro = a == 1 || b == 1;
     }
-    char host[PATH_MAX];
+    char host[PATHGATE_PATH_MAX + 1];
     if ((rc = real_path(host, sizeof host, fd, &t)) < 0) {
-        close(fd);
+        pathgate__os_close(fd);
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "The directory of '%s' has no real path to open a root at",
                                    t.address);
@@ -135,7 +137,7 @@ int pathgate_fs_subroot(pathgate_resolver **out, pathgate_resolver *resolver, co
                                        "The directory of '%s' has no real path to open a root at",
                                        t.address);
     }
-    close(fd);
+    pathgate__os_close(fd);
     if (rc < 0)
         return rc;
     *out = nr;

@@ -174,7 +174,7 @@ static size_t count_occurrences(const char *hay, size_t hay_len, const char *nee
     size_t n = 0;
     const char *p = hay, *end = hay + hay_len;
     while ((size_t)(end - p) >= len) {
-        const char *m = memmem(p, (size_t)(end - p), needle, len);
+        const char *m = pathgate__memmem(p, (size_t)(end - p), needle, len);
         if (!m)
             break;
         n++;
@@ -272,7 +272,7 @@ int pathgate__fs_replace(char **result, size_t *result_len, size_t *count,
     size_t k = 0;
     const char *p = content, *end = content + len;
     for (size_t i = 0; i < n; i++) {
-        const char *m = memmem(p, (size_t)(end - p), o, olen);
+        const char *m = pathgate__memmem(p, (size_t)(end - p), o, olen);
         memcpy(buf + k, p, (size_t)(m - p));
         k += (size_t)(m - p);
         if (wlen)

@@ -30,6 +30,13 @@
 
 #include "pathgate/common.h"
 
+#ifdef _WIN32
+/* Windows compiles the allowlist only (no proxy): the owners' types of
+ * the proxy's configuration, which it never fills */
+typedef int uid_t;
+typedef int gid_t;
+#endif
+
 /* ------------------------------------------------------------ allowlist */
 
 /* Longest allow_domains entry, and most entries. */

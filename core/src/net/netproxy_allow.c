@@ -2,8 +2,13 @@
  * literals as requests name them, matching, and the address ranges the
  * proxy refuses unless they are listed. */
 #define _GNU_SOURCE
+#ifdef _WIN32
+#include <winsock2.h> /* inet_pton, inet_ntop (Windows compiles the allowlist only) */
+#include <ws2tcpip.h>
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 

@@ -245,6 +245,12 @@ int pathgate__os_copy_fd(pathgate__os_fd out, pathgate__os_fd in, const pathgate
  * 0, -ENOSYS where it cannot, or another negative error. */
 int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap);
 
+/* The absolute path, every symlink resolved, of a host path (realpath):
+ * 0, -ENOSYS where the OS has no such call (Windows, where
+ * pathgate__os_fd_path answers for any handle), or another negative
+ * error. */
+int pathgate__os_realpath(const char *path, char *out, size_t cap);
+
 /* An advisory whole-file lock on fd: exclusive, non-blocking. 0, -EAGAIN
  * (held by another), -ENOSYS (the file system has none). */
 int pathgate__os_lock_try(pathgate__os_fd fd);
@@ -252,6 +258,42 @@ int pathgate__os_lock_try(pathgate__os_fd fd);
 /* Flushes the file system fd lives on (one call on Linux), or fd itself where the OS
  * has no such call. 0 or a negative error. */
 int pathgate__os_sync_fs(pathgate__os_fd fd);
+
+/* ------------------------------------------------------ handles' bytes
+ *
+ * What the portable core does with a handle it holds, beside the calls
+ * above. Each returns a negative error on failure, never -1 with errno:
+ *   close      always releases the handle (0 or the close's error);
+ *   read/write a count (0 at the end of a read) or a negative error, EINTR
+ *              retried; write may write fewer bytes than asked;
+ *   pread      at an offset, the handle's position unchanged;
+ *   seek       whence SEEK_SET/SEEK_CUR/SEEK_END (<stdio.h>): the new
+ *              offset;
+ *   fsync      the file's data and metadata on stable storage;
+ *   truncate   to len bytes;
+ *   dup        a second handle of the same open file (close-on-exec);
+ *   set_append turns O_APPEND on (writes at the end) for an open handle;
+ *   set_blocking turns O_NONBLOCK off (it was set to open a FIFO without
+ *              blocking).
+ * The POSIX backends define them inline over the system calls (os_fd_posix.h);
+ * on Windows a handle is a C runtime descriptor over the NT HANDLE
+ * (_open_osfhandle), so a C caller of the public API can read the int
+ * handles pathgate_fs_open returns with the C runtime's own calls.
+ *
+ *   int pathgate__os_close(pathgate__os_fd fd);
+ *   int64_t pathgate__os_read(pathgate__os_fd fd, void *buf, size_t n);
+ *   int64_t pathgate__os_write(pathgate__os_fd fd, const void *buf, size_t n);
+ *   int64_t pathgate__os_pread(pathgate__os_fd fd, void *buf, size_t n, uint64_t off);
+ *   int64_t pathgate__os_seek(pathgate__os_fd fd, int64_t off, int whence);
+ *   int pathgate__os_fsync(pathgate__os_fd fd);
+ *   int pathgate__os_truncate(pathgate__os_fd fd, uint64_t len);
+ *   pathgate__os_fd pathgate__os_dup(pathgate__os_fd fd);
+ *   int pathgate__os_set_append(pathgate__os_fd fd);
+ *   int pathgate__os_set_blocking(pathgate__os_fd fd);
+ * are declared (or defined inline) by os_platform.h. */
+
+/* How many processors this process may run on (at least 1). */
+unsigned int pathgate__os_ncpu(void);
 
 /* n random bytes from the OS (getentropy, BCryptGenRandom, ...):
  * 0 or a negative error. */

@@ -617,10 +617,10 @@ int pathgate__policy_store_check_fd(pathgate_policy_verdict *v, const pathgate__
         PATHGATE__CONTAIN_NO_LINKS | (s->fallback ? PATHGATE__CONTAIN_FALLBACK : 0));
     if (check < 0)
         return check == -ENOENT || check == -ELOOP ? -EAGAIN : check;
-    struct stat a, b;
-    int same =
-        fstat(check, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-    close(check);
+    pathgate__os_stat a, b;
+    int same = pathgate__os_statat(check, "", 0, &a) == 0 &&
+               pathgate__os_statat(fd, "", 0, &b) == 0 && a.dev == b.dev && a.ino == b.ino;
+    pathgate__os_close(check);
     if (!same)
         return -EAGAIN;
     size_t n = strlen(real);

@@ -99,18 +99,19 @@ static void read_config(found *f, const pathgate__policy_store *store, size_t ba
                                         PATHGATE__CONTAIN_NO_LINKS);
     if (fd < 0)
         return;
-    struct stat st;
+    pathgate__os_stat st;
     const pathgate_allocator *a = pathgate__policy_store_allocator(store);
     char *buf = NULL;
     size_t len = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= CONFIG_MAX &&
-        (buf = pathgate__malloc(a, (size_t)st.st_size + 1)) != NULL) {
-        ssize_t n;
-        while (len < (size_t)st.st_size && (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+    if (pathgate__os_statat(fd, "", 0, &st) == 0 && st.type == PATHGATE__OS_T_REG &&
+        st.size <= CONFIG_MAX && (buf = pathgate__malloc(a, (size_t)st.size + 1)) != NULL) {
+        int64_t n;
+        while (len < (size_t)st.size &&
+               (n = pathgate__os_read(fd, buf + len, (size_t)st.size - len)) > 0)
             len += (size_t)n;
         buf[len] = '\0';
     }
-    close(fd);
+    pathgate__os_close(fd);
     if (!buf)
         return;
     const char *host = pathgate__policy_store_base(store, base)->host;

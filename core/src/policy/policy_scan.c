@@ -79,14 +79,15 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
         }
         unsigned char type = (unsigned char)d.type;
         if (type == PATHGATE__OS_T_UNKNOWN) {
-            struct stat st;
-            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                if (errno == ENOENT)
-                    continue;
-                rc = -errno;
+            pathgate__os_stat st;
+            int se = pathgate__os_statat(fd, name, PATHGATE__OS_STAT_NOFOLLOW, &st);
+            if (se == -ENOENT)
+                continue;
+            if (se < 0) {
+                rc = se;
                 break;
             }
-            type = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
+            type = st.type == PATHGATE__OS_T_DIR ? PATHGATE__OS_T_DIR : PATHGATE__OS_T_REG;
         }
         pathgate_policy_verdict v;
         unsigned int denied =
@@ -107,15 +108,15 @@ static int scan_dir(scan *s, int fd, size_t len, size_t alen, int depth)
             !(s->has_alt &&
               pathgate__policy_store_may_deny_below(s->store, s->alt_base, s->alt, an, s->access)))
             continue;
-        int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int cfd = pathgate__os_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (cfd == -ENOENT)
+            continue; /* gone since the listing */
         if (cfd < 0) {
-            if (errno == ENOENT)
-                continue; /* gone since the listing */
-            rc = -errno;
+            rc = cfd;
             break;
         }
         rc = scan_dir(s, cfd, n, an, depth + 1);
-        close(cfd);
+        pathgate__os_close(cfd);
     }
     pathgate__free(s->a, buf);
     return rc;
@@ -146,10 +147,10 @@ int pathgate__policy_store_scan(const pathgate__policy_store *store, size_t base
             memcpy(s->alt, alt_rel, alen + 1);
         s->alt_root_len = alen;
         /* a private fd: getdents moves its offset */
-        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        rc = fd < 0 ? -errno : scan_dir(s, fd, len, alen, 0);
+        int fd = pathgate__os_openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        rc = fd < 0 ? fd : scan_dir(s, fd, len, alen, 0);
         if (fd >= 0)
-            close(fd);
+            pathgate__os_close(fd);
     }
     pathgate__free(a, s);
     return rc;

@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "alloc.h"
 #include "random.h"

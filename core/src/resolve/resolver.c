@@ -30,6 +30,7 @@
 #include "pathgate/uri.h"
 #include "registry.h"
 #include "text.h"
+#include "winname.h"
 
 typedef struct base {
     char *name; /* root key or mod name */
@@ -129,7 +130,7 @@ static void base_dispose(const pathgate_allocator *a, base *b)
     pathgate_uri_free(b->uri_real);
     pathgate_uri_free(b->uri_conf);
     if (b->fd >= 0)
-        close(b->fd);
+        pathgate__os_close(b->fd);
     memset(b, 0, sizeof *b);
     b->fd = -1;
 }
@@ -253,19 +254,29 @@ static int check_specs(const pathgate_base_spec *specs, size_t n, int is_mod, pa
 /* The real path of the directory open as fd: the handle's own path
  * (pathgate__os_fd_path) first, then realpath(dir); either must name the
  * very inode we hold. */
+static int names_inode(const char *path, const pathgate__os_stat *held)
+{
+    int fd = pathgate__os_open_root(path);
+    if (fd < 0)
+        return 0;
+    pathgate__os_stat seen;
+    int same = pathgate__os_statat(fd, "", 0, &seen) == 0 && seen.dev == held->dev &&
+               seen.ino == held->ino;
+    pathgate__os_close(fd);
+    return same;
+}
+
 static int real_path_of(char *out, size_t cap, int fd, const char *dir)
 {
-    struct stat held, seen;
-    if (fstat(fd, &held) != 0)
+    pathgate__os_stat held;
+    if (pathgate__os_statat(fd, "", 0, &held) != 0)
         return -1;
-    if (pathgate__os_fd_path(fd, out, cap) == 0 && out[0] == '/') {
-        if (stat(out, &seen) == 0 && seen.st_dev == held.st_dev && seen.st_ino == held.st_ino)
-            return 0;
-    }
-    char buf[PATH_MAX];
-    if (!realpath(dir, buf) || strlen(buf) >= cap)
-        return -1;
-    if (stat(buf, &seen) != 0 || seen.st_dev != held.st_dev || seen.st_ino != held.st_ino)
+    if (pathgate__os_fd_path(fd, out, cap) == 0 && pathgate__os_host_absolute(out) &&
+        names_inode(out, &held))
+        return 0;
+    char buf[PATHGATE_PATH_MAX + 1];
+    if (pathgate__os_realpath(dir, buf, sizeof buf) != 0 || strlen(buf) >= cap ||
+        !names_inode(buf, &held))
         return -1;
     strcpy(out, buf);
     return 0;
@@ -275,7 +286,7 @@ static int real_path_of(char *out, size_t cap, int fd, const char *dir)
  * none (too long, ...); only ENOMEM is an error. */
 static int host_uri(pathgate_uri **out, const char *path, size_t len, const pathgate_allocator *a)
 {
-    int rc = pathgate_uri_from_native(out, path, len, PATHGATE_CONVENTION_POSIX, a, NULL);
+    int rc = pathgate_uri_from_native(out, path, len, PATHGATE__OS_HOST_CONVENTION, a, NULL);
     if (rc == PATHGATE_ENOMEM)
         return rc;
     if (rc != 0)
@@ -305,27 +316,28 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
     char dir[PATHGATE_PATH_MAX + 1];
     memcpy(dir, s->dir, s->dir_len);
     dir[s->dir_len] = '\0';
-    b->fd = open(dir, PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
+    b->fd = pathgate__os_open_root(dir);
     if (b->fd < 0) {
-        int e = errno;
+        int e = -b->fd;
+        b->fd = -1;
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory %s", who,
                                    e == ENOENT    ? "does not exist"
                                    : e == ENOTDIR ? "is a file, not a directory"
                                    : e == EACCES  ? "is not accessible"
                                                   : "cannot be opened");
     }
-    struct stat st;
-    if (fstat(b->fd, &st) != 0)
+    pathgate__os_stat st;
+    if (pathgate__os_statat(b->fd, "", 0, &st) != 0)
         return pathgate__error_set(err, PATHGATE_EIO, "%s: the directory cannot be examined", who);
-    b->dev = st.st_dev;
-    b->ino = st.st_ino;
-    char real[PATH_MAX];
+    b->dev = st.dev;
+    b->ino = st.ino;
+    char real[PATHGATE_PATH_MAX + 1];
     if (real_path_of(real, sizeof real, b->fd, dir) != 0)
         return pathgate__error_set(err, PATHGATE_EIO,
                                    "%s: the directory's real path cannot be determined", who);
     /* The filesystem root as a base would serve the whole host: refused
      * whatever spelling reached it ("/", "/..", a symlink to /). */
-    if (real[0] == '/' && real[1] == '\0')
+    if (pathgate__os_host_is_fs_root(real))
         return pathgate__error_set(err, PATHGATE_ECONFIG,
                                    "%s: the directory is the filesystem root '/', which would "
                                    "serve the whole host; name the directory to serve",
@@ -339,13 +351,13 @@ static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s,
 
     /* the directory as configured, made absolute lexically */
     char conf[2 * PATHGATE_PATH_MAX + 2];
-    if (dir[0] == '/') {
+    if (pathgate__os_host_absolute(dir)) {
         strcpy(conf, dir);
     } else {
         if (!getcwd(conf, PATHGATE_PATH_MAX + 1))
             return PATHGATE_OK; /* no cwd: map by the real path only */
         size_t n = strlen(conf);
-        conf[n++] = '/';
+        conf[n++] = PATHGATE__OS_HOST_SEP;
         memcpy(conf + n, dir, s->dir_len + 1);
     }
     pathgate_uri *u = NULL;
@@ -595,7 +607,7 @@ static int locate_host(pathgate_reason *reason, located *loc, const pathgate_res
     pathgate_uri *uri = NULL;
     int rc = p->form == PATHGATE__FORM_URI
                  ? pathgate_uri_parse(&uri, p->text, p->len, &r->alloc, NULL)
-                 : pathgate_uri_from_native(&uri, p->text, p->len, PATHGATE_CONVENTION_POSIX,
+                 : pathgate_uri_from_native(&uri, p->text, p->len, PATHGATE__OS_HOST_CONVENTION,
                                             &r->alloc, NULL);
     if (rc == PATHGATE_ENOMEM)
         return rc;
@@ -648,8 +660,24 @@ static int locate_absolute(pathgate_reason *reason, located *loc, const pathgate
     return PATHGATE_OK;
 }
 
-static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
-                  const char *text, size_t len, const char *base_text, size_t base_len)
+/* 1 when a name of rel breaks a Windows name rule (lex/winname.h): on a
+ * Windows base that name is refused before anything reaches the kernel. */
+static int breaks_windows_names(const char *rel, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && rel[j] != '/')
+            j++;
+        if (j > i && pathgate__winname_check(rel + i, j - i) != PATHGATE__WINNAME_OK)
+            return 1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+static int locate_lexical(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                          const char *text, size_t len, const char *base_text, size_t base_len)
 {
     pathgate__names names = names_of(r);
     pathgate__parsed p;
@@ -684,6 +712,20 @@ static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver
         pathgate__address_build(loc->addr, sizeof loc->addr, &loc->len, &loc->rel_off, b->is_mod,
                                 b->name, b->name_len, base_rel, base_rel_len, p.text, p.len);
     return PATHGATE_OK;
+}
+
+/* An address, URI or host path -> base + canonical address, lexically;
+ * on a Windows base every name of it is judged by the Windows name rules
+ * (docs/windows.md, "Name rules"): a name they refuse is a syntax error,
+ * for every operation, before anything reaches the kernel. */
+static int locate(pathgate_reason *reason, located *loc, const pathgate_resolver *r,
+                  const char *text, size_t len, const char *base_text, size_t base_len)
+{
+    int rc = locate_lexical(reason, loc, r, text, len, base_text, base_len);
+    if (rc == 0 && *reason == PATHGATE_REASON_OK && PATHGATE__OS_WINDOWS_NAMES &&
+        breaks_windows_names(loc->addr + loc->rel_off, loc->len - loc->rel_off))
+        *reason = PATHGATE_REASON_SYNTAX;
+    return rc;
 }
 
 /* The kernel's answer (rc of a probe) about an address whose lexical form
@@ -901,6 +943,8 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
     size_t n;
     if (pathgate__address_split(&is_mod, &index, &s, &n, address ? address : "", len, &names) != 0)
         return PATHGATE_EINVALIDPATH;
+    if (PATHGATE__OS_WINDOWS_NAMES && breaks_windows_names(s, n))
+        return PATHGATE_EINVALIDPATH; /* as locate says */
     if (base_index)
         *base_index = is_mod ? r->nroots + (size_t)index : (size_t)index;
     if (rel)
@@ -1091,25 +1135,61 @@ int pathgate__resolver_has_read_only(const pathgate_resolver *r)
 /* Bounds the walks up through `..` (deeper than any path can be). */
 #define WALK_MAX (PATHGATE_PATH_MAX / 2 + 2)
 
-static int is_read_only_dir(const pathgate_resolver *r, const struct stat *st)
+static int is_read_only_dir(const pathgate_resolver *r, const pathgate__os_stat *st)
 {
     for (size_t i = 0; i < r->nroots + r->nmods; i++) {
         const base *b = &r->bases[i];
-        if ((b->flags & PATHGATE_BASE_READ_ONLY) && b->dev == st->st_dev && b->ino == st->st_ino)
+        if ((b->flags & PATHGATE_BASE_READ_ONLY) && b->dev == st->dev && b->ino == st->ino)
             return 1;
     }
     return 0;
 }
 
+/* walk_up where `..` of a handle cannot be opened (NT has no relative
+ * `..`: -EXDEV): the same walk over the handle's own host path
+ * (pathgate__os_fd_path), each ancestor opened by its path. */
+static int walk_up_by_path(int dirfd, int (*stop)(const void *ctx, const pathgate__os_stat *st),
+                           const void *ctx)
+{
+    char path[PATHGATE_PATH_MAX + 1];
+    int rc = pathgate__os_fd_path(dirfd, path, sizeof path);
+    if (rc < 0)
+        return rc;
+    for (int depth = 0; depth <= WALK_MAX; depth++) {
+        int fd = pathgate__os_open_root(path);
+        if (fd < 0)
+            return fd;
+        pathgate__os_stat st;
+        rc = pathgate__os_statat(fd, "", 0, &st);
+        pathgate__os_close(fd);
+        if (rc < 0 || (rc = stop(ctx, &st)) != 0)
+            return rc;
+        if (pathgate__os_host_is_fs_root(path))
+            return 0;
+        char *cut = NULL; /* the last separator */
+        for (char *s = path; *s; s++)
+            if (*s == '/' || *s == PATHGATE__OS_HOST_SEP)
+                cut = s;
+        if (!cut)
+            return 0;
+        cut[1] = '\0'; /* the parent, its separator kept when it is a root */
+        if (!pathgate__os_host_is_fs_root(path))
+            cut[0] = '\0';
+    }
+    return -ELOOP;
+}
+
 /* Walks up from dirfd through `..`, calling stop(ctx, st) on each
  * directory (dirfd's first): a non-zero answer ends the walk with it. 0
  * when the filesystem root is passed without an answer; -errno. */
-static int walk_up(int dirfd, int (*stop)(const void *ctx, const struct stat *st), const void *ctx)
+static int walk_up(int dirfd, int (*stop)(const void *ctx, const pathgate__os_stat *st),
+                   const void *ctx)
 {
-    struct stat st;
-    if (fstat(dirfd, &st) < 0)
-        return -errno;
-    int cur = -1, rc = 0;
+    pathgate__os_stat st;
+    int rc = pathgate__os_statat(dirfd, "", 0, &st);
+    if (rc < 0)
+        return rc;
+    int cur = -1;
     for (int depth = 0;; depth++) {
         if ((rc = stop(ctx, &st)) != 0)
             break;
@@ -1117,26 +1197,26 @@ static int walk_up(int dirfd, int (*stop)(const void *ctx, const struct stat *st
             rc = -ELOOP;
             break;
         }
-        int up =
-            openat(cur >= 0 ? cur : dirfd, "..", PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int up = pathgate__os_openat(cur >= 0 ? cur : dirfd, "..",
+                                     PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        if (up == -EXDEV && depth == 0)
+            return walk_up_by_path(dirfd, stop, ctx);
         if (up < 0) {
-            rc = -errno;
+            rc = up;
             break;
         }
         if (cur >= 0)
-            close(cur);
+            pathgate__os_close(cur);
         cur = up;
-        struct stat ps;
-        if (fstat(cur, &ps) < 0) {
-            rc = -errno;
+        pathgate__os_stat ps;
+        if ((rc = pathgate__os_statat(cur, "", 0, &ps)) < 0)
             break;
-        }
-        if (ps.st_dev == st.st_dev && ps.st_ino == st.st_ino)
+        if (ps.dev == st.dev && ps.ino == st.ino)
             break; /* `..` of the root is itself */
         st = ps;
     }
     if (cur >= 0)
-        close(cur);
+        pathgate__os_close(cur);
     return rc;
 }
 
@@ -1145,12 +1225,12 @@ typedef struct lives_ctx {
     const base *home;
 } lives_ctx;
 
-static int stop_lives(const void *ctx, const struct stat *st)
+static int stop_lives(const void *ctx, const pathgate__os_stat *st)
 {
     const lives_ctx *c = ctx;
     if (is_read_only_dir(c->r, st))
         return 1;
-    if (st->st_dev == c->home->dev && st->st_ino == c->home->ino)
+    if (st->dev == c->home->dev && st->ino == c->home->ino)
         return 2; /* the base's own directory: nothing read-only above counts */
     return 0;
 }
@@ -1168,19 +1248,20 @@ int pathgate__resolver_dir_read_only(const pathgate_resolver *r, size_t i, int d
     return rc == 1 ? 1 : rc < 0 ? rc : 0;
 }
 
-static int stop_at(const void *ctx, const struct stat *st)
+static int stop_at(const void *ctx, const pathgate__os_stat *st)
 {
-    const struct stat *target = ctx;
-    return st->st_dev == target->st_dev && st->st_ino == target->st_ino;
+    const pathgate__os_stat *target = ctx;
+    return st->dev == target->dev && st->ino == target->ino;
 }
 
 int pathgate__resolver_dir_holds_read_only(const pathgate_resolver *r, int dirfd)
 {
     if (!r->has_read_only)
         return 0;
-    struct stat target;
-    if (fstat(dirfd, &target) < 0)
-        return -errno;
+    pathgate__os_stat target;
+    int se = pathgate__os_statat(dirfd, "", 0, &target);
+    if (se < 0)
+        return se;
     for (size_t i = 0; i < r->nroots + r->nmods; i++) {
         const base *b = &r->bases[i];
         if (!(b->flags & PATHGATE_BASE_READ_ONLY))
@@ -1234,7 +1315,7 @@ void pathgate__audit_emit(const pathgate_resolver *r, const pathgate__audit_rec 
 }
 
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,
-                            size_t len, int open_flags, mode_t mode)
+                            size_t len, int open_flags, unsigned int mode)
 {
     size_t bi;
     const char *rel;

@@ -78,7 +78,7 @@ int pathgate__resolver_split(size_t *base_index, const char **rel, const pathgat
  * PATHGATE_EACCES, PATHGATE_EIO. *base_index (optional) receives the base.
  */
 int pathgate__resolver_open(size_t *base_index, pathgate_resolver *r, const char *address,
-                            size_t len, int open_flags, mode_t mode);
+                            size_t len, int open_flags, unsigned int mode);
 
 /* pathgate_resolver_resolve without an audit event (for operations that
  * emit their own). */

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "os.h"
 #include "error.h"
 #include "resolver_policy.h"
@@ -150,6 +150,7 @@ long pathgate_resolver_policy_tracked(pathgate_resolver *r,
     if (!r)
         return pathgate__error_set(err, PATHGATE_EINVAL, "invalid argument");
     const pathgate__policy *p = pathgate__policy_of(r);
+    const pathgate_allocator *a = pathgate__resolver_allocator(r);
     long count = 0;
     size_t nb = pathgate__resolver_base_count(r);
     for (size_t i = 0; p && i < nb; i++) {
@@ -160,17 +161,28 @@ long pathgate_resolver_policy_tracked(pathgate_resolver *r,
                                             PATHGATE__CONTAIN_NO_LINKS);
         if (fd < 0)
             continue; /* no repository at the top (or a link: not followed) */
-        struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 12 ||
-            (size_t)st.st_size > INDEX_MAX) {
-            close(fd);
+        pathgate__os_stat st;
+        if (pathgate__os_statat(fd, "", 0, &st) < 0 || st.type != PATHGATE__OS_T_REG ||
+            st.size < 12 || st.size > INDEX_MAX) {
+            pathgate__os_close(fd);
             continue;
         }
-        size_t size = (size_t)st.st_size;
-        const unsigned char *d = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (d == MAP_FAILED)
+        /* read whole (a copy: what changes on disk meanwhile is not seen) */
+        size_t size = (size_t)st.size, got = 0;
+        unsigned char *d = pathgate__malloc(a, size);
+        while (d && got < size) {
+            int64_t n = pathgate__os_read(fd, d + got, size - got);
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        pathgate__os_close(fd);
+        if (!d)
+            return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
+        if (got < size) {
+            pathgate__free(a, d);
             continue;
+        }
         /* SHA-1 ids, else SHA-256: the one whose entries parse */
         size_t hl = walk(d, size, 20, NULL) == 0 ? 20 : walk(d, size, 32, NULL) == 0 ? 32 : 0;
         if (hl) {
@@ -178,7 +190,7 @@ long pathgate_resolver_policy_tracked(pathgate_resolver *r,
             walk(d, size, hl, &t);
             count += t.count;
         }
-        munmap((void *)d, size);
+        pathgate__free(a, d);
     }
     return count;
 }

@@ -365,10 +365,10 @@ static int same_dir(pathgate_resolver *r, int fd, const char *cwd, size_t cwd_le
     int cfd = pathgate__resolver_open(NULL, r, cwd, cwd_len, PATHGATE__OS_O_PATH | O_DIRECTORY, 0);
     if (cfd < 0)
         return 0;
-    struct stat a, b;
-    int same =
-        fstat(fd, &a) == 0 && fstat(cfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-    close(cfd);
+    pathgate__os_stat a, b;
+    int same = pathgate__os_statat(fd, "", 0, &a) == 0 &&
+               pathgate__os_statat(cfd, "", 0, &b) == 0 && a.dev == b.dev && a.ino == b.ino;
+    pathgate__os_close(cfd);
     return same;
 }
 
@@ -436,7 +436,7 @@ int pathgate_session_push(pathgate_buf *message, pathgate_session *session, cons
 done:
     pthread_mutex_unlock(&session->lock);
     if (fd >= 0)
-        close(fd);
+        pathgate__os_close(fd);
     pathgate__free(&session->alloc, copy);
     pathgate_resolution_dispose(&res);
     if (rc == 0 && message) {

@@ -21,4 +21,12 @@ int pathgate__error_set(pathgate_error *err, int code, const char *fmt, ...)
 /* Resets err (if not NULL) to code 0 and an empty message. */
 void pathgate__error_clear(pathgate_error *err);
 
+/* printf-style checking of a function's format (mingw's printf is GNU's:
+ * scripts/windows.sh builds with __USE_MINGW_ANSI_STDIO). */
+#if defined(__MINGW32__)
+#define PATHGATE__PRINTF(fmt, first) __attribute__((format(gnu_printf, fmt, first)))
+#else
+#define PATHGATE__PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#endif
+
 #endif

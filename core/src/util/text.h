@@ -5,6 +5,11 @@
 
 #include "pathgate/common.h"
 
+/* memmem and memrchr (GNU, not in every C library): the C library's where
+ * it has them, else a plain loop. */
+const void *pathgate__memmem(const void *hay, size_t n, const void *needle, size_t m);
+const void *pathgate__memrchr(const void *s, int c, size_t n);
+
 /*
  * The UTF-8 decoder (strict: no overlongs, no surrogates, nothing above
  * U+10FFFF). Decodes the sequence at s[0..len) (len >= 1): returns its

@@ -66,14 +66,15 @@ static int glob_visit(void *p, void *scratch, void *sink, const pathgate__walk_f
     glob_ctx *c = p;
     pathgate_fs_list *l = sink;
     (void)scratch;
-    struct stat st;
+    pathgate__os_stat st;
     int rc;
     if (f->is_link)
         st = f->st;
     else if (!c->metadata) { /* the directory entry said: a regular file */
         rc = pathgate__fs_list_push(l, f->path, f->path_len, 0, NULL);
         goto pushed;
-    } else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+    } else if (pathgate__os_statat(f->dirfd, f->name, PATHGATE__OS_STAT_NOFOLLOW, &st) < 0 ||
+               st.type != PATHGATE__OS_T_REG)
         return 0; /* gone or replaced since the listing */
     rc = pathgate__fs_list_push(l, f->path, f->path_len, 0, c->metadata ? &st : NULL);
 pushed:

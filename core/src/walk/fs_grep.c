@@ -35,6 +35,7 @@
 #include "fs_text.h"
 #include "glob.h"
 #include "resolver_internal.h"
+#include "text.h"
 #include "walk.h"
 
 #define GREP_CHUNK (256 * 1024)
@@ -101,7 +102,7 @@ static const char *finder_find(const finder *f, const char *hay, size_t n)
             return cand;
         /* the rare byte is not rare here: the general search does better */
         if (++misses > 16 && (size_t)(p - hay) < misses * 32)
-            return memmem(cand + 1, n - (size_t)(cand + 1 - hay), f->pat, f->len);
+            return pathgate__memmem(cand + 1, n - (size_t)(cand + 1 - hay), f->pat, f->len);
         p++;
     }
     return NULL;
@@ -276,7 +277,7 @@ static int search_region(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, s
                     line += pathgate__fs_count_newlines(p, (size_t)(stop - p));
                     break;
                 }
-                const char *nl0 = memrchr(p, '\n', (size_t)(hit - p));
+                const char *nl0 = pathgate__memrchr(p, '\n', (size_t)(hit - p));
                 if (nl0) {
                     line += pathgate__fs_count_newlines(p, (size_t)(nl0 + 1 - p));
                     p = nl0 + 1;
@@ -306,7 +307,7 @@ static int search_region(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, s
         else if (!(mt = finder_find(&c->find, p, (size_t)(stop - p))))
             break;
         /* p is always at a line start */
-        const char *ls = memrchr(p, '\n', (size_t)(mt - p));
+        const char *ls = pathgate__memrchr(p, '\n', (size_t)(mt - p));
         ls = ls ? ls + 1 : p;
         const char *le = memchr(mt, '\n', (size_t)(stop - mt));
         if (!le)
@@ -355,10 +356,10 @@ static int search_piece(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, si
 /* Searches the regular file fd. 0, 1 (this file's cap reached) or a
  * negative code. */
 static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int fd,
-                     const struct stat *st, const char *path, size_t path_len)
+                     const pathgate__os_stat *st, const char *path, size_t path_len)
 {
     const size_t first = m->count;
-    const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+    const uint64_t size = st->size > 0 ? (uint64_t)st->size : 0;
     size_t file_left = c->file_cap;
     uint64_t got = 0, line = 1;
     size_t carry = 0;
@@ -369,10 +370,8 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
     char *buf = s->buf;
     m->files_scanned++;
     for (;;) {
-        ssize_t r = read(fd, buf + carry, GREP_CHUNK - carry);
+        int64_t r = pathgate__os_read(fd, buf + carry, GREP_CHUNK - carry);
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
             m->unreadable_files++; /* what was read is searched */
             r = 0;
         }
@@ -397,7 +396,7 @@ static int search_fd(grep_ctx *c, grep_scratch *s, pathgate_fs_matches *m, int f
         size_t end = n;
         int rc;
         if (!eof) {
-            const char *last = memrchr(buf, '\n', n);
+            const char *last = pathgate__memrchr(buf, '\n', n);
             if (!last && n < GREP_CHUNK) {
                 carry = n;
                 continue;
@@ -452,22 +451,23 @@ static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *
     if (f->is_link)
         fd = pathgate__fs_open(c->t, f->rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
     else
-        fd = openat(f->dirfd, f->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        fd = pathgate__os_openat(f->dirfd, f->name,
+                                 O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0);
     if (fd < 0) {
-        int e = f->is_link ? -fd : errno;
+        int e = -fd;
         if (e != ENOENT && e != ELOOP && e != EXDEV)
             m->unreadable_files++; /* gone or replaced by a link is no loss */
         return 0;
     }
-    struct stat st;
+    pathgate__os_stat st;
     int rc = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        if ((uint64_t)st.st_size > c->size_cap)
+    if (pathgate__os_statat(fd, "", 0, &st) == 0 && st.type == PATHGATE__OS_T_REG) {
+        if ((uint64_t)st.size > c->size_cap)
             m->skipped_large++;
         else
             rc = search_fd(c, sp, m, fd, &st, f->path, f->path_len);
     }
-    close(fd);
+    pathgate__os_close(fd);
     if (rc < 0)
         return rc;
     /* enough for this task (or, one thread, for the whole call) */
@@ -484,8 +484,8 @@ static int grep_visit(void *p, void *sp, void *sink, const pathgate__walk_file *
  * different byte. */
 static int required_byte(const pcre2_code *re, const char *pattern, size_t len, unsigned int flags)
 {
-    if (!re || (flags & PATHGATE_FS_SEARCH_IGNORE_CASE) || memmem(pattern, len, "(?", 2) ||
-        memmem(pattern, len, "(*", 2))
+    if (!re || (flags & PATHGATE_FS_SEARCH_IGNORE_CASE) ||
+        pathgate__memmem(pattern, len, "(?", 2) || pathgate__memmem(pattern, len, "(*", 2))
         return -1;
     uint32_t type = 0, unit = 0;
     if (pcre2_pattern_info(re, PCRE2_INFO_LASTCODETYPE, &type) != 0 || type != 1 ||
@@ -522,13 +522,13 @@ static int compile(pcre2_code **out, const char *pattern, size_t len, unsigned i
 
 /* A file operand: searched alone, on this thread. 0 or a failure (err
  * filled, here or in c->err). */
-static int grep_file(grep_ctx *c, int fd, const struct stat *st, pathgate_error *err)
+static int grep_file(grep_ctx *c, int fd, const pathgate__os_stat *st, pathgate_error *err)
 {
     void *s = NULL, *sink = NULL;
     int rc;
     c->seq = 1;
     if ((rc = scratch_new(c, &s)) == 0 && (rc = sink_new(c, &sink)) == 0) {
-        if ((uint64_t)st->st_size > c->size_cap)
+        if ((uint64_t)st->size > c->size_cap)
             ((pathgate_fs_matches *)sink)->skipped_large++;
         else
             rc = search_fd(c, s, sink, fd, st, c->t->address, c->t->address_len);
@@ -626,23 +626,23 @@ static int grep_one(pathgate_fs_matches *out, pathgate_resolver *resolver, const
 
     /* a file operand is searched alone; a directory is walked */
     int fd = pathgate__fs_open(&t, NULL, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-    struct stat st;
+    pathgate__os_stat st;
     if (fd < 0) {
         rc = pathgate__fs_fail_errno(err, fd, &t, PATHGATE__FS_DIRECTORY);
         goto done;
     }
-    if (fstat(fd, &st) < 0) {
+    if (pathgate__os_statat(fd, "", 0, &st) < 0) {
         rc = pathgate__fs_fail_errno(err, -errno, &t, PATHGATE__FS_DIRECTORY);
-        close(fd);
+        pathgate__os_close(fd);
         goto done;
     }
-    if (S_ISREG(st.st_mode)) {
+    if (st.type == PATHGATE__OS_T_REG) {
         rc = grep_file(&c, fd, &st, err);
-        close(fd);
+        pathgate__os_close(fd);
         goto done;
     }
-    close(fd);
-    if (!S_ISDIR(st.st_mode)) {
+    pathgate__os_close(fd);
+    if (st.type != PATHGATE__OS_T_DIR) {
         rc = pathgate__fs_fail(err, PATHGATE_ENOTREG, &t, PATHGATE__FS_FILE);
         goto done;
     }

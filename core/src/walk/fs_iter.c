@@ -121,11 +121,11 @@ static int on_infos(const pathgate_fs_info *items, size_t count, void *ctx)
     if (!b)
         return 1;
     for (size_t i = 0; i < count; i++) {
-        struct stat st;
+        pathgate__os_stat st;
         memset(&st, 0, sizeof st);
-        st.st_size = (off_t)items[i].size;
-        st.st_mtim.tv_sec = (time_t)items[i].mtime_sec;
-        st.st_mtim.tv_nsec = items[i].mtime_nsec;
+        st.size = (uint64_t)items[i].size;
+        st.mtime_sec = (int64_t)items[i].mtime_sec;
+        st.mtime_nsec = items[i].mtime_nsec;
         if (pathgate__fs_list_push(&b->l, items[i].path, items[i].path_len, items[i].is_dir,
                                    items[i].has_metadata ? &st : NULL) < 0) {
             batch_free(it, b);

@@ -42,17 +42,17 @@ static int ls_visit(void *p, void *scratch, void *sink, const pathgate__walk_fil
     ls_ctx *c = p;
     (void)scratch;
     (void)sink;
-    struct stat st;
-    const struct stat *meta = c->metadata ? &st : NULL;
+    pathgate__os_stat st;
+    const pathgate__os_stat *meta = c->metadata ? &st : NULL;
     int is_dir = f->is_dir;
     if (f->is_link) {
         st = f->st;
     } else if (c->metadata) {
-        if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        if (pathgate__os_statat(f->dirfd, f->name, PATHGATE__OS_STAT_NOFOLLOW, &st) < 0)
             return 0; /* gone since the listing */
-        if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        if (st.type != PATHGATE__OS_T_REG && st.type != PATHGATE__OS_T_DIR)
             return 0; /* replaced by something else */
-        is_dir = S_ISDIR(st.st_mode);
+        is_dir = st.type == PATHGATE__OS_T_DIR;
     } /* else the directory entry's type stands (a regular file or a directory) */
     if (!is_dir)
         return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, meta);

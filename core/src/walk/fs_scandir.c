@@ -57,13 +57,10 @@ int pathgate__fs_listing_read(pathgate__fs_listing *L, int fd, const pathgate_al
         }
         unsigned char type = (unsigned char)d.type;
         if (type == PATHGATE__OS_T_UNKNOWN) {
-            struct stat st;
-            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            pathgate__os_stat st;
+            if (pathgate__os_statat(fd, name, PATHGATE__OS_STAT_NOFOLLOW, &st) < 0)
                 continue; /* gone meanwhile */
-            type = S_ISDIR(st.st_mode)   ? PATHGATE__OS_T_DIR
-                   : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG
-                   : S_ISLNK(st.st_mode) ? PATHGATE__OS_T_LNK
-                                         : PATHGATE__OS_T_OTHER;
+            type = st.type;
         }
         if (L->n == L->ncap) {
             size_t cap = L->ncap ? L->ncap * 2 : 64;
@@ -144,7 +141,7 @@ static int hide_denied(pathgate_fs_scandir *d, pathgate_error *err)
         if (!hidden && n->type == PATHGATE__OS_T_LNK && entry_target(d, &d->et, n) == 0) {
             int fd = pathgate__fs_open(&d->et, NULL, PATHGATE__OS_O_PATH, 0);
             if (fd >= 0)
-                close(fd);
+                pathgate__os_close(fd);
             hidden = fd == -PATHGATE__POLICY_ENOREAD;
         }
         if (hidden)
@@ -241,7 +238,7 @@ int pathgate_fs_scandir_stat(pathgate_fs_stat_result *out, pathgate_fs_scandir *
         if (fd < 0)
             return pathgate__fs_fail_errno(err, fd, et, PATHGATE__FS_FILE);
         e = pathgate__os_statat(fd, "", PATHGATE__OS_STAT_BTIME, &sx);
-        close(fd);
+        pathgate__os_close(fd);
     } else {
         e = pathgate__os_statat(d->fd, d->cur.name,
                                 PATHGATE__OS_STAT_NOFOLLOW | PATHGATE__OS_STAT_BTIME, &sx);
@@ -269,7 +266,7 @@ void pathgate_fs_scandir_free(pathgate_fs_scandir *d)
         return;
     const pathgate_allocator *a = d->a;
     if (d->fd >= 0)
-        close(d->fd);
+        pathgate__os_close(d->fd);
     pathgate__fs_listing_free(&d->L, a);
     pathgate__free(a, d);
 }

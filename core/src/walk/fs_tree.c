@@ -44,16 +44,16 @@ static int tree_visit(void *p, void *scratch, void *sink, const pathgate__walk_f
     tree_ctx *c = p;
     if (excluded(c, f->path, f->path_len))
         return 0;
-    struct stat st;
+    pathgate__os_stat st;
     int is_dir = f->is_dir;
     if (f->is_link)
         st = f->st;
-    else if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    else if (pathgate__os_statat(f->dirfd, f->name, PATHGATE__OS_STAT_NOFOLLOW, &st) < 0)
         return 0;
-    else if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+    else if (st.type != PATHGATE__OS_T_REG && st.type != PATHGATE__OS_T_DIR)
         return 0;
     else
-        is_dir = S_ISDIR(st.st_mode);
+        is_dir = st.type == PATHGATE__OS_T_DIR;
     if (!is_dir)
         return pathgate__fs_list_push(c->out, f->path, f->path_len, 0, &st);
     char *name = pathgate__malloc(&c->out->alloc, f->path_len + 2);

@@ -75,9 +75,10 @@ static int ent_cmp(const void *pa, const void *pb)
 int pathgate__walk_open_dir(int dirfd, const char *name)
 {
     for (int i = 0;; i++) {
-        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || i == EMFILE_RETRIES)
-            return fd < 0 ? -errno : fd;
+        int fd =
+            pathgate__os_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (fd >= 0 || (fd != -EMFILE && fd != -ENFILE) || i == EMFILE_RETRIES)
+            return fd;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -113,13 +114,10 @@ int pathgate__walk_read_dir(level *L, const pathgate_allocator *a, const pathgat
         }
         unsigned char type = (unsigned char)d.type;
         if (type == PATHGATE__OS_T_UNKNOWN) {
-            struct stat st;
-            if (fstatat(L->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            pathgate__os_stat st;
+            if (pathgate__os_statat(L->fd, name, PATHGATE__OS_STAT_NOFOLLOW, &st) < 0)
                 continue;
-            type = S_ISDIR(st.st_mode)   ? PATHGATE__OS_T_DIR
-                   : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG
-                   : S_ISLNK(st.st_mode) ? PATHGATE__OS_T_LNK
-                                         : PATHGATE__OS_T_UNKNOWN;
+            type = st.type == PATHGATE__OS_T_OTHER ? PATHGATE__OS_T_UNKNOWN : st.type;
         }
         if (type != PATHGATE__OS_T_DIR && type != PATHGATE__OS_T_REG && type != PATHGATE__OS_T_LNK)
             continue;
@@ -161,7 +159,7 @@ int pathgate__walker_init(walker *W, pathgate__walk *w)
     W->root_len = w->t->rel_len;
     W->ss = w->glob ? pathgate__glob_state_size(w->glob) : 0;
     W->levels = pathgate__calloc(W->a, PATHGATE_FS_MAX_DEPTH + 1, sizeof *W->levels);
-    W->addr = pathgate__malloc(W->a, W->prefix + PATHGATE_PATH_MAX + NAME_MAX + 2);
+    W->addr = pathgate__malloc(W->a, W->prefix + PATHGATE_PATH_MAX + PATHGATE__OS_NAME_MAX + 2);
     if (w->glob)
         W->states = pathgate__malloc(W->a, W->ss * (PATHGATE_FS_MAX_DEPTH + 2));
     if (!W->levels || !W->addr || (w->glob && !W->states))
@@ -188,7 +186,7 @@ static void walker_close_levels(walker *W)
             continue;
         }
         if (L->fd >= 0)
-            close(L->fd);
+            pathgate__os_close(L->fd);
         L->fd = -1;
     }
 }
@@ -220,16 +218,16 @@ static void slide_window(walker *W, int depth)
     if (L->fd < 0)
         return;
     if (L->next == L->n) { /* nothing left to read there */
-        close(L->fd);
+        pathgate__os_close(L->fd);
         L->fd = -1;
         return;
     }
-    struct stat st;
-    if (fstat(L->fd, &st) < 0)
+    pathgate__os_stat st;
+    if (pathgate__os_statat(L->fd, "", 0, &st) < 0)
         return; /* keep it open */
-    L->dev = st.st_dev;
-    L->ino = st.st_ino;
-    close(L->fd);
+    L->dev = st.dev;
+    L->ino = st.ino;
+    pathgate__os_close(L->fd);
     L->fd = -1;
 }
 
@@ -245,19 +243,20 @@ static int reopen_level(walker *W, int p)
     for (int i = a; i < p; i++) {
         const level *L = &W->levels[i];
         const ent *e = &L->ents[L->next - 1]; /* the entry walked into */
-        char name[NAME_MAX + 1];
+        char name[PATHGATE__OS_NAME_MAX + 1];
         memcpy(name, e->name, e->len);
         name[e->len] = '\0';
         int next = pathgate__walk_open_dir(fd, name);
         if (i != a)
-            close(fd);
+            pathgate__os_close(fd);
         if (next < 0)
             return -1;
         fd = next;
     }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_dev != W->levels[p].dev || st.st_ino != W->levels[p].ino) {
-        close(fd);
+    pathgate__os_stat st;
+    if (pathgate__os_statat(fd, "", 0, &st) < 0 || st.dev != W->levels[p].dev ||
+        st.ino != W->levels[p].ino) {
+        pathgate__os_close(fd);
         return -1;
     }
     W->levels[p].fd = fd;
@@ -293,7 +292,7 @@ static int enter_dir(walker *W, int depth, int base_depth, const ent *e, size_t 
     unsigned char *cstate = w->glob ? W->states + W->ss * (size_t)(depth + 1) : NULL;
     if (w->glob && !pathgate__glob_step(w->glob, cstate, state, e->name, e->len))
         return 0;
-    char name[NAME_MAX + 1];
+    char name[PATHGATE__OS_NAME_MAX + 1];
     memcpy(name, e->name, e->len);
     name[e->len] = '\0';
     int fd = pathgate__walk_open_dir(L->fd, name);
@@ -337,12 +336,13 @@ static int visit_entry(walker *W, const level *L, const ent *e, size_t len, void
             W->stats.skipped_denied++; /* leads to what the policy hides */
         if (fd < 0)
             return 0; /* leads out, dangling, a loop */
-        int ok = fstat(fd, &f.st) == 0 &&
-                 (S_ISREG(f.st.st_mode) || (w->shallow && S_ISDIR(f.st.st_mode)));
-        close(fd);
+        int ok =
+            pathgate__os_statat(fd, "", 0, &f.st) == 0 &&
+            (f.st.type == PATHGATE__OS_T_REG || (w->shallow && f.st.type == PATHGATE__OS_T_DIR));
+        pathgate__os_close(fd);
         if (!ok)
             return 0;
-        f.is_dir = S_ISDIR(f.st.st_mode);
+        f.is_dir = f.st.type == PATHGATE__OS_T_DIR;
     }
     return w->visit(w->ctx, W->scratch, sink, &f);
 }
@@ -372,7 +372,7 @@ int pathgate__walker_run(walker *W, const listing *dir, size_t from, size_t to, 
         level *L = &W->levels[depth];
         if (L->next == L->n) {
             if (!L->borrowed)
-                close(L->fd);
+                pathgate__os_close(L->fd);
             L->fd = -1;
             depth--;
             if (depth > 0 && W->levels[depth].fd < 0 &&

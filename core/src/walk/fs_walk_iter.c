@@ -102,11 +102,13 @@ static unsigned char link_kind(pathgate_fs_walk *w, size_t len, const pathgate__
         return LINK_HIDDEN; /* leads to what the policy hides */
     if (fd < 0)
         return 0;
-    struct stat st;
+    pathgate__os_stat st;
     unsigned char k = 0;
-    if (fstat(fd, &st) == 0)
-        k = S_ISDIR(st.st_mode) ? PATHGATE__OS_T_DIR : S_ISREG(st.st_mode) ? PATHGATE__OS_T_REG : 0;
-    close(fd);
+    if (pathgate__os_statat(fd, "", 0, &st) == 0)
+        k = st.type == PATHGATE__OS_T_DIR   ? PATHGATE__OS_T_DIR
+            : st.type == PATHGATE__OS_T_REG ? PATHGATE__OS_T_REG
+                                            : 0;
+    pathgate__os_close(fd);
     return k;
 }
 
@@ -167,7 +169,7 @@ static int name_order(const pathgate__fs_name *a, const pathgate__fs_name *b)
 static void close_frame(pathgate_fs_walk *w, frame *f)
 {
     if (f->fd >= 0)
-        close(f->fd);
+        pathgate__os_close(f->fd);
     f->fd = -1;
     (void)w;
 }
@@ -264,7 +266,7 @@ static int descend(pathgate_fs_walk *w)
             continue;
         }
         const pathgate__fs_name *n = &f->L.names[f->dirs[k]];
-        char name[NAME_MAX + 1];
+        char name[PATHGATE__OS_NAME_MAX + 1];
         memcpy(name, n->name, n->len);
         name[n->len] = '\0';
         int fd = pathgate__walk_open_dir(f->fd, name);

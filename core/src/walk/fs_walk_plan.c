@@ -86,7 +86,7 @@ static void listing_free(const pathgate_allocator *a, listing *d)
     if (!d)
         return;
     if (d->L.fd >= 0)
-        close(d->L.fd);
+        pathgate__os_close(d->L.fd);
     pathgate__free(a, d->L.buf);
     pathgate__free(a, d->L.ents);
     pathgate__free(a, d->rel);
@@ -103,7 +103,7 @@ static int make_listing(plan *P, listing **out, int fd, const char *rel, size_t 
     size_t ss = w->glob ? pathgate__glob_state_size(w->glob) : 0;
     listing *d = pathgate__calloc(a, 1, sizeof *d);
     if (!d) {
-        close(fd);
+        pathgate__os_close(fd);
         return PATHGATE_ENOMEM;
     }
     d->L.fd = fd;
@@ -148,7 +148,7 @@ static int expand(plan *P, size_t *budget)
     P->tasks = NULL;
     P->ntasks = P->tcap = 0;
     size_t ss = w->glob ? pathgate__glob_state_size(w->glob) : 0;
-    char *rel = pathgate__malloc(a, PATHGATE_PATH_MAX + NAME_MAX + 2);
+    char *rel = pathgate__malloc(a, PATHGATE_PATH_MAX + PATHGATE__OS_NAME_MAX + 2);
     unsigned char *cstate = w->glob ? pathgate__malloc(a, ss) : NULL;
     int rc = (!rel || (w->glob && !cstate)) ? PATHGATE_ENOMEM : 0;
     for (size_t k = 0; k < nold && rc == 0; k++) {
@@ -162,7 +162,7 @@ static int expand(plan *P, size_t *budget)
                 continue;
             if (w->glob && !pathgate__glob_step(w->glob, cstate, d->state, e->name, e->len))
                 continue;
-            char name[NAME_MAX + 1];
+            char name[PATHGATE__OS_NAME_MAX + 1];
             memcpy(name, e->name, e->len);
             name[e->len] = '\0';
             int fd = pathgate__walk_open_dir(d->L.fd, name);
@@ -325,7 +325,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
             /* the root exists as something else, or a parent is a file */
             int probe = pathgate__fs_open(t, NULL, PATHGATE__OS_O_PATH, 0);
             if (probe >= 0) {
-                close(probe);
+                pathgate__os_close(probe);
                 return pathgate__fs_fail(err, PATHGATE_ENOTDIR, t, PATHGATE__FS_DIRECTORY);
             }
         }
@@ -342,7 +342,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
                      ? pathgate__fs_policy_real_root(t, root, real_root, PATHGATE_PATH_MAX + 1)
                      : PATHGATE_ENOMEM;
         if (rr < 0) {
-            close(root);
+            pathgate__os_close(root);
             pathgate__free(a, real_root);
             return rr == PATHGATE_ENOMEM
                        ? pathgate__error_set(err, rr, NULL)
@@ -372,7 +372,7 @@ int pathgate__fs_walk(pathgate__walk *w, pathgate_error *err)
     if (rc == 0)
         rc = make_listing(&P, &rootdir, root, t->rel, t->rel_len, 0, start);
     else
-        close(root);
+        pathgate__os_close(root);
     pathgate__free(a, start);
     unsigned int threads = w->shallow ? 1 : w->threads ? w->threads : 1;
     if (rc == 0 && threads == 1) {

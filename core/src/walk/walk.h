@@ -22,10 +22,10 @@ typedef struct pathgate__walk_file {
     size_t rel_len;
     const char *sub; /* path from the walk's root (a suffix of rel) */
     size_t sub_len;
-    int is_dir;     /* shallow walks only: a directory */
-    int is_link;    /* a symlink resolving inside the base to a regular
+    int is_dir;           /* shallow walks only: a directory */
+    int is_link;          /* a symlink resolving inside the base to a regular
                        file (or, shallow, a directory) ... */
-    struct stat st; /* ... and its target's fstat (only then) */
+    pathgate__os_stat st; /* ... and its target's fstat (only then) */
 } pathgate__walk_file;
 
 /* What a walk could not see (summed over the tasks emitted). */

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
@@ -238,6 +239,23 @@ int pathgate__os_random(void *out, size_t n)
         }
         got += (size_t)k;
     }
+    return 0;
+}
+
+unsigned int pathgate__os_ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (unsigned int)n;
+}
+
+int pathgate__os_realpath(const char *path, char *out, size_t cap)
+{
+    char buf[PATH_MAX];
+    if (!realpath(path, buf))
+        return -errno;
+    if (strlen(buf) >= cap)
+        return -ENAMETOOLONG;
+    strcpy(out, buf);
     return 0;
 }
 

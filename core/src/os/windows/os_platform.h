@@ -6,7 +6,11 @@
 #ifndef PATHGATE_OS_PLATFORM_H
 #define PATHGATE_OS_PLATFORM_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <io.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* No path-only handles or unnamed files on Windows: the NT backend opens
@@ -27,6 +31,137 @@
 #ifndef O_NONBLOCK
 #define O_NONBLOCK 0
 #endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0 /* no controlling terminals */
+#endif
+
+/* The longest name, in UTF-8 bytes: NTFS's 255 UTF-16 units, each at most
+ * three bytes of UTF-8 (a unit of a surrogate pair: two units, four bytes). */
+#define PATHGATE__OS_NAME_MAX 765
+
+/* Every name of an address is judged by the Windows name rules
+ * (lex/winname.h) when it is resolved: devices, streams, trailing dots and
+ * spaces, reserved characters, 8.3 shapes are refused lexically. */
+#define PATHGATE__OS_WINDOWS_NAMES 1
+
+/* Host paths: Windows spelling (drive, UNC and \\?\ paths; '/' read as
+ * '\'). */
+#define PATHGATE__OS_HOST_CONVENTION PATHGATE_CONVENTION_WINDOWS
+#define PATHGATE__OS_HOST_SEP '\\'
+static inline int pathgate__os_win_sep(char c)
+{
+    return c == '\\' || c == '/';
+}
+static inline int pathgate__os_host_absolute(const char *p)
+{
+    int letter = (p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z');
+    return (letter && p[1] == ':' && pathgate__os_win_sep(p[2])) ||
+           (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1]));
+}
+/* The root of a volume (`C:\`, `\\?\C:\`, `\\server\share`): a base there
+ * would serve the whole volume. */
+static inline int pathgate__os_win_drive_root(const char *p)
+{
+    return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+           (p[2] == '\0' || (pathgate__os_win_sep(p[2]) && p[3] == '\0'));
+}
+static inline int pathgate__os_host_is_fs_root(const char *p)
+{
+    if (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1]) && (p[2] == '?' || p[2] == '.') &&
+        pathgate__os_win_sep(p[3])) {
+        p += 4;
+        if (!((p[0] == 'U' || p[0] == 'u') && (p[1] == 'N' || p[1] == 'n') &&
+              (p[2] == 'C' || p[2] == 'c') && pathgate__os_win_sep(p[3])))
+            return pathgate__os_win_drive_root(p);
+        p += 4; /* \\?\UNC\server\share */
+    } else if (pathgate__os_win_sep(p[0]) && pathgate__os_win_sep(p[1])) {
+        p += 2; /* \\server\share */
+    } else {
+        return pathgate__os_win_drive_root(p);
+    }
+    int parts = 0; /* server and share, with at most a trailing separator */
+    while (*p) {
+        while (pathgate__os_win_sep(*p))
+            p++;
+        if (!*p)
+            break;
+        parts++;
+        while (*p && !pathgate__os_win_sep(*p))
+            p++;
+    }
+    return parts <= 2;
+}
+
+/* os.h's calls on a held handle: a C runtime descriptor over the NT
+ * HANDLE (_open_osfhandle), so these are the runtime's own calls. */
+static inline int pathgate__os_close(int fd)
+{
+    return _close(fd) < 0 ? -errno : 0;
+}
+
+/* The runtime reads and writes at most INT_MAX bytes at a time. */
+static inline int64_t pathgate__os_read(int fd, void *buf, size_t n)
+{
+    int r = _read(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned int)n);
+    return r < 0 ? -errno : r;
+}
+
+static inline int64_t pathgate__os_write(int fd, const void *buf, size_t n)
+{
+    int r = _write(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned int)n);
+    return r < 0 ? -errno : r;
+}
+
+static inline int64_t pathgate__os_seek(int fd, int64_t off, int whence)
+{
+    int64_t r = _lseeki64(fd, off, whence);
+    return r < 0 ? -errno : r;
+}
+
+/* No pread in the runtime: a read at off, the position put back (the
+ * core's handles are its own: no other thread moves them meanwhile). */
+static inline int64_t pathgate__os_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    int64_t pos = _lseeki64(fd, 0, SEEK_CUR);
+    if (pos < 0 || _lseeki64(fd, (int64_t)off, SEEK_SET) < 0)
+        return -errno;
+    int64_t r = pathgate__os_read(fd, buf, n);
+    if (_lseeki64(fd, pos, SEEK_SET) < 0 && r >= 0)
+        return -errno;
+    return r;
+}
+
+static inline int pathgate__os_fsync(int fd)
+{
+    return _commit(fd) < 0 ? -errno : 0;
+}
+
+static inline int pathgate__os_truncate(int fd, uint64_t len)
+{
+    int e = _chsize_s(fd, (int64_t)len);
+    return e ? -e : 0;
+}
+
+static inline int pathgate__os_dup(int fd)
+{
+    int r = _dup(fd);
+    return r < 0 ? -errno : r;
+}
+
+/* The runtime cannot turn O_APPEND on for an open descriptor: the
+ * position goes to the end instead (the handles it is used on, an atomic
+ * write's own temp file, have no other writer). */
+static inline int pathgate__os_set_append(int fd)
+{
+    return _lseeki64(fd, 0, SEEK_END) < 0 ? -errno : 0;
+}
+
+/* No O_NONBLOCK opens on Windows: nothing to turn off. */
+static inline int pathgate__os_set_blocking(int fd)
+{
+    (void)fd;
+    return 0;
+}
 
 /* A listing of the Windows backend: one record per entry, the UTF-8 name
  * converted from the directory's UTF-16 once, when it is read. */
