@@ -91,7 +91,12 @@ async function viaMcpRemote(url, auth) {
   let log = "";
   transport.stderr?.on("data", (d) => { log += d; });
   const client = new Client({ name: "pathgate-clients-test", version: "1.0.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    e.message += `\nmcp-remote's log:\n${log}`;
+    throw e;
+  }
   return { client, log: () => log };
 }
 
