@@ -242,23 +242,6 @@ int pathgate__os_random(void *out, size_t n)
     return 0;
 }
 
-unsigned int pathgate__os_ncpu(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1u : (unsigned int)n;
-}
-
-int pathgate__os_realpath(const char *path, char *out, size_t cap)
-{
-    char buf[PATH_MAX];
-    if (!realpath(path, buf))
-        return -errno;
-    if (strlen(buf) >= cap)
-        return -ENAMETOOLONG;
-    strcpy(out, buf);
-    return 0;
-}
-
 const char *pathgate__os_strerror(int e)
 {
     return strerrordesc_np(e); /* glibc's table: no locale, no buffer */

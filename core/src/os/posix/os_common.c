@@ -1,13 +1,17 @@
 /*
  * os_common.c - the parts of os.h that the POSIX backend and the Linux
  * backend make with the same POSIX 2008 calls (openat, the changes of one
- * name, a stat from struct stat, read/write copies, /dev/urandom), written
- * once. Compiled in both builds with -std=c11 -D_POSIX_C_SOURCE=200809L.
+ * name, a stat from struct stat, read/write copies, /dev/urandom, the
+ * processor count, realpath), written once. Compiled in both builds with
+ * -std=c11 -D_POSIX_C_SOURCE=200809L.
  */
+#define _XOPEN_SOURCE 700 /* realpath: the X/Open System Interfaces of POSIX 2008 */
 #include "os_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -142,4 +146,21 @@ int pathgate__os_urandom(unsigned char *buf, size_t n)
     }
     close(fd);
     return got == n ? 0 : -EIO;
+}
+
+unsigned int pathgate__os_ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN); /* not POSIX, but on every POSIX system */
+    return n < 1 ? 1u : (unsigned int)n;
+}
+
+int pathgate__os_realpath(const char *path, char *out, size_t cap)
+{
+    char buf[PATH_MAX];
+    if (!realpath(path, buf))
+        return -errno;
+    if (strlen(buf) >= cap)
+        return -ENAMETOOLONG;
+    strcpy(out, buf);
+    return 0;
 }

@@ -4,7 +4,6 @@
  * no-replace, futimens and fchmod on real handles, read/write copies,
  * /dev/urandom. What POSIX lacks answers -ENOSYS (docs/os.md).
  */
-#define _XOPEN_SOURCE 700 /* realpath: the X/Open System Interfaces of POSIX 2008 */
 #include "os.h"
 
 #include <dirent.h>
@@ -268,21 +267,4 @@ const char *pathgate__os_strerror(int e)
     default:
         return NULL;
     }
-}
-
-unsigned int pathgate__os_ncpu(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN); /* not POSIX, but on every POSIX system */
-    return n < 1 ? 1u : (unsigned int)n;
-}
-
-int pathgate__os_realpath(const char *path, char *out, size_t cap)
-{
-    char buf[PATH_MAX];
-    if (!realpath(path, buf))
-        return -errno;
-    if (strlen(buf) >= cap)
-        return -ENAMETOOLONG;
-    strcpy(out, buf);
-    return 0;
 }
