@@ -11,25 +11,7 @@
 #include <string.h>
 
 #include "os_fd_posix.h"
-
-/* The longest name, in bytes. */
-#define PATHGATE__OS_NAME_MAX NAME_MAX
-
-/* Windows name rules (lex/winname.h) do not apply: `aux.c` is a name. */
-#define PATHGATE__OS_WINDOWS_NAMES 0
-
-/* Host paths: POSIX spelling. */
-#define PATHGATE__OS_HOST_CONVENTION PATHGATE_CONVENTION_POSIX
-#define PATHGATE__OS_HOST_SEP '/'
-static inline int pathgate__os_host_absolute(const char *p)
-{
-    return p[0] == '/';
-}
-/* The filesystem root: a base there would serve the whole host. */
-static inline int pathgate__os_host_is_fs_root(const char *p)
-{
-    return p[0] == '/' && p[1] == '\0';
-}
+#include "os_names_posix.h"
 
 /* No path-only handle in POSIX: a handle that names an entry is opened for
  * reading, non-blocking (a FIFO does not block). A mode-000 file or a
