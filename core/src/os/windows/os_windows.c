@@ -666,25 +666,37 @@ static int set_name(HANDLE h, HANDLE newdir, const wname *nn, ULONG flags, int c
     return rc;
 }
 
+/* What renameat and linkat both begin with: the two directories'
+ * handles, the two names (either empty: -empty_errno) and the source's
+ * listing entry. 0 or a negative error. */
+static int name_pair(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
+                     const char *newname, int empty_errno, HANDLE *od, HANDLE *nd, wname *on,
+                     wname *nn, pathgate__os_win_entry *e)
+{
+    *od = pathgate__os_win_handle_of(olddir);
+    *nd = pathgate__os_win_handle_of(newdir);
+    if (!*od || !*nd)
+        return -EBADF;
+    int rc = name_of(oldname, on);
+    if (rc == 0)
+        rc = name_of(newname, nn);
+    if (rc)
+        return rc;
+    if (on->k == 0 || nn->k == 0)
+        return -empty_errno;
+    return pathgate__os_win_listed(*od, on->w, on->k, e);
+}
+
 int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
                           const char *newname, unsigned int flags)
 {
     if (flags & PATHGATE__OS_RENAME_EXCHANGE)
         return -ENOSYS;
-    HANDLE od = pathgate__os_win_handle_of(olddir), nd = pathgate__os_win_handle_of(newdir);
-    HANDLE h = NULL;
-    if (!od || !nd)
-        return -EBADF;
+    HANDLE od, nd, h = NULL;
     wname on, nn;
-    int rc = name_of(oldname, &on);
-    if (rc == 0)
-        rc = name_of(newname, &nn);
-    if (rc)
-        return rc;
-    if (on.k == 0 || nn.k == 0)
-        return -EBUSY;
     pathgate__os_win_entry e;
-    if ((rc = pathgate__os_win_listed(od, on.w, on.k, &e)) != 0)
+    int rc = name_pair(olddir, oldname, newdir, newname, EBUSY, &od, &nd, &on, &nn, &e);
+    if (rc)
         return rc;
     if (!(flags & PATHGATE__OS_RENAME_NOREPLACE)) {
         /* POSIX's answers where a file and a directory would replace each
@@ -716,20 +728,11 @@ int pathgate__os_renameat(pathgate__os_fd olddir, const char *oldname, pathgate_
 int pathgate__os_linkat(pathgate__os_fd olddir, const char *oldname, pathgate__os_fd newdir,
                         const char *newname)
 {
-    HANDLE od = pathgate__os_win_handle_of(olddir), nd = pathgate__os_win_handle_of(newdir);
-    HANDLE h = NULL;
-    if (!od || !nd)
-        return -EBADF;
+    HANDLE od, nd, h = NULL;
     wname on, nn;
-    int rc = name_of(oldname, &on);
-    if (rc == 0)
-        rc = name_of(newname, &nn);
-    if (rc)
-        return rc;
-    if (on.k == 0 || nn.k == 0)
-        return -EPERM;
     pathgate__os_win_entry e;
-    if ((rc = pathgate__os_win_listed(od, on.w, on.k, &e)) != 0)
+    int rc = name_pair(olddir, oldname, newdir, newname, EPERM, &od, &nd, &on, &nn, &e);
+    if (rc)
         return rc;
     if (IS_DIR(e.attributes) && !IS_LINK(e.attributes))
         return -EPERM; /* no hard link of a directory, as on POSIX */
