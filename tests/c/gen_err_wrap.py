@@ -12,6 +12,10 @@ takes a `pathgate_error *`, writes a linker wrapper (ld --wrap) that
     code equals the return value and the message is a NUL-terminated string
     inside the buffer that is not the junk.
 
+On success the caller's error still holds the junk (256 bytes with no NUL):
+a test reads err only after a failing call. (A test that printed err after
+a command ran showed "garbage"; it was this junk, not the core's.)
+
 HEADER... (names inside HEADER_DIR) limits the wrappers to those headers'
 functions, for a build that has only part of the core (Windows).
 
