@@ -63,9 +63,8 @@ describe("the Lua module on Windows", function()
     assert.are.equal("brave = {\n\tdiplomacy = 1\n}", page.content)
     assert(r:write("root:repo/new/deep/file.txt", "one\ntwo\n"))
     assert.are.equal("one\ntwo\n", slurp(REPO .. [[\new\deep\file.txt]]))
-    -- a write replaces the file (a new file renamed over it). An edit,
-    -- which renames over the file it still holds open, is refused by wine
-    -- 8 (permission_denied): not claimed here (docs/windows.md)
+    -- a write replaces the file (a new file renamed over it); so does an
+    -- edit (below: "edits an existing file through each edit path")
     assert(r:write("root:repo/new/deep/file.txt", "one\nthree\n"))
     assert.are.equal("one\nthree\n", slurp(REPO .. [[\new\deep\file.txt]]))
     assert.are.equal("root:repo/new/moved.txt", assert(r:move("root:repo/new/deep/file.txt",
@@ -96,6 +95,121 @@ describe("the Lua module on Windows", function()
     assert.are.equal("root:repo/common/New.txt", assert(r:read("root:repo/common/NEW.TXT")).path)
     assert(r:delete("root:repo/Common/new.txt"))
     assert.is_nil(slurp(REPO .. [[\common\New.txt]]))
+  end)
+
+  it("resolves every spelling of a file to the one its directory stores", function()
+    local want = "root:repo/common/traits/00_traits.txt"
+    local s = assert(pathgate.Session(r))
+    for _, v in ipairs {
+      r:resolve("root:repo/COMMON/Traits/00_TRAITS.TXT"),
+      r:resolve("root:repo/common/traits/00_traits.txt"),
+      r:resolve([[COMMON\Traits\00_TRAITS.TXT]], { base = "root:repo" }),
+      r:resolve("file:///" .. REPO:gsub("\\", "/") .. "/COMMON/Traits/00_TRAITS.TXT"),
+      s:resolve([[COMMON\Traits\00_TRAITS.TXT]]),
+    } do
+      assert.is_true(v.ok)
+      assert.is_true(v.exists)
+      -- the reference of each spelling is the one canonical address
+      assert.are.equal(want, tostring(v.ref))
+      assert.are.equal("common/traits/00_traits.txt", v.relative_path)
+      -- and the file operations answer the same address for it
+      assert.are.equal(want, assert(r:read(tostring(v.ref))).path)
+    end
+    -- a name nothing stores keeps the spelling given; the names before it take theirs
+    local m = r:resolve("root:repo/COMMON/Traits/New_Trait.TXT", { require_exists = false })
+    assert.is_true(m.ok)
+    assert.is_false(m.exists)
+    assert.are.equal("root:repo/common/traits/New_Trait.TXT", tostring(m.ref))
+    m = r:resolve("root:repo/Common/Missing/X.txt", { require_exists = false })
+    assert.are.equal("root:repo/common/Missing/X.txt", tostring(m.ref))
+    assert.is_false(r:resolve("root:repo/COMMON/Traits/New_Trait.TXT").ok)
+    -- the policy still folds case: .env is hidden from resolve in every spelling
+    for _, name in ipairs { ".env", ".ENV", ".Env" } do
+      local v = r:resolve("root:repo/" .. name)
+      assert.is_false(v.ok, name)
+      assert.are.equal("denied", v.reason, name)
+    end
+  end)
+
+  it("edits an existing file through each edit path, atomically, keeping its stored name", function()
+    local host = REPO .. [[\Edit\Target.TXT]]
+    local stored = "root:repo/Edit/Target.TXT"
+    local function listing()
+      local out = {}
+      for _, e in ipairs(assert(r:ls("root:repo/EDIT"))) do out[#out + 1] = e.path end
+      table.sort(out)
+      return out
+    end
+    -- after each edit: the new content under the stored name, and nothing
+    -- beside it (no temp file, no backup)
+    local function replaced(want)
+      assert.are.equal(want, slurp(host))
+      assert.are.same({ stored }, listing())
+    end
+    assert(r:mkdir("root:repo/Edit"))
+    assert.are.equal(stored, assert(r:write("root:repo/Edit/Target.TXT", "alpha\nbeta\ngamma\n")))
+
+    local addr, n = assert(r:edit("root:repo/EDIT/target.txt", "beta", "BETA"))
+    assert.are.equal(stored, addr)
+    assert.are.equal(1, n)
+    replaced("alpha\nBETA\ngamma\n")
+
+    addr = assert(r:multi_edit("root:repo/edit/TARGET.TXT", { { "alpha", "ALPHA" }, { "gamma", "GAMMA" } }))
+    assert.are.equal(stored, addr)
+    replaced("ALPHA\nBETA\nGAMMA\n")
+
+    local s = assert(pathgate.Session(r))
+    local e = s:text_editor("str_replace", "root:repo/EDIT/Target.txt",
+                            { tool = "str_replace_editor", old_str = "BETA", new_str = "beta two" })
+    assert.is_nil(e.error)
+    replaced("ALPHA\nbeta two\nGAMMA\n")
+    e = s:text_editor("insert", "root:repo/edit/target.txt",
+                      { tool = "str_replace_editor", insert_line = 1, new_str = "inserted" })
+    assert.is_nil(e.error)
+    replaced("ALPHA\ninserted\nbeta two\nGAMMA\n")
+    e = s:text_editor("undo_edit", "root:repo/EDIT/TARGET.TXT", { tool = "str_replace_editor" })
+    assert.is_nil(e.error)
+    replaced("ALPHA\nbeta two\nGAMMA\n")
+
+    local res = s:apply_patch("*** Begin Patch\n*** Update File: root:repo/EDIT/TARGET.txt\n@@\n"
+                              .. " ALPHA\n-beta two\n+beta patched\n GAMMA\n*** End Patch")
+    assert.is_nil(res.error)
+    assert.are.equal(stored, res.files[1].path)
+    assert.are.equal("M", res.files[1].change)
+    replaced("ALPHA\nbeta patched\nGAMMA\n")
+
+    assert.are.equal(stored, assert(r:write("root:repo/EDIT/target.TXT", "whole\n")))
+    replaced("whole\n")
+
+    -- io handles: the old content until close, the temp file beside it
+    for _, case in ipairs { { "w", "new\n", "new\n" }, { "a", "tail\n", "new\ntail\n" },
+                            { "r+", "NEW", "NEW\ntail\n" } } do
+      local before = slurp(host)
+      local f = assert(r:open("root:repo/edit/TARGET.TXT", case[1]))
+      f:write(case[2])
+      assert.are.equal(before, slurp(host))
+      local now = listing()
+      assert.are.equal(2, #now)
+      assert.matches("^root:repo/Edit/%.pathgate%-%x+%.tmp$", now[1])
+      assert.are.equal(stored, now[2])
+      f:close()
+      replaced(case[3])
+    end
+
+    -- a file another program reads (io.open shares no deletion): the edit
+    -- fails and changes nothing, leaving no temp file; once it is closed
+    -- the edit goes through
+    local reader = assert(io.open(host, "rb"))
+    local ok, msg, code = r:edit("root:repo/Edit/Target.TXT", "NEW", "held")
+    assert.is_nil(ok)
+    assert.is_string(code)
+    assert.is_nil(msg:find(TOP, 1, true), "a host path in: " .. msg)
+    assert.are.equal("NEW\ntail\n", reader:read("a"))
+    reader:close()
+    replaced("NEW\ntail\n")
+    assert(r:edit("root:repo/Edit/Target.TXT", "NEW", "held"))
+    replaced("held\ntail\n")
+    assert(r:delete("root:repo/Edit"))
   end)
 
   it("protects .env in every case (the secrets preset folds case)", function()

@@ -203,7 +203,8 @@ static void forget_read(cmd *c)
 
 /* The file's bytes (*raw) and its text as Python reads it (*text:
  * universal newlines), both allocated. The file stays open in c->read, so
- * that write_bytes commits only over what was read. */
+ * that write_bytes commits only over what was read (its commit lets it go
+ * just before the rename). */
 static int read_text(cmd *c, char **raw, size_t *raw_len, char **text, size_t *text_len)
 {
     *raw = *text = NULL;

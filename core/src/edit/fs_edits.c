@@ -364,7 +364,8 @@ static int edit_once(pathgate_buf *diff, size_t *occurrences, const pathgate__fs
     }
     if (rc == 0 && !dry_run)
         rc = pathgate__fs_replace_file_if(t, cur, cur_len, &g, opts, err);
-    pathgate__os_close(g.fd);
+    if (g.fd >= 0) /* (a commit lets it go before its rename) */
+        pathgate__os_close(g.fd);
     if (cur != base)
         pathgate__free(t->alloc, cur);
     if (base != orig)

@@ -338,16 +338,23 @@ static int changed_since(const pathgate__fs_target *t, const pathgate__fs_guard 
 
 /* Renames the filled temp file over the name: the commit. 0,
  * PATHGATE__FS_CHANGED when the guarded file changed (nothing renamed), or
- * a failure with err filled (the temp file is the caller's to remove). */
+ * a failure with err filled (the temp file is the caller's to remove).
+ * The guarded file is let go after the check and before the rename, so
+ * that the rename never replaces a file pathgate holds open: Windows
+ * refuses that without POSIX semantics (FAT, exFAT, network shares, wine),
+ * and with them too unless every handle shares deletion. */
 static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp, const char *name,
-                       const pathgate__fs_guard *g, const pathgate_fs_options *opts,
-                       pathgate_error *err)
+                       pathgate__fs_guard *g, const pathgate_fs_options *opts, pathgate_error *err)
 {
     int rc = hook(opts, PATHGATE_FS_HOOK_BEFORE_RENAME);
     if (rc < 0)
         return pathgate__fs_fail(err, rc, t, PATHGATE__FS_FILE);
     if (g && changed_since(t, g))
         return PATHGATE__FS_CHANGED;
+    if (g) {
+        pathgate__os_close(g->fd);
+        g->fd = -1;
+    }
     int e = pathgate__os_renameat(dirfd, tmp, dirfd, name, 0);
     if (e == 0)
         return 0;
@@ -360,7 +367,7 @@ static int commit_temp(const pathgate__fs_target *t, int dirfd, const char *tmp,
  * PATHGATE__FS_CHANGED) the temp file is removed and the target is as it
  * was. */
 int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
-                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate__fs_guard *g, const pathgate_fs_options *opts,
                                  pathgate_error *err)
 {
     if (t->rel_len == 0)

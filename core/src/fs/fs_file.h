@@ -61,9 +61,13 @@ typedef struct pathgate__fs_guard {
 
 /* pathgate__fs_replace_file, committed only while the file g describes is
  * unchanged and still the one the name leads to, checked just before the
- * rename (g NULL: always). 0, PATHGATE__FS_CHANGED, or a negative code. */
+ * rename (g NULL: always). Once the check passes, g->fd is closed (and set
+ * to -1) before the rename: nothing of pathgate's holds the file being
+ * replaced (Windows refuses to rename over a file open without
+ * FILE_SHARE_DELETE, and over any open file without POSIX semantics).
+ * 0, PATHGATE__FS_CHANGED (g->fd still open), or a negative code. */
 int pathgate__fs_replace_file_if(const pathgate__fs_target *t, const void *content, size_t len,
-                                 const pathgate__fs_guard *g, const pathgate_fs_options *opts,
+                                 pathgate__fs_guard *g, const pathgate_fs_options *opts,
                                  pathgate_error *err);
 
 /* PATHGATE_EACCES with the message when t's entry may not be written:

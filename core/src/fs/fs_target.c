@@ -42,52 +42,13 @@ int pathgate__fs_search_check(const pathgate_fs_search_options *opts, pathgate_e
     return 0;
 }
 
-/* Where names are found in any case (Windows), the names of t->rel that
- * exist take the spelling their directory stores (docs/windows.md, "Case
- * folding"): one address per file, whatever case it was given in. Each
- * directory on the way is opened beneath the base without following a
- * link; the walk stops at the first name that is missing, a link, or
- * stored with another length, and the rest stays as given. */
-static void respell(pathgate__fs_target *t)
-{
-    if (!PATHGATE__OS_NAMES_FOLD || t->rel_len == 0)
-        return;
-    char *rel = (char *)t->rel;
-    char stored[PATHGATE__OS_NAME_MAX + 1];
-    int dir = -1;
-    size_t i = 0;
-    while (i < t->rel_len) {
-        size_t j = i;
-        while (j < t->rel_len && rel[j] != '/')
-            j++;
-        char save = rel[j];
-        rel[j] = '\0';
-        if (i > 0) { /* the directory rel[0..i-1) */
-            rel[i - 1] = '\0';
-            int fd = pathgate__contain_open_how(t->base_fd, rel, PATHGATE__OS_O_PATH | O_DIRECTORY,
-                                                0, PATHGATE__CONTAIN_NO_LINKS);
-            rel[i - 1] = '/';
-            if (dir >= 0)
-                pathgate__os_close(dir);
-            dir = fd;
-        }
-        int ok = (i == 0 || dir >= 0) &&
-                 pathgate__os_stored_name(i > 0 ? dir : t->base_fd, rel + i, stored,
-                                          sizeof stored) == 0 &&
-                 strlen(stored) == j - i;
-        if (ok)
-            memcpy(rel + i, stored, j - i);
-        rel[j] = save;
-        if (!ok)
-            break;
-        i = j + 1;
-    }
-    if (dir >= 0)
-        pathgate__os_close(dir);
-}
-
+/* t for the canonical address (len bytes). Where names are found in any
+ * case (Windows), the names of its relative path that exist take the
+ * spelling their directory stores (docs/windows.md, "Case folding"): one
+ * address per file, whatever case it was given in; `respelled`: they have
+ * already (an address the resolver answered). */
 static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *address, size_t len,
-                pathgate_error *err)
+                int respelled, pathgate_error *err)
 {
     size_t base;
     const char *rel;
@@ -107,7 +68,8 @@ static int fill(pathgate__fs_target *t, pathgate_resolver *r, const char *addres
         t->rel = t->address + (rel - address);
         t->rel_len = len - (size_t)(rel - address);
         t->prefix_len = (size_t)(t->rel - t->address) - 1;
-        respell(t);
+        if (!respelled)
+            pathgate__os_stored_rel(t->base_fd, (char *)t->rel, t->rel_len);
     } else { /* the base itself */
         t->rel = t->address + len;
         t->rel_len = 0;
@@ -173,12 +135,12 @@ static int resolve_text(pathgate__fs_target *t, pathgate_resolver *r,
             pathgate_buf cwd = PATHGATE_BUF_INIT;
             if ((rc = pathgate_session_pwd(&cwd, s, err)) < 0)
                 return rc;
-            rc = fill(t, r, cwd.ptr, cwd.len, err);
+            rc = fill(t, r, cwd.ptr, cwd.len, 0, err);
             pathgate_buf_dispose(&cwd);
             return rc;
         }
         const char *a = pathgate__resolver_base_address(r, 0);
-        return fill(t, r, a, strlen(a), err);
+        return fill(t, r, a, strlen(a), 0, err);
     }
     if (pathgate__text_check(text, len, PATHGATE_PATH_MAX, NULL) != 0) {
         audit_invalid(t, r, "encoding");
@@ -187,7 +149,7 @@ static int resolve_text(pathgate__fs_target *t, pathgate_resolver *r,
     size_t base;
     const char *rel;
     if (pathgate__resolver_split(&base, &rel, r, text, len) == 0)
-        return fill(t, r, text, len, err);
+        return fill(t, r, text, len, 0, err);
 
     pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
     pathgate_resolve_options ro = PATHGATE_RESOLVE_OPTIONS_INIT;
@@ -219,7 +181,7 @@ static int resolve_text(pathgate__fs_target *t, pathgate_resolver *r,
     }
     size_t alen;
     const char *addr = pathgate_ref_address(res.ref, &alen);
-    rc = fill(t, r, addr, alen, err);
+    rc = fill(t, r, addr, alen, 1, err);
     pathgate_resolver_release(r, res.ref);
     pathgate_resolution_dispose(&res);
     return rc;

@@ -191,6 +191,15 @@ static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *of
  * negative error. Declared by os_platform.h (inline where names are exact):
  *   int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name,
  *                                char *out, size_t cap);
+ *
+ * The same for a whole relative path: rewrites rel[0..len) ('/' between
+ * names) in place so that each name of it that exists beneath dirfd has
+ * the spelling its directory stores, entering each directory without
+ * following a link; from the first name that is missing, a link, or
+ * stored with another length, the rest stays as given (nothing stores
+ * it). The one way the core respells an address (the resolver, file
+ * operations). Where names are exact it is an empty inline body: no call.
+ *   void pathgate__os_stored_rel(pathgate__os_fd dirfd, char *rel, size_t len);
  */
 
 /* Puts fd's listing position back to its start: 0 or a negative error. */

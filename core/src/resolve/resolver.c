@@ -6,7 +6,8 @@
  * resolve() is lexical first (address.c decides the base and builds the
  * canonical address in a stack buffer), then asks the kernel once
  * (os.h's contained probe: on Linux one lookup and one close when the
- * target exists),
+ * target exists; where names are found in any case, Windows, each name
+ * first takes its stored spelling, pathgate__os_stored_rel),
  * then mints a token (registry.c). For canonical input the only
  * allocation is the ref the registry mints.
  */
@@ -824,6 +825,13 @@ static int resolve_located(pathgate_reason *reason_out, located *loc_out, int *e
     int exists = 0;
     *reason_out = PATHGATE_REASON_OK;
     pathgate_policy_verdict v = {0, NULL, NULL};
+    /* one address per file: where names are found in any case (Windows),
+     * each existing name as its directory stores it, before the policy
+     * judges it (docs/windows.md, "Case folding"); nothing where names are
+     * exact */
+    if (reason == PATHGATE_REASON_OK)
+        pathgate__os_stored_rel(r->bases[loc->base].fd, loc->addr + loc->rel_off,
+                                loc->len - loc->rel_off);
     if (reason == PATHGATE_REASON_OK)
         reason = pathgate__policy_active(pathgate__policy_store_current(r->policy), loc->base)
                      ? check_policy_exists(&exists, r, loc, require_exists, &v)

@@ -436,3 +436,45 @@ int pathgate__errno_to_code(int neg_errno)
         return PATHGATE_EIO;
     }
 }
+
+#if PATHGATE__OS_NAMES_FOLD
+/* One spelling per file for a whole relative path (os.h): each name of
+ * rel[0..len) that exists beneath dirfd takes the spelling its directory
+ * stores (pathgate__os_stored_name), in place. Each directory on the way
+ * is entered from the one before it without following a link, so the walk
+ * costs a name's listing and the next directory's open per name; it stops at the first name that is
+ * missing, a link, `..`, or stored with another length, and the rest stays
+ * as given. Where names are exact, os_platform.h makes this nothing. */
+void pathgate__os_stored_rel(pathgate__os_fd dirfd, char *rel, size_t len)
+{
+    char name[WALK_NAME_MAX + 1], stored[WALK_NAME_MAX + 1];
+    int dir = dirfd, owned = 0;
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && rel[j] != '/')
+            j++;
+        size_t n = j - i;
+        if (n == 0 || n > WALK_NAME_MAX)
+            break;
+        memcpy(name, rel + i, n);
+        name[n] = '\0';
+        if (pathgate__os_stored_name(dir, name, stored, sizeof stored) != 0 || strlen(stored) != n)
+            break;
+        memcpy(rel + i, stored, n);
+        if (j >= len)
+            break;
+        int next = pathgate__os_openat(
+            dir, stored, PATHGATE__OS_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (owned)
+            pathgate__os_close(dir);
+        owned = next >= 0;
+        if (!owned)
+            break;
+        dir = next;
+        i = j + 1;
+    }
+    if (owned)
+        pathgate__os_close(dir);
+}
+#endif

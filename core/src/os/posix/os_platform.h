@@ -50,5 +50,11 @@ static inline int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *na
     memcpy(out, name, n + 1);
     return 0;
 }
+static inline void pathgate__os_stored_rel(pathgate__os_fd dirfd, char *rel, size_t len)
+{
+    (void)dirfd;
+    (void)rel;
+    (void)len;
+}
 
 #endif

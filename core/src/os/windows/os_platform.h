@@ -189,5 +189,6 @@ static inline int pathgate__os_dir_next(const char *buf, size_t used, size_t *of
 /* NTFS finds names in any case: the stored spelling is looked up (os.h). */
 #define PATHGATE__OS_NAMES_FOLD 1
 int pathgate__os_stored_name(pathgate__os_fd dirfd, const char *name, char *out, size_t cap);
+void pathgate__os_stored_rel(pathgate__os_fd dirfd, char *rel, size_t len);
 
 #endif
