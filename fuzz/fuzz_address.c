@@ -71,8 +71,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     pathgate__parsed p;
-    pathgate_reason r = pathgate__address_parse(&p, text, size, &names);
+    pathgate_reason r = pathgate__address_parse(&p, text, size, &names, PATHGATE_CONVENTION_POSIX);
     FZ_CHECK(r >= PATHGATE_REASON_OK && r < PATHGATE__REASON_LAST, "reason %d", (int)r);
+    /* a Windows host reads host paths its own way, and addresses alike */
+    pathgate__parsed pw;
+    pathgate_reason rw =
+        pathgate__address_parse(&pw, text, size, &names, PATHGATE_CONVENTION_WINDOWS);
+    FZ_CHECK(rw >= PATHGATE_REASON_OK && rw < PATHGATE__REASON_LAST, "reason %d", (int)rw);
+    if (r == PATHGATE_REASON_OK && p.form == PATHGATE__FORM_ADDRESS)
+        FZ_CHECK(rw == r && pw.form == p.form && pw.index == p.index && pw.is_mod == p.is_mod &&
+                     pw.text == p.text && pw.len == p.len,
+                 "an address reads otherwise on a Windows host");
+    if (rw == PATHGATE_REASON_OK)
+        FZ_CHECK(pw.text >= text && pw.text + pw.len <= text + size,
+                 "parsed text outside the input");
     FZ_CHECK(strcmp(pathgate_reason_name(r), "") != 0, "unnamed reason %d", (int)r);
     if (r != PATHGATE_REASON_OK)
         return 0;
@@ -116,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!rel_listable(buf + rel_off, len - rel_off))
         return 0;
     pathgate__parsed q;
-    r = pathgate__address_parse(&q, buf, len, &names);
+    r = pathgate__address_parse(&q, buf, len, &names, PATHGATE_CONVENTION_POSIX);
     FZ_CHECK(r == PATHGATE_REASON_OK && q.form == PATHGATE__FORM_ADDRESS, "%s does not parse: %s",
              buf, pathgate_reason_name(r));
     FZ_CHECK(q.is_mod == p.is_mod && q.index == p.index, "reparse names another base: %s", buf);

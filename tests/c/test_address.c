@@ -49,10 +49,13 @@ static const char *reason(pathgate_reason r)
 
 /* Parses and builds: the canonical address, or "<form>" for a non-address
  * form, or "!<reason>" for a failure. */
+/* The host whose paths the parser reads (the grammar table: POSIX). */
+static pathgate_convention g_host = PATHGATE_CONVENTION_POSIX;
+
 static const char *canon(char *out, size_t cap, const char *text, size_t len)
 {
     pathgate__parsed p;
-    pathgate_reason r = pathgate__address_parse(&p, text, len, &names);
+    pathgate_reason r = pathgate__address_parse(&p, text, len, &names, g_host);
     if (r != PATHGATE_REASON_OK) {
         snprintf(out, cap, "!%s", reason(r));
         return out;
@@ -244,6 +247,51 @@ static void test_grammar_table(void **state)
             failures++;
         }
     }
+    assert_int_equal(failures, 0);
+}
+
+/* On a Windows host its absolute paths are host paths, in either
+ * separator; drive-relative and rootless paths, which depend on a current
+ * drive or directory, lie in no base; addresses read as on POSIX. */
+static const struct {
+    const char *in, *out;
+} windows_table[] = {
+    {"C:\\x", "<host>C:\\x"},
+    {"c:/x/y.txt", "<host>c:/x/y.txt"},
+    {"  D:\\Mods\\x \n", "<host>D:\\Mods\\x"},
+    {"\\\\server\\share\\x", "<host>\\\\server\\share\\x"},
+    {"//server/share/x", "<host>//server/share/x"},
+    {"\\\\?\\C:\\x", "<host>\\\\?\\C:\\x"},
+    {"C:x", "!outside_bases"},
+    {"C:", "!outside_bases"},
+    {"\\x", "!outside_bases"},
+    {"/abs/x", "!outside_bases"},
+    {"\\\\\\x", "!outside_bases"},
+    {"a:b/c", "!outside_bases"},
+    {"file:///C:/x", "<uri>file:///C:/x"},
+    {"root:repo/a\\b", "root:repo/a/b"},
+    {"/root:repo/x", "root:repo/x"},
+    {"/pathgate/root/repo/x", "root:repo/x"},
+    {"relative\\x", "<rel>relative\\x"},
+    {"foo:bar", "!syntax"},
+    {"C:\\x\xff", "!encoding"},
+};
+
+static void test_windows_host_table(void **state)
+{
+    (void)state;
+    char got[PATHGATE_PATH_MAX + 64];
+    int failures = 0;
+    g_host = PATHGATE_CONVENTION_WINDOWS;
+    for (size_t i = 0; i < sizeof windows_table / sizeof *windows_table; i++) {
+        canon(got, sizeof got, windows_table[i].in, strlen(windows_table[i].in));
+        if (strcmp(got, windows_table[i].out) != 0) {
+            print_error("Windows host, input \"%s\": expected \"%s\", got \"%s\"\n",
+                        windows_table[i].in, windows_table[i].out, got);
+            failures++;
+        }
+    }
+    g_host = PATHGATE_CONVENTION_POSIX;
     assert_int_equal(failures, 0);
 }
 
@@ -476,6 +524,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grammar_table),
+        cmocka_unit_test(test_windows_host_table),
         cmocka_unit_test(test_canonical_output_is_a_fixed_point),
         cmocka_unit_test(test_nul_and_length),
         cmocka_unit_test(test_build_joins_base_and_rel),

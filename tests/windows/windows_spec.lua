@@ -106,6 +106,12 @@ describe("the Lua module on Windows", function()
       r:resolve([[COMMON\Traits\00_TRAITS.TXT]], { base = "root:repo" }),
       r:resolve("file:///" .. REPO:gsub("\\", "/") .. "/COMMON/Traits/00_TRAITS.TXT"),
       s:resolve([[COMMON\Traits\00_TRAITS.TXT]]),
+      -- the host's own paths, in either separator and any case
+      r:resolve(REPO .. [[\common\traits\00_traits.txt]]),
+      r:resolve(REPO .. [[\COMMON\Traits\00_TRAITS.TXT]]),
+      r:resolve(REPO:gsub("\\", "/") .. "/common/traits/00_traits.txt"),
+      r:resolve(REPO:upper() .. [[\common\traits\00_traits.txt]]),
+      r:resolve(REPO:lower() .. [[\common\traits\00_traits.txt]]),
     } do
       assert.is_true(v.ok)
       assert.is_true(v.exists)
@@ -114,6 +120,14 @@ describe("the Lua module on Windows", function()
       assert.are.equal("common/traits/00_traits.txt", v.relative_path)
       -- and the file operations answer the same address for it
       assert.are.equal(want, assert(r:read(tostring(v.ref))).path)
+    end
+    -- a host path outside the bases, or one that depends on a current
+    -- drive or directory, lies in no base
+    for _, text in ipairs { TOP .. [[\outside\secret.txt]], REPO .. [[\..\outside\secret.txt]],
+                            [[C:repo\x.txt]], [[\repo\x.txt]], "/repo/x.txt" } do
+      local v = r:resolve(text, { require_exists = false })
+      assert.is_false(v.ok, text)
+      assert.are.equal("outside_bases", v.reason, text)
     end
     -- a name nothing stores keeps the spelling given; the names before it take theirs
     local m = r:resolve("root:repo/COMMON/Traits/New_Trait.TXT", { require_exists = false })

@@ -192,8 +192,18 @@ static pathgate_reason parse_legacy_root(pathgate__parsed *out, const char *s, s
     return PATHGATE_REASON_OK;
 }
 
+/* Windows host paths: drive-absolute (`C:\x`, `C:/x`) and UNC or
+ * verbatim (`\\server\share`, `\\?\C:\x`), either separator. */
+static int windows_host_absolute(const char *t, size_t len)
+{
+    if (len >= 3 && is_alpha((unsigned char)t[0]) && t[1] == ':' && (t[2] == '\\' || t[2] == '/'))
+        return 1;
+    return len >= 3 && (t[0] == '\\' || t[0] == '/') && (t[1] == '\\' || t[1] == '/') &&
+           t[2] != '\\' && t[2] != '/';
+}
+
 pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text, size_t len,
-                                        const pathgate__names *names)
+                                        const pathgate__names *names, pathgate_convention host)
 {
     if (len > PATHGATE_PATH_MAX)
         return PATHGATE_REASON_TOO_LONG;
@@ -244,14 +254,27 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         out->form = PATHGATE__FORM_URI;
         return PATHGATE_REASON_OK;
     }
-    if (text[0] == '/') {
-        out->form = PATHGATE__FORM_HOST;
-        return PATHGATE_REASON_OK;
+    if (host == PATHGATE_CONVENTION_WINDOWS) {
+        /* A Windows host: its absolute paths are host paths; drive-relative
+         * (`C:x`) and rootless (`\x`, `/x`) ones depend on a current drive
+         * and directory, so no base lies there */
+        if (windows_host_absolute(text, len)) {
+            out->form = PATHGATE__FORM_HOST;
+            return PATHGATE_REASON_OK;
+        }
+        if (text[0] == '/' || text[0] == '\\' ||
+            (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
+            return PATHGATE_REASON_OUTSIDE_BASES;
+    } else {
+        if (text[0] == '/') {
+            out->form = PATHGATE__FORM_HOST;
+            return PATHGATE_REASON_OK;
+        }
+        /* Windows-absolute (`\x`, `\\server\share`, `C:\x`, `C:x`): no
+         * base of this host lies there */
+        if (text[0] == '\\' || (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
+            return PATHGATE_REASON_OUTSIDE_BASES;
     }
-    /* Windows-absolute (`\x`, `\\server\share`, `C:\x`, `C:x`): no base
-     * of this host lies there */
-    if (text[0] == '\\' || (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
-        return PATHGATE_REASON_OUTSIDE_BASES;
     size_t first = span_until(text, len, '/', '\\');
     if (memchr(text, ':', first))
         return PATHGATE_REASON_SYNTAX;

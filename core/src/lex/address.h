@@ -61,15 +61,21 @@ typedef struct pathgate__parsed {
  *                             the bases' directories in a command's view
  *                             (docs/exec.md); read as the address
  *   file:...                  URI
+ * then, for a POSIX host (`host`, the host's convention):
  *   /...                      host path
  *   `\...`, `X:...` (a drive) Windows-absolute: OUTSIDE_BASES
+ * for a Windows host:
+ *   `X:\...`, `X:/...`, `\\server\share...`, `\\?\...` (either
+ *                             separator) host path
+ *   `X:...`, `\...`, `/...`    drive-relative or rootless: OUTSIDE_BASES
+ * and for both:
  *   a first segment with `:`  SYNTAX (an unknown namespace or scheme)
  *   anything else             relative
  * Unknown key or name: UNKNOWN_ROOT / UNKNOWN_MOD (also bare `root:`).
  * Returns PATHGATE_REASON_OK with *out filled, or the reason.
  */
 pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text, size_t len,
-                                        const pathgate__names *names);
+                                        const pathgate__names *names, pathgate_convention host);
 
 /*
  * Builds a canonical address into buf[0..cap): `root:<name>` or

@@ -682,7 +682,7 @@ static int locate_lexical(pathgate_reason *reason, located *loc, const pathgate_
 {
     pathgate__names names = names_of(r);
     pathgate__parsed p;
-    *reason = pathgate__address_parse(&p, text, len, &names);
+    *reason = pathgate__address_parse(&p, text, len, &names, PATHGATE__OS_HOST_CONVENTION);
     if (*reason != PATHGATE_REASON_OK)
         return PATHGATE_OK;
     if (p.form != PATHGATE__FORM_RELATIVE)
@@ -693,7 +693,8 @@ static int locate_lexical(pathgate_reason *reason, located *loc, const pathgate_
     }
     /* the base, resolved lexically on its own first */
     pathgate__parsed bp;
-    pathgate_reason br = pathgate__address_parse(&bp, base_text, base_len, &names);
+    pathgate_reason br =
+        pathgate__address_parse(&bp, base_text, base_len, &names, PATHGATE__OS_HOST_CONVENTION);
     if (br == PATHGATE_REASON_OK && bp.form == PATHGATE__FORM_RELATIVE)
         br = PATHGATE_REASON_INVALID_BASE;
     if (br == PATHGATE_REASON_OK) {
