@@ -171,7 +171,7 @@ long pg_for_each_failing_alloc(int (*body)(const pathgate_allocator *alloc, void
 
 char *pg_read_file(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = pg_fopen(path, "rb");
     if (!fp)
         return NULL;
     size_t cap = 1 << 16, n = 0;
@@ -279,6 +279,11 @@ void pg_tmpdir_remove(char *dir)
 int pg_mkdir(const char *path)
 {
     return mkdir(path, 0777);
+}
+
+FILE *pg_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
 }
 
 int pg_symlink(const char *target, const char *path)
@@ -425,9 +430,24 @@ void pg_tmpdir_remove(char *dir)
     free(dir);
 }
 
+/* path (UTF-8) as UTF-16 in w; 0, or -1 when it does not fit. */
+static int wide(const char *path, wchar_t *w, int size)
+{
+    return MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, size) > 0 ? 0 : -1;
+}
+
 int pg_mkdir(const char *path)
 {
-    return _mkdir(path);
+    wchar_t w[2048];
+    return wide(path, w, 2048) == 0 ? _wmkdir(w) : -1;
+}
+
+FILE *pg_fopen(const char *path, const char *mode)
+{
+    wchar_t w[2048], m[16];
+    if (wide(path, w, 2048) != 0 || wide(mode, m, 16) != 0)
+        return NULL;
+    return _wfopen(w, m);
 }
 
 int pg_symlink(const char *target, const char *path)
@@ -459,7 +479,10 @@ long pg_readlink(const char *path, char *buf, size_t size)
 
 int pg_lkind(const char *path)
 {
-    DWORD a = GetFileAttributesA(path);
+    wchar_t w[2048];
+    if (wide(path, w, 2048) != 0)
+        return -1;
+    DWORD a = GetFileAttributesW(w);
     if (a == INVALID_FILE_ATTRIBUTES) {
         /* wine shows no dangling or looping Unix symlink: ask Linux */
         char up[1200], qp[1210], script[1400], out[8];

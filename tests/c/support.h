@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #if defined(__MINGW32__)
 /* cmocka declares print_error & co. `printf`-like, which mingw reads as
  * Microsoft's printf (no %zu); the suites and cmocka itself are built with
@@ -126,7 +127,9 @@ void pg_tmpdir_remove(char *dir);
  * for what wine cannot do (make or read a symlink, remove a tree holding
  * links), a Linux shell the Windows program starts (pg_host_sh).
  */
-int pg_mkdir(const char *path);                       /* 0 or -1, mode 0777 */
+int pg_mkdir(const char *path); /* 0 or -1, mode 0777 */
+/* fopen of a UTF-8 path on every host */
+FILE *pg_fopen(const char *path, const char *mode);
 int pg_symlink(const char *target, const char *path); /* 0 or -1 */
 /* The link's text in buf (NUL-terminated): its length, or -1. */
 long pg_readlink(const char *path, char *buf, size_t size);
