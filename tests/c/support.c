@@ -2,10 +2,15 @@
 #define _GNU_SOURCE
 #include "support.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#ifndef _WIN32 /* Windows builds only the lexical suites: no temp dirs */
+#include <sys/stat.h>
+#ifdef _WIN32
+#include <direct.h>
+#include <windows.h>
+#else
 #include <ftw.h>
 #include <unistd.h>
 #endif
@@ -166,7 +171,7 @@ long pg_for_each_failing_alloc(int (*body)(const pathgate_allocator *alloc, void
 
 char *pg_read_file(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = pg_fopen(path, "rb");
     if (!fp)
         return NULL;
     size_t cap = 1 << 16, n = 0;
@@ -269,6 +274,236 @@ void pg_tmpdir_remove(char *dir)
         return;
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
+}
+
+int pg_mkdir(const char *path)
+{
+    return mkdir(path, 0777);
+}
+
+FILE *pg_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
+}
+
+int pg_symlink(const char *target, const char *path)
+{
+    return symlink(target, path);
+}
+
+long pg_readlink(const char *path, char *buf, size_t size)
+{
+    ssize_t n = size ? readlink(path, buf, size - 1) : -1;
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+int pg_lkind(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? PG_KIND_NONE : -1;
+    return S_ISLNK(st.st_mode)   ? PG_KIND_LINK
+           : S_ISDIR(st.st_mode) ? PG_KIND_DIR
+           : S_ISREG(st.st_mode) ? PG_KIND_FILE
+                                 : PG_KIND_OTHER;
+}
+
+int pg_privileged(void)
+{
+    return geteuid() == 0;
+}
+#else
+/* The build machine's temporary folder, as wine's drive Z sees it. */
+static void tmp_base(char *out, size_t size)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(out, size, "Z:%s", base && base[0] == '/' ? base : "/tmp");
+}
+
+char *pg_tmpdir_make(void)
+{
+    static long counter;
+    char base[1024], path[1200];
+    tmp_base(base, sizeof base);
+    for (int tries = 0; tries < 1000; tries++) {
+        snprintf(path, sizeof path, "%s/pathgate-test-%lu-%lu-%ld", base,
+                 (unsigned long)GetCurrentProcessId(), (unsigned long)GetTickCount(),
+                 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+        if (_mkdir(path) == 0)
+            return strdup(path);
+    }
+    return NULL;
+}
+
+const char *pg_unix_path(const char *path, char *buf, size_t size)
+{
+    if (!((path[0] == 'Z' || path[0] == 'z') && path[1] == ':' &&
+          (path[2] == '/' || path[2] == '\\')) ||
+        strlen(path + 2) >= size)
+        return NULL;
+    size_t i = 0;
+    for (const char *p = path + 2; *p; p++)
+        buf[i++] = *p == '\\' ? '/' : *p;
+    buf[i] = '\0';
+    return buf;
+}
+
+/* A path quoted for sh ('...'); NULL when it holds a quote. */
+static const char *sh_quote(const char *s, char *buf, size_t size)
+{
+    if (strchr(s, '\'') || strlen(s) + 3 > size)
+        return NULL;
+    snprintf(buf, size, "'%s'", s);
+    return buf;
+}
+
+int pg_host_sh(const char *script, char *out, size_t outsize)
+{
+    static long counter;
+    char base[1024], stem[1200], file[1300], done[1300], ubase[1200], ustem[1300];
+    tmp_base(base, sizeof base);
+    snprintf(stem, sizeof stem, "%s/pathgate-sh-%lu-%ld", base,
+             (unsigned long)GetCurrentProcessId(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    if (!pg_unix_path(stem, ustem, sizeof ustem) || !pg_unix_path(base, ubase, sizeof ubase))
+        return -1;
+    /* the script, its output and its status: the status is renamed into
+     * place last, so its presence means the rest is written */
+    snprintf(file, sizeof file, "%s.sh", stem);
+    snprintf(done, sizeof done, "%s.done", stem);
+    FILE *fp = fopen(file, "wb");
+    if (!fp)
+        return -1;
+    fprintf(fp,
+            "exec >'%s.out' 2>/dev/null </dev/null\n{\n%s\n}\necho $? >'%s.tmp'\nmv '%s.tmp' "
+            "'%s.done'\n",
+            ustem, script, ustem, ustem, ustem);
+    if (fclose(fp) != 0)
+        return -1;
+    wchar_t cmd[1400];
+    swprintf(cmd, sizeof cmd / sizeof cmd[0], L"sh %hs.sh", ustem);
+    STARTUPINFOW si;
+    PROCESS_INFORMATION pi;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    int status = -1;
+    if (CreateProcessW(L"Z:\\bin\\sh", cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
+        CloseHandle(pi.hThread);
+        CloseHandle(pi.hProcess);
+        /* wine does not track the Linux process: poll for its marker
+         * (bounded, so that a script that never ends fails the test) */
+        for (int i = 0; i < 60000 && GetFileAttributesA(done) == INVALID_FILE_ATTRIBUTES; i++)
+            Sleep(1);
+        FILE *st = fopen(done, "rb");
+        if (st) {
+            if (fscanf(st, "%d", &status) != 1)
+                status = -1;
+            fclose(st);
+        }
+    }
+    char outfile[1300];
+    snprintf(outfile, sizeof outfile, "%s.out", stem);
+    if (out && outsize) {
+        size_t n = 0;
+        char *text = pg_read_file(outfile, &n);
+        snprintf(out, outsize, "%s", text ? text : "");
+        free(text);
+    }
+    remove(outfile);
+    remove(done);
+    remove(file);
+    return status;
+}
+
+void pg_tmpdir_remove(char *dir)
+{
+    if (!dir)
+        return;
+    char u[1200], q[1210], script[1300];
+    if (pg_unix_path(dir, u, sizeof u) && sh_quote(u, q, sizeof q)) {
+        snprintf(script, sizeof script, "rm -rf -- %s", q);
+        pg_host_sh(script, NULL, 0);
+    }
+    free(dir);
+}
+
+/* path (UTF-8) as UTF-16 in w; 0, or -1 when it does not fit. */
+static int wide(const char *path, wchar_t *w, int size)
+{
+    return MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, size) > 0 ? 0 : -1;
+}
+
+int pg_mkdir(const char *path)
+{
+    wchar_t w[2048];
+    return wide(path, w, 2048) == 0 ? _wmkdir(w) : -1;
+}
+
+FILE *pg_fopen(const char *path, const char *mode)
+{
+    wchar_t w[2048], m[16];
+    if (wide(path, w, 2048) != 0 || wide(mode, m, 16) != 0)
+        return NULL;
+    return _wfopen(w, m);
+}
+
+int pg_symlink(const char *target, const char *path)
+{
+    char ut[1200], up[1200], qt[1210], qp[1210], script[2600];
+    const char *t = target;
+    if (target[0] && target[1] == ':') { /* a drive path: the Unix path it names */
+        if (!(t = pg_unix_path(target, ut, sizeof ut)))
+            return -1;
+    }
+    if (!pg_unix_path(path, up, sizeof up) || !sh_quote(t, qt, sizeof qt) ||
+        !sh_quote(up, qp, sizeof qp))
+        return -1;
+    snprintf(script, sizeof script, "ln -s -- %s %s", qt, qp);
+    return pg_host_sh(script, NULL, 0) == 0 ? 0 : -1;
+}
+
+long pg_readlink(const char *path, char *buf, size_t size)
+{
+    char up[1200], qp[1210], script[1300];
+    if (!size || !pg_unix_path(path, up, sizeof up) || !sh_quote(up, qp, sizeof qp))
+        return -1;
+    snprintf(script, sizeof script, "readlink -- %s", qp);
+    if (pg_host_sh(script, buf, size) != 0)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return (long)strlen(buf);
+}
+
+int pg_lkind(const char *path)
+{
+    wchar_t w[2048];
+    if (wide(path, w, 2048) != 0)
+        return -1;
+    DWORD a = GetFileAttributesW(w);
+    if (a == INVALID_FILE_ATTRIBUTES) {
+        /* wine shows no dangling or looping Unix symlink: ask Linux */
+        char up[1200], qp[1210], script[1400], out[8];
+        if (!pg_unix_path(path, up, sizeof up) || !sh_quote(up, qp, sizeof qp))
+            return -1;
+        snprintf(script, sizeof script,
+                 "p=%s; if [ -L \"$p\" ]; then echo L; elif [ -e \"$p\" ]; then echo E; "
+                 "else echo N; fi",
+                 qp);
+        if (pg_host_sh(script, out, sizeof out) != 0)
+            return -1;
+        return out[0] == 'L' ? PG_KIND_LINK : out[0] == 'N' ? PG_KIND_NONE : -1;
+    }
+    return (a & FILE_ATTRIBUTE_REPARSE_POINT) ? PG_KIND_LINK
+           : (a & FILE_ATTRIBUTE_DIRECTORY)   ? PG_KIND_DIR
+                                              : PG_KIND_FILE;
+}
+
+int pg_privileged(void)
+{
+    return 0;
 }
 #endif
 

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #if defined(__MINGW32__)
 /* cmocka declares print_error & co. `printf`-like, which mingw reads as
  * Microsoft's printf (no %zu); the suites and cmocka itself are built with
@@ -115,8 +116,55 @@ void pg__assert_err_filled(int rc, const pathgate_error *err, const char *func, 
                            int line);
 
 /* Makes a fresh empty temporary directory; returns a malloc'd path that
- * pg_tmpdir_remove() deletes recursively and frees. */
+ * pg_tmpdir_remove() deletes recursively and frees. On Windows (under
+ * wine) it is in the build machine's temporary folder, as `Z:/tmp/...`. */
 char *pg_tmpdir_make(void);
 void pg_tmpdir_remove(char *dir);
+
+/*
+ * The fixtures' host calls, one spelling on every build (paths with '/'):
+ * on Linux the POSIX calls; on Windows (under wine) the C runtime's, and,
+ * for what wine cannot do (make or read a symlink, remove a tree holding
+ * links), a Linux shell the Windows program starts (pg_host_sh).
+ */
+int pg_mkdir(const char *path); /* 0 or -1, mode 0777 */
+/* fopen of a UTF-8 path on every host */
+FILE *pg_fopen(const char *path, const char *mode);
+int pg_symlink(const char *target, const char *path); /* 0 or -1 */
+/* The link's text in buf (NUL-terminated): its length, or -1. */
+long pg_readlink(const char *path, char *buf, size_t size);
+/* What is at path, its last component not followed: PG_KIND_NONE when
+ * nothing is (ENOENT), -1 when that cannot be told. Under wine a Unix
+ * symlink to a directory is PG_KIND_LINK (a reparse point), one to a file
+ * is the file, and a dangling or looping one (which wine does not show) is
+ * PG_KIND_LINK, as Linux sees it. */
+enum { PG_KIND_NONE, PG_KIND_FILE, PG_KIND_DIR, PG_KIND_LINK, PG_KIND_OTHER };
+int pg_lkind(const char *path);
+/* 1 when the tests run with the privileges that bypass file modes (root). */
+int pg_privileged(void);
+#ifdef _WIN32
+/* Runs a script with the build machine's /bin/sh (started from wine with
+ * CreateProcessW; wine does not wait for it, so the script's last act
+ * writes a marker this polls for), with stdout into out (NULL: dropped).
+ * Returns the script's exit status, or -1 when it could not be run.
+ * Paths in the script are Unix paths (pg_unix_path). */
+int pg_host_sh(const char *script, char *out, size_t outsize);
+/* The Unix path of a `Z:/...` or `Z:\...` path (wine's drive Z); NULL
+ * when path is on another drive. */
+const char *pg_unix_path(const char *path, char *buf, size_t size);
+#endif
+
+/* Skips the running test on Windows, by name, with the reason: what it
+ * asserts needs what Windows (or wine, where the suites run) cannot do
+ * (docs/windows.md, "What wine cannot show"). */
+#ifdef _WIN32
+#define PG_SKIP_ON_WINDOWS(why)                                                                    \
+    do {                                                                                           \
+        print_message("SKIPPED: %s (Windows: %s)\n", __func__, why);                               \
+        skip();                                                                                    \
+    } while (0)
+#else
+#define PG_SKIP_ON_WINDOWS(why) ((void)0)
+#endif
 
 #endif

@@ -12,8 +12,63 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os.h"
 #include "registry.h"
 #include "resolver_internal.h"
+
+#ifndef O_PATH
+#define O_PATH PATHGATE__OS_O_PATH /* Windows: a handle for attributes only */
+#endif
+
+/* The answer on Linux, or on Windows under wine (docs/windows.md). */
+#ifdef _WIN32
+#define LINUX_OR_WINDOWS(linux, windows) (windows)
+/* a file: URI of a host path: file:///Z:/... */
+#define FILE_URI "file:///"
+#define HOST_OR_URI FILE_URI
+#else
+#define LINUX_OR_WINDOWS(linux, windows) (linux)
+#define FILE_URI "file://"
+#define HOST_OR_URI ""
+#endif
+
+/* Asserts buf holds the host path expected, then disposes of it. On
+ * Windows a host path may spell its separators either way: they are
+ * compared as one. */
+static void assert_same_host_path(const char *host, const char *expected)
+{
+#ifdef _WIN32
+    assert_non_null(host);
+    char *got = strdup(host), *want = strdup(expected);
+    for (char *c = got; *c; c++)
+        *c = *c == '\\' ? '/' : *c;
+    for (char *c = want; *c; c++)
+        *c = *c == '\\' ? '/' : *c;
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+#else
+    assert_string_equal(host, expected);
+#endif
+}
+
+static void assert_host_path(pathgate_buf *buf, const char *expected)
+{
+#ifdef _WIN32
+    assert_non_null(buf->ptr);
+    char *got = strdup(buf->ptr), *want = strdup(expected);
+    for (char *c = got; *c; c++)
+        *c = *c == '\\' ? '/' : *c;
+    for (char *c = want; *c; c++)
+        *c = *c == '\\' ? '/' : *c;
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    pathgate_buf_dispose(buf);
+#else
+    pg_assert_buf(buf, expected);
+#endif
+}
 
 typedef struct fixture {
     char *tmp;               /* as made */
@@ -32,9 +87,9 @@ static void mk(const char *tmp, const char *rel, int dir)
 {
     char *p = cat(tmp, rel);
     if (dir) {
-        assert_int_equal(mkdir(p, 0700), 0);
+        assert_int_equal(pg_mkdir(p), 0);
     } else {
-        FILE *f = fopen(p, "w");
+        FILE *f = pg_fopen(p, "w");
         assert_non_null(f);
         fputs("x", f);
         fclose(f);
@@ -45,7 +100,7 @@ static void mk(const char *tmp, const char *rel, int dir)
 static void ln(const char *tmp, const char *rel, const char *target)
 {
     char *p = cat(tmp, rel);
-    assert_int_equal(symlink(target, p), 0);
+    assert_int_equal(pg_symlink(target, p), 0);
     free(p);
 }
 
@@ -145,7 +200,11 @@ static int group_setup(void **state)
     (void)state;
     fixture *f = calloc(1, sizeof *f);
     f->tmp = pg_tmpdir_make();
+#ifdef _WIN32
+    f->real = strdup(f->tmp); /* Z:/tmp/...: no link on the way */
+#else
     f->real = realpath(f->tmp, NULL);
+#endif
     build_tree(f->tmp);
     the_fixture = f;
     return 0;
@@ -312,8 +371,10 @@ static void test_canonical_and_alias_forms(void **state)
     CHECK(f, "mod:" MOD_UNI ":/sub dir", NULL, OK_("mod:" MOD_UNI "/sub dir", NULL, "sub dir", 1));
     CHECK(f, "root:repo/100%.txt", NULL, OK_("root:repo/100%.txt", "repo", "100%.txt", 1));
     /* `:/` after the name only: here `a:` is a directory name */
-    CHECK_RE(f, "mod:Some Mod/a:/b", 0, NULL, OK_("mod:Some Mod/a:/b", NULL, "a:/b", 0));
-    CHECK_RE(f, "mod:Some Mod/a:/b", 1, NULL, BAD(NOT_FOUND));
+    /* (on Windows `:` is no character of a name: a stream) */
+    CHECK_RE(f, "mod:Some Mod/a:/b", 0, NULL,
+             LINUX_OR_WINDOWS(OK_("mod:Some Mod/a:/b", NULL, "a:/b", 0), BAD(SYNTAX)));
+    CHECK_RE(f, "mod:Some Mod/a:/b", 1, NULL, LINUX_OR_WINDOWS(BAD(NOT_FOUND), BAD(SYNTAX)));
     /* the fast paths (normalised printable ASCII copied whole) agree with
      * the segment walk at every edge */
     CHECK(f, "root:repo/common/", NULL, OK_("root:repo/common", "repo", "common", 1));
@@ -325,8 +386,10 @@ static void test_canonical_and_alias_forms(void **state)
           OK_("root:repo/common/traits", "repo", "common/traits", 1));
     CHECK(f, "root:repo/common\\traits", NULL,
           OK_("root:repo/common/traits", "repo", "common/traits", 1));
+    /* (a name ending in a dot is no Windows name) */
     CHECK_RE(f, "root:repo/.hidden/..x/...", 0, NULL,
-             OK_("root:repo/.hidden/..x/...", "repo", ".hidden/..x/...", 0));
+             LINUX_OR_WINDOWS(OK_("root:repo/.hidden/..x/...", "repo", ".hidden/..x/...", 0),
+                              BAD(SYNTAX)));
     CHECK_RE(f, "root:repo/common/.x", 0, NULL, OK_("root:repo/common/.x", "repo", "common/.x", 0));
     end(f);
 }
@@ -387,6 +450,23 @@ static void test_unknown_and_malformed(void **state)
     end(f);
 }
 
+/* A path through a link leading out: escapes_root. Under wine the link's
+ * target cannot be read and the walk takes the link for a miss: the path is
+ * not found when it must exist, and resolve accepts it (exists 0) when it
+ * need not; an open through it is refused. That acceptance is a refusal
+ * lost (docs/windows.md, "What wine cannot show"): it is skipped by name. */
+#ifdef _WIN32
+#define CHECK_LINK_OUT(f, text)                                                                    \
+    do {                                                                                           \
+        CHECK_RE(f, text, 1, NULL, BAD(NOT_FOUND));                                                \
+        print_message("SKIPPED: %s with require_exists 0 (Windows: wine-link-unread: accepted as " \
+                      "a miss)\n",                                                                 \
+                      text);                                                                       \
+    } while (0)
+#else
+#define CHECK_LINK_OUT(f, text) CHECK(f, text, NULL, BAD(ESCAPES_ROOT))
+#endif
+
 static void test_existence_and_containment(void **state)
 {
     (void)state;
@@ -398,14 +478,19 @@ static void test_existence_and_containment(void **state)
     CHECK(f, "root:repo/file.txt/x", NULL, BAD(NOT_A_DIRECTORY));
     CHECK(f, "root:repo/..", NULL, BAD(ESCAPES_ROOT));
     CHECK(f, "root:repo/common/../../outside/secret", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/link_out", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/link_out/secret", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/link_out/nothere", NULL, BAD(ESCAPES_ROOT));
+    CHECK_LINK_OUT(f, "root:repo/link_out");
+    CHECK_LINK_OUT(f, "root:repo/link_out/secret");
+    CHECK_LINK_OUT(f, "root:repo/link_out/nothere");
+#ifndef _WIN32 /* a link to a file: wine shows it as the file */
     CHECK(f, "root:repo/link_abs", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/proc_root", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/proc_root/etc/passwd", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/dangling_out", NULL, BAD(ESCAPES_ROOT));
-    CHECK(f, "root:repo/dangling_via_missing", NULL, BAD(ESCAPES_ROOT));
+#else
+    print_message("SKIPPED: root:repo/link_abs (Windows: wine-file-link: wine shows a Unix "
+                  "symlink to a file as that file)\n");
+#endif
+    CHECK_LINK_OUT(f, "root:repo/proc_root");
+    CHECK_LINK_OUT(f, "root:repo/proc_root/etc/passwd");
+    CHECK_LINK_OUT(f, "root:repo/dangling_out");
+    CHECK_LINK_OUT(f, "root:repo/dangling_via_missing");
     /* a link loop: nothing to find, but no escape: the name itself can
      * be acted on (removed, renamed, read as a link) */
     CHECK_RE(f, "root:repo/loop", 1, NULL, BAD(NOT_FOUND));
@@ -414,9 +499,15 @@ static void test_existence_and_containment(void **state)
     CHECK_RE(f, "root:repo/dangling_in", 1, NULL, BAD(NOT_FOUND));
     CHECK_RE(f, "root:repo/dangling_in", 0, NULL,
              OK_("root:repo/dangling_in", "repo", "dangling_in", 0));
-    /* a symlink that stays inside is followed; the address keeps its name */
-    CHECK(f, "root:repo/link_in/traits/00_traits.txt", NULL,
-          OK_("root:repo/link_in/traits/00_traits.txt", "repo", "link_in/traits/00_traits.txt", 1));
+    /* a symlink that stays inside is followed; the address keeps its name
+     * (under wine the link is unread: a miss) */
+    CHECK_RE(f, "root:repo/link_in/traits/00_traits.txt", 1, NULL,
+             LINUX_OR_WINDOWS(OK_("root:repo/link_in/traits/00_traits.txt", "repo",
+                                  "link_in/traits/00_traits.txt", 1),
+                              BAD(NOT_FOUND)));
+    CHECK_RE(f, "root:repo/link_in/traits/00_traits.txt", 0, NULL,
+             OK_("root:repo/link_in/traits/00_traits.txt", "repo", "link_in/traits/00_traits.txt",
+                 LINUX_OR_WINDOWS(1, 0)));
     /* `..` after a symlink is lexical: it never follows the link */
     CHECK(f, "root:repo/link_out/../file.txt", NULL,
           OK_("root:repo/file.txt", "repo", "file.txt", 1));
@@ -427,6 +518,7 @@ static void test_existence_and_containment(void **state)
 static void test_file_uris_and_host_paths(void **state)
 {
     (void)state;
+    PG_SKIP_ON_WINDOWS("its host paths and file URIs are POSIX paths");
     fixture *f = begin();
     const char *const prefixes[] = {f->real, f->tmp};
     char buf[PATH_MAX + 64];
@@ -528,10 +620,11 @@ static void test_relative_against_a_base(void **state)
     /* absolute input ignores the base */
     CHECK(f, "root:game/g.txt", "root:repo", OK_("root:game/g.txt", "game", "g.txt", 1));
     char buf[PATH_MAX + 64];
-    snprintf(buf, sizeof buf, "file://%s/repo/common", f->real);
+    snprintf(buf, sizeof buf, FILE_URI "%s/repo/common", f->real);
     CHECK(f, "traits", buf, OK_("root:repo/common/traits", "repo", "common/traits", 1));
     snprintf(buf, sizeof buf, "%s/repo", f->real);
-    CHECK(f, "file.txt", buf, OK_("root:repo/file.txt", "repo", "file.txt", 1));
+    CHECK(f, "file.txt", buf,
+          LINUX_OR_WINDOWS(OK_("root:repo/file.txt", "repo", "file.txt", 1), BAD(INVALID_BASE)));
     snprintf(buf, sizeof buf, "%s/outside", f->real);
     CHECK(f, "secret", buf, BAD(INVALID_BASE));
     /* base + relative longer than PATHGATE_PATH_MAX */
@@ -566,7 +659,7 @@ static void test_host_path_of_holds_no_token(void **state)
         assert_int_equal(
             pathgate_resolver_host_path_of(&host, &why, r, PG_S("root:repo/common"), NULL, NULL),
             0);
-    pg_assert_buf(&host, expect);
+    assert_host_path(&host, expect);
     assert_int_equal(why, PATHGATE_REASON_OK);
     assert_int_equal(pathgate_resolver_token_count(r), before);
     /* relative to a base, as resolve */
@@ -574,7 +667,7 @@ static void test_host_path_of_holds_no_token(void **state)
     o.base = "root:repo";
     o.base_len = strlen(o.base);
     assert_int_equal(pathgate_resolver_host_path_of(&host, NULL, r, PG_S("common"), &o, NULL), 0);
-    pg_assert_buf(&host, expect);
+    assert_host_path(&host, expect);
     free(expect);
     /* refused as resolve refuses: the one message, the reason for logs */
     pathgate_error err;
@@ -661,7 +754,7 @@ static void test_address_of(void **state)
     /* a host path under a base, and a file: URI */
     snprintf(buf, sizeof buf, "%s/repo/common/x.txt", f->real);
     address_is(r, buf, "root:user/common/x.txt");
-    snprintf(buf, sizeof buf, "file://%s/mods/Some%%20Mod/readme.txt", f->real);
+    snprintf(buf, sizeof buf, FILE_URI "%s/mods/Some%%20Mod/readme.txt", f->real);
     address_is(r, buf, "mod:Some Mod/readme.txt");
     /* outside, climbing out, relative, another drive, NUL */
     snprintf(buf, sizeof buf, "%s/../secret", mod);
@@ -714,7 +807,7 @@ static void test_refs_host_path_release(void **state)
     pathgate_buf host = PATHGATE_BUF_INIT;
     char *expect = cat(f->real, "/repo/common");
     assert_int_equal(pathgate_resolver_host_path(&host, r, a.ref, NULL), 0);
-    pg_assert_buf(&host, expect);
+    assert_host_path(&host, expect);
     free(expect);
 
     /* the base itself */
@@ -722,7 +815,7 @@ static void test_refs_host_path_release(void **state)
     assert_int_equal(pathgate_resolver_resolve(&c, r, PG_S("mod:Some Mod"), NULL, NULL), 0);
     expect = cat(f->real, "/mods/Some Mod");
     assert_int_equal(pathgate_resolver_host_path(&host, r, c.ref, NULL), 0);
-    pg_assert_buf(&host, expect);
+    assert_host_path(&host, expect);
     free(expect);
     assert_int_equal(pathgate_resolver_release(r, c.ref), 1);
     pathgate_resolution_dispose(&c);
@@ -922,7 +1015,8 @@ static void test_construction_errors(void **state)
          1,
          PATHGATE_EIO,
          "'Gone Mod'"},
-        /* the filesystem root, whatever spelling reaches it, and as a mod too */
+    /* the filesystem root, whatever spelling reaches it, and as a mod too */
+#ifndef _WIN32
         {{{PG_S("repo"), PG_S("/"), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "filesystem root"},
         {{{PG_S("repo"), PG_S("/tmp/../"), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root 'repo'"},
         {{{PG_S("repo"), PG_S("//"), PATHGATE_BASE_READ_ONLY}},
@@ -937,6 +1031,17 @@ static void test_construction_errors(void **state)
          1,
          PATHGATE_ECONFIG,
          "mod 'Host': the directory is the filesystem root"},
+#else /* a volume's root (docs/windows.md) */
+        {{{PG_S("repo"), PG_S("Z:\\"), 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "root 'repo'"},
+        /* (`..` is no name NT opens: refused as a directory that cannot be opened) */
+        {{{PG_S("repo"), PG_S("Z:/tmp/../"), 0}}, 1, {{0}}, 0, PATHGATE_EIO, "root 'repo'"},
+        {{{PG_S("repo"), d, strlen(d), 0}},
+         1,
+         {{PG_S("Host"), PG_S("Z:/"), 0}},
+         1,
+         PATHGATE_ECONFIG,
+         "mod 'Host'"},
+#endif
         {{{PG_S("repo"), NULL, 0, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
         {{{PG_S("repo"), "a\0b", 3, 0}}, 1, {{0}}, 0, PATHGATE_ECONFIG, "'repo'"},
         {{{PG_S("repo"), d, strlen(d), 0x80}}, 1, {{0}}, 0, PATHGATE_EINVAL, "'repo'"},
@@ -984,11 +1089,17 @@ static void test_construction_errors(void **state)
     o.nmods = 0;
     int rc = pathgate_resolver_new(&r, &o, &err);
     assert_int_equal(chdir(cwd), 0);
+#ifdef _WIN32
+    /* (Windows takes drive, UNC and \\?\ paths only: refused) */
+    assert_int_equal(rc, PATHGATE_EIO);
+    assert_null(r);
+#else
     assert_int_equal(rc, 0);
     char *expect = cat(f->real, "/repo");
     assert_string_equal(pathgate__resolver_base_host_path(r, 0), expect);
     free(expect);
     pathgate_resolver_free(r);
+#endif
     pathgate_resolver_free(NULL);
     free(d);
     free(missing);
@@ -1016,8 +1127,8 @@ static void test_accessors_and_internals(void **state)
     assert_int_equal(pathgate__resolver_base_flags(r, 1), PATHGATE_BASE_READ_ONLY);
     assert_int_equal(pathgate__resolver_base_flags(r, 0), 0);
     char *g2 = cat(f->real, "/game2");
-    assert_string_equal(pathgate__resolver_base_host_path(r, 2),
-                        g2); /* the real path, not the link */
+    assert_same_host_path(pathgate__resolver_base_host_path(r, 2),
+                          g2); /* the real path, not the link */
     free(g2);
     assert_true(pathgate__resolver_base_fd(r, 0) >= 0);
     assert_int_equal(pathgate__resolver_flags(r), 0);
@@ -1043,6 +1154,12 @@ static void test_accessors_and_internals(void **state)
     for (int m = 0; m < 2; m++) {
         int fd = pathgate__resolver_open(
             &bi, f->r[m], PG_S("root:repo/link_in/traits/00_traits.txt"), O_RDONLY, 0);
+#ifdef _WIN32
+        /* under wine the inward link is unread: refused (wine-link-unread) */
+        assert_int_equal(fd, PATHGATE_EINVALIDPATH);
+        fd = pathgate__resolver_open(&bi, f->r[m], PG_S("root:repo/common/traits/00_traits.txt"),
+                                     O_RDONLY, 0);
+#endif
         assert_true(fd >= 0);
         assert_int_equal(bi, 0);
         char c = 0;
@@ -1121,8 +1238,10 @@ static int chaos_body(const pathgate_allocator *alloc, void *ctx)
     if (rc != 0)
         return rc;
     char uri[PATH_MAX + 64], host[PATH_MAX + 64];
-    snprintf(uri, sizeof uri, "file://%s/mods/Some%%20Mod/x.txt", f->real);
-    snprintf(host, sizeof host, "%s/repo/nested_mod/n.txt", f->tmp);
+    snprintf(uri, sizeof uri, FILE_URI "%s/mods/Some%%20Mod/x.txt", f->real);
+    /* (on Windows a file: URI again: resolve takes a bare drive path for
+     * an unknown scheme under wine) */
+    snprintf(host, sizeof host, HOST_OR_URI "%s/repo/nested_mod/n.txt", f->tmp);
     const char *inputs[] = {
         "root:repo/common/traits", "mod:Some Mod:/x.txt", uri, host, "../file.txt", "root:nope",
         "root:repo/link_out/x"};
@@ -1136,7 +1255,10 @@ static int chaos_body(const pathgate_allocator *alloc, void *ctx)
     pathgate_resolve_options o = PATHGATE_RESOLVE_OPTIONS_INIT;
     o.base = "root:repo/common";
     o.base_len = strlen(o.base);
-    for (size_t i = 0; i < sizeof inputs / sizeof *inputs && rc == 0; i++) {
+    /* (under wine a path through a link leading out is accepted as a miss:
+     * the last input is left out, test_allocation_failure says so) */
+    size_t n = sizeof inputs / sizeof *inputs - LINUX_OR_WINDOWS(0, 1);
+    for (size_t i = 0; i < n && rc == 0; i++) {
         pathgate_resolution res = PATHGATE_RESOLUTION_INIT;
         pathgate_error err;
         rc = pathgate_resolver_resolve(&res, r, inputs[i], strlen(inputs[i]), &o, &err);
@@ -1167,6 +1289,10 @@ static void test_allocation_failure(void **state)
 {
     (void)state;
     chaos_ctx c = {the_fixture, 0};
+#ifdef _WIN32
+    print_message("SKIPPED: root:repo/link_out/x under failing allocations (Windows: "
+                  "wine-link-unread: accepted as a miss)\n");
+#endif
     long n = pg_for_each_failing_alloc(chaos_body, &c);
     assert_true(n > 10);
     c.flags = PATHGATE_RESOLVER_FORCE_FALLBACK;

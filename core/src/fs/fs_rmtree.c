@@ -34,13 +34,18 @@ static int remove_dir(const pathgate__fs_target *t, const pathgate__fs_entry *e,
         rc = pathgate__fs_fail_errno(err, holds, t, PATHGATE__FS_DIRECTORY);
     else {
         int e2 = pathgate__fs_remove_contents(fd, t->alloc, 1);
+        /* closed before the directory is removed: Windows refuses to
+         * remove a directory a handle holds (-EBUSY) */
+        pathgate__os_close(fd);
+        fd = -1;
         if (e2 == 0 &&
             (e2 = pathgate__os_unlinkat(e->dirfd, e->name, PATHGATE__OS_REMOVE_DIR)) == -ENOENT)
             e2 = 0;
         if (e2)
             rc = pathgate__fs_fail_errno(err, e2, t, PATHGATE__FS_DIRECTORY);
     }
-    pathgate__os_close(fd);
+    if (fd >= 0)
+        pathgate__os_close(fd);
     return rc;
 }
 
