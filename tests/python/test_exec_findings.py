@@ -558,6 +558,9 @@ import pathgate
 a = json.loads(sys.argv[1])
 r = pathgate.Resolver(roots={"repo": a["repo"]}, mods={"Game": a["game"]}, read_only=["Game"])
 opts = a["opts"]
+if opts.pop("ignore_sigchld", False):  # a host that has the kernel reap its children
+    import signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 if isinstance(opts.get("id_range"), list):
     opts["id_range"] = tuple(opts["id_range"])
 try:
@@ -666,6 +669,15 @@ def test_subordinate_ids_give_no_power_over_other_ids(world):
     rootowned = _rootowned(world)
     before = _snapshot(rootowned)
     _attacks_failed(world, run_subids(world, _ATTACKS), rootowned, before)
+
+
+def test_subordinate_ids_in_a_host_that_ignores_sigchld(world):
+    """The helpers' exit status is lost there (the kernel reaps them): the
+    maps written are read back instead, and the ids are mapped."""
+    res = run_subids(world, "id -u; touch f && chown 1000 f && stat -c %u f", ignore_sigchld=True)
+    assert res["output"] == "0\n1000\n", res
+    assert "id_range" in res["protections"]
+    assert os.lstat(world["repo"] / "f").st_uid == SUB_UID + 999
 
 
 def test_subordinate_ids_not_used_keep_the_single_mapping(world):

@@ -302,7 +302,11 @@ int pathgate__exec_idmap_caller_subids(pathgate__exec_idrange *r, unsigned int f
     return pathgate__exec_idmap_subids(r, "/etc", pw.pw_name, (unsigned int)ruid, first, count);
 }
 
-/* Runs one helper: path pid 0 <own> 1 1 <first+1> <n>. 0 when it exits 0. */
+/* Runs one helper: path pid 0 <own> 1 1 <first+1> <n>, and waits for it.
+ * -1 when it could not be started or exited other than 0; 0 when it exited
+ * 0 or its status was lost (ECHILD: a host that ignores SIGCHLD has it
+ * reaped by the kernel, another thread may reap every child; the maps
+ * are read back anyway). */
 static int run_helper(const char *path, pid_t pid, unsigned int own, unsigned int first,
                       unsigned int n)
 {
@@ -343,7 +347,32 @@ static int run_helper(const char *path, pid_t pid, unsigned int own, unsigned in
     pid_t w;
     while ((w = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
     }
-    return w == child && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    if (w < 0)
+        return errno == ECHILD ? 0 : -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* 1 when /proc/<pid>/<file> is exactly "0 own 1" and "1 first+1 n". */
+static int map_is(pid_t pid, const char *file, unsigned int own, unsigned int first, unsigned int n)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    buf[len] = '\0';
+    unsigned long long a[6];
+    int used = 0;
+    if (sscanf(buf, "%llu %llu %llu %llu %llu %llu %n", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5],
+               &used) != 6 ||
+        buf[used] != '\0')
+        return 0;
+    return a[0] == 0 && a[1] == own && a[2] == 1 && a[3] == 1 &&
+           a[4] == (unsigned long long)first + 1 && a[5] == n;
 }
 
 int pathgate__exec_idmap_helpers(pid_t pid, unsigned int uid, unsigned int gid,
@@ -351,9 +380,14 @@ int pathgate__exec_idmap_helpers(pid_t pid, unsigned int uid, unsigned int gid,
 {
     if (!r->n)
         return -1;
-    if (run_helper(PATHGATE__EXEC_NEWUIDMAP, pid, uid, r->uid_first, r->n) < 0)
+    if (run_helper(PATHGATE__EXEC_NEWUIDMAP, pid, uid, r->uid_first, r->n) < 0 ||
+        run_helper(PATHGATE__EXEC_NEWGIDMAP, pid, gid, r->gid_first, r->n) < 0)
         return -1;
-    return run_helper(PATHGATE__EXEC_NEWGIDMAP, pid, gid, r->gid_first, r->n);
+    /* what was written, read back: exactly what was asked for */
+    return map_is(pid, "uid_map", uid, r->uid_first, r->n) &&
+                   map_is(pid, "gid_map", gid, r->gid_first, r->n)
+               ? 0
+               : -1;
 }
 
 static int write_map(pid_t pid, const char *file, const char *map)
