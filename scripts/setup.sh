@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake make gcc clang pkg-config liburiparser-dev libcmocka-dev uuid-dev
           lua5.4 liblua5.4-dev lua-busted python3 python3-venv python3-dev python3-setuptools
           python3-pytest python3-pytest-asyncio python3-hypothesis python3-mypy python3-wheel
-          luarocks clang-format-14 libclang-rt-14-dev libpcre2-dev git ripgrep curl)
+          luarocks clang-format-14 libclang-rt-14-dev libpcre2-dev git ripgrep curl uidmap)
 # git and ripgrep are run by tests/workloads (with gcc, make, cmake,
 # python3-venv and node/npm, listed for the other suites); ripgrep also
 # makes deepagents' ripgrep-gated tests run. curl is a client in

@@ -20,7 +20,8 @@
  *         "Toolchains of the host"), toolchains_at_host_path (boolean),
  *         id_range ("none" or {first, count}: the host ids a root caller's
  *         command's ids 1.. map to, docs/exec.md "Ownership changes
- *         inside"; default root's /etc/subuid entry, else a dedicated range),
+ *         inside"; default root's /etc/subuid entry, else a dedicated range;
+ *         a caller other than root: its own subordinate ids),
  *         _test_no_landlock, _test_no_namespaces, _test_no_idmap (booleans) and
  *         _test_abi_cap (integer >= 0), for tests only.
  *   pathgate.exec_protections -> { name, ... } (every protection name, in

@@ -30,7 +30,7 @@ The TOML file::
     allow_domains = ["pypi.org", "*.github.com:443"]  # execute: the network allowlist
     toolchains = ["/opt/venvs/tools"]  # execute: host directories shown read-only
     toolchains_at_host_path = false    # ... at /pathgate/tool/<name> (true: at their host paths)
-    id_range = [3000000000, 65536]     # execute, root caller: host ids of inside 1.. ("none": only 0)
+    id_range = [3000000000, 65536]     # execute: host ids of inside 1.. ("none": only 0)
     [roots]
     repo = "."            # relative to the config file's directory
     game = "/opt/games/ck3/game"
@@ -1208,9 +1208,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="execute: show the toolchains at their own host paths instead "
                             "(a venv's absolute paths then work; commands learn those paths)")
         p.add_argument("--id-range", metavar="FIRST:COUNT|none", **extra,
-                       help="execute, root caller: the host ids a command's ids 1..65533 map "
-                            "to, as /etc/subuid's root:FIRST:COUNT; none: only 0 "
-                            "(default: root's /etc/subuid entry, else 2130706432+; docs/exec.md)")
+                       help="execute: the host ids a command's ids 1..65533 map to, as "
+                            "/etc/subuid's root:FIRST:COUNT (another user: inside its own "
+                            "entries); none: only 0 (default: root's /etc/subuid entry, else "
+                            "2130706432+; another user: its own entries; docs/exec.md)")
         p.add_argument("--config", metavar="FILE", **extra,
                        help="TOML configuration ([roots], [mods], read_only, max_tokens, "
                             "deny_read, deny_write, presets, audit_log, allow_domains, "

@@ -3,7 +3,7 @@
  * directory made here: root's own /etc/subuid and /etc/subgid entries,
  * else the dedicated range; never one that holds an id below 65536, a
  * user's or group's id, or another range; an explicit one refused when
- * it does. */
+ * it does; and a caller other than root's own subordinate ids. */
 #define _GNU_SOURCE
 #include "support.h"
 
@@ -162,6 +162,97 @@ static void test_explicit_ranges(void **state)
     assert_int_equal(r.n, 293); /* its last id 4294967293 */
 }
 
+/* A caller other than root ("me", uid 1000): its own subordinate ids,
+ * inside 1 the entry's first id (as rootless containers map them). */
+static void test_callers_own_subordinate_ids(void **state)
+{
+    fixture *f = *state;
+    base(f);
+    put(f, "subuid", "other:100000:65536\nme:165536:65536\nme:400000:10\n");
+    put(f, "subgid", "other:100000:65536\n1000:231072:65536\n");
+    pathgate__exec_idrange r;
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.uid_first, 165535);
+    assert_int_equal(r.gid_first, 231071);
+    assert_int_equal(r.n, 65533); /* inside 65534 stays unmapped */
+    /* inside 1000 is the entry's first + 999 */
+    char map[64] = "0 1000 1\n";
+    pathgate__exec_idmap_range_line(map, sizeof map, r.uid_first, r.n);
+    assert_string_equal(map, "0 1000 1\n1 165536 65533\n");
+    /* the smaller entry bounds both */
+    put(f, "subgid", "me:231072:100\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 100);
+    /* none without both entries, or for another caller */
+    put(f, "subgid", "other:231072:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    put(f, "subgid", "me:231072:65536\n");
+    put(f, "subuid", "mel:165536:65536\n1:165536:65536\n10000:165536:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    put(f, "subuid", NULL);
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    /* count 1: none even with entries */
+    put(f, "subuid", "me:165536:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 1), 0);
+    assert_int_equal(r.n, 0);
+}
+
+static void test_callers_entries_meeting_anything_are_not_used(void **state)
+{
+    fixture *f = *state;
+    pathgate__exec_idrange r;
+    base(f);
+    /* in the users' space (an admin's slip): a user's files would be the
+     * command's */
+    put(f, "subuid", "me:1:65536\n");
+    put(f, "subgid", "me:1:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    /* meeting another user's range */
+    put(f, "subuid", "me:165536:65536\nother:200000:65536\n");
+    put(f, "subgid", "me:165536:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    /* holding a user's id */
+    put(f, "subuid", "me:165536:65536\n");
+    put(f, "passwd", "me:x:1000:1000::/home/me:/bin/sh\nodd:x:170000:1000::/:/bin/sh\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+    /* malformed or past the end: not an entry */
+    base(f);
+    put(f, "subuid", "me:abc:65536\nme:165536\nme:0:65536\nme:4294967000:65536\n");
+    put(f, "subgid", "me:165536:65536\n");
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 0, 0), 0);
+    assert_int_equal(r.n, 0);
+}
+
+static void test_callers_explicit_ranges(void **state)
+{
+    fixture *f = *state;
+    base(f);
+    put(f, "subuid", "me:165536:65536\nme:265536:200000\n");
+    put(f, "subgid", "me:300000:1000\n");
+    pathgate__exec_idrange r;
+    /* inside k is first + k: inside an entry of each (the uid's second) */
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 299999, 1001), 0);
+    assert_int_equal(r.uid_first, 299999);
+    assert_int_equal(r.gid_first, 299999);
+    assert_int_equal(r.n, 1000);
+    /* one past the gid entry, or below it: refused */
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 299999, 1002), -1);
+    assert_int_equal(r.n, 0);
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 299998, 10), -1);
+    /* ids of no entry of the caller's, or another caller's */
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 3000000000u, 100), -1);
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "you", 1001, 299999, 100), -1);
+    /* count 1: none, never an error */
+    assert_int_equal(pathgate__exec_idmap_subids(&r, f->tmp, "me", 1000, 5, 1), 0);
+    assert_int_equal(r.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +260,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_roots_own_entries_come_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_range_meeting_anything_is_not_used, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explicit_ranges, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_callers_own_subordinate_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_callers_entries_meeting_anything_are_not_used, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_callers_explicit_ranges, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

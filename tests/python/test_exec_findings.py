@@ -481,41 +481,54 @@ def test_ranges_meeting_users_are_refused(world):
         pathgate.sandbox.execute(_resolver(world), "true", id_range="all")
 
 
+# What a command with ownership capabilities tries against what it does not
+# own (rootowned.txt: a root-owned file of mode 0600 in the base), and the
+# marker each refusal prints.
+_ATTACKS = ("cat rootowned.txt || echo read-refused; "
+            "chown 0 rootowned.txt || echo chown-refused; "
+            "chmod 666 rootowned.txt || echo chmod-refused; "
+            "touch -d 2001-01-01 rootowned.txt || echo utime-refused; "
+            "chown 1000 /mod:Game/data.txt || echo ro-refused; "
+            "chown 1000 /usr/bin/env || echo sys-refused; "
+            "mknod dev c 1 3 || echo mknod-refused; "
+            "touch s && chmod 4755 s || echo setuid-refused; "
+            "unshare -U true || echo userns-refused; "
+            "unshare -m true || echo mntns-refused; "
+            "cat /proc/1/mountinfo || echo proc-refused; "
+            "/usr/bin/python3 -c 'import os; os.setuid(1000); os.setuid(0)' "
+            "|| echo no-way-back; echo end")
+_ATTACK_MARKERS = ("read-refused", "chown-refused", "chmod-refused", "utime-refused",
+                   "ro-refused", "sys-refused", "mknod-refused", "setuid-refused",
+                   "userns-refused", "mntns-refused", "proc-refused", "no-way-back")
+
+
+def _attacks_failed(world, res: dict, rootowned: Path, before) -> None:
+    assert "id_range" in res["protections"]
+    out = res["output"]
+    assert SECRET not in out
+    for marker in _ATTACK_MARKERS:
+        assert marker in out, marker
+    assert out.endswith("end\n")
+    assert _snapshot(rootowned) == before
+    assert not (world["repo"] / "dev").exists()
+    assert not os.lstat(world["repo"] / "s").st_mode & 0o6000
+
+
+def _rootowned(world) -> Path:
+    rootowned = world["repo"] / "rootowned.txt"
+    rootowned.write_text(SECRET)
+    os.chmod(rootowned, 0o600)
+    os.chown(world["repo"], 1000, 1000)
+    return rootowned
+
+
 def test_range_gives_no_power_over_files_it_does_not_own(world):
     """With the range and its capabilities: root's files in the base, the
     read-only mod, the system directories stay out of reach (their owners
     are not mapped); no device node, no setuid bit, no nested namespace."""
-    repo = world["repo"]
-    rootowned = repo / "rootowned.txt"
-    rootowned.write_text(SECRET)
-    os.chmod(rootowned, 0o600)
-    os.chown(repo, 1000, 1000)
+    rootowned = _rootowned(world)
     before = _snapshot(rootowned)
-    res = run(world,
-              "cat rootowned.txt || echo read-refused; "
-              "chown 0 rootowned.txt || echo chown-refused; "
-              "chmod 666 rootowned.txt || echo chmod-refused; "
-              "touch -d 2001-01-01 rootowned.txt || echo utime-refused; "
-              "chown 1000 /mod:Game/data.txt || echo ro-refused; "
-              "chown 1000 /usr/bin/env || echo sys-refused; "
-              "mknod dev c 1 3 || echo mknod-refused; "
-              "touch s && chmod 4755 s || echo setuid-refused; "
-              "unshare -U true || echo userns-refused; "
-              "unshare -m true || echo mntns-refused; "
-              "cat /proc/1/mountinfo || echo proc-refused; "
-              "/usr/bin/python3 -c 'import os; os.setuid(1000); os.setuid(0)' "
-              "|| echo no-way-back; echo end")
-    assert "id_range" in res["protections"]
-    out = res["output"]
-    assert SECRET not in out
-    for marker in ("read-refused", "chown-refused", "chmod-refused", "utime-refused",
-                   "ro-refused", "sys-refused", "mknod-refused", "setuid-refused",
-                   "userns-refused", "mntns-refused", "proc-refused", "no-way-back"):
-        assert marker in out, marker
-    assert out.endswith("end\n")
-    assert _snapshot(rootowned) == before
-    assert not (repo / "dev").exists()
-    assert not os.lstat(repo / "s").st_mode & 0o6000
+    _attacks_failed(world, run(world, _ATTACKS), rootowned, before)
 
 
 def test_unprivileged_caller_keeps_the_single_mapping(world):
@@ -527,6 +540,180 @@ def test_unprivileged_caller_keeps_the_single_mapping(world):
     assert "chown-errno 1\n" in out
     assert "popen-errno 1\n" in out
     assert "tar 0o755 1000000000\nran\n" in out
+
+
+# --- 1d. a caller other than root with subordinate ids (issue 34 item 10) ---
+#
+# uid 65534 given entries in /etc/subuid and /etc/subgid by files bound over
+# the host's in a mount namespace of the test's own (the host's /etc is never
+# edited; newuidmap and newgidmap, setuid root, read the bound files there).
+
+SUB_UID, SUB_GID = 200000, 300000
+SUB_ENTRIES = (f"nobody:{SUB_UID}:65536\n", f"nobody:{SUB_GID}:65536\n")
+NEWIDMAPS = ("/usr/bin/newuidmap", "/usr/bin/newgidmap")
+
+_SUB_CHILD = r"""
+import json, sys
+import pathgate
+a = json.loads(sys.argv[1])
+r = pathgate.Resolver(roots={"repo": a["repo"]}, mods={"Game": a["game"]}, read_only=["Game"])
+opts = a["opts"]
+if opts.pop("ignore_sigchld", False):  # a host that has the kernel reap its children
+    import signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+if isinstance(opts.get("id_range"), list):
+    opts["id_range"] = tuple(opts["id_range"])
+try:
+    res = pathgate.sandbox._execute(r, a["cmd"], timeout=20, **opts)
+except (pathgate.Error, ValueError) as e:
+    print(json.dumps({"error": type(e).__name__, "message": str(e)}))
+else:
+    print(json.dumps({"output": res.output, "exit_code": res.exit_code,
+                      "protections": sorted(res.protections)}))
+"""
+
+# Binds $1/subuid and $1/subgid over the host's (or, where the host has none,
+# $1/etc, a copy of /etc holding them, over /etc), then runs the rest.
+_BIND = """set -e
+d=$1; shift
+if [ -d "$d/etc" ]; then mount --bind "$d/etc" /etc
+else mount --bind "$d/subuid" /etc/subuid; mount --bind "$d/subgid" /etc/subgid; fi
+exec "$@"
+"""
+
+
+def run_subids(world, cmd: str, entries=SUB_ENTRIES, **opts) -> dict:
+    """Runs cmd as uid 65534 with the given /etc/subuid and /etc/subgid."""
+    missing = [p for p in NEWIDMAPS if not os.access(p, os.X_OK)]
+    if missing or shutil.which("unshare") is None:
+        pytest.skip("SKIPPED: a caller's subordinate ids need newuidmap and newgidmap "
+                    "(Debian package uidmap) and unshare")
+    d = world["top"] / "etc-sub"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    if not (os.path.exists("/etc/subuid") and os.path.exists("/etc/subgid")):
+        shutil.copytree("/etc", d / "etc", symlinks=True)
+        d = d / "etc"
+    for name, text in zip(("subuid", "subgid"), entries):
+        (d / name).write_text(text)
+        os.chmod(d / name, 0o644)
+    d = world["top"] / "etc-sub"
+    env = dict(os.environ, PYTHONPATH=str(Path(pathgate.__file__).resolve().parent.parent))
+    arg = json.dumps({"repo": str(world["repo"]), "game": str(world["game"]), "cmd": cmd,
+                      "opts": opts})
+    out = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _BIND, "sh",
+         str(d), "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         sys.executable, "-c", _SUB_CHILD, arg],
+        capture_output=True, text=True, env=env, cwd="/", timeout=60, check=True)
+    return json.loads(out.stdout)
+
+
+def _bounded(res: dict) -> bool:
+    """CAP_SETUID/CAP_SETGID are kept only where control groups bound the
+    command (docs/exec.md)."""
+    return {"pid_limit", "memory_limit"} <= set(res["protections"])
+
+
+def test_caller_with_subordinate_ids_changes_ownership_within_them(world):
+    """uid 65534 with entries: uid 0 inside is itself (what it creates is
+    its own on the host), inside k its entry's first + k - 1 (as rootless
+    containers map them): chown to 1000 lands on SUB_UID + 999 and
+    SUB_GID + 999, never on user 1000; tarfile keeps owners and modes."""
+    (world["repo"] / "own.py").write_text(_OWNERSHIP)
+    res = run_subids(world, "id -u; id -g; touch mine; /usr/bin/python3 own.py")
+    assert res["exit_code"] == 0, res
+    assert "id_range" in res["protections"]
+    out = res["output"]
+    assert out.startswith("0\n0\n")
+    assert "chown 1000 1000\n" in out
+    assert "tar 0o755 1000000000\nran\n" in out
+    assert ("popen 1000\n" if _bounded(res) else "popen-errno 1\n") in out
+    repo = world["repo"]
+    assert (os.lstat(repo / "mine").st_uid, os.lstat(repo / "mine").st_gid) == (NOBODY, NOBODY)
+    st = os.lstat(repo / "f")
+    assert (st.st_uid, st.st_gid) == (SUB_UID + 999, SUB_GID + 999)
+    st = os.lstat(repo / "out" / "x" / "run.sh")
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (SUB_UID + 999, SUB_GID + 999, 0o755)
+
+
+def test_subordinate_ids_give_no_power_over_other_ids(world):
+    """Files of host ids outside the mapped range (root, user 1000, an id
+    below the entry, its last id, which would be inside 65534) stay as out
+    of reach as before; a file of a range id is the command's to change;
+    the earlier attacks all fail."""
+    repo = world["repo"]
+    others = {}
+    for name, owner in (("u1000", 1000), ("below", SUB_UID - 1), ("last", SUB_UID + 65535),
+                        ("unmapped", SUB_UID + 65533)):
+        p = repo / name
+        p.write_text(SECRET)
+        os.chmod(p, 0o600)
+        os.chown(p, owner, owner)
+        others[name] = _snapshot(p)
+    ranged = repo / "ranged"
+    ranged.write_text("ranged\n")
+    os.chmod(ranged, 0o600)
+    os.chown(ranged, SUB_UID + 41, SUB_GID + 41)
+    tries = "".join(f"cat {n}; chown 0:0 {n}; chmod 666 {n}; touch -d 2001-01-01 {n}; "
+                    f"echo > {n}; " for n in others)
+    res = run_subids(world, tries + "stat -c %u:%g ranged; chown 43:43 ranged && chmod 644 ranged "
+                     "&& echo ranged-changed; echo end")
+    out = res["output"]
+    assert SECRET not in out
+    assert "42:42\nranged-changed\nend\n" in out, out
+    for name, before in others.items():
+        assert _snapshot(repo / name) == before, name
+    st = os.lstat(ranged)
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (SUB_UID + 42, SUB_GID + 42, 0o644)
+    rootowned = _rootowned(world)
+    before = _snapshot(rootowned)
+    _attacks_failed(world, run_subids(world, _ATTACKS), rootowned, before)
+
+
+def test_subordinate_ids_in_a_host_that_ignores_sigchld(world):
+    """The helpers' exit status is lost there (the kernel reaps them): the
+    maps written are read back instead, and the ids are mapped."""
+    res = run_subids(world, "id -u; touch f && chown 1000 f && stat -c %u f", ignore_sigchld=True)
+    assert res["output"] == "0\n1000\n", res
+    assert "id_range" in res["protections"]
+    assert os.lstat(world["repo"] / "f").st_uid == SUB_UID + 999
+
+
+def test_subordinate_ids_not_used_keep_the_single_mapping(world):
+    """id_range "none", or no entry of the caller's: its own uid only, as
+    before; chown to another id fails with EPERM."""
+    cmd = ("id -u; /usr/bin/python3 -c 'import os; open(\"f\", \"w\"); "
+           "os.chown(\"f\", 1000, 1000)' 2>&1 | tail -1")
+    for kw in ({"id_range": "none"},
+               {"entries": ("other:200000:65536\n", "other:300000:65536\n")}):
+        res = run_subids(world, cmd, **kw)
+        assert res["output"].startswith(f"{NOBODY}\n"), (kw, res)
+        assert "Errno 1]" in res["output"], (kw, res)
+        assert "id_range" not in res["protections"]
+        assert os.lstat(world["repo"] / "f").st_uid == NOBODY
+        os.unlink(world["repo"] / "f")
+
+
+def test_callers_explicit_range_must_lie_in_its_entries(world):
+    """An explicit id_range of a caller other than root: inside k is
+    FIRST + k for uids and gids alike, so FIRST+1 .. FIRST+COUNT-1 must lie
+    inside one of its uid entries and one of its gid entries, else refused
+    with a clear error naming no host path."""
+    same = (f"nobody:{SUB_UID}:65536\n",) * 2
+    res = run_subids(world, "touch f && chown 1000:1000 f && stat -c %u f", entries=same,
+                     id_range=(SUB_UID + 99, 1001))
+    assert res.get("output") == "1000\n", res
+    st = os.lstat(world["repo"] / "f")
+    assert (st.st_uid, st.st_gid) == (SUB_UID + 1099, SUB_UID + 1099)
+    # SUB_UID + 100.. is no gid of the caller's (its gid entry starts at
+    # SUB_GID), SUB_GID + 100.. no uid; past an entry's end; no entry's
+    for rng in ((SUB_UID + 99, 1001), (SUB_GID + 99, 1001), (SUB_UID + 65000, 1000),
+                (500000, 100)):
+        res = run_subids(world, "true", id_range=rng)
+        assert res.get("error") == "Error", (rng, res)
+        assert "subordinate ids" in res["message"] and "/" not in res["message"].replace(
+            "subuid", "").replace("subgid", ""), res
 
 
 def _game_data(world, game_fd: int) -> str:

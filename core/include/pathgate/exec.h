@@ -197,8 +197,14 @@ typedef struct pathgate_exec_options {
      * refused (PATHGATE_EINVAL) when it holds an id below 65536 (the
      * users' and the system's), a uid of /etc/passwd, a gid of
      * /etc/group, or a range of /etc/subuid or /etc/subgid (but root's).
-     * Unprivileged callers: ignored (their commands map only their own
-     * ids). */
+     * A caller other than root: its own subordinate ids, mapped through
+     * /usr/bin/newuidmap and newgidmap (docs/exec.md "Ownership changes
+     * inside"): count 0 = its /etc/subuid and /etc/subgid entries (inside
+     * 0 is the caller, inside k the entry's first + k - 1) where it has
+     * both and the helpers are installed, else none; an explicit range
+     * (inside k is first + k) must lie inside one of its subuid entries
+     * and one of its subgid entries and pass the checks above, or is
+     * refused (PATHGATE_EINVAL). */
     unsigned int id_range_first;
     unsigned int id_range_count;
 } pathgate_exec_options;

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +197,197 @@ int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsig
     r->gid_first = (unsigned int)gf;
     r->n = (unsigned int)n;
     return 0;
+}
+
+/* The caller's entry in etc/<file>: the first line owned by `name` or by
+ * the decimal `uid` whose range holds at least one id, none of them 0,
+ * and ends below 2^32-1 and, when want_lo <= want_hi, holds
+ * [want_lo, want_hi]. Its line number (1-based) and *first, *count; 0 =
+ * none. */
+static int caller_entry(const char *etc, const char *file, const char *name, unsigned int uid,
+                        unsigned long long want_lo, unsigned long long want_hi,
+                        unsigned long long *first, unsigned long long *count)
+{
+    char path[256], num[16];
+    snprintf(path, sizeof path, "%s/%s", etc, file);
+    snprintf(num, sizeof num, "%u", uid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0, no = 0;
+    size_t nlen = name ? strlen(name) : 0, ulen = strlen(num);
+    while (!found && getline(&line, &cap, f) >= 0) {
+        no++;
+        const char *colon = strchr(line, ':'), *end;
+        if (!colon)
+            continue;
+        size_t olen = (size_t)(colon - line);
+        if (!((nlen && olen == nlen && !memcmp(line, name, nlen)) ||
+              (olen == ulen && !memcmp(line, num, ulen))))
+            continue;
+        unsigned long long a, c;
+        if (parse_id(colon + 1, &a, &end) < 0 || *end != ':' || parse_id(end + 1, &c, &end) < 0 ||
+            c == 0 || a == 0 || a + c - 1 > 4294967294ULL)
+            continue;
+        if (want_lo <= want_hi && (want_lo < a || want_hi > a + c - 1))
+            continue;
+        *first = a;
+        *count = c;
+        found = no;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+int pathgate__exec_idmap_subids(pathgate__exec_idrange *r, const char *etc, const char *name,
+                                unsigned int uid, unsigned int first, unsigned int count)
+{
+    r->uid_first = r->gid_first = first;
+    r->n = 0;
+    if (count == 1)
+        return 0;
+    unsigned long long ua, uc, ga, gc, n;
+    int ul, gl;
+    if (count == 0) {
+        /* inside 1 is the entry's first id */
+        ul = caller_entry(etc, "subuid", name, uid, 1, 0, &ua, &uc);
+        gl = caller_entry(etc, "subgid", name, uid, 1, 0, &ga, &gc);
+        if (!ul || !gl)
+            return 0;
+        n = uc < gc ? uc : gc;
+        ua--;
+        ga--;
+    } else {
+        n = (unsigned long long)count - 1;
+        if (n > PATHGATE__EXEC_ID_RANGE_MAX)
+            n = PATHGATE__EXEC_ID_RANGE_MAX;
+        unsigned long long lo = (unsigned long long)first + 1, hi = (unsigned long long)first + n;
+        ul = caller_entry(etc, "subuid", name, uid, lo, hi, &ua, &uc);
+        gl = caller_entry(etc, "subgid", name, uid, lo, hi, &ga, &gc);
+        if (!ul || !gl)
+            return -1;
+        ua = ga = first;
+    }
+    if (n > PATHGATE__EXEC_ID_RANGE_MAX)
+        n = PATHGATE__EXEC_ID_RANGE_MAX;
+    if (!range_ok(etc, ua, ga, n, ul, gl))
+        return count == 0 ? 0 : -1;
+    r->uid_first = (unsigned int)ua;
+    r->gid_first = (unsigned int)ga;
+    r->n = (unsigned int)n;
+    return 0;
+}
+
+int pathgate__exec_idmap_caller_subids(pathgate__exec_idrange *r, unsigned int first,
+                                       unsigned int count)
+{
+    r->uid_first = r->gid_first = first;
+    r->n = 0;
+    if (count == 1)
+        return 0;
+    uid_t ruid, euid, suid;
+    gid_t rgid, egid, sgid;
+    struct passwd pw, *pwp = NULL;
+    char buf[4096];
+    int ok = getresuid(&ruid, &euid, &suid) == 0 && getresgid(&rgid, &egid, &sgid) == 0 &&
+             euid != 0 && ruid == euid && rgid == egid &&
+             getpwuid_r(ruid, &pw, buf, sizeof buf, &pwp) == 0 && pwp && pw.pw_gid == rgid &&
+             access(PATHGATE__EXEC_NEWUIDMAP, X_OK) == 0 &&
+             access(PATHGATE__EXEC_NEWGIDMAP, X_OK) == 0;
+    if (!ok)
+        return count == 0 ? 0 : -1;
+    return pathgate__exec_idmap_subids(r, "/etc", pw.pw_name, (unsigned int)ruid, first, count);
+}
+
+/* Runs one helper: path pid 0 <own> 1 1 <first+1> <n>, and waits for it.
+ * -1 when it could not be started or exited other than 0; 0 when it exited
+ * 0 or its status was lost (ECHILD: a host that ignores SIGCHLD has it
+ * reaped by the kernel, another thread may reap every child; the maps
+ * are read back anyway). */
+static int run_helper(const char *path, pid_t pid, unsigned int own, unsigned int first,
+                      unsigned int n)
+{
+    char spid[16], sown[16], sfirst[16], sn[16];
+    snprintf(spid, sizeof spid, "%d", (int)pid);
+    snprintf(sown, sizeof sown, "%u", own);
+    snprintf(sfirst, sizeof sfirst, "%llu", (unsigned long long)first + 1);
+    snprintf(sn, sizeof sn, "%u", n);
+    char *const argv[] = {(char *)path, spid, "0", sown, "1", "1", sfirst, sn, NULL};
+    char *const envp[] = {NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    if (posix_spawnattr_init(&at) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return -1;
+    }
+    /* its standard streams /dev/null, nothing else of ours open; every
+     * signal unblocked and at its default */
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
+             posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
+             posix_spawn_file_actions_adddup2(&fa, 1, 2) ||
+             posix_spawn_file_actions_addclosefrom_np(&fa, 3) ||
+             posix_spawnattr_setsigmask(&at, &none) || posix_spawnattr_setsigdefault(&at, &all) ||
+             posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t child = -1;
+    if (!rc)
+        rc = posix_spawn(&child, path, &fa, &at, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc)
+        return -1;
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (w < 0)
+        return errno == ECHILD ? 0 : -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* 1 when /proc/<pid>/<file> is exactly "0 own 1" and "1 first+1 n". */
+static int map_is(pid_t pid, const char *file, unsigned int own, unsigned int first, unsigned int n)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    buf[len] = '\0';
+    unsigned long long a[6];
+    int used = 0;
+    if (sscanf(buf, "%llu %llu %llu %llu %llu %llu %n", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5],
+               &used) != 6 ||
+        buf[used] != '\0')
+        return 0;
+    return a[0] == 0 && a[1] == own && a[2] == 1 && a[3] == 1 &&
+           a[4] == (unsigned long long)first + 1 && a[5] == n;
+}
+
+int pathgate__exec_idmap_helpers(pid_t pid, unsigned int uid, unsigned int gid,
+                                 const pathgate__exec_idrange *r)
+{
+    if (!r->n)
+        return -1;
+    if (run_helper(PATHGATE__EXEC_NEWUIDMAP, pid, uid, r->uid_first, r->n) < 0 ||
+        run_helper(PATHGATE__EXEC_NEWGIDMAP, pid, gid, r->gid_first, r->n) < 0)
+        return -1;
+    /* what was written, read back: exactly what was asked for */
+    return map_is(pid, "uid_map", uid, r->uid_first, r->n) &&
+                   map_is(pid, "gid_map", gid, r->gid_first, r->n)
+               ? 0
+               : -1;
 }
 
 static int write_map(pid_t pid, const char *file, const char *map)

@@ -55,6 +55,52 @@ typedef struct pathgate__exec_idrange {
 int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsigned int first,
                                unsigned int count);
 
+/* The range of a caller other than root (docs/exec.md, "Ownership changes
+ * inside"): its own subordinate ids, from the lines of etc/subuid and
+ * etc/subgid whose owner is `name` or `uid` (decimal), as rootless
+ * containers map them: inside 0 is the caller, inside k (1 <= k <= n) the
+ * host's first + k, so an entry name:S:C gives first = S - 1 (inside 1 is
+ * S). As the option asks:
+ * - count 0: the caller's first uid entry and first gid entry; none
+ *   (r->n = 0) without both, or when they fail the checks below;
+ * - count 1: none;
+ * - else the host ids first+1 .. first+count-1, which must lie inside one
+ *   of the caller's uid entries and one of its gid entries and pass the
+ *   checks; -1 (r->n = 0) when not.
+ * Checks: those of pathgate__exec_idmap_range (the entries in use exempt
+ * from "another range"). At most PATHGATE__EXEC_ID_RANGE_MAX ids. */
+int pathgate__exec_idmap_subids(pathgate__exec_idrange *r, const char *etc, const char *name,
+                                unsigned int uid, unsigned int first, unsigned int count);
+
+/* The same for the calling process, a caller other than root, under
+ * "/etc": none (0, r->n = 0; -1 for an explicit range, count > 1) unless
+ * its real and effective ids agree, its uid has a passwd entry whose
+ * group is its gid (what newuidmap and newgidmap ask), and
+ * PATHGATE__EXEC_NEWUIDMAP and PATHGATE__EXEC_NEWGIDMAP can be run. */
+int pathgate__exec_idmap_caller_subids(pathgate__exec_idrange *r, unsigned int first,
+                                       unsigned int count);
+
+/* The refusal of an explicit range pathgate__exec_idmap_caller_subids
+ * cannot give (no host path in it). */
+#define PATHGATE__EXEC_SUBIDS_REFUSED                                                              \
+    "id_range: a caller other than root may map only its own subordinate ids: the range must "     \
+    "lie inside one of its subuid entries and one of its subgid entries, clear of every user's "   \
+    "and group's id and of other ranges, and newuidmap and newgidmap (package uidmap) must be "    \
+    "installed"
+
+/* The setuid helpers that write a caller's subordinate ids (Debian's
+ * package uidmap), run by full path only. */
+#define PATHGATE__EXEC_NEWUIDMAP "/usr/bin/newuidmap"
+#define PATHGATE__EXEC_NEWGIDMAP "/usr/bin/newgidmap"
+
+/* Writes the maps of process pid (a child of the caller in a new user
+ * namespace, waiting for them) through the helpers, run without a shell
+ * or environment, their output discarded: inside 0 is uid (gid), inside
+ * 1..r->n the range. 0, or -1 when either helper could not run or
+ * refused. */
+int pathgate__exec_idmap_helpers(pid_t pid, unsigned int uid, unsigned int gid,
+                                 const pathgate__exec_idrange *r);
+
 /* Appends "1 <first+1> <n>\n" to a map (nothing when n = 0). */
 void pathgate__exec_idmap_range_line(char *buf, size_t size, unsigned int first, unsigned int n);
 

@@ -77,6 +77,9 @@ int pathgate__exec_options_check(pathgate_exec_options *dst, const pathgate_exec
         return pathgate__error_set(err, PATHGATE_EINVAL,
                                    "id_range: the range holds an id below 65536, a user's or "
                                    "group's id or another range, or ends past 4294967294");
+    if (dst->id_range_count > 1 && geteuid() != 0 &&
+        pathgate__exec_idmap_caller_subids(&ids, dst->id_range_first, dst->id_range_count) < 0)
+        return pathgate__error_set(err, PATHGATE_EINVAL, PATHGATE__EXEC_SUBIDS_REFUSED);
     if (dst->env) {
         for (const char *const *e = dst->env; *e; e++) {
             const char *eq = strchr(*e, '=');
@@ -290,7 +293,7 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     p->prot |= PATHGATE_EXEC_PROT_NAMESPACES;
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
-    if (p->tpl->unpriv && p->tpl->ids.n) {
+    if (p->tpl->ids.n) { /* a root caller's range, or the caller's subordinate ids */
         s->keep_caps = PATHGATE__KEEP_CAPS_OWNER | PATHGATE__KEEP_CAPS_SETID;
         p->prot |= PATHGATE_EXEC_PROT_ID_RANGE;
     }

@@ -162,6 +162,7 @@ static int plan(pathgate__exec_view *v, const pathgate__exec_template_spec *s,
 typedef struct builder {
     const pathgate__exec_view *view;
     int unpriv;
+    int subids; /* maps written by the parent through the helpers */
     int map_r, map_w, ready_r, ready_w, release_r, release_w;
     /* the descriptors it keeps (its pipes' ends, the view's mounts),
      * ascending; every other one of its copy of the table is closed */
@@ -225,6 +226,13 @@ PG_NOSAN static int builder_main(void *p)
             builder_fail(b, "uid map", rc);
         if (dumpable == 0 || dumpable == 1)
             pg_raw(SYS_prctl, PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+    } else if (b->subids) {
+        /* The parent has had the helpers write the maps: inside 0 is
+         * already our uid and gid. Supplementary groups are kept, as
+         * without them. */
+        rc = pg_raw(SYS_read, b->map_r, &c, 1);
+        if (rc != 1)
+            builder_fail(b, "subordinate ids", rc < 0 ? rc : -EPERM);
     } else {
         /* our own uid and gid only (nothing else may be mapped) */
         if ((rc = write_file("/proc/self/setgroups", "deny")) < 0 && rc != -ENOENT)
@@ -269,12 +277,13 @@ static int open_in(pid_t pid, const char *what, int flags)
 
 /* Runs the builder of v; on success fills t's namespaces and view rules. */
 static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v, int *no_userns,
-                       int *moved, pathgate_error *err)
+                       int *moved, int *no_subids, pathgate_error *err)
 {
     builder b;
     memset(&b, 0, sizeof b);
     b.view = v;
     b.unpriv = v->unpriv;
+    b.subids = t->subids;
     int fds[6] = {-1, -1, -1, -1, -1, -1};
     int rc = PATHGATE_OK;
     void *stack = MAP_FAILED;
@@ -349,6 +358,14 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
             while (write(fds[1], "1", 1) < 0 && errno == EINTR) {
             }
     }
+    if (b.subids) {
+        /* inside 0 is the caller, 1..n its subordinate ids (exec_idmap.h) */
+        if (pathgate__exec_idmap_helpers(pid, (unsigned)t->euid, (unsigned)t->egid, &t->ids) == 0)
+            while (write(fds[1], "1", 1) < 0 && errno == EINTR) {
+            }
+        else
+            *no_subids = 1;
+    }
     close_fd(&fds[1]); /* EOF for it when the maps could not be written */
     char c = 0;
     ssize_t n = -1;
@@ -399,9 +416,14 @@ static int run_builder(pathgate__exec_template *t, const pathgate__exec_view *v,
             (!strcmp(step, "setgroups") || !strcmp(step, "uid map") || !strcmp(step, "gid map") ||
              !strcmp(step, "mount propagation")))
             *no_userns = 1;
-        rc = pathgate__error_set(err, *no_userns ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
-                                 "cannot confine the command (namespace view: %s): %s", step,
-                                 strerrordesc_np(why ? why : EIO));
+        if (*no_subids)
+            rc = pathgate__error_set(err, PATHGATE_EINVAL,
+                                     "id_range: newuidmap or newgidmap refused the caller's "
+                                     "subordinate ids");
+        else
+            rc = pathgate__error_set(err, *no_userns ? PATHGATE_EUNSUPPORTED : PATHGATE_EIO,
+                                     "cannot confine the command (namespace view: %s): %s", step,
+                                     strerrordesc_np(why ? why : EIO));
     }
     close_fd(&fds[5]); /* EOF: the builder exits */
     while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR) {
@@ -477,6 +499,15 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
     }
     t->euid = geteuid();
     t->egid = getegid();
+    /* A caller other than root: its own subordinate ids where it has
+     * them (an explicit range was checked by the options already; here
+     * again, /etc may have changed since). */
+    if (!s->unpriv && t->euid != 0 &&
+        pathgate__exec_idmap_caller_subids(&t->ids, s->id_first, s->id_count) < 0) {
+        template_free(a, t);
+        return pathgate__error_set(err, PATHGATE_EINVAL, PATHGATE__EXEC_SUBIDS_REFUSED);
+    }
+    t->subids = !s->unpriv && t->ids.n > 0;
     t->built = time(NULL);
     t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     etc_mtime(&t->etc_mtime);
@@ -487,14 +518,17 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
     }
     t->private_home = s->home == NULL;
-    /* A root caller's command is uid 0 inside; otherwise the caller's ids. */
-    pathgate__exec_identity_make(&t->id, s->unpriv ? 0 : (unsigned)t->euid,
-                                 s->unpriv ? 0 : (unsigned)t->egid, s->home);
+    /* A root caller's command is uid 0 inside, and so is one of a caller
+     * with subordinate ids (as in a rootless container); otherwise the
+     * caller's ids. */
+    int zero = s->unpriv || t->subids;
+    pathgate__exec_identity_make(&t->id, zero ? 0 : (unsigned)t->euid, zero ? 0 : (unsigned)t->egid,
+                                 s->home);
     add_system_rules(t);
-    int rc = PATHGATE_OK, moved = 1;
+    int rc = PATHGATE_OK, moved = 1, no_subids = 0;
     /* A base moved by a running command between the plan (which reads
      * where each base is now) and its placement: planned again. */
-    for (int attempt = 0; moved && attempt < 3; attempt++) {
+    for (int attempt = 0; moved && attempt < 4; attempt++) {
         moved = 0;
         pathgate__exec_view v;
         pathgate__exec_view_init(&v, a);
@@ -508,8 +542,18 @@ static int build(pathgate__exec_template **out, const pathgate_allocator *a,
                                      : rc == PATHGATE_EUNSUPPORTED ? "the bases cannot be idmapped"
                                                                    : "cannot plan the view");
         else
-            rc = run_builder(t, &v, no_userns, &moved, err);
+            rc = run_builder(t, &v, no_userns, &moved, &no_subids, err);
         pathgate__exec_view_dispose(&v);
+        if (rc && no_subids && t->subids && s->id_count == 0) {
+            /* The helpers refused the caller's own ids, not asked for
+             * explicitly: its own uid only, as without them. */
+            t->subids = 0;
+            t->ids.n = 0;
+            pathgate__exec_identity_make(&t->id, (unsigned)t->euid, (unsigned)t->egid, s->home);
+            pathgate__error_clear(err);
+            no_subids = 0;
+            moved = 1;
+        }
     }
     if (rc) {
         template_free(a, t);

@@ -53,8 +53,12 @@ typedef struct pathgate__exec_template {
     int refs, stale;
     /* the key */
     int unpriv;
-    /* unpriv only: the ids mapped beside 0 (exec_idmap.h); ids.n = 0: none */
+    /* the ids mapped beside 0 (exec_idmap.h); ids.n = 0: none. A root
+     * caller's (unpriv), or a caller's own subordinate ids (subids) */
     pathgate__exec_idrange ids;
+    /* a caller other than root whose uid and gid are 0 inside, beside its
+     * subordinate ids, maps written by newuidmap and newgidmap */
+    int subids;
     unsigned int id_first, id_count; /* as asked */
     uid_t euid;
     gid_t egid;
