@@ -294,7 +294,12 @@ static int prepare_view(pathgate__exec_plan *p, const pathgate__exec_target *t, 
     if (p->tpl->unpriv)
         p->prot |= PATHGATE_EXEC_PROT_UNPRIVILEGED_UID;
     if (p->tpl->ids.n) { /* a root caller's range, or the caller's subordinate ids */
-        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER | PATHGATE__KEEP_CAPS_SETID;
+        /* CAP_SETUID / CAP_SETGID for a root caller's command only: a
+         * caller other than root cannot change ids on the host either, and
+         * with CAP_SETGID its command could drop the caller's supplementary
+         * groups (newgidmap leaves setgroups allowed) and read a file
+         * whose group may less than others do */
+        s->keep_caps = PATHGATE__KEEP_CAPS_OWNER | (geteuid() == 0 ? PATHGATE__KEEP_CAPS_SETID : 0);
         p->prot |= PATHGATE_EXEC_PROT_ID_RANGE;
     }
     if (p->o.allow_network)
