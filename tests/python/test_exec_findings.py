@@ -867,6 +867,8 @@ peer = struct.pack('H', socket.AF_UNIX) + b'\0' + sys.argv[2].encode()
 print('sendto', libc.sendto(b.fileno(), b'from-command', 12, 0, peer, len(peer)), flush=True)
 s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
 socket.create_connection(s.getsockname()); print('lo ok', flush=True)
+# (closed first: its port, picked in this namespace, may be the host's)
+s.close()
 h = socket.socket(); h.settimeout(2)
 try:
     h.connect(('127.0.0.1', int(sys.argv[3]))); print('host port reached', flush=True)
