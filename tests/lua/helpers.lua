@@ -155,9 +155,17 @@ function M.mkdir(path)
 end
 
 function M.write(path, content)
+  -- (the Windows C library reads a file name in the ANSI code page, not
+  -- UTF-8: a name beyond ASCII is given its name on the Linux side)
+  local final
+  if M.windows and path:find("[\128-\255]") then
+    bridge_count = bridge_count + 1
+    final, path = path, ("%s\\name-%d-%d"):format(win_tmp, os.time(), bridge_count)
+  end
   local f = assert(io.open(path, "wb"))
   f:write(content or "")
   f:close()
+  if final then M.linux("mv " .. M.sh_quote(linux_path(path)) .. " " .. M.sh_quote(linux_path(final))) end
 end
 
 -- Symbolic links: each {target, path}, made at once (on the Linux side
@@ -180,6 +188,16 @@ end
 
 function M.symlink(target, path)
   M.symlinks { { target, path } }
+end
+
+-- The names in a directory, "." and ".." left out, sorted.
+function M.listdir(dir)
+  local out = M.windows and M.sh(('dir /b /a "%s"'):format(dir:gsub("/", "\\")))
+    or M.sh("ls -A " .. M.sh_quote(dir))
+  local names = {}
+  for name in out:gmatch("[^\r\n]+") do names[#names + 1] = name end
+  table.sort(names)
+  return names
 end
 
 -- Runs a Lua script (a string) in a fresh interpreter of the same kind

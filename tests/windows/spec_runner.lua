@@ -16,6 +16,15 @@ local function fmt(v)
   return tostring(v)
 end
 
+local function show(v)
+  if type(v) ~= "table" then return fmt(v) end
+  local keys, parts = {}, {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do parts[#parts + 1] = "[" .. fmt(k) .. "]=" .. show(v[k]) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
 local function deep_equal(a, b)
   if a == b then return true end
   if type(a) ~= "table" or type(b) ~= "table" then return false end
@@ -27,7 +36,7 @@ end
 -- Each check: returns ok, message.
 local checks = {
   equal = function(e, g) return e == g, ("expected %s, got %s"):format(fmt(e), fmt(g)) end,
-  same = function(e, g) return deep_equal(e, g), "tables differ" end,
+  same = function(e, g) return deep_equal(e, g), ("expected %s, got %s"):format(show(e), show(g)) end,
   ["true"] = function(v) return v == true, "expected true, got " .. fmt(v) end,
   ["false"] = function(v) return v == false, "expected false, got " .. fmt(v) end,
   ["nil"] = function(v) return v == nil, "expected nil, got " .. fmt(v) end,
