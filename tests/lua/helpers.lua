@@ -116,6 +116,20 @@ function M.linux(script)
   os.remove(name .. ".sh")
 end
 
+-- A path as the POSIX shell of M.posix_sh sees it.
+function M.posix_path(path)
+  if M.windows then return linux_path(path) end
+  return path
+end
+
+-- Runs a POSIX shell script (on the Linux side under wine); returns whether
+-- it exited 0.
+function M.posix_sh(script)
+  if M.windows then return pcall(M.linux, script) end
+  local _, ok = M.sh(script)
+  return ok
+end
+
 ----------------------------------------------------------------- tree making
 
 -- A fresh empty temporary directory (os.tmpname gives a unique file).
