@@ -204,6 +204,23 @@ function M.symlink(target, path)
   M.symlinks { { target, path } }
 end
 
+-- Whether a path exists / is a directory (links followed).
+function M.exists(path)
+  if M.windows then return os.execute(('if exist "%s" (exit 0) else (exit 1)'):format((path:gsub("/", "\\")))) == true end
+  local _, ok = M.sh("test -e " .. M.sh_quote(path))
+  return ok == true
+end
+
+function M.is_dir(path)
+  if M.windows then -- (there, a folder exists but does not open as a file)
+    local f = io.open(path, "rb")
+    if f then f:close() end
+    return f == nil and M.exists(path)
+  end
+  local _, ok = M.sh("test -d " .. M.sh_quote(path))
+  return ok == true
+end
+
 -- The names in a directory, "." and ".." left out, sorted.
 function M.listdir(dir)
   local out = M.windows and M.sh(('dir /b /a "%s"'):format(dir:gsub("/", "\\")))
