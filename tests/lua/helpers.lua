@@ -116,10 +116,25 @@ function M.linux(script)
   os.remove(name .. ".sh")
 end
 
--- A path as the POSIX shell of M.posix_sh sees it.
+-- A path as the POSIX shell of M.posix_sh sees it (one starting with `/`
+-- is a Linux path already: the checkout's, for instance).
 function M.posix_path(path)
-  if M.windows then return linux_path(path) end
+  if M.windows and path:sub(1, 1) ~= "/" then return linux_path(path) end
   return path
+end
+
+-- Runs a POSIX shell script (on the Linux side under wine); returns its
+-- standard output.
+function M.posix_out(script)
+  if not M.windows then return (M.sh(script)) end
+  bridge_count = bridge_count + 1
+  local out = ("%s\\out-%d-%d"):format(win_tmp, os.time(), bridge_count)
+  M.linux("{ " .. script .. "\n} >" .. M.sh_quote(linux_path(out)))
+  local f = assert(io.open(out, "rb"))
+  local text = f:read("a")
+  f:close()
+  os.remove(out)
+  return text
 end
 
 -- Runs a POSIX shell script (on the Linux side under wine); returns whether
