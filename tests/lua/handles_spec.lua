@@ -17,8 +17,7 @@ local function slurp(path)
 end
 
 local function no_temp_files(dir)
-  local out = H.sh("ls -A " .. H.sh_quote(dir))
-  assert.is_nil(out:find(".pathgate-", 1, true))
+  for _, name in ipairs(H.listdir(dir)) do assert.is_nil(name:find(".pathgate-", 1, true)) end
 end
 
 describe("handles", function()
@@ -68,17 +67,19 @@ describe("handles", function()
     f, msg, code = r:open("root:repo/common")
     assert.equal("is_directory", code)
     assert.is_nil(msg:find(t.top, 1, true))
-    H.sh("mkfifo " .. H.sh_quote(t.repo .. "/fifo"))
-    f, msg, code = r:open("root:repo/fifo")
-    assert.equal("not_regular_file", code)
     f, msg, code = r:open("root:game/readme.txt", "w")
     assert.equal("permission_denied", code)
-    f, msg, code = r:open("root:repo/dangling", "w")
-    assert.equal("invalid_path", code)
-    assert.is_nil(slurp(t.outside .. "/missing"))
     assert.has_error(function() r:open("root:repo/x", "rw") end)
     assert.has_error(function() r:open("root:repo/x", "r", "extra") end)
     assert.has_error(function() r:open(42) end)
+  end)
+
+  it("refuses to write through a dangling link leading out", function()
+    H.skip_on_windows(H.WINE_FILE_LINK)
+    local f, _, code = r:open("root:repo/dangling", "w")
+    assert.is_nil(f)
+    assert.equal("invalid_path", code)
+    assert.is_nil(slurp(t.outside .. "/missing"))
   end)
 
   it("writes atomically: the name is taken on close", function()
@@ -135,6 +136,20 @@ describe("handles", function()
   end)
 end)
 
+describe("handles on a FIFO", function()
+  it("refuses to open one", function()
+    H.skip_on_windows("Windows has no FIFO")
+    local top = H.tmpdir()
+    local r = pathgate.Resolver{ roots = { repo = top } }
+    H.sh("mkfifo " .. H.sh_quote(top .. "/fifo"))
+    local f, _, code = r:open("root:repo/fifo")
+    r:close()
+    H.rmtree(top)
+    assert.is_nil(f)
+    assert.equal("not_regular_file", code)
+  end)
+end)
+
 describe("iterators", function()
   local t, r
   before_each(function()
@@ -148,8 +163,10 @@ describe("iterators", function()
     for e in r:scandir("root:repo") do got[#got + 1] = e end
     local names = {}
     for i, e in ipairs(got) do names[i] = e.name .. ":" .. e.kind end
-    assert.same({ "a b:directory", "common:directory", "dangling:symlink", "escape:symlink",
-                  "inner:symlink" }, names)
+    local want = { "a b:directory", "common:directory", "dangling:symlink", "escape:symlink",
+                   "inner:symlink" }
+    if not H.file_links then table.remove(want, 3) end -- (H.WINE_FILE_LINK)
+    assert.same(want, names)
     assert.equal("root:repo/common", got[2].path)
     assert.equal(got[2].path, got[2].address)
     assert.is_nil(got[4].size) -- leads out: nothing to ask
@@ -167,7 +184,9 @@ describe("iterators", function()
     for dir, dirs, files in r:walk("root:repo") do
       got[#got + 1] = dir .. " [" .. table.concat(dirs, ",") .. "] [" .. table.concat(files, ",") .. "]"
     end
-    assert.same({ "root:repo [a b,common,inner] []", "root:repo/a b [] [\195\169.txt]",
+    -- (under wine, the inward link `inner` is refused like every link: H.WINE_DIR_LINK)
+    assert.same({ H.windows and "root:repo [a b,common] []" or "root:repo [a b,common,inner] []",
+                  "root:repo/a b [] [\195\169.txt]",
                   "root:repo/common [empty,traits] []", "root:repo/common/empty [] []",
                   "root:repo/common/traits [] [00_traits.txt]" }, got)
     got = {}
@@ -195,9 +214,14 @@ describe("the toolkit", function()
   end)
   after_each(function() r:close(); H.rmtree(t.top) end)
 
-  it("exists, isdir, isfile", function()
+  it("exists and isdir see through an inward link", function()
+    H.skip_on_windows(H.WINE_DIR_LINK)
     assert.is_true(r:exists("root:repo/inner"))
     assert.is_true(r:isdir("root:repo/inner"))
+  end)
+
+  it("exists, isdir, isfile", function()
+    assert.is_true(r:isdir("root:repo/common"))
     assert.is_true(r:isfile("root:repo/common/traits/00_traits.txt"))
     for _, bad in ipairs({ "root:repo/escape", "root:repo/dangling", "root:repo/none",
                            "root:repo/a\0b", "", t.outside }) do
@@ -216,27 +240,41 @@ describe("the toolkit", function()
     ok, msg, code = r:copy("root:repo/readme.txt", "root:game/x")
     assert.equal("permission_denied", code)
     assert.truthy(r:link("root:repo/readme.txt", "root:repo/hard"))
-    assert.truthy(r:symlink("../readme.txt", "root:repo/common/up"))
-    assert.equal("../readme.txt", r:readlink("root:repo/common/up"))
-    ok, msg, code = r:symlink("../../outside/secret.txt", "root:repo/common/evil")
-    assert.equal("invalid_argument", code)
+    assert.equal("trait = 1\n", slurp(t.repo .. "/hard"))
     ok, msg, code = r:readlink("root:repo/escape")
     assert.equal("invalid_path", code)
     ok, msg, code = r:readlink("root:repo/readme.txt")
     assert.equal("not_a_symlink", code)
   end)
 
-  it("chmod, utime, lstat, remove_tree, subroot", function()
+  it("symlink makes links inside only, readlink reads them", function()
+    H.skip_on_windows("wine 8 cannot make links (CreateSymbolicLinkW creates nothing)")
+    assert.truthy(r:symlink("../readme.txt", "root:repo/common/up"))
+    assert.equal("../readme.txt", r:readlink("root:repo/common/up"))
+    local _, _, code = r:symlink("../../outside/secret.txt", "root:repo/common/evil")
+    assert.equal("invalid_argument", code)
+  end)
+
+  it("chmod sets permission bits", function()
+    H.skip_on_windows("Windows keeps a read-only flag, not POSIX permission bits")
     assert.truthy(r:chmod("root:repo/common/traits/00_traits.txt", tonumber("600", 8)))
+    assert.equal(600, tonumber(string.format("%o", r:stat("root:repo/common/traits/00_traits.txt").mode)))
+  end)
+
+  it("lstat names a link and refuses one leading out", function()
+    H.known_bug_on_windows("lstat of a directory link leading out of the base answers the "
+      .. "link's metadata (type symlink) instead of invalid_path")
+    assert.equal("symlink", r:lstat("root:repo/inner").type)
+    local _, _, code = r:lstat("root:repo/escape")
+    assert.equal("invalid_path", code)
+  end)
+
+  it("chmod, utime, subroot", function()
     local _, _, code = r:chmod("root:repo/common/traits/00_traits.txt", tonumber("4755", 8))
     assert.equal("invalid_argument", code)
     assert.truthy(r:utime("root:repo/common/traits/00_traits.txt", 1000.5, 2000))
     local st = r:stat("root:repo/common/traits/00_traits.txt")
-    assert.equal(600, tonumber(string.format("%o", st.mode)))
     assert.truthy(st.modified_at:find("^1970%-01%-01T00:33:20"))
-    assert.equal("symlink", r:lstat("root:repo/inner").type)
-    _, _, code = r:lstat("root:repo/escape")
-    assert.equal("invalid_path", code)
     local sub = assert(r:subroot("root:repo/common"))
     assert.equal("common", sub:resolve("root:common").root_category)
     assert.equal("trait = 1", sub:read("root:common/traits/00_traits.txt").content)
@@ -246,11 +284,17 @@ describe("the toolkit", function()
     s2, msg, code = r:subroot("root:repo/escape")
     assert.is_nil(s2)
     assert.equal("invalid_path", code)
+    _, msg, code = r:remove_tree("root:repo")
+    assert.equal("permission_denied", code)
+    assert.equal("secret\n", slurp(t.outside .. "/secret.txt"))
+  end)
+
+  it("remove_tree removes a tree, and nothing is fine", function()
+    H.known_bug_on_windows("remove_tree answers io_error (Device or resource busy) for any "
+      .. "folder, even an empty one, where delete removes it")
     assert.truthy(r:remove_tree("root:repo/common"))
     assert.is_false(r:exists("root:repo/common"))
     assert.truthy(r:remove_tree("root:repo/common")) -- nothing there: fine
-    _, msg, code = r:remove_tree("root:repo")
-    assert.equal("permission_denied", code)
     assert.equal("secret\n", slurp(t.outside .. "/secret.txt"))
   end)
 end)

@@ -23,7 +23,6 @@ describe("require 'pathgate'", function()
   end)
 
   it("sets no global in a fresh interpreter", function()
-    local lua = os.getenv("PATHGATE_LUA") or "lua5.4"
     local script = [[
       package.cpath = CPATH
       local before = {}
@@ -33,9 +32,9 @@ describe("require 'pathgate'", function()
       assert(pg.PathUri.parse("file:///x"))
       io.write("clean")
     ]]
-    local cmd = ("%s -e %s -e %s 2>&1"):format(lua,
-      helpers.sh_quote("CPATH = " .. ("%q"):format(package.cpath)), helpers.sh_quote(script))
-    local out, ok = helpers.sh(cmd)
+    local dir = helpers.tmpdir()
+    local out, ok = helpers.run_lua(("CPATH = %q\n"):format(package.cpath) .. script, dir)
+    helpers.rmtree(dir)
     assert.is_true(ok, out)
     assert.are.equal("clean", out)
   end)

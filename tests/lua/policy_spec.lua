@@ -20,7 +20,7 @@ describe("policy", function()
       helpers.mkdir((repo .. "/" .. rel):match("^(.*)/[^/]*$"))
       helpers.write(repo .. "/" .. rel, text)
     end
-    helpers.symlink(".env", repo .. "/innocent")
+    if helpers.file_links then helpers.symlink(".env", repo .. "/innocent") end -- (not under wine)
   end)
   after_each(function() helpers.rmtree(top) end)
 
@@ -45,10 +45,14 @@ describe("policy", function()
   it("hides deny_read paths from every operation and listing", function()
     local events = {}
     local r = make(events)
-    for _, spelling in ipairs { "root:repo/.env", "ROOT_REPO:/app/.env", "file://" .. repo .. "/.env",
-                                repo .. "/app/.ENV", "root:repo/innocent" } do
+    local host = repo .. "/app/.ENV"
+    for _, spelling in ipairs { "root:repo/.env", "ROOT_REPO:/app/.env", helpers.file_uri(repo .. "/.env"),
+                                host } do
       local res = r:resolve(spelling, { require_exists = false })
-      assert.is_false(res.ok); assert.are.equal("denied", res.reason)
+      -- (on Windows, resolve takes a drive-letter path for outside every base:
+      -- the known bug resolver_spec.lua names; refused all the same)
+      local reason = (helpers.windows and spelling == host) and "outside_bases" or "denied"
+      assert.is_false(res.ok); assert.are.equal(reason, res.reason)
       assert.are.equal("Invalid path / not found", res.error_message)
       local v, msg, code = r:read(spelling)
       assert.is_nil(v); assert.are.equal("invalid_path", code)
@@ -64,7 +68,8 @@ describe("policy", function()
     for _, e in ipairs(entries) do
       assert.is_nil(e.path:find("%.env$")); assert.is_nil(e.path:find("innocent", 1, true))
     end
-    assert.are.equal(2, info.skipped_denied); assert.is_true(info.incomplete)
+    -- (.env, and the link innocent where there is one: helpers.file_links)
+    assert.are.equal(helpers.file_links and 2 or 1, info.skipped_denied); assert.is_true(info.incomplete)
     local matches = r:grep("SECRET", "root:repo")
     assert.are.equal(1, #matches); assert.are.equal("root:repo/app/main.txt", matches[1].path)
     assert.are.equal(0, #r:glob("**/.env", "root:repo"))
@@ -74,18 +79,28 @@ describe("policy", function()
     end
     assert.are.equal(0, n)
     assert.truthy(denied(events, "read", "root:repo/.env", "deny_read"))
-    assert.truthy(denied(events, "read", "root:repo/innocent", "deny_read"))
     assert.truthy(denied(events, "move", "root:repo/app/.env"))
     assert.truthy(denied(events, "resolve", "root:repo/.env"))
     local e = denied(events, "read", "root:repo/.env")
     assert.are.equal("lua", e.door); assert.are.equal("**/.env", e.rule)
-    assert.are.equal("deny_read", e.source); assert.are.equal(repo .. "/.env", e.host_path)
+    assert.are.equal("deny_read", e.source); assert.are.equal(helpers.host(repo .. "/.env"), helpers.host(e.host_path))
     assert.is_number(e.time); assert.are.equal(0, e.count)
     local hidden = false
     for _, x in ipairs(events) do
       if x.outcome == "hidden" and x.operation == "grep" then hidden = true end
     end
     assert.is_true(hidden)
+  end)
+
+  it("hides a file link to a denied path", function()
+    helpers.skip_on_windows(helpers.WINE_FILE_LINK)
+    local events = {}
+    local r = make(events)
+    local res = r:resolve("root:repo/innocent")
+    assert.is_false(res.ok); assert.are.equal("denied", res.reason)
+    local v, _, code = r:read("root:repo/innocent")
+    assert.is_nil(v); assert.are.equal("invalid_path", code)
+    assert.truthy(denied(events, "read", "root:repo/innocent", "deny_read"))
   end)
 
   it("protects .git/hooks/ with the vcs preset, by every address", function()
@@ -157,10 +172,9 @@ describe("policy", function()
   it("lists the hidden paths git tracks (docs/policy.md, secrets in git history)", function()
     local fake = repo .. "/.git/index"
     os.remove(fake)
-    local q = helpers.sh_quote(repo)
-    local _, ok = helpers.sh("cd " .. q .. " && rm -rf .git && git init -q . && git add .env "
-      .. "app/.env app/main.txt >/dev/null 2>&1 && echo ok")
-    assert.is_true(ok)
+    local q = helpers.sh_quote(helpers.posix_path(repo))
+    assert.is_true(helpers.posix_sh("cd " .. q .. " && rm -rf .git && git init -q . && git add .env "
+      .. "app/.env app/main.txt >/dev/null 2>&1"))
     local events = {}
     local r = assert(pathgate.Resolver {
       roots = { repo = repo }, presets = { "secrets" },

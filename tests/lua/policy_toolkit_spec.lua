@@ -23,8 +23,9 @@ describe("policy in the toolkit", function()
       helpers.mkdir((repo .. "/" .. rel):match("^(.*)/[^/]*$"))
       helpers.write(repo .. "/" .. rel, text)
     end
-    helpers.symlink(".env", repo .. "/innocent")
-    helpers.symlink(".git/config", repo .. "/cfglink")
+    if helpers.file_links then -- (not under wine: helpers.WINE_FILE_LINK)
+      helpers.symlinks { { ".env", repo .. "/innocent" }, { ".git/config", repo .. "/cfglink" } }
+    end
   end)
   after_each(function() helpers.rmtree(top) end)
 
@@ -68,7 +69,9 @@ describe("policy in the toolkit", function()
   it("hides deny_read paths from the handles and the toolkit", function()
     local events = {}
     local r = make(events)
-    for _, p in ipairs { "root:repo/.env", "root:repo/innocent", "root:repo/secrets/key.txt" } do
+    local hidden_paths = { "root:repo/.env", "root:repo/secrets/key.txt" }
+    if helpers.file_links then table.insert(hidden_paths, "root:repo/innocent") end
+    for _, p in ipairs(hidden_paths) do
       for _, mode in ipairs { "r", "w", "a", "r+" } do
         assert.are.equal("invalid_path", code_of(r:open(p, mode)))
       end
@@ -89,7 +92,8 @@ describe("policy in the toolkit", function()
     assert.has_error(function() r:scandir("root:repo/secrets") end)
     local names = {}
     for e in r:scandir("root:repo") do names[#names + 1] = e.name end
-    assert.are.same({ ".git", "app", "cfglink", "notes.txt" }, names)
+    assert.are.same(helpers.file_links and { ".git", "app", "cfglink", "notes.txt" }
+                    or { ".git", "app", "notes.txt" }, names)
     for dir, dirs, files in r:walk("root:repo") do
       for _, n in ipairs(dirs) do assert.are_not.equal("secrets", n) end
       for _, n in ipairs(files) do
@@ -108,14 +112,24 @@ describe("policy in the toolkit", function()
     for _, x in ipairs(events) do
       if x.outcome == "hidden" then hidden[x.operation] = x.count end
     end
-    assert.are.equal(3, hidden.scandir); assert.truthy(hidden.walk)
+    -- (.env, secrets and, where there is one, the link innocent)
+    assert.are.equal(helpers.file_links and 3 or 2, hidden.scandir); assert.truthy(hidden.walk)
+  end)
+
+  it("judges a file link by the file it names", function()
+    helpers.skip_on_windows(helpers.WINE_FILE_LINK)
+    local r = make({})
+    assert.are.equal("invalid_path", code_of(r:open("root:repo/innocent")))
+    assert.are.equal("policy_denied", code_of(r:open("root:repo/cfglink", "w")))
+    assert.is_truthy(r:open("root:repo/cfglink"))
   end)
 
   it("protects deny_write paths from the handles and the toolkit", function()
     local events = {}
     local r = make(events)
-    for _, p in ipairs { "root:repo/.git/hooks/pre-commit", "root:repo/.git/config",
-                         "root:repo/cfglink" } do
+    local protected = { "root:repo/.git/hooks/pre-commit", "root:repo/.git/config" }
+    if helpers.file_links then table.insert(protected, "root:repo/cfglink") end
+    for _, p in ipairs(protected) do
       local f = assert(r:open(p)); assert.truthy(f:read("a")); f:close()
       for _, mode in ipairs { "w", "a", "r+", "w+" } do
         assert.are.equal("policy_denied", code_of(r:open(p, mode)))
@@ -143,11 +157,15 @@ describe("policy in the toolkit", function()
     for _, op in ipairs { "atomic_open", "chmod", "utime", "copy", "link" } do
       assert.truthy(denied(events, op, "root:repo/.git/hooks/pre-commit", "deny_write"), op)
     end
-    assert.truthy(denied(events, "atomic_open", "root:repo/cfglink", "deny_write"))
+    if helpers.file_links then
+      assert.truthy(denied(events, "atomic_open", "root:repo/cfglink", "deny_write"))
+    end
     assert.truthy(denied(events, "remove_tree", "root:repo/.git", "deny_write"))
   end)
 
   it("keeps the rules in a subroot, which reports to its parent's function", function()
+    helpers.known_bug_on_windows("subroot of a resolver with a policy answers io_error (\"has no "
+      .. "real path to open a root at\") for any folder")
     local events = {}
     local r = make(events)
     local git = assert(r:subroot("root:repo/.git", "git"))

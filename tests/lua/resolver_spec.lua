@@ -147,16 +147,27 @@ describe("Resolver", function()
         "root:repo/common/./traits//00_traits.txt",
         "root:repo/common/empty/../traits/00_traits.txt",
         "ROOT_REPO:/common/traits/00_traits.txt",
-        "file://" .. t.repo .. "/common/traits/00_traits.txt",
-        t.repo .. "/common/traits/00_traits.txt",
-        "root:repo/inner/traits/00_traits.txt", -- inward symlink keeps its name
+        helpers.file_uri(t.repo .. "/common/traits/00_traits.txt"),
       } do
         local res = ok(text)
-        local expect = text:find("inner", 1, true) and "root:repo/inner/traits/00_traits.txt" or want
-        assert.are.equal(expect, tostring(res.ref), text)
+        assert.are.equal(want, tostring(res.ref), text)
       end
       assert.are.equal("root:repo", tostring(ok("root:repo").ref))
       assert.are.equal("", ok("root:repo").relative_path)
+    end)
+
+    it("maps a host path under a base to its address", function()
+      helpers.known_bug_on_windows("resolve reads a drive-letter path as outside every base "
+        .. "(lex/address.c), though address_of maps it")
+      local want = "root:repo/common/traits/00_traits.txt"
+      assert.are.equal(want, tostring(ok(t.repo .. "/common/traits/00_traits.txt").ref))
+      assert.are.equal(want, tostring(ok(helpers.host(t.repo .. "/common/traits/00_traits.txt")).ref))
+    end)
+
+    it("follows an inward symlink and keeps its name", function()
+      helpers.skip_on_windows(helpers.WINE_DIR_LINK)
+      assert.are.equal("root:repo/inner/traits/00_traits.txt",
+                       tostring(ok("root:repo/inner/traits/00_traits.txt").ref))
     end)
 
     it("resolves mods, with and without the legacy alias", function()
@@ -204,14 +215,24 @@ describe("Resolver", function()
     it("refuses escapes, unknown roots, syntax errors with the one message", function()
       invalid("root:repo/../outside/secret.txt", "escapes_root")
       invalid("root:repo/escape/secret.txt")
-      invalid("root:repo/escape/secret.txt", nil, { require_exists = false })
-      invalid("root:repo/dangling", nil, { require_exists = false })
       invalid("root:nope/x", "unknown_root")
       invalid(t.outside .. "/secret.txt", "outside_bases")
       invalid("root:repo/common/missing.txt", "not_found")
       invalid("")
       invalid("http://example.com/x")
       invalid("../x", "escapes_root", { base = "root:repo" })
+    end)
+
+    it("refuses a path through an outward link even when it need not exist", function()
+      helpers.known_bug_on_windows("resolve with require_exists = false answers ok (exists false) "
+        .. "for a path through a directory link (a reparse point), which every operation refuses")
+      invalid("root:repo/escape/secret.txt", nil, { require_exists = false })
+      invalid("root:repo/escape/new", nil, { require_exists = false })
+    end)
+
+    it("refuses a dangling link leading out even when it need not exist", function()
+      helpers.skip_on_windows(helpers.WINE_FILE_LINK)
+      invalid("root:repo/dangling", nil, { require_exists = false })
     end)
 
     it("accepts a missing target when require_exists is false", function()
@@ -253,7 +274,9 @@ describe("Resolver", function()
       local res = ok("root:repo/common/traits/00_traits.txt")
       local host = r:host_path(res.ref)
       assert.is_string(host)
-      assert.are.equal("/common/traits/00_traits.txt", host:sub(-#"/common/traits/00_traits.txt"))
+      -- (on Windows, the root as configured, then the rest with `/`: compared
+      -- with both read as host paths)
+      assert.are.equal(helpers.host(t.repo .. "/common/traits/00_traits.txt"), helpers.host(host))
       -- a forged ref (right address, made-up token) and a tampered one
       local forged = assert(pathgate.VisibilityRef("123e4567-e89b-42d3-a456-426614174000",
                                                    "root:repo/common/traits/00_traits.txt"))

@@ -4,14 +4,25 @@
 --   lua spec_runner.lua SPEC.lua...
 --
 -- The subset of busted the specs it runs use: describe, it, setup,
--- teardown, before_each, after_each, and assert with are.equal, are.same,
--- is_true, is_false, is_nil, is_not_nil, is_string, is_number, matches,
--- has_error and their is_not / are_not negations. Prints one line per
--- failure and a summary line; exits 1 when anything failed or nothing ran.
+-- teardown, before_each, after_each, pending (inside a case: the case is
+-- skipped, its reason printed), and assert with are.equal, are.same,
+-- is_true, is_false, is_nil, is_string, is_number, is_table, is_function,
+-- is_truthy, matches, has_error, has_no.errors and their is_not / are_not
+-- negations. Prints one line per skipped case, one per failure and a
+-- summary line; exits 1 when anything failed or nothing ran.
 
 local function fmt(v)
   if type(v) == "string" then return string.format("%q", v) end
   return tostring(v)
+end
+
+local function show(v)
+  if type(v) ~= "table" then return fmt(v) end
+  local keys, parts = {}, {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do parts[#parts + 1] = "[" .. fmt(k) .. "]=" .. show(v[k]) end
+  return "{" .. table.concat(parts, ", ") .. "}"
 end
 
 local function deep_equal(a, b)
@@ -25,7 +36,7 @@ end
 -- Each check: returns ok, message.
 local checks = {
   equal = function(e, g) return e == g, ("expected %s, got %s"):format(fmt(e), fmt(g)) end,
-  same = function(e, g) return deep_equal(e, g), "tables differ" end,
+  same = function(e, g) return deep_equal(e, g), ("expected %s, got %s"):format(show(e), show(g)) end,
   ["true"] = function(v) return v == true, "expected true, got " .. fmt(v) end,
   ["false"] = function(v) return v == false, "expected false, got " .. fmt(v) end,
   ["nil"] = function(v) return v == nil, "expected nil, got " .. fmt(v) end,
@@ -33,9 +44,13 @@ local checks = {
   number = function(v) return type(v) == "number", "expected a number, got " .. fmt(v) end,
   truthy = function(v) return not not v, "expected a truthy value, got " .. fmt(v) end,
   falsy = function(v) return not v, "expected a falsy value, got " .. fmt(v) end,
-  matches = function(p, s)
-    return type(s) == "string" and s:find(p) ~= nil, ("%s does not match %s"):format(fmt(s), fmt(p))
+  matches = function(p, s, init, plain)
+    return type(s) == "string" and s:find(p, init, plain) ~= nil, ("%s does not match %s"):format(fmt(s), fmt(p))
   end,
+  ["function"] = function(v) return type(v) == "function", "expected a function, got " .. fmt(v) end,
+  table = function(v) return type(v) == "table", "expected a table, got " .. fmt(v) end,
+  boolean = function(v) return type(v) == "boolean", "expected a boolean, got " .. fmt(v) end,
+  userdata = function(v) return type(v) == "userdata", "expected a userdata, got " .. fmt(v) end,
   error = function(f, want)
     local ok, err = pcall(f)
     if ok then return false, "expected an error" end
@@ -45,6 +60,9 @@ local checks = {
     return true, ""
   end,
 }
+checks.errors = checks.error
+checks.match = checks.matches
+checks.equals = checks.equal
 checks.error_matches = function(f, p)
   local ok, err = pcall(f)
   return not ok and tostring(err):find(p) ~= nil, "error " .. fmt(err) .. " does not match " .. fmt(p)
@@ -56,8 +74,8 @@ local function checker(negate)
       if key == "is_not" or key == "are_not" or key == "has_no" then return checker(not negate) end
       local rest = key:match("^is_not_(.+)$") or key:match("^are_not_(.+)$") or key:match("^has_no_(.+)$")
       if rest then return checker(not negate)[rest] end
-      local name = key:gsub("^is_", ""):gsub("^are_", ""):gsub("^has_", "")
-      if key == "are" or key == "is" or key == "has" then return checker(negate) end
+      local name = key:gsub("^is_", ""):gsub("^are_", ""):gsub("^has_", ""):gsub("^no_", "")
+      if key == "are" or key == "is" or key == "has" or key == "does" then return checker(negate) end
       local check = checks[name]
       if not check then error("spec_runner: unknown assertion " .. key, 2) end
       return function(...)
@@ -76,7 +94,10 @@ end
 assert = checker(false)
 
 -- The tree of describe blocks, run as it is declared.
-local passed, failed, failures = 0, 0, {}
+local passed, failed, skipped, failures, skips = 0, 0, 0, {}, {}
+-- pending(why) inside a case stops it and counts it as skipped.
+local PENDING = {}
+local in_case = false
 local stack = { { name = "", before = {}, after = {} } }
 
 local function run_hooks(kind)
@@ -108,12 +129,24 @@ end
 context = describe
 
 function it(name, body)
+  in_case = true
   local ok, err = xpcall(function()
     run_hooks("before")
     body()
-  end, debug.traceback)
+  end, function(e)
+    if type(e) == "table" and e[PENDING] then return e end
+    return debug.traceback(e)
+  end)
+  in_case = false
   local ok2, err2 = pcall(run_hooks, "after")
-  if ok and ok2 then
+  if not ok and type(err) == "table" and err[PENDING] then
+    skipped = skipped + 1
+    skips[#skips + 1] = full_name(name) .. ": " .. err[PENDING]
+    if not ok2 then
+      failed = failed + 1
+      failures[#failures + 1] = full_name(name) .. ": " .. tostring(err2)
+    end
+  elseif ok and ok2 then
     passed = passed + 1
   else
     failed = failed + 1
@@ -121,7 +154,13 @@ function it(name, body)
   end
 end
 
-function pending() end
+-- pending(why): inside a case, stops it as skipped; outside, a case
+-- declared but not written (busted's meaning).
+function pending(why)
+  if in_case then error({ [PENDING] = why or "pending" }, 0) end
+  skipped = skipped + 1
+  skips[#skips + 1] = full_name(why or "pending") .. ": pending"
+end
 function setup(f) f() end
 function teardown(f) table.insert(stack[#stack].teardown, f) end
 function before_each(f) table.insert(stack[#stack].before, f) end
@@ -137,6 +176,7 @@ for _, file in ipairs(arg) do
     describe(file:match("[^/\\]+$"), chunk)
   end
 end
+for _, f in ipairs(skips) do io.write("SKIPPED: ", f, "\n") end
 for _, f in ipairs(failures) do io.write("FAILED: ", f, "\n") end
-io.write(("%d successes / %d failures (%s)\n"):format(passed, failed, _VERSION))
+io.write(("%d successes / %d failures / %d skipped (%s)\n"):format(passed, failed, skipped, _VERSION))
 os.exit(failed == 0 and passed > 0 and 0 or 1)
