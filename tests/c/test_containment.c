@@ -198,29 +198,30 @@ typedef struct wcase {
 #ifdef _WIN32
 /* The cases of open_cases (flags as there) and probe_cases (flags -1) whose
  * answer under wine differs from Linux's. The refusals differ in their
- * code only (a link to a directory: -ELOOP; a dangling or looping link:
- * no name, -ENOENT), except the probes of a dangling link leading out,
+ * code only (a link to a directory, whose target wine cannot read, is
+ * taken to lead out: -EXDEV, where Linux follows an inward one; a dangling
+ * or looping link: no name, -ENOENT), except the probes of a dangling link leading out,
  * which wine shows as a miss (-ENOENT) where Linux says it escapes: an
  * open or create through it is still refused. The skipped cases are links
  * to files, which wine opens as the files they lead to. */
 static const wcase windows_cases[] = {
-    {"in_link", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"in_link/deep.txt", O_RDONLY, -ELOOP, WINE_DIR_LINK},
-    {"chain1", PATHGATE__OS_O_PATH | O_DIRECTORY, -ELOOP, WINE_DIR_LINK},
-    {"chain1/deep.txt", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"to_base/file", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"to_base", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"slash_dir", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"empty_name_dir", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"out_rel", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"out_rel/secret", O_RDONLY, -ELOOP, WINE_DIR_LINK},
-    {"out_abs", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"out_abs/secret", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"up", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"chain_out1", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"chain_out1/secret", O_RDONLY, -ELOOP, WINE_DIR_LINK},
-    {"proc_root", PATHGATE__OS_O_PATH, -ELOOP, WINE_DIR_LINK},
-    {"proc_root/etc/passwd", O_RDONLY, -ELOOP, WINE_DIR_LINK},
+    {"in_link", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"in_link/deep.txt", O_RDONLY, -EXDEV, WINE_DIR_LINK},
+    {"chain1", PATHGATE__OS_O_PATH | O_DIRECTORY, -EXDEV, WINE_DIR_LINK},
+    {"chain1/deep.txt", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"to_base/file", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"to_base", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"slash_dir", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"empty_name_dir", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"out_rel", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"out_rel/secret", O_RDONLY, -EXDEV, WINE_DIR_LINK},
+    {"out_abs", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"out_abs/secret", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"up", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"chain_out1", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"chain_out1/secret", O_RDONLY, -EXDEV, WINE_DIR_LINK},
+    {"proc_root", PATHGATE__OS_O_PATH, -EXDEV, WINE_DIR_LINK},
+    {"proc_root/etc/passwd", O_RDONLY, -EXDEV, WINE_DIR_LINK},
     {"dangling_out", PATHGATE__OS_O_PATH, -ENOENT, WINE_UNLISTED},
     {"dangling_out_abs", PATHGATE__OS_O_PATH, -ENOENT, WINE_UNLISTED},
     {"loop_a", PATHGATE__OS_O_PATH, -ENOENT, WINE_UNLISTED},
@@ -231,13 +232,13 @@ static const wcase windows_cases[] = {
     {"dir/up_out", O_RDONLY, PG_WIN_SKIP, WINE_FILE_LINK},
     {"back_in", PATHGATE__OS_O_PATH, PG_WIN_SKIP, WINE_FILE_LINK},
     {"in_file_link", O_RDONLY | O_NOFOLLOW, PG_WIN_SKIP, WINE_FILE_LINK},
-    {"in_link/deep.txt", -1, -ELOOP, WINE_DIR_LINK},
-    {"chain1", -1, -ELOOP, WINE_DIR_LINK},
-    {"in_link/new", -1, -ELOOP, WINE_DIR_LINK},
-    {"out_rel/nothere", -1, -ELOOP, WINE_DIR_LINK},
-    {"out_abs/secret", -1, -ELOOP, WINE_DIR_LINK},
-    {"proc_root/x", -1, -ELOOP, WINE_DIR_LINK},
-    {"chain_out1/nothere", -1, -ELOOP, WINE_DIR_LINK},
+    {"in_link/deep.txt", -1, -EXDEV, WINE_DIR_LINK},
+    {"chain1", -1, -EXDEV, WINE_DIR_LINK},
+    {"in_link/new", -1, -EXDEV, WINE_DIR_LINK},
+    {"out_rel/nothere", -1, -EXDEV, WINE_DIR_LINK},
+    {"out_abs/secret", -1, -EXDEV, WINE_DIR_LINK},
+    {"proc_root/x", -1, -EXDEV, WINE_DIR_LINK},
+    {"chain_out1/nothere", -1, -EXDEV, WINE_DIR_LINK},
     {"dangling_out", -1, -ENOENT, WINE_UNLISTED},
     {"dangling_out/x", -1, -ENOENT, WINE_UNLISTED},
     {"dangling_out_abs", -1, -ENOENT, WINE_UNLISTED},
@@ -402,12 +403,12 @@ static void test_create_never_goes_through_outward_link(void **state)
     tree *t = *state;
     for (int force = 0; force <= 1; force++) {
         /* under wine: a dangling link is no name wine shows, so nothing is
-         * created through it (-ELOOP); a link to a directory is refused */
+         * created through it (-ELOOP); a link to a directory leads out */
         int fd = pathgate__contain_open(t->fd, "dangling_out", O_WRONLY | O_CREAT, 0600, force);
         assert_int_equal(fd, PG_LINUX_OR_WINE(-EXDEV, -ELOOP));
         assert_false(exists_at(t, "nothere"));
         fd = pathgate__contain_open(t->fd, "out_rel/created", O_WRONLY | O_CREAT, 0600, force);
-        assert_int_equal(fd, PG_LINUX_OR_WINE(-EXDEV, -ELOOP));
+        assert_int_equal(fd, -EXDEV);
         assert_false(exists_at(t, "outside/created"));
         char *p;
 #ifndef _WIN32

@@ -136,24 +136,29 @@ static void names_push_entry(walk *w, int dirfd, const char *name)
 }
 
 /* Splices a symlink target in front of what is left of the path (which
- * begins with '/' or is empty), relative to the link's directory. */
-static int walk_follow(walk *w, const char *target, size_t len)
+ * begins with '/' or is empty), relative to the link's directory. len is
+ * read_link's answer: -EXDEV for a link whose target cannot be read
+ * (os/windows under wine), taken to lead out as an absolute one does. */
+static int walk_follow(walk *w, const char *target, long len)
 {
     if (++w->links > w->max_links)
         return -ELOOP;
+    if (len == -EXDEV)
+        return -EXDEV;
     if (len == 0)
         return -ENOENT; /* an empty symlink, as the kernel says */
     if (target[0] == '/')
         return -EXDEV; /* absolute: leaves the base by definition */
-    if (len > w->start)
+    if ((size_t)len > w->start)
         return -ENAMETOOLONG;
-    w->start -= len;
-    memcpy(w->buf + w->start, target, len);
+    w->start -= (size_t)len;
+    memcpy(w->buf + w->start, target, (size_t)len);
     return 0;
 }
 
 /* The target of the link name in dirfd into buf: its length, or -errno
- * (-EINVAL when name is not a symlink). */
+ * (-EINVAL when name is not a symlink, -EXDEV when it is one whose target
+ * cannot be read). */
 static long read_link(const walk *w, int dirfd, const char *name, char *buf, size_t size)
 {
     return w->h->readlinkat(dirfd, name, buf, size);
@@ -224,9 +229,9 @@ static int walk_enter(walk *w, const char *name)
         long len = read_link(w, walk_cur(w), name, target, sizeof target);
         if (len == -EINVAL)
             return -ENOTDIR;
-        if (len < 0)
+        if (len < 0 && len != -EXDEV)
             return (int)len;
-        return walk_follow(w, target, (size_t)len);
+        return walk_follow(w, target, len);
     }
     if (err == ENOENT && w->probe) {
         w->missed = 1;
@@ -252,10 +257,10 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
         if (src == 0) {
             if (st.type == PATHGATE__OS_T_LNK && !c->dot) {
                 long len = read_link(w, walk_cur(w), name, target, sizeof target);
-                if (len < 0)
+                if (len < 0 && len != -EXDEV)
                     return (int)len;
                 *again = 1;
-                return walk_follow(w, target, (size_t)len);
+                return walk_follow(w, target, len);
             }
             if (c->trail && st.type != PATHGATE__OS_T_DIR)
                 return -ENOTDIR;
@@ -278,7 +283,7 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
                 if (len < 0)
                     return (int)len;
                 *again = 1;
-                return walk_follow(w, target, (size_t)len);
+                return walk_follow(w, target, len);
             }
         }
         if (w->missed) {
@@ -290,9 +295,9 @@ static int walk_final(walk *w, const char *name, const component *c, int flags, 
     int err = -fd;
     if ((err == ELOOP || err == ENOTDIR || err == EMLINK) && !(flags & O_NOFOLLOW) && !c->dot) {
         long len = read_link(w, walk_cur(w), name, target, sizeof target);
-        if (len >= 0) {
+        if (len >= 0 || len == -EXDEV) {
             *again = 1;
-            return walk_follow(w, target, (size_t)len);
+            return walk_follow(w, target, len);
         }
         if (len != -EINVAL && len != -ENOENT)
             return (int)len;

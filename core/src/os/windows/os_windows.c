@@ -833,8 +833,11 @@ long pathgate__os_readlinkat(pathgate__os_fd dirfd, const char *name, char *buf,
     CloseHandle(h);
     if (!NT_SUCCESS(st)) {
         /* a reparse point whose target cannot be read (wine 8: no
-         * FSCTL_GET_REPARSE_POINT) is a link that is never followed */
-        return -ELOOP;
+         * FSCTL_GET_REPARSE_POINT) is never followed, and since nothing
+         * says where it leads, it is taken to lead out (-EXDEV): an
+         * address through it is refused as an escape, not served as a
+         * name that may be acted on (-ELOOP, a loop) */
+        return -EXDEV;
     }
     return pathgate__os_win_reparse_target(&data, io.Information, buf, size);
 }
