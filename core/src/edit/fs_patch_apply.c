@@ -92,7 +92,7 @@ typedef struct apply {
     unsigned long name_count;
     /* one directory per filesystem staged on, for its file-system sync */
     int devfd[8];
-    dev_t dev[8];
+    uint64_t dev[8];
     size_t ndev;
     /* the failure */
     int code;

@@ -43,8 +43,8 @@ typedef struct base {
     pathgate_uri *uri_real; /* host as a URI, for mapping host paths back */
     pathgate_uri *uri_conf; /* the directory as configured, when it differs */
     int fd;
-    dev_t dev; /* the directory's identity, for where-a-file-lives checks */
-    ino_t ino;
+    uint64_t dev; /* the directory's identity, for where-a-file-lives checks */
+    uint64_t ino;
     unsigned int flags;
     int is_mod;
 } base;

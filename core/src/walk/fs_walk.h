@@ -29,8 +29,8 @@ typedef struct level {
     ent *ents;
     size_t ecap, n, next;
     size_t rel_len; /* rel of this directory */
-    dev_t dev;      /* saved when the fd slides out of the window */
-    ino_t ino;
+    uint64_t dev;   /* saved when the fd slides out of the window */
+    uint64_t ino;
 } level;
 
 /* A directory listed once (by the planner) and walked from by any thread:
