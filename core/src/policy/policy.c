@@ -67,6 +67,9 @@ struct pathgate__policy_store {
 
 /* ---------------------------------------------------------- the store */
 
+/* 1 (*rest: what follows, host separators and all) when the host path
+ * inner is outer or lies beneath it. Both are real paths, spelled alike
+ * (pathgate__os_fd_path); on Windows their separator is `\`. */
 static int path_within(const char *inner, size_t ilen, const char *outer, size_t olen,
                        const char **rest)
 {
@@ -74,10 +77,22 @@ static int path_within(const char *inner, size_t ilen, const char *outer, size_t
         *rest = inner + 1;
         return 1;
     }
-    if (ilen < olen || memcmp(inner, outer, olen) != 0 || (ilen > olen && inner[olen] != '/'))
+    if (ilen < olen || memcmp(inner, outer, olen) != 0 ||
+        (ilen > olen && inner[olen] != '/' && inner[olen] != PATHGATE__OS_HOST_SEP))
         return 0;
     *rest = ilen == olen ? inner + ilen : inner + olen + 1;
     return 1;
+}
+
+/* The rest of a host path (path_within) as a relative path of the
+ * policy's: `/` between names, whatever the host's separator. */
+static char *rel_dup(const pathgate_allocator *a, const char *rest, size_t len)
+{
+    char *p = pathgate__strndup(a, rest, len);
+    for (size_t i = 0; p && i < len; i++)
+        if (p[i] == PATHGATE__OS_HOST_SEP)
+            p[i] = '/';
+    return p;
 }
 
 static int add_alias(pathgate__policy_store *s, size_t i, size_t other, int outer,
@@ -92,7 +107,7 @@ static int add_alias(pathgate__policy_store *s, size_t i, size_t other, int oute
     x->other = other;
     x->outer = outer;
     x->len = strlen(prefix);
-    x->prefix = pathgate__strndup(a, prefix, x->len);
+    x->prefix = rel_dup(a, prefix, x->len);
     if (!x->prefix)
         return PATHGATE_ENOMEM;
     s->naliases[i]++;
@@ -556,7 +571,7 @@ int pathgate__policy_store_inherit(pathgate__policy_store *s, pathgate__policy_s
     if (!path_within(host, host_len, bh, strlen(bh), &rest))
         return PATHGATE_EINVALIDPATH; /* not where the base is: the rules cannot follow */
     size_t plen = host_len - (size_t)(rest - host);
-    char *prefix = pathgate__strndup(&s->alloc, rest, plen);
+    char *prefix = rel_dup(&s->alloc, rest, plen);
     if (!prefix)
         return PATHGATE_ENOMEM;
     pthread_mutex_lock(&s->mu);
