@@ -80,16 +80,10 @@ local function untouched(w)
   return snapshot(w.ro) == "f ro.txt read only\n" and snapshot(w.out) == "f secret.txt secret\n"
 end
 
--- Why a case cannot hold under wine, or nil: it makes a link, names a host
--- path (the resolver takes a drive-letter path for outside every base: a
--- known bug of the Windows build, resolver_spec.lua), or changes a file
--- that exists (wine 8 refuses the rename over a file held open).
+-- Why a case cannot hold under wine, or nil: it makes a link.
 local function wine_skip(dir, text, keys)
   if not H.windows then return nil end
   if keys.link then return H.WINE_FILE_LINK end
-  if text:find("{ROOT}", 1, true) and not keys.kind then
-    return "known bug on Windows: a host path (C:\\...) in a patch is taken for outside every base"
-  end
   return nil
 end
 
@@ -113,7 +107,8 @@ describe("apply_patch", function()
         if keys.cwd then w.s:push(keys.cwd) end
         local patch = read(dir .. "/patch.txt")
         local function repl(s) return (s:gsub("%%", "%%%%")) end
-        patch = patch:gsub("{ROOT}", repl(w.t)):gsub("{RO}", repl(w.ro)):gsub("{OUT}", repl(w.out))
+        -- (a file URI of a host path: file:///C:/... on Windows)
+        patch = patch:gsub("file://{ROOT}", repl(H.file_uri(w.t))):gsub("{ROOT}", repl(w.t)):gsub("{RO}", repl(w.ro)):gsub("{OUT}", repl(w.out))
         local res = w.s:apply_patch(patch, { atomic = keys.mode ~= "file_by_file" })
         assert.are.equal(keys.kind or "ok", res.kind or "ok", dir .. ": " .. tostring(res.error))
         local message = read(dir .. "/message.txt")
@@ -144,7 +139,6 @@ describe("apply_patch", function()
   end)
 
   it("has multi_edit's lenient option (MCP edit_file's matching), exact without it", function()
-    H.skip_on_windows(H.WINE_EDIT)
     local w = world()
     H.write(w.t .. "/p.py", "def f():\n    if x:\n        return 1\n")
     local edits = { { "if x:\n    return 1", "if y:\n    return 2" } }
@@ -167,18 +161,8 @@ describe("text_editor", function()
   end)
   for _, dir in ipairs(dirs) do
     it("answers " .. dir:match("[^/]+$") .. " as the reference implementation", function()
-      -- (an edit of a file that exists meets H.WINE_EDIT under wine)
-      local step = 1
-      while H.windows and read(dir .. "/" .. step .. ".cmd") do
-        local command = case_keys(dir .. "/" .. step .. ".cmd").command
-        if (command == "str_replace" or command == "insert" or command == "undo_edit")
-            and read(dir .. "/" .. step .. ".output") then
-          H.skip_on_windows(H.WINE_EDIT)
-        end
-        step = step + 1
-      end
       local w = world(dir .. "/input")
-      step = 1
+      local step = 1
       while read(dir .. "/" .. step .. ".cmd") do
         local keys = case_keys(dir .. "/" .. step .. ".cmd")
         local args = {}
@@ -214,7 +198,6 @@ describe("text_editor", function()
   end
 
   it("keeps the undo history per object", function()
-    H.skip_on_windows(H.WINE_EDIT)
     local w = world()
     H.write(w.t .. "/h.txt", "one\n")
     local old = { tool = "str_replace_editor" }

@@ -85,7 +85,6 @@ describe("MCP file operations", function()
   end)
 
   it("multi_edit writes its edits", function()
-    helpers.skip_on_windows(helpers.WINE_EDIT)
     assert(r:multi_edit("root:repo/a.txt", { { "beta", "B" } }))
     assert.are.equal("alpha\nB\ngamma\n", read_file(t.repo .. "/a.txt"))
   end)

@@ -162,7 +162,6 @@ describe("file operations", function()
   end)
 
   it("edit replaces text in place, atomically", function()
-    helpers.skip_on_windows(helpers.WINE_EDIT)
     local addr, n = r:edit("root:repo/a.txt", "beta", "BETA")
     assert.are.equal("root:repo/a.txt", addr)
     assert.are.equal(1, n)

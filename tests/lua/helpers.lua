@@ -50,8 +50,6 @@ M.WINE_DIR_LINK = "wine shows a Unix symlink to a directory as a reparse point w
   .. "cannot be read, so every such link is refused, inward ones too"
 M.WINE_FILE_LINK = "wine shows a Unix symlink to a file, or a dangling one, as a plain file, "
   .. "not a reparse point, so the tree made on the Linux side has no link Windows can see"
-M.WINE_EDIT = "wine 8 refuses an edit, which renames the new content over the file it "
-  .. "still holds open (permission_denied)"
 -- Whether the specs make symlinks to files (not under wine: see above).
 M.file_links = not M.windows
 

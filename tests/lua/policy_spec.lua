@@ -49,10 +49,7 @@ describe("policy", function()
     for _, spelling in ipairs { "root:repo/.env", "ROOT_REPO:/app/.env", helpers.file_uri(repo .. "/.env"),
                                 host } do
       local res = r:resolve(spelling, { require_exists = false })
-      -- (on Windows, resolve takes a drive-letter path for outside every base:
-      -- the known bug resolver_spec.lua names; refused all the same)
-      local reason = (helpers.windows and spelling == host) and "outside_bases" or "denied"
-      assert.is_false(res.ok); assert.are.equal(reason, res.reason)
+      assert.is_false(res.ok); assert.are.equal("denied", res.reason)
       assert.are.equal("Invalid path / not found", res.error_message)
       local v, msg, code = r:read(spelling)
       assert.is_nil(v); assert.are.equal("invalid_path", code)

@@ -164,8 +164,6 @@ describe("policy in the toolkit", function()
   end)
 
   it("keeps the rules in a subroot, which reports to its parent's function", function()
-    helpers.known_bug_on_windows("subroot of a resolver with a policy answers io_error (\"has no "
-      .. "real path to open a root at\") for any folder")
     local events = {}
     local r = make(events)
     local git = assert(r:subroot("root:repo/.git", "git"))

@@ -72,8 +72,6 @@ describe("read-only bases", function()
   end)
 
   it("make a nested read-only base read-only by the address of the base around it", function()
-    helpers.known_bug_on_windows("a write, a new file and a delete through root:repo/vendor/game "
-      .. "succeed inside the read-only mod:Game nested there")
     local game = top .. "/repo/vendor/game"
     helpers.mkdir(game)
     helpers.write(game .. "/g.txt", "vanilla\n")

@@ -157,8 +157,6 @@ describe("Resolver", function()
     end)
 
     it("maps a host path under a base to its address", function()
-      helpers.known_bug_on_windows("resolve reads a drive-letter path as outside every base "
-        .. "(lex/address.c), though address_of maps it")
       local want = "root:repo/common/traits/00_traits.txt"
       assert.are.equal(want, tostring(ok(t.repo .. "/common/traits/00_traits.txt").ref))
       assert.are.equal(want, tostring(ok(helpers.host(t.repo .. "/common/traits/00_traits.txt")).ref))
@@ -224,8 +222,6 @@ describe("Resolver", function()
     end)
 
     it("refuses a path through an outward link even when it need not exist", function()
-      helpers.known_bug_on_windows("resolve with require_exists = false answers ok (exists false) "
-        .. "for a path through a directory link (a reparse point), which every operation refuses")
       invalid("root:repo/escape/secret.txt", nil, { require_exists = false })
       invalid("root:repo/escape/new", nil, { require_exists = false })
     end)
