@@ -170,6 +170,23 @@ static int range_ok(const char *etc, unsigned long long uf, unsigned long long g
            !meets(etc, "subuid", 1, ulo, uhi, ul) && !meets(etc, "subgid", 1, glo, ghi, gl);
 }
 
+/* The range inside 1..n at host uf+1.., gf+1.. (n capped), when range_ok
+ * takes it: 0 with *r filled; otherwise 0 for a default (count 0: the
+ * single mapping), -1 for an explicit range. */
+static int range_take(pathgate__exec_idrange *r, const char *etc, unsigned long long uf,
+                      unsigned long long gf, unsigned long long n, int ul, int gl,
+                      unsigned int count)
+{
+    if (n > PATHGATE__EXEC_ID_RANGE_MAX)
+        n = PATHGATE__EXEC_ID_RANGE_MAX;
+    if (!range_ok(etc, uf, gf, n, ul, gl))
+        return count == 0 ? 0 : -1;
+    r->uid_first = (unsigned int)uf;
+    r->gid_first = (unsigned int)gf;
+    r->n = (unsigned int)n;
+    return 0;
+}
+
 int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsigned int first,
                                unsigned int count)
 {
@@ -188,15 +205,7 @@ int pathgate__exec_idmap_range(pathgate__exec_idrange *r, const char *etc, unsig
             uc = gc = PATHGATE__EXEC_ID_RANGE_MAX + 1ull;
         }
     }
-    unsigned long long n = (uc < gc ? uc : gc) - 1;
-    if (n > PATHGATE__EXEC_ID_RANGE_MAX)
-        n = PATHGATE__EXEC_ID_RANGE_MAX;
-    if (!range_ok(etc, uf, gf, n, ul, gl))
-        return count == 0 ? 0 : -1;
-    r->uid_first = (unsigned int)uf;
-    r->gid_first = (unsigned int)gf;
-    r->n = (unsigned int)n;
-    return 0;
+    return range_take(r, etc, uf, gf, (uc < gc ? uc : gc) - 1, ul, gl, count);
 }
 
 /* The caller's entry in etc/<file>: the first line owned by `name` or by
@@ -271,14 +280,7 @@ int pathgate__exec_idmap_subids(pathgate__exec_idrange *r, const char *etc, cons
             return -1;
         ua = ga = first;
     }
-    if (n > PATHGATE__EXEC_ID_RANGE_MAX)
-        n = PATHGATE__EXEC_ID_RANGE_MAX;
-    if (!range_ok(etc, ua, ga, n, ul, gl))
-        return count == 0 ? 0 : -1;
-    r->uid_first = (unsigned int)ua;
-    r->gid_first = (unsigned int)ga;
-    r->n = (unsigned int)n;
-    return 0;
+    return range_take(r, etc, ua, ga, n, ul, gl, count);
 }
 
 int pathgate__exec_idmap_caller_subids(pathgate__exec_idrange *r, unsigned int first,
