@@ -103,7 +103,14 @@ function M.linux(script)
   local f = assert(io.open(name .. ".sh", "wb"))
   f:write("set -e\n", script, "\n", "echo ok >", M.sh_quote(linux_path(marker)), "\n")
   f:close()
-  os.execute(('""%s" "%s""'):format(win_sh, linux_path(name .. ".sh")))
+  -- (cmd.exe under wine now and then fails to start on a loaded machine:
+  -- a start that failed is tried again, a few times)
+  local start = ('""%s" "%s""'):format(win_sh, linux_path(name .. ".sh"))
+  for _ = 1, 5 do
+    if os.execute(start) then break end
+    local t = os.clock() + 0.2
+    while os.clock() < t do end
+  end
   -- Between looks, a wait that asks nothing of wine (each look is a call to
   -- the wine server, which starves the Linux process when made in a tight
   -- loop by several runs at once): from 0.1 ms, doubling up to 20 ms.
@@ -180,8 +187,15 @@ end
 function M.mkdir(path)
   if M.windows then
     path = path:gsub("/", "\\")
-    assert(os.execute(('if not exist "%s\\" mkdir "%s"'):format(path, path)), "mkdir failed: " .. path)
-    return
+    -- (cmd.exe under wine now and then fails to start on a loaded
+    -- machine: a few tries before the case fails)
+    local command = ('if not exist "%s\\" mkdir "%s"'):format(path, path)
+    for _ = 1, 5 do
+      if os.execute(command) then return end
+      local t = os.clock() + 0.2
+      while os.clock() < t do end
+    end
+    error("mkdir failed: " .. path)
   end
   local _, ok = M.sh("mkdir -p " .. M.sh_quote(path))
   assert(ok, "mkdir -p failed")
