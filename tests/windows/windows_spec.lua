@@ -121,6 +121,10 @@ describe("the Lua module on Windows", function()
       -- and the file operations answer the same address for it
       assert.are.equal(want, assert(r:read(tostring(v.ref))).path)
     end
+    -- the host path of a reference is spelled with the host's separator only
+    local hp = assert(r:host_path(r:resolve("root:repo/COMMON/Traits/00_TRAITS.TXT").ref))
+    assert.are.equal(REPO .. [[\common\traits\00_traits.txt]], hp)
+    assert.are.equal(hp, r:host_path_of("root:repo/common/traits/00_traits.txt"))
     -- a host path outside the bases, or one that depends on a current
     -- drive or directory, lies in no base
     for _, text in ipairs { TOP .. [[\outside\secret.txt]], REPO .. [[\..\outside\secret.txt]],

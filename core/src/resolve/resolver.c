@@ -1020,8 +1020,12 @@ static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, c
     if (rel_len) {
         size_t k = b->host_len;
         if (!root)
-            p[k++] = '/';
+            p[k++] = PATHGATE__OS_HOST_SEP;
         memcpy(p + k, rel, rel_len);
+        /* the host's own separator throughout (`\` on Windows) */
+        for (size_t i = k; PATHGATE__OS_HOST_SEP != '/' && i < k + rel_len; i++)
+            if (p[i] == '/')
+                p[i] = PATHGATE__OS_HOST_SEP;
     }
     p[n] = '\0';
     pathgate__buf_adopt(out, &r->alloc, p, n);
