@@ -572,13 +572,23 @@ else:
                       "protections": sorted(res.protections)}))
 """
 
-# Binds $1/subuid and $1/subgid over the host's (or, where the host has none,
-# $1/etc, a copy of /etc holding them, over /etc), then runs the rest.
-_BIND = """set -e
-d=$1; shift
-if [ -d "$d/etc" ]; then mount --bind "$d/etc" /etc
-else mount --bind "$d/subuid" /etc/subuid; mount --bind "$d/subgid" /etc/subgid; fi
-exec "$@"
+# Binds argv[1]/subuid and argv[1]/subgid over the host's (or, where the host
+# has none, argv[1]/etc, a copy of /etc holding them, over /etc), then runs
+# the rest. mount(2) itself: a brand-new Debian root may have no mount(8).
+_BIND = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+MS_BIND = 4096
+def bind(src, dst):
+    if libc.mount(src.encode(), dst.encode(), None, MS_BIND, None) != 0:
+        sys.exit(f"bind {src} over {dst}: {os.strerror(ctypes.get_errno())}")
+d = sys.argv[1]
+if os.path.isdir(d + "/etc"):
+    bind(d + "/etc", "/etc")
+else:
+    bind(d + "/subuid", "/etc/subuid")
+    bind(d + "/subgid", "/etc/subgid")
+os.execvp(sys.argv[2], sys.argv[2:])
 """
 
 
@@ -602,7 +612,7 @@ def run_subids(world, cmd: str, entries=SUB_ENTRIES, **opts) -> dict:
     arg = json.dumps({"repo": str(world["repo"]), "game": str(world["game"]), "cmd": cmd,
                       "opts": opts})
     out = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _BIND, "sh",
+        ["unshare", "--mount", "--propagation", "private", "--", sys.executable, "-c", _BIND,
          str(d), "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
          sys.executable, "-c", _SUB_CHILD, arg],
         capture_output=True, text=True, env=env, cwd="/", timeout=60, check=True)
