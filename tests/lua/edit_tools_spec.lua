@@ -8,13 +8,7 @@ local H = require "helpers"
 
 local DATA = H.source_dir .. "/tests/data"
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = H.slurp
 
 local function lines_of(cmd)
   local out = H.posix_out(cmd)

@@ -6,13 +6,7 @@
 -- hostile symlink leading out of it must change nothing.
 local H = require "helpers"
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = H.slurp
 
 local function lua_exe()
   return os.getenv("PATHGATE_LUA") or "lua5.4"

@@ -10,13 +10,7 @@ local INVALID = "Invalid path / not found"
 describe("MCP file operations", function()
   local t, r
 
-  local function read_file(path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
-    local s = f:read("a")
-    f:close()
-    return s
-  end
+  local read_file = helpers.slurp
 
   before_each(function()
     t = { top = helpers.tmpdir() }

@@ -21,13 +21,7 @@ describe("file operations", function()
     no_host_path(msg)
   end
 
-  local function read_file(path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
-    local s = f:read("a")
-    f:close()
-    return s
-  end
+  local read_file = helpers.slurp
 
   local function paths(list)
     local out = {}

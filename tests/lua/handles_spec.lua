@@ -8,13 +8,7 @@
 local pathgate = require "pathgate"
 local H = require "helpers"
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = H.slurp
 
 local function no_temp_files(dir)
   for _, name in ipairs(H.listdir(dir)) do assert.is_nil(name:find(".pathgate-", 1, true)) end

@@ -14,6 +14,15 @@ M.source_dir = os.getenv("PATHGATE_SOURCE_DIR") or (here .. "/../..")
 M.windows = package.config:sub(1, 1) == "\\"
 M.sep = M.windows and "\\" or "/"
 
+-- The content of a file, or nil when it cannot be opened.
+function M.slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 -- Quotes a string for /bin/sh.
 function M.sh_quote(s)
   return "'" .. s:gsub("'", "'\\''") .. "'"
