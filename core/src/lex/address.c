@@ -192,11 +192,17 @@ static pathgate_reason parse_legacy_root(pathgate__parsed *out, const char *s, s
     return PATHGATE_REASON_OK;
 }
 
+/* 1 when t begins with a drive, `X:`. */
+static int drive_prefix(const char *t, size_t len)
+{
+    return len >= 2 && is_alpha((unsigned char)t[0]) && t[1] == ':';
+}
+
 /* Windows host paths: drive-absolute (`C:\x`, `C:/x`) and UNC or
  * verbatim (`\\server\share`, `\\?\C:\x`), either separator. */
 static int windows_host_absolute(const char *t, size_t len)
 {
-    if (len >= 3 && is_alpha((unsigned char)t[0]) && t[1] == ':' && (t[2] == '\\' || t[2] == '/'))
+    if (drive_prefix(t, len) && len >= 3 && (t[2] == '\\' || t[2] == '/'))
         return 1;
     return len >= 3 && (t[0] == '\\' || t[0] == '/') && (t[1] == '\\' || t[1] == '/') &&
            t[2] != '\\' && t[2] != '/';
@@ -262,8 +268,7 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
             out->form = PATHGATE__FORM_HOST;
             return PATHGATE_REASON_OK;
         }
-        if (text[0] == '/' || text[0] == '\\' ||
-            (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
+        if (text[0] == '/' || text[0] == '\\' || drive_prefix(text, len))
             return PATHGATE_REASON_OUTSIDE_BASES;
     } else {
         if (text[0] == '/') {
@@ -272,7 +277,7 @@ pathgate_reason pathgate__address_parse(pathgate__parsed *out, const char *text,
         }
         /* Windows-absolute (`\x`, `\\server\share`, `C:\x`, `C:x`): no
          * base of this host lies there */
-        if (text[0] == '\\' || (len >= 2 && is_alpha((unsigned char)text[0]) && text[1] == ':'))
+        if (text[0] == '\\' || drive_prefix(text, len))
             return PATHGATE_REASON_OUTSIDE_BASES;
     }
     size_t first = span_until(text, len, '/', '\\');
