@@ -65,6 +65,9 @@ import json, sys
 import pathgate
 a = json.loads(sys.argv[1])
 r = pathgate.Resolver(roots={"repo": a["repo"]}, mods={"Game": a["game"]}, read_only=["Game"])
+if a["opts"].pop("ignore_sigchld", False):  # a host that has the kernel reap its children
+    import signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 res = pathgate.sandbox._execute(r, a["cmd"], timeout=20, **a["opts"])
 print(json.dumps({"output": res.output, "exit_code": res.exit_code,
                   "timed_out": res.timed_out, "protections": sorted(res.protections)}))
@@ -73,8 +76,9 @@ print(json.dumps({"output": res.output, "exit_code": res.exit_code,
 
 def run(world, cmd: str, unprivileged: bool = False, **opts) -> dict:
     """Runs cmd against the world's resolver, as root or as uid 65534
-    (opts may include the internal test knobs)."""
-    if not unprivileged:
+    (opts may include the internal test knobs, and ignore_sigchld: the
+    caller's process ignores SIGCHLD, so it runs in a process of its own)."""
+    if not unprivileged and not opts.get("ignore_sigchld"):
         res = pathgate.sandbox._execute(_resolver(world), cmd, timeout=20, **opts)
         return {"output": res.output, "exit_code": res.exit_code, "timed_out": res.timed_out,
                 "protections": sorted(res.protections)}
@@ -83,11 +87,23 @@ def run(world, cmd: str, unprivileged: bool = False, **opts) -> dict:
     env = dict(os.environ, PYTHONPATH=str(Path(pathgate.__file__).resolve().parent.parent))
     arg = json.dumps({"repo": str(world["repo"]), "game": str(world["game"]), "cmd": cmd,
                       "opts": opts})
+    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     out = subprocess.run(
-        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-         sys.executable, "-c", _CHILD, arg],
+        (as_nobody if unprivileged else []) + [sys.executable, "-c", _CHILD, arg],
         capture_output=True, text=True, env=env, cwd="/", timeout=60, check=True)
     return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_a_caller_that_ignores_sigchld_keeps_the_exit_status(world, unprivileged):
+    """A host process that ignores SIGCHLD (so the kernel reaps its
+    children) still gets each command's own exit status: the command's
+    init waits for the shell with SIGCHLD back at its default (without it
+    a caller other than root got 127 for every command)."""
+    for cmd, code in (("echo hi; exit 3", 3), ("true", 0), ("kill -9 $$", 128 + 9)):
+        res = run(world, cmd, unprivileged, ignore_sigchld=True)
+        assert res["exit_code"] == code, (cmd, res)
+        assert res["output"] == ("hi\n" if code == 3 else ""), (cmd, res)
 
 
 def _snapshot(path: Path):
@@ -685,6 +701,7 @@ def test_subordinate_ids_in_a_host_that_ignores_sigchld(world):
     maps written are read back instead, and the ids are mapped."""
     res = run_subids(world, "id -u; touch f && chown 1000 f && stat -c %u f", ignore_sigchld=True)
     assert res["output"] == "0\n1000\n", res
+    assert res["exit_code"] == 0, res
     assert "id_range" in res["protections"]
     assert os.lstat(world["repo"] / "f").st_uid == SUB_UID + 999
 

@@ -406,6 +406,13 @@ __attribute__((noreturn)) PG_NOSAN static void init_run(child_args *a)
     int shell = -1;
     if (a->stage == STAGE_OK && sp->net && (rc = start_bridge(a)) < 0)
         stage_fail(a, STAGE_INIT, rc);
+    /* The init waits for the shell, so SIGCHLD must not be ignored here:
+     * a host that ignores it (inherited when no keeper started this
+     * init) would have the kernel reap the shell, and its status lost. */
+    unsigned long dfl[4] = {0, 0, 0, 0}; /* SIG_DFL, no flags, empty mask */
+    if (a->stage == STAGE_OK &&
+        (rc = pg_raw(SYS_rt_sigaction, SIGCHLD, dfl, NULL, KERNEL_SIGSET_SIZE)) < 0)
+        stage_fail(a, STAGE_INIT, rc);
     if (a->stage == STAGE_OK) {
         shell = a->do_clone(shell_main, a->stack_shell, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
         if (shell < 0)
