@@ -27,8 +27,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+    # waits for another apt (e.g. a second setup started alongside)
+    apt_wait=(-o DPkg::Lock::Timeout=900)
+    apt-get "${apt_wait[@]}" update -qq
+    apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" </dev/null
   else
     echo "setup: missing packages; run as root:" >&2
     echo "  apt-get update && apt-get install -y ${missing[*]}" >&2

@@ -47,7 +47,10 @@ command -v wine64 >/dev/null || command -v wine >/dev/null || need+=(wine64 wine
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "== installing ${need[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null
+    export DEBIAN_FRONTEND=noninteractive
+    apt_wait=(-o DPkg::Lock::Timeout=900) # waits for another apt
+    apt-get "${apt_wait[@]}" update -qq
+    apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${need[@]}" </dev/null >/dev/null
   else
     echo "SKIPPED: Windows cross-build: missing ${need[*]} (run as root, or apt-get install ${need[*]})"
     exit 0
