@@ -715,7 +715,44 @@ static PyType_Spec resolver_spec = {
     .slots = resolver_slots,
 };
 
+/* Why dir may not be the implicit root (the core's words), or None; a
+ * directory that cannot be opened raises pathgate.Error (io_error). */
+static PyObject *pg_implicit_root_refusal(PyObject *module, PyObject *dir) {
+    pg_state *st = PyModule_GetState(module);
+    const char *text;
+    Py_ssize_t len;
+    PyObject *holder;
+    if (pg_host_text(dir, &text, &len, &holder, "directory") < 0)
+        return NULL;
+    if ((size_t)len != strlen(text)) {
+        Py_XDECREF(holder);
+        PyErr_SetString(PyExc_ValueError, "embedded null byte");
+        return NULL;
+    }
+    PyObject *result = NULL;
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    int rc = pathgate_implicit_root_check(text, &err);
+    if (rc == PATHGATE_ECONFIG)
+        result = PyUnicode_FromString(err.message);
+    else if (rc < 0)
+        pg_raise(st, st->Error, rc, &err);
+    else
+        result = Py_NewRef(Py_None);
+    Py_XDECREF(holder);
+    return result;
+}
+
+static PyMethodDef resolver_module_methods[] = {
+    {"_implicit_root_refusal", pg_implicit_root_refusal, METH_O,
+     "_implicit_root_refusal(directory, /)\n--\n\n"
+     "Why directory may not be the implicit root ('the filesystem root', 'a home\n"
+     "directory', 'an ancestor of a home directory'), or None."},
+    {NULL, NULL, 0, NULL},
+};
+
 int pg_resolver_init(PyObject *module, pg_state *st) {
+    if (PyModule_AddFunctions(module, resolver_module_methods) < 0)
+        return -1;
     st->reasons = PyTuple_New(PATHGATE__REASON_LAST);
     if (st->reasons == NULL)
         return -1;

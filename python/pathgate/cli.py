@@ -353,33 +353,15 @@ def load_config(args: argparse.Namespace) -> Config:
     return cfg
 
 
-def _home_directories() -> list[str]:
-    """The caller's home directories: $HOME and the account's (either is
-    what a later run may see), with their symlinks resolved."""
-    homes = [os.environ.get("HOME") or ""]
-    try:
-        import pwd
-
-        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
-    except (KeyError, ImportError):
-        pass
-    return [os.path.realpath(h) for h in homes if h and os.path.isabs(h)]
-
-
 def implicit_root_refusal(directory: str) -> str | None:
     """Why directory may not be the implicit root (the current directory
     when nothing is configured), or None: the filesystem root, a home
-    directory, or an ancestor of one would serve far more than a project
-    (docs/cli.md "Where the bases come from")."""
-    real = os.path.realpath(directory)
-    if real == "/":
-        return "the filesystem root"
-    for home in _home_directories():
-        if home == real:
-            return "a home directory"
-        if _inside(home, real):
-            return "an ancestor of a home directory"
-    return None
+    directory or an ancestor of one would serve far more than a project
+    (docs/cli.md "Where the bases come from"). The core decides, with the
+    check that also refuses a command's toolchain."""
+    from . import _core
+
+    return _core._implicit_root_refusal(directory)
 
 
 def _check_allow_domains(cfg: Config) -> None:

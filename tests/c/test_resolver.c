@@ -1332,6 +1332,83 @@ static void test_resolve_is_allocation_light(void **state)
     pathgate_resolver_free(r);
 }
 
+/* The home variable the core reads: $HOME, or %USERPROFILE% on Windows
+ * (its value "" or NULL: unset). */
+static void set_home(const char *value)
+{
+#ifdef _WIN32
+    assert_int_equal(_putenv_s("USERPROFILE", value ? value : ""), 0);
+#else
+    assert_int_equal(value ? setenv("HOME", value, 1) : unsetenv("HOME"), 0);
+#endif
+}
+
+/* pathgate_implicit_root_check: the filesystem root, a home directory
+ * (as the home variable names it, or through a link) and an ancestor of
+ * one are refused with their words and no path; a directory inside a
+ * home, or beside it, is served; a missing one is an I/O error. */
+static void test_implicit_root_check(void **state)
+{
+    (void)state;
+    fixture *f = the_fixture;
+#ifdef _WIN32
+    const char *var = "USERPROFILE";
+#else
+    const char *var = "HOME";
+#endif
+    char *saved = getenv(var) ? strdup(getenv(var)) : NULL;
+    mk(f->tmp, "/ir", 1);
+    mk(f->tmp, "/ir/home", 1);
+    mk(f->tmp, "/ir/home/me", 1);
+    mk(f->tmp, "/ir/home/me/project", 1);
+    mk(f->tmp, "/ir/beside", 1);
+    char *me = cat(f->tmp, "/ir/home/me");
+    set_home(me);
+    static const struct {
+        const char *rel; /* under the tree; NULL: the filesystem root */
+        int rc;
+        const char *message;
+    } cases[] = {
+        {NULL, PATHGATE_ECONFIG, "the filesystem root"},
+        {"/ir/home/me", PATHGATE_ECONFIG, "a home directory"},
+        {"/ir/home/me/", PATHGATE_ECONFIG, "a home directory"},
+        /* (Windows opens no root path with `..` in it: docs/windows.md) */
+        {"/ir/home/me/project/..", LINUX_OR_WINDOWS(PATHGATE_ECONFIG, PATHGATE_EIO),
+         LINUX_OR_WINDOWS("a home directory", "the directory cannot be opened")},
+        {"/ir/home", PATHGATE_ECONFIG, "an ancestor of a home directory"},
+        {"/ir", PATHGATE_ECONFIG, "an ancestor of a home directory"},
+        {"/ir/home/me/project", PATHGATE_OK, NULL},
+        {"/ir/beside", PATHGATE_OK, NULL},
+        {"/ir/missing", PATHGATE_EIO, "the directory cannot be opened"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir =
+            cases[i].rel ? cat(f->tmp, cases[i].rel) : strdup(LINUX_OR_WINDOWS("/", "Z:\\"));
+        pathgate_error err = PATHGATE_ERROR_INIT;
+        int rc = pathgate_implicit_root_check(dir, &err);
+        if (rc != cases[i].rc)
+            fail_msg("%s: %d, expected %d (%s)", dir, rc, cases[i].rc, err.message);
+        if (cases[i].message)
+            assert_string_equal(err.message, cases[i].message);
+        free(dir);
+    }
+#ifndef _WIN32
+    /* a home named through a link is the same home */
+    ln(f->tmp, "/ir/link-to-home", me);
+    char *link = cat(f->tmp, "/ir/link-to-home");
+    set_home(link);
+    pathgate_error err = PATHGATE_ERROR_INIT;
+    assert_int_equal(pathgate_implicit_root_check(me, &err), PATHGATE_ECONFIG);
+    assert_string_equal(err.message, "a home directory");
+    free(link);
+#endif
+    pathgate_error err2 = PATHGATE_ERROR_INIT;
+    assert_int_equal(pathgate_implicit_root_check(NULL, &err2), PATHGATE_EINVAL);
+    set_home(saved);
+    free(saved);
+    free(me);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1349,6 +1426,7 @@ int main(void)
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_allocation_failure),
         cmocka_unit_test(test_resolve_is_allocation_light),
+        cmocka_unit_test(test_implicit_root_check),
     };
     return cmocka_run_group_tests_name("resolver", tests, group_setup, group_teardown);
 }

@@ -90,6 +90,30 @@ def test_implicit_root_refusal_helper(home: Path, monkeypatch: pytest.MonkeyPatc
     assert cli.implicit_root_refusal(str(link)) == "the filesystem root"
 
 
+def test_implicit_root_refusal_knows_every_account_home(home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core's one home check (the toolchains' too): the caller's own
+    account and every account of /etc/passwd count, not only $HOME."""
+    import pwd
+
+    monkeypatch.setenv("HOME", str(home))
+    own = pwd.getpwuid(os.getuid()).pw_dir
+    if own not in ("", "/") and os.path.isdir(own):
+        assert cli.implicit_root_refusal(own) == "a home directory"
+    others = [e.pw_dir for e in pwd.getpwall()
+              if e.pw_dir.count("/") >= 2 and os.path.isdir(os.path.dirname(e.pw_dir))
+              and os.path.realpath(os.path.dirname(e.pw_dir)) != "/"]
+    if not others:
+        pytest.skip("SKIPPED: no account in /etc/passwd has a home two levels down")
+    assert cli.implicit_root_refusal(os.path.dirname(others[0])) == \
+        "an ancestor of a home directory"
+    with pytest.raises(ValueError):
+        cli.implicit_root_refusal(str(home) + "\0x")
+    with pytest.raises(pathgate.Error) as e:
+        cli.implicit_root_refusal(str(home / "missing"))
+    assert e.value.kind == "io_error" and str(home) not in str(e.value)
+
+
 @pytest.mark.parametrize("spelling", ["/", "//", "/tmp/..", "link"])
 def test_explicit_root_at_slash_is_refused_by_every_door(home: Path, spelling: str) -> None:
     if spelling == "link":

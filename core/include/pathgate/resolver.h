@@ -190,6 +190,17 @@ PATHGATE_EXTERN int pathgate_resolver_options_init(pathgate_resolver_options *op
 PATHGATE_EXTERN int pathgate_resolver_new(pathgate_resolver **out,
                                           const pathgate_resolver_options *opts,
                                           pathgate_error *err);
+/* Whether dir may be a front end's implicit root: the directory served
+ * when nothing is configured (the CLI's current directory, docs/cli.md
+ * "Where the bases come from"). 0, or PATHGATE_ECONFIG when dir, resolved,
+ * is the filesystem root, a home directory or an ancestor of one: err's
+ * message is then exactly "the filesystem root", "a home directory" or
+ * "an ancestor of a home directory"; PATHGATE_EIO when dir cannot be opened
+ * or resolved. The homes are $HOME, the caller's account and every account
+ * of /etc/passwd (Windows: %USERPROFILE%), the same check that refuses a
+ * command's toolchain (docs/exec.md "Toolchains of the host"). */
+PATHGATE_EXTERN int pathgate_implicit_root_check(const char *dir, pathgate_error *err);
+
 /* Frees the resolver and its registry. NULL is a no-op. Refs it minted stay
  * valid as values. */
 PATHGATE_EXTERN void pathgate_resolver_free(pathgate_resolver *resolver);

@@ -260,6 +260,14 @@ int pathgate__os_fd_path(pathgate__os_fd fd, char *out, size_t cap);
  * error. */
 int pathgate__os_realpath(const char *path, char *out, size_t cap);
 
+/* Whether real, a resolved host path, is a home directory (1) or an
+ * ancestor of one (2), else 0: the directories that are never an implicit
+ * root nor a toolchain, since they hold a user's keys and settings.
+ * POSIX: $HOME, the caller's account and every account of /etc/passwd
+ * (a home at `/` skipped), each as given and resolved. Windows:
+ * %USERPROFILE%, resolved, compared without case. */
+int pathgate__os_host_holds_home(const char *real);
+
 /* An advisory whole-file lock on fd: exclusive, non-blocking. 0, -EAGAIN
  * (held by another), -ENOSYS (the file system has none). */
 int pathgate__os_lock_try(pathgate__os_fd fd);

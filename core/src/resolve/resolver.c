@@ -295,6 +295,31 @@ static int host_uri(pathgate_uri **out, const char *path, size_t len, const path
     return PATHGATE_OK;
 }
 
+int pathgate_implicit_root_check(const char *dir, pathgate_error *err)
+{
+    if (!dir)
+        return pathgate__error_set(err, PATHGATE_EINVAL, "no directory");
+    pathgate__os_fd fd = pathgate__os_open_root(dir);
+    if (fd < 0)
+        return pathgate__error_set(err, PATHGATE_EIO, "the directory cannot be opened");
+    char real[PATHGATE_PATH_MAX + 1];
+    int found = real_path_of(real, sizeof real, fd, dir);
+    pathgate__os_close(fd);
+    if (found != 0)
+        return pathgate__error_set(err, PATHGATE_EIO,
+                                   "the directory's real path cannot be determined");
+    if (pathgate__os_host_is_fs_root(real))
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "the filesystem root");
+    switch (pathgate__os_host_holds_home(real)) {
+    case 1:
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "a home directory");
+    case 2:
+        return pathgate__error_set(err, PATHGATE_ECONFIG, "an ancestor of a home directory");
+    default:
+        return PATHGATE_OK;
+    }
+}
+
 static int base_init(pathgate_resolver *r, base *b, const pathgate_base_spec *s, int is_mod,
                      size_t index, pathgate_error *err)
 {

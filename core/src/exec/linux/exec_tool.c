@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "exec_etc.h"
+#include "os.h"
 #include "strbuf.h"
 
 /* The view's own entries: a toolchain at its host path may not be one,
@@ -34,37 +34,6 @@ static int overlap(const char *a, const char *b)
         return 1;
     /* "/" is an ancestor of everything */
     return l == 1 || (la < lb ? b[la] : a[lb]) == '/';
-}
-
-/* 1 when `dir` (a real path) is a home directory or an ancestor of one:
- * the homes of /etc/passwd and $HOME, as they are (and resolved). */
-static int holds_home(const char *dir)
-{
-    int found = 0;
-    const char *env = getenv("HOME");
-    char real[PATH_MAX];
-    if (env && env[0] == '/' && strcmp(env, "/") != 0) {
-        if (overlap(dir, env) && strlen(dir) <= strlen(env))
-            return 1;
-        if (realpath(env, real) && overlap(dir, real) && strlen(dir) <= strlen(real))
-            return 1;
-    }
-    FILE *f = fopen("/etc/passwd", "re");
-    if (!f)
-        return 0;
-    struct passwd pw, *res;
-    char buf[4096];
-    while (!found && fgetpwent_r(f, &pw, buf, sizeof buf, &res) == 0) {
-        const char *h = pw.pw_dir;
-        if (!h || h[0] != '/' || !strcmp(h, "/"))
-            continue;
-        if (overlap(dir, h) && strlen(dir) <= strlen(h))
-            found = 1;
-        else if (realpath(h, real) && overlap(dir, real) && strlen(dir) <= strlen(real))
-            found = 1;
-    }
-    fclose(f);
-    return found;
 }
 
 /* text as an absolute path without `.`, `..` or empty components (and
@@ -162,7 +131,7 @@ int pathgate__exec_tools_open(pathgate__exec_tools *out, const pathgate_allocato
             rc = bad(err, i, "the filesystem root cannot be a toolchain");
             break;
         }
-        if (holds_home(real)) {
+        if (pathgate__os_host_holds_home(real)) {
             rc = bad(err, i, "a home directory, or an ancestor of one, cannot be a toolchain");
             break;
         }

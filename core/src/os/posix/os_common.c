@@ -2,7 +2,7 @@
  * os_common.c - the parts of os.h that the POSIX backend and the Linux
  * backend make with the same POSIX 2008 calls (openat, the changes of one
  * name, a stat from struct stat, read/write copies, /dev/urandom, the
- * processor count, realpath), written once. Compiled in both builds with
+ * processor count, realpath, the home directories), written once. Compiled in both builds with
  * -std=c11 -D_POSIX_C_SOURCE=200809L.
  */
 #define _XOPEN_SOURCE 700 /* realpath: the X/Open System Interfaces of POSIX 2008 */
@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -163,4 +165,59 @@ int pathgate__os_realpath(const char *path, char *out, size_t cap)
         return -ENAMETOOLONG;
     strcpy(out, buf);
     return 0;
+}
+
+/* ------------------------------------------------------ home directories */
+
+/* 1 when dir is home, 2 when it is an ancestor of home, else 0 (both
+ * absolute; a home at `/` is no home). */
+static int home_rel(const char *dir, const char *home)
+{
+    size_t ld = strlen(dir), lh = strlen(home);
+    while (lh > 1 && home[lh - 1] == '/')
+        lh--;
+    if (home[0] != '/' || lh == 1 || ld > lh || strncmp(dir, home, ld) != 0)
+        return 0;
+    if (ld == lh)
+        return 1;
+    return ld == 1 || home[ld] == '/' ? 2 : 0;
+}
+
+/* home_rel of home as given, else as resolved. */
+static int home_rel_real(const char *dir, const char *home)
+{
+    int rel = home_rel(dir, home);
+    char buf[PATH_MAX];
+    if (!rel && home[0] == '/' && realpath(home, buf))
+        rel = home_rel(dir, buf);
+    return rel;
+}
+
+int pathgate__os_host_holds_home(const char *real)
+{
+    const char *env = getenv("HOME");
+    int rel = env ? home_rel_real(real, env) : 0;
+    char buf[4096];
+    struct passwd pw, *me = NULL;
+    if (!rel && getpwuid_r(getuid(), &pw, buf, sizeof buf, &me) == 0 && me && me->pw_dir)
+        rel = home_rel_real(real, me->pw_dir);
+    FILE *f = rel ? NULL : fopen("/etc/passwd", "r");
+    if (!f)
+        return rel;
+    /* name:password:uid:gid:gecos:home:shell, a line each */
+    char *line = NULL;
+    size_t cap = 0;
+    while (!rel && getline(&line, &cap, f) > 0) {
+        char *home = line;
+        for (int field = 0; field < 5 && home; field++)
+            if ((home = strchr(home, ':')))
+                home++;
+        if (!home)
+            continue;
+        home[strcspn(home, ":\n")] = '\0';
+        rel = home_rel_real(real, home);
+    }
+    free(line);
+    fclose(f);
+    return rel;
 }

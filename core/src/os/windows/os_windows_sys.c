@@ -1,6 +1,7 @@
-/* os_windows_sys.c - os.h's processor count, realpath and error words on
- * Windows. */
+/* os_windows_sys.c - os.h's processor count, realpath, home directory
+ * and error words on Windows. */
 #include <errno.h>
+#include <string.h>
 #include <windows.h>
 
 #include "os.h"
@@ -77,4 +78,58 @@ const char *pathgate__os_strerror(int e)
     default:
         return NULL;
     }
+}
+
+/* 1 when a and b are the same character of a path: ASCII letters without
+ * case, `/` as `\\`. */
+static int same_char(char a, char b)
+{
+    if (a == '/')
+        a = '\\';
+    if (b == '/')
+        b = '\\';
+    if (a >= 'A' && a <= 'Z')
+        a = (char)(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z')
+        b = (char)(b - 'A' + 'a');
+    return a == b;
+}
+
+int pathgate__os_host_holds_home(const char *real)
+{
+    enum { W = 32768 };
+    static const WCHAR name[] = L"USERPROFILE";
+    WCHAR *w = HeapAlloc(GetProcessHeap(), 0, W * sizeof(WCHAR));
+    char *profile = HeapAlloc(GetProcessHeap(), 0, 3 * W);
+    char *home = HeapAlloc(GetProcessHeap(), 0, 3 * W);
+    int rel = 0;
+    DWORD k = w && profile && home ? GetEnvironmentVariableW(name, w, W) : 0;
+    int len = k && k < W ? WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, (int)k, profile,
+                                               3 * W - 1, NULL, NULL)
+                         : 0;
+    pathgate__os_fd fd = -1;
+    if (len > 0) {
+        profile[len] = '\0';
+        fd = pathgate__os_open_root(profile);
+    }
+    if (fd >= 0 && pathgate__os_fd_path(fd, home, 3 * W) == 0) {
+        /* the same path (1), or real and a separator start it (2) */
+        size_t ld = strlen(real), lh = strlen(home), i = 0;
+        while (lh > 3 && (home[lh - 1] == '\\' || home[lh - 1] == '/'))
+            lh--;
+        while (i < ld && i < lh && same_char(real[i], home[i]))
+            i++;
+        if (i == ld && i == lh)
+            rel = 1;
+        else if (i == ld && ld < lh &&
+                 (home[ld] == '\\' || home[ld] == '/' || real[ld - 1] == '\\'))
+            rel = 2;
+    }
+    if (fd >= 0)
+        pathgate__os_close(fd);
+    void *held[] = {home, profile, w};
+    for (int i = 0; i < 3; i++)
+        if (held[i])
+            HeapFree(GetProcessHeap(), 0, held[i]);
+    return rel;
 }
