@@ -10,12 +10,9 @@
 #define PATHGATE_TEST_CASE_TREE_H
 
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "support.h"
 
@@ -23,60 +20,41 @@
 
 CT_FN char *slurp(const char *path, size_t *len)
 {
+    size_t n = 0;
+    char *buf = pg_read_file_nofollow(path, &n);
     if (len)
-        *len = 0;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    ssize_t r;
-    while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
-        n += (size_t)r;
-        if (cap - n < 2)
-            buf = realloc(buf, cap *= 2);
-    }
-    close(fd);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
+        *len = buf ? n : 0;
     return buf;
 }
 
 CT_FN void spit(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, data, len), (ssize_t)len);
-    close(fd);
+    assert_int_equal(pg_write_file(path, data, len), 0);
 }
 
 CT_FN void copy_tree(const char *from, const char *to)
 {
-    DIR *d = opendir(from);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
+    char **names;
+    long n = pg_dir_names(from, &names);
+    for (long i = 0; i < n; i++) {
         char a[2048], b[2048];
-        snprintf(a, sizeof a, "%s/%s", from, e->d_name);
-        snprintf(b, sizeof b, "%s/%s", to, e->d_name);
-        struct stat st;
-        assert_int_equal(lstat(a, &st), 0);
-        if (S_ISDIR(st.st_mode)) {
-            assert_int_equal(mkdir(b, 0755), 0);
+        snprintf(a, sizeof a, "%s/%s", from, names[i]);
+        snprintf(b, sizeof b, "%s/%s", to, names[i]);
+        int kind = pg_lkind(a);
+        assert_true(kind > PG_KIND_NONE);
+        if (kind == PG_KIND_DIR) {
+            assert_int_equal(pg_mkdir(b), 0);
             copy_tree(a, b);
         } else {
-            size_t n;
-            char *data = slurp(a, &n);
+            size_t len;
+            char *data = slurp(a, &len);
             assert_non_null(data);
-            spit(b, data, n);
+            spit(b, data, len);
             free(data);
         }
     }
-    closedir(d);
+    if (n > 0)
+        pg_dir_names_free(names, n);
 }
 
 /* A tree as sorted lines "d <rel>", "l <rel> -> <target>", "f <rel> <bytes>"
@@ -102,28 +80,22 @@ CT_FN void snapshot_into(strlist *l, const char *root, const char *rel)
 {
     char dir[2048];
     snprintf(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
+    char **names;
+    long count = pg_dir_names(dir, &names);
+    for (long e = 0; e < count; e++) {
         char sub[2048], path[4096];
-        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", names[e]);
         snprintf(path, sizeof path, "%s/%s", root, sub);
-        struct stat st;
-        assert_int_equal(lstat(path, &st), 0);
+        int kind = pg_lkind(path);
+        assert_true(kind > PG_KIND_NONE);
         char *line = NULL;
-        if (S_ISDIR(st.st_mode)) {
+        if (kind == PG_KIND_DIR) {
             assert_true(asprintf(&line, "d %s", sub) > 0);
             strlist_add(l, line);
             snapshot_into(l, root, sub);
-        } else if (S_ISLNK(st.st_mode)) {
+        } else if (kind == PG_KIND_LINK) {
             char target[1024];
-            ssize_t k = readlink(path, target, sizeof target - 1);
-            assert_true(k >= 0);
-            target[k] = '\0';
+            assert_true(pg_readlink(path, target, sizeof target) >= 0);
             assert_true(asprintf(&line, "l %s -> %s", sub, target) > 0);
             strlist_add(l, line);
         } else {
@@ -145,7 +117,8 @@ CT_FN void snapshot_into(strlist *l, const char *root, const char *rel)
             strlist_add(l, line);
         }
     }
-    closedir(d);
+    if (count > 0)
+        pg_dir_names_free(names, count);
 }
 
 CT_FN char *snapshot(const char *root)
@@ -193,9 +166,9 @@ CT_FN void world_make(world *w, unsigned int flags)
     snprintf(w->t, sizeof w->t, "%s/t", w->tmp);
     snprintf(w->ro, sizeof w->ro, "%s/ro", w->tmp);
     snprintf(w->out, sizeof w->out, "%s/outside", w->tmp);
-    assert_int_equal(mkdir(w->t, 0755), 0);
-    assert_int_equal(mkdir(w->ro, 0755), 0);
-    assert_int_equal(mkdir(w->out, 0755), 0);
+    assert_int_equal(pg_mkdir(w->t), 0);
+    assert_int_equal(pg_mkdir(w->ro), 0);
+    assert_int_equal(pg_mkdir(w->out), 0);
     char p[2048];
     snprintf(p, sizeof p, "%s/ro.txt", w->ro);
     spit(p, PG_S("read only\n"));
@@ -235,6 +208,27 @@ CT_FN char *case_key(const char *casefile, const char *key)
             found = strdup(line + kl + 1 + (line[kl + 1] == ' '));
     free(text);
     return found;
+}
+
+/* A case of the shared directories that Windows (wine, where its suites
+ * run) cannot run: its directory's name and why (docs/windows.md). */
+typedef struct ct_skip {
+    const char *name;
+    const char *why;
+} ct_skip;
+
+/* 1, after its SKIPPED line, when the case at dir (.../<group>/<name>) is
+ * one of skips (ended by a NULL name; NULL: none); 0 otherwise. */
+CT_FN int ct_skipped(const char *dir, const ct_skip *skips)
+{
+    const char *name = strrchr(dir, '/');
+    name = name ? name + 1 : dir;
+    for (; skips && skips->name; skips++)
+        if (!strcmp(skips->name, name)) {
+            print_message("SKIPPED: %s (Windows: %s)\n", name, skips->why);
+            return 1;
+        }
+    return 0;
 }
 
 #endif

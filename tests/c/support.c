@@ -512,3 +512,203 @@ int pg_backend_is(const char *name)
     const char *b = getenv("PATHGATE_OS_BACKEND");
     return b && strcmp(b, name) == 0;
 }
+
+/* ------------------------------------------------------------ trees of files */
+
+#ifndef _WIN32
+#include <dirent.h>
+#include <fcntl.h>
+#endif
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends a copy of name; 0 or -1. */
+static int names_add(char ***v, long *n, long *cap, const char *name)
+{
+    if (*n == *cap) {
+        long grown = *cap ? 2 * *cap : 16;
+        char **nv = realloc(*v, (size_t)grown * sizeof **v);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = grown;
+    }
+    if (!((*v)[*n] = strdup(name)))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+void pg_dir_names_free(char **names, long n)
+{
+    for (long i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+long pg_dir_names(const char *dir, char ***names)
+{
+    char **v = NULL;
+    long n = 0, cap = 0;
+    int bad = 0;
+    *names = NULL;
+#ifdef _WIN32
+    wchar_t w[2052];
+    if (wide(dir, w, 2048) != 0)
+        return -1;
+    wcscat(w, L"\\*");
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileW(w, &fd);
+    if (h == INVALID_HANDLE_VALUE)
+        return -1;
+    do {
+        char name[1024];
+        if (!wcscmp(fd.cFileName, L".") || !wcscmp(fd.cFileName, L".."))
+            continue;
+        if (WideCharToMultiByte(CP_UTF8, 0, fd.cFileName, -1, name, sizeof name, NULL, NULL) <= 0 ||
+            names_add(&v, &n, &cap, name) != 0)
+            bad = 1;
+    } while (!bad && FindNextFileW(h, &fd));
+    FindClose(h);
+#else
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while (!bad && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            names_add(&v, &n, &cap, e->d_name) != 0)
+            bad = 1;
+    closedir(d);
+#endif
+    if (bad) {
+        pg_dir_names_free(v, n);
+        return -1;
+    }
+    if (n)
+        qsort(v, (size_t)n, sizeof *v, cmp_names);
+    *names = v;
+    return n;
+}
+
+#ifdef _WIN32
+char *pg_read_file_nofollow(const char *path, size_t *len)
+{
+    return pg_read_file(path, len);
+}
+
+int pg_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *fp = pg_fopen(path, "wb");
+    if (!fp)
+        return -1;
+    int bad = fwrite(data, 1, len, fp) != len;
+    return fclose(fp) != 0 || bad ? -1 : 0;
+}
+
+/* Removes what wine lists in dir with Win32 calls; -1 at the first link
+ * (wine would act on what it leads to) or failure. */
+static int clear_listed(const char *dir)
+{
+    char **names;
+    long n = pg_dir_names(dir, &names);
+    if (n < 0)
+        return -1;
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        char p[2048];
+        wchar_t w[2048];
+        if (snprintf(p, sizeof p, "%s/%s", dir, names[i]) >= (int)sizeof p ||
+            wide(p, w, 2048) != 0) {
+            rc = -1;
+            break;
+        }
+        DWORD a = GetFileAttributesW(w);
+        if (a == INVALID_FILE_ATTRIBUTES || (a & FILE_ATTRIBUTE_REPARSE_POINT))
+            rc = -1;
+        else if (a & FILE_ATTRIBUTE_DIRECTORY)
+            rc = clear_listed(p) == 0 && RemoveDirectoryW(w) ? 0 : -1;
+        else {
+            if (a & FILE_ATTRIBUTE_READONLY)
+                SetFileAttributesW(w, (a & ~FILE_ATTRIBUTE_READONLY)
+                                          ? (a & ~FILE_ATTRIBUTE_READONLY)
+                                          : FILE_ATTRIBUTE_NORMAL);
+            rc = DeleteFileW(w) ? 0 : -1;
+        }
+    }
+    pg_dir_names_free(names, n);
+    return rc;
+}
+
+int pg_clear_dir(const char *dir)
+{
+    if (clear_listed(dir) == 0)
+        return 0;
+    /* a link, or what Win32 could not remove: the Linux side removes the rest */
+    char u[1200], q[1210], script[1300];
+    if (!pg_unix_path(dir, u, sizeof u) || !sh_quote(u, q, sizeof q))
+        return -1;
+    snprintf(script, sizeof script, "find %s -mindepth 1 -delete", q);
+    return pg_host_sh(script, NULL, 0) == 0 ? 0 : -1;
+}
+#else
+char *pg_read_file_nofollow(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    ssize_t r = 0;
+    while (buf && (r = read(fd, buf + n, cap - n - 1)) > 0) {
+        n += (size_t)r;
+        if (cap - n < 2) {
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown)
+                free(buf);
+            buf = grown;
+        }
+    }
+    close(fd);
+    if (!buf || r < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+int pg_write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return close(fd);
+}
+
+static int clear_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);
+}
+
+int pg_clear_dir(const char *dir)
+{
+    return nftw(dir, clear_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+#endif

@@ -154,6 +154,26 @@ int pg_host_sh(const char *script, char *out, size_t outsize);
 const char *pg_unix_path(const char *path, char *buf, size_t size);
 #endif
 
+/*
+ * Trees of files, one spelling on every build (UTF-8 paths with '/'): the
+ * shared case directories (tests/c/case_tree.h) copy, compare and clear
+ * trees with these.
+ */
+/* The names in directory dir but "." and "..", sorted by strcmp (scandir
+ * with alphasort in the C locale), in *names (malloc'd, each name too;
+ * pg_dir_names_free frees them): their number, or -1. */
+long pg_dir_names(const char *dir, char ***names);
+void pg_dir_names_free(char **names, long n);
+/* The whole file at path as pg_read_file, its last component not followed
+ * (O_NOFOLLOW: NULL for a link; under wine a link to a file is the file). */
+char *pg_read_file_nofollow(const char *path, size_t *len);
+/* Writes len bytes as the whole file at path, made (mode 0644 on POSIX)
+ * or truncated: 0 or -1. */
+int pg_write_file(const char *path, const void *data, size_t len);
+/* Removes everything in directory dir (links themselves, never what they
+ * lead to), keeping dir: 0 or -1. */
+int pg_clear_dir(const char *dir);
+
 /* Skips the running test on Windows, by name, with the reason: what it
  * asserts needs what Windows (or wine, where the suites run) cannot do
  * (docs/windows.md, "What wine cannot show"). */

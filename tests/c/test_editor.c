@@ -133,21 +133,20 @@ static size_t run_all(unsigned int flags)
     assert_non_null(src);
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/tests/data/editor", src);
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
+    char **names;
+    long n = pg_dir_names(dir, &names);
     assert_true(n > 0);
     size_t cases = 0, failed = 0;
-    for (int i = 0; i < n; i++) {
+    for (long i = 0; i < n; i++) {
         char sub[2048];
-        snprintf(sub, sizeof sub, "%s/%s", dir, names[i]->d_name);
+        snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
         struct stat st;
-        if (names[i]->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (names[i][0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
             cases++;
             failed += (size_t)run_case(sub, flags);
         }
-        free(names[i]);
     }
-    free(names);
+    pg_dir_names_free(names, n);
     if (failed)
         fail_msg("%zu of %zu editor cases failed", failed, cases);
     return cases;
