@@ -315,6 +315,18 @@ int pg_privileged(void)
 {
     return geteuid() == 0;
 }
+
+int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return -1;
+    if (mode)
+        *mode = (unsigned int)st.st_mode & 07777;
+    if (mtime)
+        *mtime = (long long)st.st_mtime;
+    return 0;
+}
 #else
 /* The build machine's temporary folder, as wine's drive Z sees it. */
 static void tmp_base(char *out, size_t size)
@@ -503,6 +515,19 @@ int pg_lkind(const char *path)
 
 int pg_privileged(void)
 {
+    return 0;
+}
+
+int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime)
+{
+    wchar_t w[2048];
+    struct _stat64 st;
+    if (wide(path, w, 2048) != 0 || _wstat64(w, &st) != 0)
+        return -1;
+    if (mode)
+        *mode = (unsigned int)st.st_mode & 07777;
+    if (mtime)
+        *mtime = (long long)st.st_mtime;
     return 0;
 }
 #endif

@@ -142,6 +142,12 @@ enum { PG_KIND_NONE, PG_KIND_FILE, PG_KIND_DIR, PG_KIND_LINK, PG_KIND_OTHER };
 int pg_lkind(const char *path);
 /* 1 when the tests run with the privileges that bypass file modes (root). */
 int pg_privileged(void);
+/* The permission bits (07777) and modification time (seconds) of what is
+ * at path, its last component not followed (lstat); either out may be
+ * NULL. 0, or -1 when nothing is there. On Windows the C runtime's stat
+ * (wine shows a link to a file as the file): its bits are 0444 or 0666
+ * (the read-only flag) with execute bits by the name's extension. */
+int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime);
 #ifdef _WIN32
 /* Runs a script with the build machine's /bin/sh (started from wine with
  * CreateProcessW; wine does not wait for it, so the script's last act

@@ -19,6 +19,42 @@
 
 /* ------------------------------------------------------------ helpers */
 
+#ifdef _WIN32
+#define LINUX_OR_WINDOWS(linux, windows) (windows)
+#else
+#define LINUX_OR_WINDOWS(linux, windows) (linux)
+#endif
+
+/* 1 on Windows, after a SKIPPED line, when the case `what` goes through one
+ * of the fixture's links, which are not made there (policy_fixture.h), or
+ * one a test makes; 0 elsewhere. */
+#define LINK_CASE(what) link_case(__func__, (what))
+static int link_case(const char *test, const char *what)
+{
+#ifdef _WIN32
+    static const char *const links[] = {"innocent", "linkdir",   "hooklink", "gitlink",
+                                        "cfglink",  "stashlink", "alias"};
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+        if (strstr(what, links[i])) {
+            print_message("SKIPPED: %s: %s (Windows: wine shows a link to a file as the file and "
+                          "cannot read a directory link's target)\n",
+                          test, links[i]);
+            return 1;
+        }
+    }
+#else
+    (void)test;
+    (void)what;
+#endif
+    return 0;
+}
+
+/* The subroot at .git: on Linux through the link gitlink; on Windows (no
+ * link there) .git itself, under the link's name. */
+#define GIT_ADDR LINUX_OR_WINDOWS("root:repo/gitlink", "root:repo/.git")
+#define GIT_NAME LINUX_OR_WINDOWS(NULL, "gitlink")
+#define GIT_NAME_LEN LINUX_OR_WINDOWS(0, strlen("gitlink"))
+
 /* rc, checking the one message of a hidden path and of a protected one. */
 static int checked(int rc, const pathgate_error *err)
 {
@@ -142,22 +178,22 @@ static int rmtree_(pathgate_resolver *r, const char *a)
     return checked(rc, &err);
 }
 
-static time_t mtime_of(const char *dir, const char *rel)
+static long long mtime_of(const char *dir, const char *rel)
 {
     char p[1024];
-    struct stat st;
+    long long t = 0;
     snprintf(p, sizeof p, "%s/%s", dir, rel);
-    assert_int_equal(lstat(p, &st), 0);
-    return st.st_mtime;
+    assert_int_equal(pg_lstat_times(p, NULL, &t), 0);
+    return t;
 }
 
-static mode_t mode_of(const char *dir, const char *rel)
+static unsigned int mode_of(const char *dir, const char *rel)
 {
     char p[1024];
-    struct stat st;
+    unsigned int mode = 0;
     snprintf(p, sizeof p, "%s/%s", dir, rel);
-    assert_int_equal(lstat(p, &st), 0);
-    return st.st_mode & 07777;
+    assert_int_equal(pg_lstat_times(p, &mode, NULL), 0);
+    return mode;
 }
 
 /* The names scandir lists of a (joined with ' '), its skipped_denied. */
@@ -249,6 +285,8 @@ static void test_toolkit_hides(void **state)
                             "mod:M/private.txt"};
     for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
         const char *a = hidden[i];
+        if (LINK_CASE(a))
+            continue;
         assert_int_equal(open_(r, a, PATHGATE_FS_OPEN_READ), PATHGATE_EINVALIDPATH);
         assert_int_equal(open_(r, a, PATHGATE_FS_OPEN_WRITE), PATHGATE_EINVALIDPATH);
         assert_int_equal(atomic_(r, a, "x"), PATHGATE_EINVALIDPATH);
@@ -279,14 +317,17 @@ static void test_toolkit_hides(void **state)
     assert_int_equal(atomic_(r, "root:repo/app/.env", "x"), PATHGATE_EINVALIDPATH);
     assert_int_equal(copy_(r, "root:repo/notes.txt", "root:repo/secrets/n.txt", 0),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(link2_(r, "root:repo/notes.txt", "root:repo/linkdir/n.txt"),
-                     PATHGATE_EINVALIDPATH);
+    if (!LINK_CASE("root:repo/linkdir/n.txt"))
+        assert_int_equal(link2_(r, "root:repo/notes.txt", "root:repo/linkdir/n.txt"),
+                         PATHGATE_EINVALIDPATH);
     assert_false(exists(f->repo, "new"));
     assert_false(exists(f->repo, "secrets/n.txt"));
     /* no symlink to what is hidden, by any way of writing its target */
     const char *targets[] = {".env",    "app/.env",        "./app/../.env", "secrets/key.txt",
                              "secrets", "linkdir/key.txt", "innocent",      ".ENV"};
     for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        if (LINK_CASE(targets[i]))
+            continue;
         assert_int_equal(symlink_(r, targets[i], "root:repo/peek"), PATHGATE_EINVALIDPATH);
         assert_false(exists(f->repo, "peek"));
     }
@@ -310,11 +351,16 @@ static void test_toolkit_hides(void **state)
     assert_int_equal(exists_(r, "root:repo/app/main.txt"), PATHGATE_FS_TYPE_FILE);
     assert_int_equal(copy_(r, "root:repo/app/main.txt", "root:repo/copy.txt", 0), 0);
     assert_int_equal(link2_(r, "root:repo/notes.txt", "root:repo/notes2.txt"), 0);
+#ifdef _WIN32 /* pathgate makes no links on Windows */
+    assert_int_equal(symlink_(r, "notes.txt", "root:repo/ok"), PATHGATE_EUNSUPPORTED);
+    assert_false(exists(f->repo, "ok"));
+#else
     assert_int_equal(symlink_(r, "notes.txt", "root:repo/ok"), 0);
     assert_int_equal(symlink_(r, ".env.example", "root:repo/app/ok"), 0);
     assert_int_equal(readlink_(r, "root:repo/ok", "notes.txt"), 0);
     assert_int_equal(readlink_(r, "root:repo/hooklink", ".git/hooks"), 0); /* only protected */
     assert_int_equal(lstat_(r, "root:repo/ok"), 0);
+#endif
     assert_int_equal(rmtree_(r, "root:repo/app/sub"), 0);
     assert_false(exists(f->repo, "app/sub"));
 
@@ -330,7 +376,8 @@ static void test_toolkit_hides(void **state)
     assert_non_null(find_role(f, "copy", "root:repo/secrets/n.txt", "destination"));
     assert_non_null(find_role(f, "copy", "root:repo/.env", "destination"));
     assert_non_null(find_role(f, "link", "root:repo/.env", "source"));
-    assert_non_null(find_role(f, "link", "root:repo/linkdir/n.txt", "destination"));
+    if (!LINK_CASE("root:repo/linkdir/n.txt"))
+        assert_non_null(find_role(f, "link", "root:repo/linkdir/n.txt", "destination"));
     e = find_role(f, "symlink", "root:repo/.env", "target");
     assert_non_null(e);
     assert_string_equal(e->reason, "deny_read");
@@ -353,8 +400,11 @@ static void test_listings_hide(void **state)
     size_t denied = 99;
     /* scandir: names, and links to what is hidden, left out and counted */
     assert_int_equal(scandir_(r, "root:repo", names, sizeof names, &denied), 0);
-    assert_string_equal(names, ".git .gitmodules app cfglink gitlink hooklink notes.txt vendor");
-    assert_int_equal(denied, 4); /* .env, innocent, linkdir, secrets */
+    /* (on Windows the fixture has no links: .env and secrets are denied) */
+    assert_string_equal(
+        names, LINUX_OR_WINDOWS(".git .gitmodules app cfglink gitlink hooklink notes.txt vendor",
+                                ".git .gitmodules app notes.txt vendor"));
+    assert_int_equal(denied, LINUX_OR_WINDOWS(4, 2)); /* .env, innocent, linkdir, secrets */
     assert_int_equal(scandir_(r, "root:repo/app", names, sizeof names, &denied), 0);
     assert_string_equal(names, ".env.example main.txt sub");
     assert_int_equal(denied, 1);
@@ -366,17 +416,21 @@ static void test_listings_hide(void **state)
     assert_int_equal(denied, 2);
     assert_int_equal(scandir_(r, "root:repo/secrets", names, sizeof names, &denied),
                      PATHGATE_EINVALIDPATH);
-    assert_int_equal(scandir_(r, "root:repo/linkdir", names, sizeof names, &denied),
-                     PATHGATE_EINVALIDPATH);
+    if (!LINK_CASE("root:repo/linkdir"))
+        assert_int_equal(scandir_(r, "root:repo/linkdir", names, sizeof names, &denied),
+                         PATHGATE_EINVALIDPATH);
     /* a directory reached through a link: judged where it really is */
-    put(f->repo, "stash/key.pem", "k\n");
-    put(f->repo, "stash/ok.txt", "ok\n");
-    link_(f->repo, "stashlink", "stash");
-    static const char *const dr[] = {"root:repo/stash/key.pem"};
-    pathgate_resolver *r2 = make_with(f, dr, 1, NULL, 0, NULL, 0);
-    assert_int_equal(scandir_(r2, "root:repo/stashlink", names, sizeof names, &denied), 0);
-    assert_string_equal(names, "ok.txt");
-    assert_int_equal(denied, 1);
+    pathgate_resolver *r2 = NULL;
+    if (!LINK_CASE("root:repo/stashlink")) {
+        put(f->repo, "stash/key.pem", "k\n");
+        put(f->repo, "stash/ok.txt", "ok\n");
+        link_(f->repo, "stashlink", "stash");
+        static const char *const dr[] = {"root:repo/stash/key.pem"};
+        r2 = make_with(f, dr, 1, NULL, 0, NULL, 0);
+        assert_int_equal(scandir_(r2, "root:repo/stashlink", names, sizeof names, &denied), 0);
+        assert_string_equal(names, "ok.txt");
+        assert_int_equal(denied, 1);
+    }
 
     /* walk: the same, top down and bottom up; a hidden directory is not
      * entered */
@@ -392,21 +446,24 @@ static void test_listings_hide(void **state)
         assert_non_null(strstr(out, "root:repo/app/.env.example\n"));
         assert_non_null(strstr(out, "root:repo/app/sub/deep.txt\n"));
         assert_non_null(strstr(out, "root:repo/.git/hooks/pre-commit\n")); /* only protected */
-        assert_int_equal(denied, 7); /* .env innocent linkdir secrets app/.env private inner */
+        /* .env innocent linkdir secrets app/.env private inner */
+        assert_int_equal(denied, LINUX_OR_WINDOWS(7, 5));
     }
-    assert_int_equal(walk_(r2, "root:repo/stashlink", 0, out, sizeof out, &denied), 0);
-    assert_string_equal(out, "root:repo/stashlink/ok.txt\n");
-    assert_int_equal(denied, 1);
+    if (r2) {
+        assert_int_equal(walk_(r2, "root:repo/stashlink", 0, out, sizeof out, &denied), 0);
+        assert_string_equal(out, "root:repo/stashlink/ok.txt\n");
+        assert_int_equal(denied, 1);
+    }
     assert_int_equal(walk_(r, "root:repo/secrets", 0, out, sizeof out, &denied),
                      PATHGATE_EINVALIDPATH);
 
     /* one "hidden" event per listing, with the count */
     const event *e = find(&f->j, "scandir", "root:repo", "hidden", "deny_read");
     assert_non_null(e);
-    assert_int_equal(e->count, 4);
+    assert_int_equal(e->count, LINUX_OR_WINDOWS(4, 2));
     e = find(&f->j, "walk", "root:repo", "hidden", "deny_read");
     assert_non_null(e);
-    assert_int_equal(e->count, 7);
+    assert_int_equal(e->count, LINUX_OR_WINDOWS(7, 5));
     expect_event(f, "scandir", "root:repo/secrets", "deny_read");
     expect_event(f, "walk", "root:repo/secrets", "deny_read");
     assert_non_null(find(&f->j, "walk", "root:repo", "allowed", NULL));
@@ -426,9 +483,11 @@ static void test_toolkit_protects(void **state)
     const char *guarded[] = {
         "root:repo/.git/hooks/pre-commit", "root:repo/.git/config", "root:repo/hooklink/pre-commit",
         "root:repo/gitlink/config",        "root:repo/cfglink",     "root:repo/.gitmodules"};
-    time_t before = mtime_of(f->repo, ".git/hooks/pre-commit");
+    long long before = mtime_of(f->repo, ".git/hooks/pre-commit");
     for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
         const char *a = guarded[i];
+        if (LINK_CASE(a))
+            continue;
         assert_int_equal(open_(r, a, PATHGATE_FS_OPEN_READ), 0);
         assert_int_equal(exists_(r, a), PATHGATE_FS_TYPE_FILE);
         assert_int_equal(open_(r, a, w), PATHGATE_EPOLICY);
@@ -445,6 +504,8 @@ static void test_toolkit_protects(void **state)
                            "root:repo/sub/.git/config"};
     for (size_t i = 0; i < sizeof fresh / sizeof *fresh; i++) {
         const char *a = fresh[i];
+        if (LINK_CASE(a))
+            continue;
         assert_int_equal(open_(r, a, w | PATHGATE_FS_OPEN_CREATE), PATHGATE_EPOLICY);
         assert_int_equal(open_(r, a, w | PATHGATE_FS_OPEN_CREATE | PATHGATE_FS_OPEN_EXCL),
                          PATHGATE_EPOLICY);
@@ -458,14 +519,16 @@ static void test_toolkit_protects(void **state)
     /* a second name for a protected file would be a way to change it */
     assert_int_equal(link2_(r, "root:repo/.git/hooks/pre-commit", "root:repo/hardhook"),
                      PATHGATE_EPOLICY);
-    assert_int_equal(link2_(r, "root:repo/hooklink/pre-commit", "root:repo/hardhook"),
-                     PATHGATE_EPOLICY);
+    if (!LINK_CASE("root:repo/hooklink/pre-commit"))
+        assert_int_equal(link2_(r, "root:repo/hooklink/pre-commit", "root:repo/hardhook"),
+                         PATHGATE_EPOLICY);
     assert_false(exists(f->repo, "hardhook"));
     /* not removed, nor what holds it */
     assert_int_equal(rmtree_(r, "root:repo/.git/hooks/pre-commit"), PATHGATE_EPOLICY);
     assert_int_equal(rmtree_(r, "root:repo/.git/hooks"), PATHGATE_EPOLICY);
     assert_int_equal(rmtree_(r, "root:repo/.git"), PATHGATE_EPOLICY);
-    assert_int_equal(rmtree_(r, "root:repo/hooklink/pre-commit"), PATHGATE_EPOLICY);
+    if (!LINK_CASE("root:repo/hooklink/pre-commit"))
+        assert_int_equal(rmtree_(r, "root:repo/hooklink/pre-commit"), PATHGATE_EPOLICY);
     assert_string_equal(slurp(f->repo, ".git/hooks/pre-commit"), "#!/bin/sh\n");
     assert_string_equal(slurp(f->repo, ".git/config"), "[core]\n");
     assert_int_equal(mtime_of(f->repo, ".git/hooks/pre-commit"), before);
@@ -474,14 +537,20 @@ static void test_toolkit_protects(void **state)
     assert_int_equal(copy_(r, "root:repo/.git/hooks/pre-commit", "root:repo/hook-copy", 0), 0);
     assert_string_equal(slurp(f->repo, "hook-copy"), "#!/bin/sh\n");
     /* a link to a protected file may be made; writing through it may not */
+#ifdef _WIN32 /* pathgate makes no links on Windows */
+    assert_int_equal(symlink_(r, ".git/hooks/pre-commit", "root:repo/h3"), PATHGATE_EUNSUPPORTED);
+    assert_false(exists(f->repo, "h3"));
+#else
     assert_int_equal(symlink_(r, ".git/hooks/pre-commit", "root:repo/h3"), 0);
     assert_int_equal(open_(r, "root:repo/h3", w), PATHGATE_EPOLICY);
     assert_int_equal(chmod_(r, "root:repo/h3", 0777), PATHGATE_EPOLICY);
     assert_int_equal(rmtree_(r, "root:repo/h3"), 0); /* the link itself goes */
+#endif
     assert_true(exists(f->repo, ".git/hooks/pre-commit"));
     /* the rest of .git changes as usual */
     assert_int_equal(open_(r, "root:repo/.git/index", w | PATHGATE_FS_OPEN_TRUNCATE), 0);
-    assert_int_equal(atomic_(r, "root:repo/gitlink/objects/ab/ef", "blob"), 0);
+    if (!LINK_CASE("root:repo/gitlink/objects/ab/ef"))
+        assert_int_equal(atomic_(r, "root:repo/gitlink/objects/ab/ef", "blob"), 0);
     assert_int_equal(chmod_(r, "root:repo/.git/index", 0600), 0);
     assert_int_equal(utime_(r, "root:repo/.git/HEAD"), PATHGATE_EPOLICY); /* a pointer */
     assert_int_equal(utime_(r, "root:repo/.git/index"), 0);
@@ -491,7 +560,8 @@ static void test_toolkit_protects(void **state)
     const char *ops[] = {"open", "atomic_open", "chmod", "utime", "remove_tree"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         expect_event(f, ops[i], "root:repo/.git/hooks/pre-commit", "deny_write");
-    expect_event(f, "open", "root:repo/cfglink", "deny_write"); /* by where it leads */
+    if (!LINK_CASE("root:repo/cfglink"))
+        expect_event(f, "open", "root:repo/cfglink", "deny_write"); /* by where it leads */
     const event *e = find_role(f, "copy", "root:repo/.git/config", "destination");
     assert_non_null(e);
     assert_string_equal(e->reason, "deny_write");
@@ -515,8 +585,7 @@ static void test_subroot_keeps_the_rules(void **state)
     pathgate_error err;
     pathgate_resolver *app = NULL, *git = NULL, *vendor = NULL, *hooks = NULL;
     assert_int_equal(pathgate_fs_subroot(&app, r, PG_S("root:repo/app"), NULL, 0, NULL, &err), 0);
-    assert_int_equal(
-        pathgate_fs_subroot(&git, r, PG_S("root:repo/gitlink"), PG_S("git"), NULL, &err), 0);
+    assert_int_equal(pathgate_fs_subroot(&git, r, PG_S(GIT_ADDR), PG_S("git"), NULL, &err), 0);
     assert_int_equal(pathgate_fs_subroot(&vendor, r, PG_S("root:repo/vendor"), NULL, 0, NULL, &err),
                      0);
     assert_int_equal(pathgate_fs_subroot(&hooks, app, PG_S("root:app/sub"), NULL, 0, NULL, &err),
@@ -568,6 +637,10 @@ static void test_subroot_keeps_the_rules(void **state)
     assert_string_equal(e->door, "c");
     char host[1100];
     snprintf(host, sizeof host, "%s/.git/hooks/pre-commit", f->repo);
+    /* in the host's spelling: `\` throughout on Windows */
+    for (char *c = host; LINUX_OR_WINDOWS(0, 1) && *c; c++)
+        if (*c == '/')
+            *c = '\\';
     assert_string_equal(e->host_path, host);
     assert_non_null(find(&f->j, "read", "root:vendor/mod/inner.txt", "denied", "deny_read"));
     assert_true(f->j.n > before);
@@ -620,6 +693,8 @@ static void test_patch_judges_every_path_first(void **state)
         "*** Begin Patch\n*** Add File: mod:M/private.txt\n+x\n*** End Patch\n",
     };
     for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
+        if (LINK_CASE(hidden[i]))
+            continue;
         assert_int_equal(patch_(r, hidden[i], error, sizeof error), PATHGATE_EINVALIDPATH);
         assert_string_equal(error, PATHGATE_MSG_INVALID);
         assert_false(exists(f->repo, "new.txt"));
@@ -637,6 +712,8 @@ static void test_patch_judges_every_path_first(void **state)
         "*** End Patch\n",
     };
     for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
+        if (LINK_CASE(guarded[i]))
+            continue;
         assert_int_equal(patch_(r, guarded[i], error, sizeof error), PATHGATE_EPOLICY);
         if (!strstr(error, "Protected by policy"))
             fail_msg("patch %zu: '%s'", i, error);
@@ -661,7 +738,8 @@ static void test_patch_judges_every_path_first(void **state)
     expect_event(f, "apply_patch", "root:repo/secrets/notes.txt", "deny_read");
     expect_event(f, "apply_patch", "root:repo/.git/hooks/pre-commit", "deny_write");
     expect_event(f, "apply_patch", "root:repo/.git/config", "deny_write");
-    expect_event(f, "apply_patch", "root:repo/cfglink", "deny_write"); /* where it leads */
+    if (!LINK_CASE("root:repo/cfglink"))
+        expect_event(f, "apply_patch", "root:repo/cfglink", "deny_write"); /* where it leads */
     assert_non_null(find(&f->j, "apply_patch", "root:repo/notes.txt", "allowed", NULL));
     pathgate_resolver_free(r);
 }
@@ -711,6 +789,8 @@ static void test_editor_commands(void **state)
                             "root:repo/linkdir/key.txt"};
     for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
         const char *p = hidden[i];
+        if (LINK_CASE(p))
+            continue;
         assert_int_equal(editor_(ed, r, "view", p, &a, text, sizeof text), PATHGATE_EINVALIDPATH);
         assert_string_equal(text, PATHGATE_MSG_INVALID);
         assert_int_equal(editor_(ed, r, "str_replace", p, &replace, text, sizeof text),
@@ -726,7 +806,9 @@ static void test_editor_commands(void **state)
     /* a directory's view leaves out what is hidden */
     put(f->repo, "app/secrets/x.txt", "x\n");
     put(f->repo, "app/peek.txt", "p\n");
-    link_(f->repo, "app/alias", "../.env");
+    int alias = !LINK_CASE("root:repo/app/alias");
+    if (alias)
+        link_(f->repo, "app/alias", "../.env");
     assert_int_equal(editor_(ed, r, "view", "root:repo/app", &a, text, sizeof text), 0);
     assert_non_null(strstr(text, "root:repo/app/main.txt\n"));
     assert_non_null(strstr(text, "root:repo/app/peek.txt\n"));
@@ -734,7 +816,7 @@ static void test_editor_commands(void **state)
     assert_null(strstr(text, "alias"));
     const event *e = find(&f->j, "editor_view", "root:repo/app", "hidden", "deny_read");
     assert_non_null(e);
-    assert_int_equal(e->count, 2);
+    assert_int_equal(e->count, alias ? 2 : 1);
 
     /* protected: readable, every change refused before anything is read */
     assert_int_equal(
@@ -743,6 +825,8 @@ static void test_editor_commands(void **state)
                              "root:repo/cfglink"};
     for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
         const char *p = guarded[i];
+        if (LINK_CASE(p))
+            continue;
         assert_int_equal(editor_(ed, r, "str_replace", p, &replace, text, sizeof text),
                          PATHGATE_EPOLICY);
         assert_non_null(strstr(text, "Protected by policy"));
@@ -775,7 +859,8 @@ static void test_editor_commands(void **state)
     expect_event(f, "editor_str_replace", "root:repo/.env", "deny_read");
     expect_event(f, "editor_create", "root:repo/app/new/.env", "deny_read");
     expect_event(f, "editor_str_replace", "root:repo/.git/hooks/pre-commit", "deny_write");
-    expect_event(f, "editor_insert", "root:repo/cfglink", "deny_write");
+    if (!LINK_CASE("root:repo/cfglink"))
+        expect_event(f, "editor_insert", "root:repo/cfglink", "deny_write");
     expect_event(f, "editor_create", "root:repo/.git/hooks/post-merge", "deny_write");
     expect_event(f, "editor_undo_edit", "root:repo/notes.txt", "deny_write");
     assert_non_null(find(&f->j, "editor_str_replace", "root:repo/notes.txt", "allowed", NULL));
@@ -827,8 +912,8 @@ static int chaos_body(const pathgate_allocator *alloc, void *ctx)
         rc = pathgate_fs_symlink(NULL, r, PG_S(".env"), PG_S("root:repo/peek"), NULL, &err);
         rc = rc == PATHGATE_EINVALIDPATH ? 0 : rc == 0 ? PATHGATE_EINVAL : rc;
     }
-    if (rc == 0 &&
-        (rc = pathgate_fs_subroot(&sub, r, PG_S("root:repo/gitlink"), NULL, 0, NULL, &err)) == 0) {
+    if (rc == 0 && (rc = pathgate_fs_subroot(&sub, r, PG_S(GIT_ADDR), GIT_NAME, GIT_NAME_LEN, NULL,
+                                             &err)) == 0) {
         rc = pathgate_fs_write(NULL, sub, PG_S("root:gitlink/hooks/x"), PG_S("x"), NULL, &err);
         rc = rc == PATHGATE_EPOLICY ? 0 : rc == 0 ? PATHGATE_EINVAL : rc;
         pathgate_resolver_free(sub);

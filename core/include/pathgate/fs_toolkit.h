@@ -248,7 +248,8 @@ PATHGATE_EXTERN int pathgate_fs_link(pathgate_buf *path, pathgate_resolver *reso
  * read from the directory the link lives in, stays beneath the base (its
  * `..` never climb above it); an absolute or escaping target, or an empty
  * one, is PATHGATE_EINVAL. Whether the target exists does not matter. An
- * existing name is PATHGATE_EEXIST.
+ * existing name is PATHGATE_EEXIST. On Windows pathgate makes no links:
+ * PATHGATE_EUNSUPPORTED once every check has passed.
  */
 PATHGATE_EXTERN int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver,
                                         const char *target, size_t target_len, const char *address,

@@ -215,7 +215,11 @@ int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const c
         memcpy(buf, target, target_len);
         buf[target_len] = '\0';
         int le = pathgate__os_symlinkat(buf, e.dirfd, e.name);
-        if (le < 0)
+        if (le == -ENOSYS) /* a host where pathgate makes no links (Windows) */
+            rc = pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
+                                     "Cannot make the symlink '%s': this system makes no links",
+                                     t.address);
+        else if (le < 0)
             rc = le == -EEXIST ? pathgate__fs_fail_exists(err, t.address)
                                : pathgate__fs_fail_errno(err, le, &t, PATHGATE__FS_FILE);
     }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "audit.h"
+#include "os.h"
 
 void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, const char *base_host,
                           const pathgate__audit_rec *rec)
@@ -33,7 +34,9 @@ void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, con
     ev.ip = rec->ip;
     ev.protections = rec->protections;
     ev.exit_status = rec->has_status ? rec->exit_status : -1;
-    /* the host path, for the operator: the base's real path and the rel */
+    /* the host path, for the operator: the base's real path and the rel,
+     * with the host's own separator throughout (`\` on Windows), as
+     * pathgate_resolver_host_path spells it */
     char host[2 * PATHGATE_PATH_MAX + 2];
     if (rec->has_base && rec->rel) {
         const char *dir = base_host;
@@ -43,9 +46,9 @@ void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, con
             size_t n = dl;
             if (rl) {
                 if (!(dl == 1 && dir[0] == '/'))
-                    host[n++] = '/';
-                memcpy(host + n, rec->rel, rl);
-                n += rl;
+                    host[n++] = PATHGATE__OS_HOST_SEP;
+                for (size_t i = 0; i < rl; i++)
+                    host[n++] = rec->rel[i] == '/' ? PATHGATE__OS_HOST_SEP : rec->rel[i];
             }
             host[n] = '\0';
             ev.host_path = host;
