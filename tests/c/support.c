@@ -388,11 +388,17 @@ int pg_host_sh(const char *script, char *out, size_t outsize)
     STARTUPINFOW si;
     PROCESS_INFORMATION pi;
     memset(&si, 0, sizeof si);
+    memset(&pi, 0, sizeof pi);
     si.cb = sizeof si;
     int status = -1;
     if (CreateProcessW(L"Z:\\bin\\sh", cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
-        CloseHandle(pi.hThread);
-        CloseHandle(pi.hProcess);
+        /* wine starts a Unix program with no process handle, and leaves a
+         * value in pi.hThread that is no handle of it (measured: stderr's,
+         * which closing it closed): both are closed only with a process */
+        if (pi.hProcess) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
         /* wine does not track the Linux process: poll for its marker
          * (bounded, so that a script that never ends fails the test) */
         for (int i = 0; i < 60000 && GetFileAttributesA(done) == INVALID_FILE_ATTRIBUTES; i++)
