@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #ifdef _WIN32
 #include <direct.h>
+#include <io.h>
 #include <windows.h>
 #else
+#include <fcntl.h>
 #include <ftw.h>
 #include <unistd.h>
 #endif
@@ -327,6 +329,37 @@ int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime)
         *mtime = (long long)st.st_mtime;
     return 0;
 }
+
+long pg_pwrite(int fd, const void *buf, size_t n, long long off)
+{
+    return (long)pwrite(fd, buf, n, (off_t)off);
+}
+
+int pg_fd_inherited(int fd)
+{
+    int flags = fcntl(fd, F_GETFD);
+    return flags < 0 ? -1 : !(flags & FD_CLOEXEC);
+}
+
+int pg_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+        return -1;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int pg_stat_times(const char *path, pg_times *t)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -1;
+    t->atime_sec = (long long)st.st_atim.tv_sec;
+    t->atime_nsec = (long)st.st_atim.tv_nsec;
+    t->mtime_sec = (long long)st.st_mtim.tv_sec;
+    t->mtime_nsec = (long)st.st_mtim.tv_nsec;
+    return 0;
+}
 #else
 /* The build machine's temporary folder, as wine's drive Z sees it. */
 static void tmp_base(char *out, size_t size)
@@ -400,11 +433,17 @@ int pg_host_sh(const char *script, char *out, size_t outsize)
     STARTUPINFOW si;
     PROCESS_INFORMATION pi;
     memset(&si, 0, sizeof si);
+    memset(&pi, 0, sizeof pi);
     si.cb = sizeof si;
     int status = -1;
     if (CreateProcessW(L"Z:\\bin\\sh", cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
-        CloseHandle(pi.hThread);
-        CloseHandle(pi.hProcess);
+        /* wine starts a Unix program with no process handle, and leaves a
+         * value in pi.hThread that is no handle of it (measured: stderr's,
+         * which closing it closed): both are closed only with a process */
+        if (pi.hProcess) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
         /* wine does not track the Linux process: poll for its marker
          * (bounded, so that a script that never ends fails the test) */
         for (int i = 0; i < 60000 && GetFileAttributesA(done) == INVALID_FILE_ATTRIBUTES; i++)
@@ -528,6 +567,77 @@ int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime)
         *mode = (unsigned int)st.st_mode & 07777;
     if (mtime)
         *mtime = (long long)st.st_mtime;
+    return 0;
+}
+
+long pg_pwrite(int fd, const void *buf, size_t n, long long off)
+{
+    long long here = _lseeki64(fd, 0, SEEK_CUR);
+    if (here < 0 || _lseeki64(fd, off, SEEK_SET) < 0)
+        return -1;
+    long got = n > 0x7fffffff ? -1 : _write(fd, buf, (unsigned)n);
+    if (_lseeki64(fd, here, SEEK_SET) < 0)
+        return -1;
+    return got;
+}
+
+int pg_fd_inherited(int fd)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    DWORD flags;
+    if (h == INVALID_HANDLE_VALUE || !GetHandleInformation(h, &flags))
+        return -1;
+    return (flags & HANDLE_FLAG_INHERIT) != 0;
+}
+
+/* A handle of path (links followed) for its attributes; INVALID_HANDLE_VALUE
+ * when it cannot be opened. */
+static HANDLE attr_handle(const char *path)
+{
+    wchar_t w[2048];
+    if (wide(path, w, 2048) != 0)
+        return INVALID_HANDLE_VALUE;
+    return CreateFileW(w, FILE_READ_ATTRIBUTES,
+                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                       FILE_FLAG_BACKUP_SEMANTICS, NULL);
+}
+
+int pg_same_file(const char *a, const char *b)
+{
+    BY_HANDLE_FILE_INFORMATION ia, ib;
+    HANDLE ha = attr_handle(a), hb = attr_handle(b);
+    int ok = ha != INVALID_HANDLE_VALUE && hb != INVALID_HANDLE_VALUE &&
+             GetFileInformationByHandle(ha, &ia) && GetFileInformationByHandle(hb, &ib);
+    if (ha != INVALID_HANDLE_VALUE)
+        CloseHandle(ha);
+    if (hb != INVALID_HANDLE_VALUE)
+        CloseHandle(hb);
+    if (!ok)
+        return -1;
+    return ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber &&
+           ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
+}
+
+/* A FILETIME (100 ns steps since 1601) as seconds and nanoseconds since 1970. */
+static void unix_time(FILETIME ft, long long *sec, long *nsec)
+{
+    long long t = (long long)(((unsigned long long)ft.dwHighDateTime << 32) | ft.dwLowDateTime) -
+                  116444736000000000LL;
+    *sec = t / 10000000;
+    *nsec = (long)(t % 10000000) * 100;
+}
+
+int pg_stat_times(const char *path, pg_times *t)
+{
+    HANDLE h = attr_handle(path);
+    FILETIME at, mt;
+    int ok = h != INVALID_HANDLE_VALUE && GetFileTime(h, NULL, &at, &mt);
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
+    if (!ok)
+        return -1;
+    unix_time(at, &t->atime_sec, &t->atime_nsec);
+    unix_time(mt, &t->mtime_sec, &t->mtime_nsec);
     return 0;
 }
 #endif

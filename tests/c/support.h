@@ -148,6 +148,25 @@ int pg_privileged(void);
  * (wine shows a link to a file as the file): its bits are 0444 or 0666
  * (the read-only flag) with execute bits by the name's extension. */
 int pg_lstat_times(const char *path, unsigned int *mode, long long *mtime);
+/* pwrite(2): n bytes of buf at offset off, the descriptor's position
+ * left where it was (on Windows a C runtime descriptor, which has no
+ * pwrite: a seek, the write, and the seek back). The count, or -1. */
+long pg_pwrite(int fd, const void *buf, size_t n, long long off);
+/* 1 when a child process would inherit fd (no FD_CLOEXEC; on Windows its
+ * HANDLE has HANDLE_FLAG_INHERIT), 0 when not, -1 when that cannot be
+ * told. */
+int pg_fd_inherited(int fd);
+/* 1 when a and b (links followed) are one file (device and inode; on
+ * Windows the volume serial and file index), 0 when not, -1 when either
+ * cannot be looked at. */
+int pg_same_file(const char *a, const char *b);
+/* The access and modification times of path (links followed), as seconds
+ * and nanoseconds since 1970 (on Windows in steps of 100 ns, its unit). */
+typedef struct pg_times {
+    long long atime_sec, mtime_sec;
+    long atime_nsec, mtime_nsec;
+} pg_times;
+int pg_stat_times(const char *path, pg_times *t); /* 0 or -1 */
 #ifdef _WIN32
 /* Runs a script with the build machine's /bin/sh (started from wine with
  * CreateProcessW; wine does not wait for it, so the script's last act

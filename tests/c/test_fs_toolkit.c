@@ -8,10 +8,72 @@
 
 #include <sys/time.h>
 
-static void expect_err(int rc, const pathgate_error *err, int code, const char *msg)
+/* The answer on Linux, or on Windows under wine (docs/windows.md). */
+#ifdef _WIN32
+#define LINUX_OR_WINDOWS(linux, windows) (windows)
+#else
+#define LINUX_OR_WINDOWS(linux, windows) (linux)
+#endif
+
+/* 1 when the case `name` runs here; on Windows 0, after a line
+ * `SKIPPED: <test>: <name> (Windows: <why>)`: what it asserts is what
+ * wine cannot show (docs/windows.md, "What wine cannot show"). It still
+ * runs on Linux. */
+#ifdef _WIN32
+#define RUNS_ON_WINDOWS(name, why)                                                                 \
+    (print_message("SKIPPED: %s: %s (Windows: %s)\n", __func__, (name), (why)), 0)
+#else
+#define RUNS_ON_WINDOWS(name, why) 1
+#endif
+
+/* The fixture's entries wine cannot show as Windows would (docs/windows.md). */
+#define WINE_FILE_LINK "wine-file-link: wine shows a Unix symlink to a file as that file"
+#define WINE_UNLISTED "wine-link-unlisted: wine does not list a dangling link"
+#define WINE_UNREAD                                                                                \
+    "wine-link-unread: wine cannot read a directory link's target, so it is taken to lead out"
+#define NO_FIFO "no FIFO on Windows"
+
+/* RUNS_ON_WINDOWS for a case on an address through one of the fixture's
+ * entries wine cannot show, with the why of that entry: 1 on Linux and for
+ * every other address. (link_out_dir is not one: wine cannot read it
+ * either, and refuses it as leading out, as Linux does.) */
+#define RUNS_UNDER_WINE(addr) runs_under_wine(__func__, (addr))
+static int runs_under_wine(const char *func, const char *addr)
+{
+#ifdef _WIN32
+    static const struct {
+        const char *name, *why;
+    } t[] = {
+        {"link_in", WINE_FILE_LINK},
+        {"link_out", WINE_FILE_LINK},
+        {"abs_out", WINE_FILE_LINK},
+        {"to_game", WINE_FILE_LINK},
+        {"dangling_in", WINE_UNLISTED},
+        {"dangling_out", WINE_UNLISTED},
+        {"link_dir", WINE_UNREAD},
+        {"to_game_dir", WINE_UNREAD},
+        {"fifo", NO_FIFO},
+    };
+    for (const char *c = addr; c; c = strchr(c, '/'), c = c ? c + 1 : NULL) {
+        size_t n = strcspn(c, "/");
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+            if (strlen(t[i].name) == n && strncmp(c, t[i].name, n) == 0) {
+                print_message("SKIPPED: %s: %s (Windows: %s)\n", func, addr, t[i].why);
+                return 0;
+            }
+    }
+#else
+    (void)func;
+    (void)addr;
+#endif
+    return 1;
+}
+
+#define expect_err(rc, err, code, msg) expect_err_at((rc), (err), (code), (msg), __LINE__)
+static void expect_err_at(int rc, const pathgate_error *err, int code, const char *msg, int line)
 {
     if (rc != code)
-        fail_msg("rc %d (%s), expected %d", rc, err->message, code);
+        fail_msg("line %d: rc %d (%s), expected %d", line, rc, rc < 0 ? err->message : "", code);
     if (msg)
         assert_string_equal(err->message, msg);
 }
@@ -52,8 +114,14 @@ static void test_open_read(void **state)
     assert_string_equal(read_fd(fd), "alpha\nbeta\ngamma\n");
     assert_string_equal(path.ptr, "root:repo/a.txt");
     /* blocking, close-on-exec, read-only */
+#ifndef _WIN32
     assert_int_equal(fcntl(fd, F_GETFL) & (O_NONBLOCK | O_ACCMODE), O_RDONLY);
-    assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+#else
+    print_message("SKIPPED: %s: the status flags (Windows: a C runtime descriptor has no "
+                  "O_NONBLOCK or access mode to read; the write below is refused)\n",
+                  __func__);
+#endif
+    assert_int_equal(pg_fd_inherited(fd), 0); /* Windows: not inherited by child processes */
     assert_true(write(fd, "x", 1) < 0);
     close(fd);
     /* a symlink inside is followed; every form of address works */
@@ -73,15 +141,20 @@ static void test_open_read(void **state)
                          "root:repo/../outside/secret.txt", "root:repo/link_out_dir/secret.txt",
                          "root:repo/dangling_out"};
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
+        if (!RUNS_UNDER_WINE(out[i]))
+            continue;
         int rc =
             pathgate_fs_open(&fd, &path, f->r, PG_S(out[i]), PATHGATE_FS_OPEN_READ, 0, NULL, &err);
         expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
         assert_int_equal(fd, -1);
         assert_null(path.ptr);
     }
-    int rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/fifo"), PATHGATE_FS_OPEN_READ, 0,
+    int rc;
+    if (RUNS_UNDER_WINE("root:repo/fifo")) {
+        rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/fifo"), PATHGATE_FS_OPEN_READ, 0,
                               NULL, &err);
-    expect_err(rc, &err, PATHGATE_ENOTREG, "'root:repo/fifo' is not a regular file");
+        expect_err(rc, &err, PATHGATE_ENOTREG, "'root:repo/fifo' is not a regular file");
+    }
     rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dir"), PATHGATE_FS_OPEN_READ, 0, NULL,
                           &err);
     expect_err(rc, &err, PATHGATE_EISDIR, "'root:repo/dir' is a directory");
@@ -124,12 +197,16 @@ static void test_open_write(void **state)
     char p[1100];
     fx_path(p, sizeof p, f->repo, "new.txt");
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0640);
+    /* Windows: no permission bits, a read-only flag (unset: 0200 was asked for) */
+    assert_int_equal(st.st_mode & 0777, LINUX_OR_WINDOWS(0640, 0666));
     /* EXCL: an existing name, a symlink too, even dangling */
     int rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/new.txt"), W | C | X, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:repo/new.txt' already exists");
-    rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_in"), W | C | X, 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EEXIST, NULL);
+    if (RUNS_UNDER_WINE("root:repo/dangling_in")) {
+        rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_in"), W | C | X, 0, NULL,
+                              &err);
+        expect_err(rc, &err, PATHGATE_EEXIST, NULL);
+    }
     assert_false(fx_exists(f->repo, "missing.txt"));
     /* append, then truncate */
     assert_int_equal(pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/new.txt"), A, 0, NULL, &err),
@@ -150,22 +227,34 @@ static void test_open_write(void **state)
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "Parent directory of 'root:repo/nodir/x' not found");
     /* a dangling symlink inside is followed: the file is created where it
      * leads, inside (Go's Create does the same) */
-    assert_int_equal(
-        pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_in"), W | C, 0, NULL, &err), 0);
-    close(fd);
-    assert_true(fx_exists(f->repo, "missing.txt"));
+    if (RUNS_UNDER_WINE("root:repo/dangling_in")) {
+        assert_int_equal(
+            pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_in"), W | C, 0, NULL, &err),
+            0);
+        close(fd);
+        assert_true(fx_exists(f->repo, "missing.txt"));
+    }
     /* ...but never out */
-    rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_out"), W | C, 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/link_out"), W | T, 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
-    rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/abs_out"), W | T, 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_UNDER_WINE("root:repo/dangling_out")) {
+        rc =
+            pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dangling_out"), W | C, 0, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
+    }
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/link_out"), W | T, 0, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
+    if (RUNS_UNDER_WINE("root:repo/abs_out")) {
+        rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/abs_out"), W | T, 0, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     assert_false(fx_exists(f->outside, "newfile"));
     expect_file(f->outside, "secret.txt", "SECRET needle\n");
     /* FIFO, directory, the base, bad mode */
-    rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/fifo"), W, 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_ENOTREG, "'root:repo/fifo' is not a regular file");
+    if (RUNS_UNDER_WINE("root:repo/fifo")) {
+        rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/fifo"), W, 0, NULL, &err);
+        expect_err(rc, &err, PATHGATE_ENOTREG, "'root:repo/fifo' is not a regular file");
+    }
     rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo/dir"), W, 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EISDIR, "'root:repo/dir' is a directory");
     rc = pathgate_fs_open(&fd, NULL, f->r, PG_S("root:repo"), W, 0, NULL, &err);
@@ -208,6 +297,8 @@ static void test_open_write_read_only_inside(void **state)
     const char *ways[] = {"root:repo/to_game", "root:repo/game/g.txt",
                           "root:repo/to_game_dir/g.txt"};
     for (size_t i = 0; i < 3; i++) {
+        if (!RUNS_UNDER_WINE(ways[i]))
+            continue;
         int rc =
             pathgate_fs_open(&fd, NULL, r, PG_S(ways[i]),
                              PATHGATE_FS_OPEN_WRITE | PATHGATE_FS_OPEN_TRUNCATE, 0, NULL, &err);
@@ -237,11 +328,13 @@ static void test_open_write_read_only_inside(void **state)
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
     /* a subroot at (or holding) it is read-only */
     pathgate_resolver *sub = NULL;
-    assert_int_equal(
-        pathgate_fs_subroot(&sub, r, PG_S("root:repo/to_game_dir"), NULL, 0, NULL, &err), 0);
-    rc = pathgate_fs_write(NULL, sub, PG_S("root:to_game_dir/x"), PG_S("x"), NULL, &err);
-    expect_err(rc, &err, PATHGATE_EACCES, NULL);
-    pathgate_resolver_free(sub);
+    if (RUNS_UNDER_WINE("root:repo/to_game_dir")) {
+        assert_int_equal(
+            pathgate_fs_subroot(&sub, r, PG_S("root:repo/to_game_dir"), NULL, 0, NULL, &err), 0);
+        rc = pathgate_fs_write(NULL, sub, PG_S("root:to_game_dir/x"), PG_S("x"), NULL, &err);
+        expect_err(rc, &err, PATHGATE_EACCES, NULL);
+        pathgate_resolver_free(sub);
+    }
     assert_int_equal(pathgate_fs_subroot(&sub, r, PG_S("root:repo"), PG_S("whole"), NULL, &err), 0);
     rc = pathgate_fs_write(NULL, sub, PG_S("root:whole/x"), PG_S("x"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
@@ -276,7 +369,8 @@ static void test_atomic(void **state)
     expect_file(f->repo, "a.txt", "new\n");
     struct stat st;
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0604);
+    /* Windows: no permission bits, a read-only flag (unset: 0604 has 0200) */
+    assert_int_equal(st.st_mode & 07777, LINUX_OR_WINDOWS(0604, 0666));
     /* abort: nothing changes, no temp file stays */
     assert_int_equal(
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/a.txt"), W | T, NULL, &err),
@@ -304,7 +398,7 @@ static void test_atomic(void **state)
         pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/a.txt"), R | W, NULL, &err),
         0);
     assert_string_equal(read_fd(fd), "new\nmore\n");
-    assert_int_equal(pwrite(fd, "NEW", 3, 0), 3);
+    assert_int_equal(pg_pwrite(fd, "NEW", 3, 0), 3);
     assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
     close(fd);
     expect_file(f->repo, "a.txt", "NEW\nmore\n");
@@ -337,29 +431,34 @@ static void test_atomic(void **state)
     assert_true(rc == PATHGATE_EISDIR || rc == PATHGATE_EEXIST);
     expect_file(f->repo, "d2/keep", "k");
     /* through a symlink inside: the file it leads to is replaced, the link stays */
-    assert_int_equal(
-        pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/link_in"), W | T, NULL, &err),
-        0);
-    assert_int_equal(write(fd, "via link", 8), 8);
-    assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
-    close(fd);
-    expect_file(f->repo, "a.txt", "via link");
-    assert_int_equal(lstat(p, &st), 0);
-    char lp[1100];
-    fx_path(lp, sizeof lp, f->repo, "link_in");
-    assert_int_equal(lstat(lp, &st), 0);
-    assert_true(S_ISLNK(st.st_mode));
+    if (RUNS_UNDER_WINE("root:repo/link_in")) {
+        assert_int_equal(pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/link_in"),
+                                                 W | T, NULL, &err),
+                         0);
+        assert_int_equal(write(fd, "via link", 8), 8);
+        assert_int_equal(pathgate_fs_atomic_commit(a, fd, &err), 0);
+        close(fd);
+        expect_file(f->repo, "a.txt", "via link");
+        assert_int_equal(pg_lkind(p), PG_KIND_FILE);
+        char lp[1100];
+        fx_path(lp, sizeof lp, f->repo, "link_in");
+        assert_int_equal(pg_lkind(lp), PG_KIND_LINK);
+    }
     /* refusals: outward, read-only, FIFO, directory, no WRITE */
     const char *bad[] = {"root:repo/link_out", "root:repo/dangling_out", "root:repo/abs_out"};
     for (size_t i = 0; i < 3; i++) {
+        if (!RUNS_UNDER_WINE(bad[i]))
+            continue;
         rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S(bad[i]), W | C | T, NULL, &err);
         expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
     }
     rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:ro/f.txt"), W | C | T, NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
-    rc =
-        pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/fifo"), W | C | T, NULL, &err);
-    expect_err(rc, &err, PATHGATE_ENOTREG, NULL);
+    if (RUNS_UNDER_WINE("root:repo/fifo")) {
+        rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/fifo"), W | C | T, NULL,
+                                     &err);
+        expect_err(rc, &err, PATHGATE_ENOTREG, NULL);
+    }
     rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/dir"), W | C | T, NULL, &err);
     expect_err(rc, &err, PATHGATE_EISDIR, NULL);
     rc = pathgate_fs_atomic_open(&a, &fd, NULL, f->r, PG_S("root:repo/a.txt"), R, NULL, &err);
@@ -382,6 +481,17 @@ static void test_scandir(void **state)
     char names[2048] = "";
     int n = 0, rc;
     while ((rc = pathgate_fs_scandir_next(&e, d, &err)) == 1) {
+#ifdef _WIN32
+        /* the entries wine shows otherwise (file links as files, no
+         * dangling link): left out of the list, and skipped below */
+        static const char *wine_other[] = {"abs_out", "link_in", "link_out", "dangling_in",
+                                           "dangling_out"};
+        int other = 0;
+        for (size_t i = 0; i < sizeof wine_other / sizeof *wine_other; i++)
+            other |= strcmp(e->name, wine_other[i]) == 0;
+        if (other)
+            continue;
+#endif
         strcat(names, e->name);
         strcat(names, e->type == PATHGATE_FS_TYPE_DIRECTORY ? "/ "
                       : e->type == PATHGATE_FS_TYPE_SYMLINK ? "@ "
@@ -414,22 +524,39 @@ static void test_scandir(void **state)
         n++;
     }
     assert_int_equal(rc, 0);
+#ifdef _WIN32
+    (void)RUNS_UNDER_WINE("root:repo/fifo");
+    (void)RUNS_UNDER_WINE("root:repo/link_in");
+    (void)RUNS_UNDER_WINE("root:repo/link_out");
+    (void)RUNS_UNDER_WINE("root:repo/abs_out");
+    (void)RUNS_UNDER_WINE("root:repo/dangling_in");
+    (void)RUNS_UNDER_WINE("root:repo/dangling_out");
+    assert_string_equal(names, ".dotfile .hidden/ a.txt big.txt bin.dat blank.txt crlf.txt dir/ "
+                               "empty.txt latin1.txt link_dir@ link_out_dir@ name with "
+                               "space.txt nofinal.txt \xC3\xBCn\xC3\xAF"
+                               "c\xC3\xB6"
+                               "d\xC3\xA9.txt ");
+#else
     assert_string_equal(names, ".dotfile .hidden/ a.txt abs_out@ big.txt bin.dat blank.txt "
                                "crlf.txt dangling_in@ dangling_out@ dir/ empty.txt fifo| "
                                "latin1.txt link_dir@ link_in@ link_out@ link_out_dir@ name with "
                                "space.txt nofinal.txt \xC3\xBCn\xC3\xAF"
                                "c\xC3\xB6"
                                "d\xC3\xA9.txt ");
+#endif
     (void)n;
     pathgate_fs_scandir_free(d);
     /* through a link inside; never out; not a directory */
-    assert_int_equal(pathgate_fs_scandir_open(&d, f->r, PG_S("root:repo/link_dir"), NULL, &err), 0);
-    assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 1);
-    assert_string_equal(e->path, "root:repo/link_dir/sub");
-    assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 1);
-    assert_string_equal(e->name, "x.py");
-    assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 0);
-    pathgate_fs_scandir_free(d);
+    if (RUNS_UNDER_WINE("root:repo/link_dir")) {
+        assert_int_equal(pathgate_fs_scandir_open(&d, f->r, PG_S("root:repo/link_dir"), NULL, &err),
+                         0);
+        assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 1);
+        assert_string_equal(e->path, "root:repo/link_dir/sub");
+        assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 1);
+        assert_string_equal(e->name, "x.py");
+        assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 0);
+        pathgate_fs_scandir_free(d);
+    }
     rc = pathgate_fs_scandir_open(&d, f->r, PG_S("root:repo/link_out_dir"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
     assert_null(d);
@@ -437,12 +564,14 @@ static void test_scandir(void **state)
     expect_err(rc, &err, PATHGATE_ENOTDIR, "'root:repo/a.txt' is not a directory");
     rc = pathgate_fs_scandir_open(&d, f->r, PG_S("root:repo/none"), NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "Directory 'root:repo/none' not found");
-    /* a name no address can spell is skipped and counted */
-    FX_PUT(f->repo, "dir/bad\\name", "x");
     assert_int_equal(pathgate_fs_scandir_open(&d, f->r, PG_S("mod:My Mod/common"), NULL, &err), 0);
     assert_int_equal(pathgate_fs_scandir_next(&e, d, &err), 1);
     assert_string_equal(e->path, "mod:My Mod/common/t.txt");
     pathgate_fs_scandir_free(d);
+    /* a name no address can spell is skipped and counted */
+    if (!RUNS_ON_WINDOWS("dir/bad\\name", "`\\` is a separator: no name holds one"))
+        return;
+    FX_PUT(f->repo, "dir/bad\\name", "x");
     assert_int_equal(pathgate_fs_scandir_open(&d, f->r, PG_S("root:repo/dir"), NULL, &err), 0);
     while (pathgate_fs_scandir_next(&e, d, &err) == 1)
         assert_null(strchr(e->name, '\\'));
@@ -505,11 +634,30 @@ static void test_walk(void **state)
     /* the base: links inside are listed by what they lead to and never
      * entered; outward and dangling links, FIFOs are left out */
     walk_text(f, "root:repo", 0, "x", out, sizeof out);
+#ifdef _WIN32
+    /* wine lists the links to files as files (left out of the text here)
+     * and takes link_dir, unread, to lead out */
+    static const char *wine_other[] = {" abs_out", " link_in", " link_out"};
+    for (size_t i = 0; i < sizeof wine_other / sizeof *wine_other; i++) {
+        (void)RUNS_UNDER_WINE(wine_other[i] + 1);
+        char *at = strstr(out, wine_other[i]);
+        size_t n = strlen(wine_other[i]);
+        if (at && (at[n] == ' ' || at[n] == '\n'))
+            memmove(at, at + n, strlen(at + n) + 1);
+    }
+    (void)RUNS_UNDER_WINE("root:repo/link_dir");
+    assert_string_equal(out, "root:repo: .hidden dir | .dotfile a.txt big.txt bin.dat "
+                             "blank.txt crlf.txt empty.txt latin1.txt name with space.txt "
+                             "nofinal.txt \xC3\xBCn\xC3\xAF"
+                             "c\xC3\xB6"
+                             "d\xC3\xA9.txt\n");
+#else
     assert_string_equal(out, "root:repo: .hidden dir link_dir | .dotfile a.txt big.txt bin.dat "
                              "blank.txt crlf.txt empty.txt latin1.txt link_in name with space.txt "
                              "nofinal.txt \xC3\xBCn\xC3\xAF"
                              "c\xC3\xB6"
                              "d\xC3\xA9.txt\n");
+#endif
     walk_text(f, "mod:My Mod", 0, NULL, out, sizeof out);
     assert_string_equal(out, "mod:My Mod: common |\nmod:My Mod/common: | t.txt\n");
     pathgate_error err;
@@ -541,7 +689,7 @@ static void test_walk(void **state)
     fx_path(p, sizeof p, f->repo, "dir/other");
     fx_path(q, sizeof q, f->outside, "");
     assert_int_equal(rmdir(p), 0);
-    assert_int_equal(symlink(q, p), 0);
+    assert_int_equal(pg_symlink(q, p), 0);
     assert_int_equal(pathgate_fs_walk_next(&d, w, &err), 1);
     assert_string_equal(d->path, "root:repo/dir/sub");
     pathgate_fs_walk_free(w);
@@ -572,6 +720,10 @@ static void test_exists_lstat(void **state)
         {"", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        /* wine answers for the links it shows otherwise (link_in and
+         * dangling_in too, by chance: a file, nothing) */
+        if (!RUNS_UNDER_WINE(cases[i].addr))
+            continue;
         pathgate_fs_type t = 99;
         assert_int_equal(pathgate_fs_exists(&t, f->r, PG_S(cases[i].addr), NULL, &err), 0);
         if (t != cases[i].type)
@@ -583,23 +735,33 @@ static void test_exists_lstat(void **state)
     assert_int_equal(pathgate_fs_exists(&t, NULL, PG_S("root:repo"), NULL, &err), PATHGATE_EINVAL);
 
     pathgate_fs_stat_result st = PATHGATE_FS_STAT_RESULT_INIT;
-    assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo/link_in"), NULL, &err), 0);
-    assert_int_equal(st.type, PATHGATE_FS_TYPE_SYMLINK);
-    assert_int_equal(st.size, 5); /* "a.txt" */
-    pathgate_fs_stat_result_dispose(&st);
-    assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo/dangling_in"), NULL, &err), 0);
-    assert_int_equal(st.type, PATHGATE_FS_TYPE_SYMLINK);
-    pathgate_fs_stat_result_dispose(&st);
+    if (RUNS_UNDER_WINE("root:repo/link_in")) {
+        assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo/link_in"), NULL, &err), 0);
+        assert_int_equal(st.type, PATHGATE_FS_TYPE_SYMLINK);
+        assert_int_equal(st.size, 5); /* "a.txt" */
+        pathgate_fs_stat_result_dispose(&st);
+    }
+    if (RUNS_UNDER_WINE("root:repo/dangling_in")) {
+        assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo/dangling_in"), NULL, &err),
+                         0);
+        assert_int_equal(st.type, PATHGATE_FS_TYPE_SYMLINK);
+        pathgate_fs_stat_result_dispose(&st);
+    }
     assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo/a.txt"), NULL, &err), 0);
     assert_int_equal(st.type, PATHGATE_FS_TYPE_FILE);
     pathgate_fs_stat_result_dispose(&st);
     assert_int_equal(pathgate_fs_lstat(&st, f->r, PG_S("root:repo"), NULL, &err), 0);
     assert_int_equal(st.type, PATHGATE_FS_TYPE_DIRECTORY);
     pathgate_fs_stat_result_dispose(&st);
-    int rc = pathgate_fs_lstat(&st, f->r, PG_S("root:repo/link_out"), NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
-    rc = pathgate_fs_lstat(&st, f->r, PG_S("root:repo/dangling_out"), NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    int rc;
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_lstat(&st, f->r, PG_S("root:repo/link_out"), NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
+    }
+    if (RUNS_UNDER_WINE("root:repo/dangling_out")) {
+        rc = pathgate_fs_lstat(&st, f->r, PG_S("root:repo/dangling_out"), NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     rc = pathgate_fs_lstat(&st, f->r, PG_S("root:repo/none"), NULL, &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "File 'root:repo/none' not found");
 }
@@ -623,7 +785,8 @@ static void test_copy(void **state)
     struct stat st;
     fx_path(p, sizeof p, f->mod, "common/f.txt");
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0640);
+    /* Windows: no permission bits, a read-only flag (unset: 0640 has 0200) */
+    assert_int_equal(st.st_mode & 0777, LINUX_OR_WINDOWS(0640, 0666));
     /* existing destination: refused, or replaced atomically with its bits */
     int rc = pathgate_fs_copy(&path, f->r, PG_S("root:repo/big.txt"),
                               PG_S("mod:My Mod/common/f.txt"), 0, NULL, &err);
@@ -641,27 +804,36 @@ static void test_copy(void **state)
     free(c1);
     free(c2);
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_mode & 0777, LINUX_OR_WINDOWS(0600, 0666));
     /* a link inside is followed for the source */
-    assert_int_equal(pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_in"),
-                                      PG_S("root:repo/c.txt"), 0, NULL, &err),
-                     0);
-    expect_file(f->repo, "c.txt", "alpha\nbeta\ngamma\n");
+    if (RUNS_UNDER_WINE("root:repo/link_in")) {
+        assert_int_equal(pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_in"),
+                                          PG_S("root:repo/c.txt"), 0, NULL, &err),
+                         0);
+        expect_file(f->repo, "c.txt", "alpha\nbeta\ngamma\n");
+    }
     /* refusals */
-    rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/o"), 0, NULL,
-                          &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
-    rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/dangling_out"),
-                          PATHGATE_FS_COPY_REPLACE, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/o"), 0, NULL,
+                              &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
+    if (RUNS_UNDER_WINE("root:repo/dangling_out")) {
+        rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/dangling_out"),
+                              PATHGATE_FS_COPY_REPLACE, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     assert_false(fx_exists(f->outside, "newfile"));
     rc =
         pathgate_fs_copy(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:ro/a.txt"), 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
     rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/dir"), PG_S("root:repo/d"), 0, NULL, &err);
     expect_err(rc, &err, PATHGATE_EISDIR, "'root:repo/dir' is a directory");
-    rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/fifo"), PG_S("root:repo/d"), 0, NULL, &err);
-    expect_err(rc, &err, PATHGATE_ENOTREG, NULL);
+    if (RUNS_UNDER_WINE("root:repo/fifo")) {
+        rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/fifo"), PG_S("root:repo/d"), 0, NULL,
+                              &err);
+        expect_err(rc, &err, PATHGATE_ENOTREG, NULL);
+    }
     rc = pathgate_fs_copy(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/nodir/d"), 0, NULL,
                           &err);
     expect_err(rc, &err, PATHGATE_ENOTFOUND, "Parent directory of 'root:repo/nodir/d' not found");
@@ -683,25 +855,26 @@ static void test_links(void **state)
         pathgate_fs_link(&b, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/dir/hard"), NULL, &err),
         0);
     assert_string_equal(b.ptr, "root:repo/dir/hard");
-    struct stat s1, s2;
     char p1[1100], p2[1100];
     fx_path(p1, sizeof p1, f->repo, "a.txt");
     fx_path(p2, sizeof p2, f->repo, "dir/hard");
-    assert_int_equal(stat(p1, &s1), 0);
-    assert_int_equal(stat(p2, &s2), 0);
-    assert_int_equal(s1.st_ino, s2.st_ino);
+    assert_int_equal(pg_same_file(p1, p2), 1);
     /* a symlink is linked as itself */
-    assert_int_equal(pathgate_fs_link(NULL, f->r, PG_S("root:repo/dangling_in"),
-                                      PG_S("root:repo/dl2"), NULL, &err),
-                     0);
-    assert_int_equal(lstat(p1, &s1), 0);
+    if (RUNS_UNDER_WINE("root:repo/dangling_in"))
+        assert_int_equal(pathgate_fs_link(NULL, f->r, PG_S("root:repo/dangling_in"),
+                                          PG_S("root:repo/dl2"), NULL, &err),
+                         0);
+    assert_int_equal(pg_lkind(p1), PG_KIND_FILE);
     int rc = pathgate_fs_link(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:repo/dir/hard"), NULL,
                               &err);
     expect_err(rc, &err, PATHGATE_EEXIST, "'root:repo/dir/hard' already exists");
     rc = pathgate_fs_link(NULL, f->r, PG_S("root:repo/dir"), PG_S("root:repo/d2"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EISDIR, NULL);
-    rc = pathgate_fs_link(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/d2"), NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_link(NULL, f->r, PG_S("root:repo/link_out"), PG_S("root:repo/d2"), NULL,
+                              &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     rc = pathgate_fs_link(NULL, f->r, PG_S("root:ro/f.txt"), PG_S("root:repo/ro2"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
     rc = pathgate_fs_link(NULL, f->r, PG_S("root:repo/a.txt"), PG_S("root:ro/x"), NULL, &err);
@@ -713,21 +886,29 @@ static void test_links(void **state)
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
     assert_false(fx_exists(f->outside, "x"));
 
-    /* symlink: relative targets that stay inside */
-    assert_int_equal(
-        pathgate_fs_symlink(&b, f->r, PG_S("../a.txt"), PG_S("root:repo/dir/up"), NULL, &err), 0);
+    /* symlink: relative targets that stay inside (Windows: pathgate makes
+     * no links there, docs/windows.md; every check before the making is
+     * the same) */
+    const int made = LINUX_OR_WINDOWS(0, PATHGATE_EUNSUPPORTED);
+    rc = pathgate_fs_symlink(&b, f->r, PG_S("../a.txt"), PG_S("root:repo/dir/up"), NULL, &err);
+    expect_err(rc, &err, made,
+               LINUX_OR_WINDOWS(NULL, "Cannot make symlink 'root:repo/dir/up': this system makes "
+                                      "no links"));
+    fx_path(p2, sizeof p2, f->repo, "dir/up");
+#ifndef _WIN32
     assert_string_equal(b.ptr, "root:repo/dir/up");
     char lt[64];
-    fx_path(p2, sizeof p2, f->repo, "dir/up");
-    ssize_t ln = readlink(p2, lt, sizeof lt - 1);
-    assert_int_equal(ln, 8);
-    lt[ln] = '\0';
+    assert_int_equal(pg_readlink(p2, lt, sizeof lt), 8);
     assert_string_equal(lt, "../a.txt");
-    assert_int_equal(pathgate_fs_symlink(NULL, f->r, PG_S("sub/./../sub/deep.txt"),
-                                         PG_S("root:repo/dir/s"), NULL, &err),
-                     0);
-    assert_int_equal(
-        pathgate_fs_symlink(NULL, f->r, PG_S("not/yet"), PG_S("root:repo/dang"), NULL, &err), 0);
+#else
+    assert_null(b.ptr);
+    assert_int_equal(pg_lkind(p2), PG_KIND_NONE);
+#endif
+    rc = pathgate_fs_symlink(NULL, f->r, PG_S("sub/./../sub/deep.txt"), PG_S("root:repo/dir/s"),
+                             NULL, &err);
+    expect_err(rc, &err, made, NULL);
+    rc = pathgate_fs_symlink(NULL, f->r, PG_S("not/yet"), PG_S("root:repo/dang"), NULL, &err);
+    expect_err(rc, &err, made, NULL);
     const char *bad[] = {"../outside/secret.txt", "dir/../../x", "/etc/passwd", ""};
     for (size_t i = 0; i < 4; i++) {
         rc = pathgate_fs_symlink(NULL, f->r, PG_S(bad[i]), PG_S("root:repo/evil"), NULL, &err);
@@ -738,9 +919,10 @@ static void test_links(void **state)
     expect_err(rc, &err, PATHGATE_EINVAL,
                "Symlink target '../../x' leads out of the base of 'root:repo/dir/evil'");
     /* the depth is the directory's real one: through link_dir -> dir */
-    assert_int_equal(pathgate_fs_symlink(NULL, f->r, PG_S("../a.txt"),
-                                         PG_S("root:repo/link_dir/up2"), NULL, &err),
-                     0);
+    if (RUNS_UNDER_WINE("root:repo/link_dir/up2"))
+        assert_int_equal(pathgate_fs_symlink(NULL, f->r, PG_S("../a.txt"),
+                                             PG_S("root:repo/link_dir/up2"), NULL, &err),
+                         0);
     rc = pathgate_fs_symlink(NULL, f->r, PG_S("x"), PG_S("root:repo/a.txt"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EEXIST, NULL);
     rc = pathgate_fs_symlink(NULL, f->r, PG_S("x"), PG_S("root:ro/l"), NULL, &err);
@@ -751,12 +933,19 @@ static void test_links(void **state)
     assert_int_equal(rc, PATHGATE_EUTF8);
 
     /* readlink: the target only when it stays inside */
-    assert_int_equal(pathgate_fs_readlink(&b, f->r, PG_S("root:repo/dir/up"), NULL, &err), 0);
-    assert_string_equal(b.ptr, "../a.txt");
-    assert_int_equal(pathgate_fs_readlink(&b, f->r, PG_S("root:repo/dangling_in"), NULL, &err), 0);
-    assert_string_equal(b.ptr, "missing.txt");
+    if (RUNS_ON_WINDOWS("readlink root:repo/dir/up", "no link was made")) {
+        assert_int_equal(pathgate_fs_readlink(&b, f->r, PG_S("root:repo/dir/up"), NULL, &err), 0);
+        assert_string_equal(b.ptr, "../a.txt");
+    }
+    if (RUNS_UNDER_WINE("root:repo/dangling_in")) {
+        assert_int_equal(pathgate_fs_readlink(&b, f->r, PG_S("root:repo/dangling_in"), NULL, &err),
+                         0);
+        assert_string_equal(b.ptr, "missing.txt");
+    }
     const char *outs[] = {"root:repo/link_out", "root:repo/abs_out", "root:repo/dangling_out"};
     for (size_t i = 0; i < 3; i++) {
+        if (!RUNS_UNDER_WINE(outs[i]))
+            continue;
         rc = pathgate_fs_readlink(&b, f->r, PG_S(outs[i]), NULL, &err);
         expect_err(rc, &err, PATHGATE_EINVALIDPATH, "Invalid path / not found");
         assert_null(b.ptr);
@@ -773,17 +962,27 @@ static void test_links(void **state)
 
 static void test_chmod_utime(void **state)
 {
-    if (geteuid() != 0)
+    if (!pg_privileged())
         PG_SKIP_ON_POSIX("a mode-000 file cannot be held without a path-only handle");
     fx *f = *state;
     pathgate_error err;
     char p[1100];
     struct stat st;
     fx_path(p, sizeof p, f->repo, "a.txt");
-    assert_int_equal(chmod(p, 0), 0); /* even an inaccessible file */
-    assert_int_equal(pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/link_in"), 0751, NULL, &err), 0);
+    assert_int_equal(chmod(p, 0), 0); /* even an inaccessible file (Windows: a read-only one) */
+    /* through a link inside (under wine: to the file itself) */
+    const char *via =
+        RUNS_UNDER_WINE("root:repo/link_in") ? "root:repo/link_in" : "root:repo/a.txt";
+    assert_int_equal(pathgate_fs_chmod(NULL, f->r, PG_S(via), 0751, NULL, &err), 0);
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0751);
+    /* Windows: no permission bits, a read-only flag (cleared: 0751 has 0200) */
+    assert_int_equal(st.st_mode & 07777, LINUX_OR_WINDOWS(0751, 0666));
+#ifdef _WIN32
+    assert_int_equal(pathgate_fs_chmod(NULL, f->r, PG_S(via), 0555, NULL, &err), 0);
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0444); /* set: 0555 has no 0200 */
+    assert_int_equal(pathgate_fs_chmod(NULL, f->r, PG_S(via), 0751, NULL, &err), 0);
+#endif
     assert_int_equal(pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/dir"), 0700, NULL, &err), 0);
     int rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/a.txt"), 04755, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVAL,
@@ -791,11 +990,15 @@ static void test_chmod_utime(void **state)
     rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/a.txt"), 01777, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVAL, NULL);
     assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0751);
-    rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/link_out"), 0777, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
-    rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/abs_out"), 0777, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    assert_int_equal(st.st_mode & 07777, LINUX_OR_WINDOWS(0751, 0666));
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/link_out"), 0777, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
+    if (RUNS_UNDER_WINE("root:repo/abs_out")) {
+        rc = pathgate_fs_chmod(NULL, f->r, PG_S("root:repo/abs_out"), 0777, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     fx_path(p, sizeof p, f->outside, "secret.txt");
     assert_int_equal(stat(p, &st), 0);
     assert_int_not_equal(st.st_mode & 0777, 0777);
@@ -806,27 +1009,31 @@ static void test_chmod_utime(void **state)
 
     pathgate_fs_time t[2] = {{1000000000, 5}, {1200000000, 123456789}};
     pathgate_buf b = PATHGATE_BUF_INIT;
-    assert_int_equal(pathgate_fs_utime(&b, f->r, PG_S("root:repo/link_in"), t, NULL, &err), 0);
-    assert_string_equal(b.ptr, "root:repo/link_in");
+    assert_int_equal(pathgate_fs_utime(&b, f->r, PG_S(via), t, NULL, &err), 0);
+    assert_string_equal(b.ptr, via);
     pathgate_buf_dispose(&b);
     fx_path(p, sizeof p, f->repo, "a.txt");
-    assert_int_equal(stat(p, &st), 0);
-    assert_int_equal(st.st_atim.tv_sec, 1000000000);
-    assert_int_equal(st.st_mtim.tv_sec, 1200000000);
-    assert_int_equal(st.st_mtim.tv_nsec, 123456789);
+    pg_times tm;
+    assert_int_equal(pg_stat_times(p, &tm), 0);
+    assert_int_equal(tm.atime_sec, 1000000000);
+    assert_int_equal(tm.mtime_sec, 1200000000);
+    /* Windows keeps times in steps of 100 ns */
+    assert_int_equal(tm.mtime_nsec, LINUX_OR_WINDOWS(123456789, 123456700));
     pathgate_fs_time keep_m[2] = {{0, PATHGATE_FS_TIME_NOW}, {0, PATHGATE_FS_TIME_OMIT}};
     assert_int_equal(pathgate_fs_utime(NULL, f->r, PG_S("root:repo/a.txt"), keep_m, NULL, &err), 0);
-    assert_int_equal(stat(p, &st), 0);
-    assert_true(st.st_atim.tv_sec > 1600000000);
-    assert_int_equal(st.st_mtim.tv_sec, 1200000000);
+    assert_int_equal(pg_stat_times(p, &tm), 0);
+    assert_true(tm.atime_sec > 1600000000);
+    assert_int_equal(tm.mtime_sec, 1200000000);
     assert_int_equal(pathgate_fs_utime(NULL, f->r, PG_S("root:repo/a.txt"), NULL, NULL, &err), 0);
-    assert_int_equal(stat(p, &st), 0);
-    assert_true(st.st_mtim.tv_sec > 1600000000);
+    assert_int_equal(pg_stat_times(p, &tm), 0);
+    assert_true(tm.mtime_sec > 1600000000);
     pathgate_fs_time bad[2] = {{0, -5}, {0, 0}};
     rc = pathgate_fs_utime(NULL, f->r, PG_S("root:repo/a.txt"), bad, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVAL, NULL);
-    rc = pathgate_fs_utime(NULL, f->r, PG_S("root:repo/link_out"), t, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_utime(NULL, f->r, PG_S("root:repo/link_out"), t, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     rc = pathgate_fs_utime(NULL, f->r, PG_S("root:ro/f.txt"), t, NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
 }
@@ -844,26 +1051,33 @@ static void test_remove_tree(void **state)
     assert_false(fx_exists(f->repo, "dir"));
     assert_true(fx_exists(f->repo, "link_dir")); /* now dangling; still there */
     /* a link goes as itself, what it leads to stays */
-    assert_int_equal(
-        pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/link_in"), NULL, &err), 0);
-    assert_false(fx_exists(f->repo, "link_in"));
+    if (RUNS_UNDER_WINE("root:repo/link_in")) {
+        assert_int_equal(
+            pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/link_in"), NULL, &err),
+            0);
+        assert_false(fx_exists(f->repo, "link_in"));
+    }
     assert_true(fx_exists(f->repo, "a.txt"));
     /* missing: success, nothing removed */
     assert_int_equal(
         pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/none/x"), NULL, &err), 0);
     assert_int_equal(removed, 0);
     /* a loop inside is an entry like any other */
-    fx_link(f->repo, "loop", "loop");
-    assert_int_equal(
-        pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/loop"), NULL, &err), 0);
-    assert_false(fx_exists(f->repo, "loop"));
+    if (RUNS_ON_WINDOWS("root:repo/loop", WINE_UNLISTED " (nor a looping one)")) {
+        fx_link(f->repo, "loop", "loop");
+        assert_int_equal(
+            pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/loop"), NULL, &err), 0);
+        assert_false(fx_exists(f->repo, "loop"));
+    }
     /* refusals */
     int rc = pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, "Permission denied: 'root:repo'");
     rc = pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:ro/f.txt"), NULL, &err);
     expect_err(rc, &err, PATHGATE_EACCES, NULL);
-    rc = pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/link_out"), NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_UNDER_WINE("root:repo/link_out")) {
+        rc = pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/link_out"), NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     rc = pathgate_fs_remove_tree(NULL, &removed, f->r, PG_S("root:repo/link_out_dir/secret.txt"),
                                  NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
@@ -896,15 +1110,20 @@ static void test_subroot(void **state)
     rc = pathgate_fs_read(&rr, sub, PG_S(host), 0, 10, NULL, &err);
     expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
     FX_PUT(f->repo, "dir/up_link_target", "");
-    fx_link(f->repo, "dir/up", "../a.txt");
-    rc = pathgate_fs_read(&rr, sub, PG_S("root:dir/up"), 0, 10, NULL, &err);
-    expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    if (RUNS_ON_WINDOWS("root:dir/up", WINE_FILE_LINK)) {
+        fx_link(f->repo, "dir/up", "../a.txt");
+        rc = pathgate_fs_read(&rr, sub, PG_S("root:dir/up"), 0, 10, NULL, &err);
+        expect_err(rc, &err, PATHGATE_EINVALIDPATH, NULL);
+    }
     pathgate_resolver_free(sub);
     /* keys: given, derived from odd names, from a base */
-    assert_int_equal(
-        pathgate_fs_subroot(&sub, f->r, PG_S("root:repo/link_dir"), PG_S("mine"), NULL, &err), 0);
-    assert_string_equal(pathgate_resolver_root_key(sub, 0), "mine");
-    pathgate_resolver_free(sub);
+    if (RUNS_UNDER_WINE("root:repo/link_dir")) {
+        assert_int_equal(
+            pathgate_fs_subroot(&sub, f->r, PG_S("root:repo/link_dir"), PG_S("mine"), NULL, &err),
+            0);
+        assert_string_equal(pathgate_resolver_root_key(sub, 0), "mine");
+        pathgate_resolver_free(sub);
+    }
     assert_int_equal(
         pathgate_fs_subroot(&sub, f->r, PG_S("root:repo/.hidden"), NULL, 0, NULL, &err), 0);
     assert_string_equal(pathgate_resolver_root_key(sub, 0), "d_hidden");
@@ -980,16 +1199,21 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
     if (rc == 0)
         rc = pathgate_fs_copy(&b, r, PG_S("root:repo/a.txt"), PG_S("root:repo/cp.txt"), 0, NULL,
                               &err);
+#ifndef _WIN32 /* no links made on Windows: lstat and chmod the file */
+    const char *sl = "root:repo/sl";
     if (rc == 0)
-        rc = pathgate_fs_symlink(&b, r, PG_S("a.txt"), PG_S("root:repo/sl"), NULL, &err);
+        rc = pathgate_fs_symlink(&b, r, PG_S("a.txt"), PG_S(sl), NULL, &err);
     if (rc == 0)
-        rc = pathgate_fs_readlink(&b, r, PG_S("root:repo/sl"), NULL, &err);
+        rc = pathgate_fs_readlink(&b, r, PG_S(sl), NULL, &err);
+#else
+    const char *sl = "root:repo/a.txt";
+#endif
     pathgate_fs_stat_result st = PATHGATE_FS_STAT_RESULT_INIT;
     if (rc == 0)
-        rc = pathgate_fs_lstat(&st, r, PG_S("root:repo/sl"), NULL, &err);
+        rc = pathgate_fs_lstat(&st, r, PG_S(sl), NULL, &err);
     pathgate_fs_stat_result_dispose(&st);
     if (rc == 0)
-        rc = pathgate_fs_chmod(&b, r, PG_S("root:repo/sl"), 0644, NULL, &err);
+        rc = pathgate_fs_chmod(&b, r, PG_S(sl), 0644, NULL, &err);
     if (rc == 0)
         rc = pathgate_fs_remove_tree(&b, NULL, r, PG_S("root:repo/cp.txt"), NULL, &err);
     pathgate_resolver *sub = NULL;
@@ -1004,6 +1228,7 @@ static int op_body(const pathgate_allocator *alloc, void *arg)
 static void test_failing_allocations(void **state)
 {
     fx *f = *state;
+    (void)RUNS_ON_WINDOWS("symlink, readlink", "pathgate makes no links there");
     pg_for_each_failing_alloc(op_body, f);
 }
 

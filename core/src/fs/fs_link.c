@@ -151,6 +151,42 @@ static int depth_below(int dirfd, int base_fd)
     return rc;
 }
 
+/* The same depth where depth_below meets -EXDEV, as on a backend whose
+ * `..` cannot be opened (Windows: its walk applies `..` lexically): from
+ * the real relative path of the new name's directory beneath the base
+ * (every link on the way followed), checked to name the very directory
+ * held as dirfd. >= 0, or -errno. */
+static int depth_of_real_rel(int dirfd, const pathgate__fs_target *t)
+{
+    char parent[PATHGATE_PATH_MAX + 1], real[PATHGATE_PATH_MAX + 1];
+    size_t n = t->rel_len;
+    while (n > 0 && t->rel[n - 1] != '/')
+        n--;
+    n = n > 0 ? n - 1 : 0;
+    memcpy(parent, t->rel, n);
+    parent[n] = '\0';
+    int rc = pathgate__contain_real_rel(real, sizeof real, t->base_fd, parent, t->force_fallback);
+    if (rc < 0)
+        return rc;
+    int again = pathgate__contain_open(
+        t->base_fd, real, PATHGATE__OS_O_PATH | O_DIRECTORY | O_CLOEXEC, 0, t->force_fallback);
+    if (again < 0)
+        return again;
+    pathgate__os_stat a, b;
+    rc = pathgate__os_statat(again, "", 0, &a);
+    if (rc == 0)
+        rc = pathgate__os_statat(dirfd, "", 0, &b);
+    pathgate__os_close(again);
+    if (rc < 0)
+        return rc;
+    if (a.dev != b.dev || a.ino != b.ino)
+        return -EXDEV; /* moved meanwhile: no depth to trust */
+    int depth = real[0] != '\0';
+    for (const char *c = real; *c; c++)
+        depth += *c == '/';
+    return depth;
+}
+
 /* 1 when target, read from a directory `depth` levels below the base,
  * never climbs above it. */
 static int stays_inside(const char *target, size_t len, long depth)
@@ -204,6 +240,8 @@ int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const c
     if ((rc = new_name(&e, &t, err)) < 0)
         return rc;
     int depth = depth_below(e.dirfd, t.base_fd);
+    if (depth == -EXDEV) /* `..` refused (Windows), or out of the base: ask the walk */
+        depth = depth_of_real_rel(e.dirfd, &t);
     if (depth < 0) {
         rc = pathgate__fs_fail_errno(err, depth, &t, PATHGATE__FS_FILE);
     } else if (!stays_inside(target, target_len, depth)) {
@@ -215,9 +253,9 @@ int pathgate_fs_symlink(pathgate_buf *path, pathgate_resolver *resolver, const c
         memcpy(buf, target, target_len);
         buf[target_len] = '\0';
         int le = pathgate__os_symlinkat(buf, e.dirfd, e.name);
-        if (le == -ENOSYS) /* a host where pathgate makes no links (Windows) */
+        if (le == -ENOSYS) /* Windows: pathgate makes no links there (docs/windows.md) */
             rc = pathgate__error_set(err, PATHGATE_EUNSUPPORTED,
-                                     "Cannot make the symlink '%s': this system makes no links",
+                                     "Cannot make symlink '%s': this system makes no links",
                                      t.address);
         else if (le < 0)
             rc = le == -EEXIST ? pathgate__fs_fail_exists(err, t.address)

@@ -241,7 +241,15 @@ int pathgate__fs_atomic_begin(pathgate_fs_atomic **out, int *fd, int *existed,
     a->address_len = t->address_len;
     memcpy(a->address, t->address, t->address_len + 1);
     strcpy(a->name, e.name);
-    int tfd = pathgate__fs_create_temp(e.dirfd, a->tmp, O_RDWR);
+    int tmp_access = O_RDWR;
+#ifdef PATHGATE__OS_APPEND_AT_OPEN
+    /* Windows: set_append cannot make the descriptor append; opened
+     * appending, the copy of the old content (written in order from the
+     * start of the empty temp file) lands where it would anyway */
+    if (flags & PATHGATE_FS_OPEN_APPEND)
+        tmp_access |= O_APPEND;
+#endif
+    int tfd = pathgate__fs_create_temp(e.dirfd, a->tmp, tmp_access);
     if (tfd < 0) {
         rc = pathgate__fs_fail_errno(err, tfd, t, PATHGATE__FS_FILE);
         pathgate__fs_entry_close(&e);

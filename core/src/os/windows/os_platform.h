@@ -149,8 +149,10 @@ static inline int pathgate__os_dup(int fd)
 }
 
 /* The runtime cannot turn O_APPEND on for an open descriptor: the
- * position goes to the end instead (the handles it is used on, an atomic
- * write's own temp file, have no other writer). */
+ * position goes to the end instead, and a caller that needs every write
+ * at the end (an atomic handle's temp file, seeked by its user) opens with
+ * O_APPEND from the start (PATHGATE__OS_APPEND_AT_OPEN). */
+#define PATHGATE__OS_APPEND_AT_OPEN 1
 static inline int pathgate__os_set_append(int fd)
 {
     return _lseeki64(fd, 0, SEEK_END) < 0 ? -errno : 0;
