@@ -5,6 +5,39 @@
  * depth limit, errors, and a failing allocation at every point. */
 #include "fs_fixture.h"
 
+#ifdef _WIN32
+/* wine shows a Unix symlink to a file as that file (docs/windows.md,
+ * `wine-file-link`), so the fixture's two links to the outside file
+ * (link_out, abs_out) would be searched as that file: a tree Windows could
+ * not hold. They are removed on Windows after the fixture is made, so the
+ * search answers there are the ones asserted on Linux; their own cases
+ * (never searched, refused as a directory) run on Linux. */
+static int search_setup(void **state, unsigned int flags)
+{
+    fx_setup(state, flags);
+    fx *f = *state;
+    char repo[1024], script[2200];
+    assert_non_null(pg_unix_path(f->repo, repo, sizeof repo));
+    snprintf(script, sizeof script, "rm -f '%s/link_out' '%s/abs_out'", repo, repo);
+    assert_int_equal(pg_host_sh(script, NULL, 0), 0);
+    assert_false(fx_exists(f->repo, "link_out"));
+    assert_false(fx_exists(f->repo, "abs_out"));
+    return 0;
+}
+static int search_setup_openat2(void **state)
+{
+    return search_setup(state, 0);
+}
+static int search_setup_fallback(void **state)
+{
+    return search_setup(state, PATHGATE_RESOLVER_FORCE_FALLBACK);
+}
+#undef FX_TESTS
+#define FX_TESTS(fn)                                                                               \
+    cmocka_unit_test_setup_teardown(fn, search_setup_openat2, fx_teardown),                        \
+        cmocka_unit_test_setup_teardown(fn, search_setup_fallback, fx_teardown)
+#endif
+
 static void grep_ok(fx *f, pathgate_fs_matches *m, const char *pattern, const char *addr,
                     const char *glob, size_t max)
 {
@@ -340,11 +373,17 @@ static void test_grep_errors(void **state)
     assert_int_equal(
         pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out_dir"), NULL, &err),
         PATHGATE_EINVALIDPATH);
+#ifdef _WIN32
+    print_message("SKIPPED: %s: link_out, fifo (Windows: no link to a file under wine, no "
+                  "FIFOs)\n",
+                  __func__);
+#else
     assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/link_out"), NULL, &err),
                      PATHGATE_EINVALIDPATH);
     assert_int_equal(pathgate_fs_grep(&m, f->r, PG_S("x"), PG_S("root:repo/fifo"), NULL, &err),
                      PATHGATE_ENOTREG);
     assert_string_equal(err.message, "'root:repo/fifo' is not a regular file");
+#endif
     assert_int_equal(
         pathgate_fs_grep(&m, f->r, PG_S("x"), NULL, 0,
                          PG_SEARCH(NULL, PG_S("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"),
@@ -502,6 +541,8 @@ static void test_glob(void **state)
 static void test_unaddressable_names_are_not_reported(void **state)
 {
     fx *f = *state;
+    PG_SKIP_ON_WINDOWS("Windows names are UTF-16 and hold neither `\\` nor control characters: "
+                       "none of these names can be made there");
     /* names no canonical address can spell: not UTF-8, a backslash, a
      * control character */
     FX_PUT(f->repo, "dir/bad\xFF.txt", "needle\n");
