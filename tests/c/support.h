@@ -199,6 +199,16 @@ int pg_write_file(const char *path, const void *data, size_t len);
  * lead to), keeping dir: 0 or -1. */
 int pg_clear_dir(const char *dir);
 
+/* The answer on Linux, or on Windows under wine (docs/windows.md), and
+ * the start of a file: URI of a host path (file:///Z:/... on Windows). */
+#ifdef _WIN32
+#define LINUX_OR_WINDOWS(linux, windows) (windows)
+#define PG_FILE_URI "file:///"
+#else
+#define LINUX_OR_WINDOWS(linux, windows) (linux)
+#define PG_FILE_URI "file://"
+#endif
+
 /* Skips the running test on Windows, by name, with the reason: what it
  * asserts needs what Windows (or wine, where the suites run) cannot do
  * (docs/windows.md, "What wine cannot show"). */

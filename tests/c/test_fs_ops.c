@@ -7,12 +7,6 @@
 
 #include "alloc.h"
 
-#ifdef _WIN32
-#define LINUX_OR_WINDOWS(linux, windows) (windows)
-#else
-#define LINUX_OR_WINDOWS(linux, windows) (linux)
-#endif
-
 /* What wine cannot show of the fixture's links (docs/windows.md): the
  * cases that need them are skipped there, by name. */
 #define WINE_LINKS                                                                                 \

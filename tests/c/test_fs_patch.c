@@ -16,16 +16,6 @@
 #include "case_tree.h"
 #include "fs_patch_internal.h"
 
-/* The answer on Linux, or on Windows under wine (docs/windows.md). */
-#ifdef _WIN32
-#define LINUX_OR_WINDOWS(linux, windows) (windows)
-/* a file: URI of a host path: file:///Z:/... */
-#define FILE_URI "file:///"
-#else
-#define LINUX_OR_WINDOWS(linux, windows) (linux)
-#define FILE_URI "file://"
-#endif
-
 /* ------------------------------------------------------------ the cases */
 
 static int run_case(const char *dir, unsigned int flags)
@@ -55,7 +45,7 @@ static int run_case(const char *dir, unsigned int flags)
     assert_non_null(patch);
     if (strstr(patch, "{")) {
         char uri[1100];
-        snprintf(uri, sizeof uri, "%s%s", FILE_URI, w.t);
+        snprintf(uri, sizeof uri, "%s%s", PG_FILE_URI, w.t);
         substitute(&patch, "file://{ROOT}", uri);
         substitute(&patch, "{ROOT}", w.t);
         substitute(&patch, "{RO}", w.ro);

@@ -8,13 +8,6 @@
 
 #include <sys/time.h>
 
-/* The answer on Linux, or on Windows under wine (docs/windows.md). */
-#ifdef _WIN32
-#define LINUX_OR_WINDOWS(linux, windows) (windows)
-#else
-#define LINUX_OR_WINDOWS(linux, windows) (linux)
-#endif
-
 /* 1 when the case `name` runs here; on Windows 0, after a line
  * `SKIPPED: <test>: <name> (Windows: <why>)`: what it asserts is what
  * wine cannot show (docs/windows.md, "What wine cannot show"). It still

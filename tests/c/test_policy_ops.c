@@ -19,12 +19,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-#ifdef _WIN32
-#define LINUX_OR_WINDOWS(linux, windows) (windows)
-#else
-#define LINUX_OR_WINDOWS(linux, windows) (linux)
-#endif
-
 /* 1 on Windows, after a SKIPPED line, when the case `what` goes through one
  * of the fixture's links, which are not made there (policy_fixture.h), or
  * one a test makes; 0 elsewhere. */

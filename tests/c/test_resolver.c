@@ -20,16 +20,6 @@
 #define O_PATH PATHGATE__OS_O_PATH /* Windows: a handle for attributes only */
 #endif
 
-/* The answer on Linux, or on Windows under wine (docs/windows.md). */
-#ifdef _WIN32
-#define LINUX_OR_WINDOWS(linux, windows) (windows)
-/* a file: URI of a host path: file:///Z:/... */
-#define FILE_URI "file:///"
-#else
-#define LINUX_OR_WINDOWS(linux, windows) (linux)
-#define FILE_URI "file://"
-#endif
-
 /* Asserts buf holds the host path expected, then disposes of it. On
  * Windows a host path may spell its separators either way: they are
  * compared as one. */
@@ -617,7 +607,7 @@ static void test_relative_against_a_base(void **state)
     /* absolute input ignores the base */
     CHECK(f, "root:game/g.txt", "root:repo", OK_("root:game/g.txt", "game", "g.txt", 1));
     char buf[PATH_MAX + 64];
-    snprintf(buf, sizeof buf, FILE_URI "%s/repo/common", f->real);
+    snprintf(buf, sizeof buf, PG_FILE_URI "%s/repo/common", f->real);
     CHECK(f, "traits", buf, OK_("root:repo/common/traits", "repo", "common/traits", 1));
     snprintf(buf, sizeof buf, "%s/repo", f->real);
     CHECK(f, "file.txt", buf, OK_("root:repo/file.txt", "repo", "file.txt", 1));
@@ -750,7 +740,7 @@ static void test_address_of(void **state)
     /* a host path under a base, and a file: URI */
     snprintf(buf, sizeof buf, "%s/repo/common/x.txt", f->real);
     address_is(r, buf, "root:user/common/x.txt");
-    snprintf(buf, sizeof buf, FILE_URI "%s/mods/Some%%20Mod/readme.txt", f->real);
+    snprintf(buf, sizeof buf, PG_FILE_URI "%s/mods/Some%%20Mod/readme.txt", f->real);
     address_is(r, buf, "mod:Some Mod/readme.txt");
     /* outside, climbing out, relative, another drive, NUL */
     snprintf(buf, sizeof buf, "%s/../secret", mod);
@@ -1234,7 +1224,7 @@ static int chaos_body(const pathgate_allocator *alloc, void *ctx)
     if (rc != 0)
         return rc;
     char uri[PATH_MAX + 64], host[PATH_MAX + 64];
-    snprintf(uri, sizeof uri, FILE_URI "%s/mods/Some%%20Mod/x.txt", f->real);
+    snprintf(uri, sizeof uri, PG_FILE_URI "%s/mods/Some%%20Mod/x.txt", f->real);
     snprintf(host, sizeof host, "%s/repo/nested_mod/n.txt", f->tmp);
     const char *inputs[] = {
         "root:repo/common/traits", "mod:Some Mod:/x.txt", uri, host, "../file.txt", "root:nope",
