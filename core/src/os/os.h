@@ -318,4 +318,25 @@ int pathgate__os_random(void *out, size_t n);
 
 #include "os_platform.h"
 
+#include <string.h>
+
+/* base (a host path) joined with rel (the `/`-separated relative part of
+ * an address; "" for the base itself) in the host's spelling, its own
+ * separator throughout (`\` on Windows), into out, which has room for
+ * base_len + 1 + rel_len + 1 bytes: its length. */
+static inline size_t pathgate__os_host_join(char *out, const char *base, size_t base_len,
+                                            const char *rel, size_t rel_len)
+{
+    size_t n = base_len;
+    memcpy(out, base, base_len);
+    if (rel_len) {
+        if (!(base_len == 1 && base[0] == '/')) /* "/" itself */
+            out[n++] = PATHGATE__OS_HOST_SEP;
+        for (size_t i = 0; i < rel_len; i++)
+            out[n++] = rel[i] == '/' ? PATHGATE__OS_HOST_SEP : rel[i];
+    }
+    out[n] = '\0';
+    return n;
+}
+
 #endif

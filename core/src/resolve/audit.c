@@ -38,19 +38,10 @@ void pathgate__audit_send(pathgate_audit_fn fn, void *ctx, const char *door, con
      * with the host's own separator throughout (`\` on Windows), as
      * pathgate_resolver_host_path spells it */
     char host[2 * PATHGATE_PATH_MAX + 2];
-    if (rec->has_base && rec->rel) {
-        const char *dir = base_host;
-        size_t dl = dir ? strlen(dir) : 0, rl = strlen(rec->rel);
-        if (dir && dl + 1 + rl < sizeof host) {
-            memcpy(host, dir, dl);
-            size_t n = dl;
-            if (rl) {
-                if (!(dl == 1 && dir[0] == '/'))
-                    host[n++] = PATHGATE__OS_HOST_SEP;
-                for (size_t i = 0; i < rl; i++)
-                    host[n++] = rec->rel[i] == '/' ? PATHGATE__OS_HOST_SEP : rec->rel[i];
-            }
-            host[n] = '\0';
+    if (rec->has_base && rec->rel && base_host) {
+        size_t dl = strlen(base_host), rl = strlen(rec->rel);
+        if (dl + 1 + rl < sizeof host) {
+            pathgate__os_host_join(host, base_host, dl, rec->rel, rl);
             ev.host_path = host;
         }
     }

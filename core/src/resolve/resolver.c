@@ -1036,23 +1036,10 @@ static int host_path_build(pathgate_buf *out, pathgate_resolver *r, size_t bi, c
     const base *b = &r->bases[bi];
     if (*rel == '\0')
         rel_len = 0;
-    int root = b->host_len == 1; /* "/" itself */
-    size_t n = b->host_len + (rel_len ? rel_len + !root : 0);
-    char *p = pathgate__malloc(&r->alloc, n + 1);
+    char *p = pathgate__malloc(&r->alloc, b->host_len + 1 + rel_len + 1);
     if (!p)
         return pathgate__error_set(err, PATHGATE_ENOMEM, NULL);
-    memcpy(p, b->host, b->host_len);
-    if (rel_len) {
-        size_t k = b->host_len;
-        if (!root)
-            p[k++] = PATHGATE__OS_HOST_SEP;
-        memcpy(p + k, rel, rel_len);
-        /* the host's own separator throughout (`\` on Windows) */
-        for (size_t i = k; PATHGATE__OS_HOST_SEP != '/' && i < k + rel_len; i++)
-            if (p[i] == '/')
-                p[i] = PATHGATE__OS_HOST_SEP;
-    }
-    p[n] = '\0';
+    size_t n = pathgate__os_host_join(p, b->host, b->host_len, rel, rel_len);
     pathgate__buf_adopt(out, &r->alloc, p, n);
     return PATHGATE_OK;
 }
