@@ -87,6 +87,18 @@ if M.windows then
   win_sh = assert(os.getenv("PATHGATE_WINDOWS_SH"), "PATHGATE_WINDOWS_SH is not set")
 end
 
+-- Runs a cmd.exe command; true when it succeeded. cmd.exe under wine now
+-- and then fails to start on a loaded machine: a command that failed is
+-- tried again, five times at most, 0.2 s apart.
+local function cmd_retrying(command)
+  for _ = 1, 5 do
+    if os.execute(command) then return true end
+    local t = os.clock() + 0.2
+    while os.clock() < t do end
+  end
+  return false
+end
+
 -- The Linux spelling of a path under the Windows temp folder.
 local function linux_path(path)
   path = path:gsub("/", "\\")
@@ -112,14 +124,7 @@ function M.linux(script)
   local f = assert(io.open(name .. ".sh", "wb"))
   f:write("set -e\n", script, "\n", "echo ok >", M.sh_quote(linux_path(marker)), "\n")
   f:close()
-  -- (cmd.exe under wine now and then fails to start on a loaded machine:
-  -- a start that failed is tried again, a few times)
-  local start = ('""%s" "%s""'):format(win_sh, linux_path(name .. ".sh"))
-  for _ = 1, 5 do
-    if os.execute(start) then break end
-    local t = os.clock() + 0.2
-    while os.clock() < t do end
-  end
+  cmd_retrying(('""%s" "%s""'):format(win_sh, linux_path(name .. ".sh")))
   -- Between looks, a wait that asks nothing of wine (each look is a call to
   -- the wine server, which starves the Linux process when made in a tight
   -- loop by several runs at once): from 0.1 ms, doubling up to 20 ms.
@@ -196,14 +201,7 @@ end
 function M.mkdir(path)
   if M.windows then
     path = path:gsub("/", "\\")
-    -- (cmd.exe under wine now and then fails to start on a loaded
-    -- machine: a few tries before the case fails)
-    local command = ('if not exist "%s\\" mkdir "%s"'):format(path, path)
-    for _ = 1, 5 do
-      if os.execute(command) then return end
-      local t = os.clock() + 0.2
-      while os.clock() < t do end
-    end
+    if cmd_retrying(('if not exist "%s\\" mkdir "%s"'):format(path, path)) then return end
     error("mkdir failed: " .. path)
   end
   local _, ok = M.sh("mkdir -p " .. M.sh_quote(path))
